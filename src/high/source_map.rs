@@ -1,0 +1,99 @@
+//! Where each piece of high data was written: for every state ID, the file
+//! and span of its key, its state-module keys and their arguments. Later
+//! stages (extend, verify, requisites, ordering) use it to point diagnostics
+//! at the line that caused them.
+
+use crate::diag::{Label, SourceFile};
+use indexmap::IndexMap;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// Spans of one state module declaration (`pkg.installed:` and its list).
+#[derive(Debug, Clone, Default)]
+pub struct StateSpans {
+    pub key: Range<usize>,
+    /// One span per argument item, with the argument's key (`None` for a
+    /// bare function string).
+    pub args: Vec<(Option<String>, Range<usize>)>,
+}
+
+/// Spans of one ID declaration.
+#[derive(Debug, Clone)]
+pub struct IdSpans {
+    pub file: Arc<SourceFile>,
+    /// `env:sls` the ID was declared in.
+    pub sls: String,
+    pub key: Range<usize>,
+    /// State module (without `.fun`) → spans.
+    pub states: IndexMap<String, StateSpans>,
+}
+
+/// ID → where it was declared. IDs are globally unique in valid high data;
+/// for a duplicate ID the first declaration is kept.
+#[derive(Debug, Clone, Default)]
+pub struct SourceMap {
+    ids: HashMap<String, IdSpans>,
+    /// Spans of `extend:` entries, by extended ID (one per extending file).
+    extends: HashMap<String, Vec<IdSpans>>,
+}
+
+impl SourceMap {
+    pub fn insert_id(&mut self, id: String, spans: IdSpans) {
+        self.ids.entry(id).or_insert(spans);
+    }
+    pub fn insert_extend(&mut self, id: String, spans: IdSpans) {
+        self.extends.entry(id).or_default().push(spans);
+    }
+    pub fn merge(&mut self, other: SourceMap) {
+        for (k, v) in other.ids {
+            self.ids.entry(k).or_insert(v);
+        }
+        for (k, v) in other.extends {
+            self.extends.entry(k).or_default().extend(v);
+        }
+    }
+    pub fn id_spans(&self, id: &str) -> Option<&IdSpans> {
+        self.ids.get(id)
+    }
+    /// The ID's key.
+    pub fn id(&self, id: &str) -> Option<Label> {
+        self.ids
+            .get(id)
+            .map(|s| Label::new(&s.file, s.key.clone(), format!("state `{id}`")))
+    }
+    /// The state module key under an ID (falls back to the ID).
+    pub fn state(&self, id: &str, module: &str) -> Option<Label> {
+        let s = self.ids.get(id)?;
+        match s.states.get(module) {
+            Some(st) => Some(Label::new(&s.file, st.key.clone(), format!("`{module}` state of `{id}`"))),
+            None => self.id(id),
+        }
+    }
+    /// The first argument with key `key` (e.g. `require`) under ID/module,
+    /// falling back to the module, then the ID.
+    pub fn arg(&self, id: &str, module: &str, key: &str) -> Option<Label> {
+        let s = self.ids.get(id)?;
+        if let Some(st) = s.states.get(module) {
+            if let Some((_, r)) = st.args.iter().find(|(k, _)| k.as_deref() == Some(key)) {
+                return Some(Label::new(&s.file, r.clone(), format!("`{key}` of `{id}`")));
+            }
+        }
+        // An argument added by extend: point at the extend entry.
+        if let Some(list) = self.extends.get(id) {
+            for e in list {
+                for st in e.states.values() {
+                    if let Some((_, r)) = st.args.iter().find(|(k, _)| k.as_deref() == Some(key)) {
+                        return Some(Label::new(&e.file, r.clone(), format!("`{key}` added to `{id}` by extend")));
+                    }
+                }
+            }
+        }
+        self.state(id, module)
+    }
+    /// The extend entries for an ID.
+    pub fn extend(&self, id: &str) -> Option<Label> {
+        let e = self.extends.get(id)?.first()?;
+        Some(Label::new(&e.file, e.key.clone(), format!("extend of `{id}`")))
+    }
+}

@@ -1,0 +1,506 @@
+//! The data model every stage shares: a Python-like value (what Salt's YAML
+//! loader and Jinja produce) with insertion-ordered maps, plus JSON output that
+//! prints floats the way Python's `repr` does.
+//!
+//! Maps are keyed by `Value` because YAML keys need not be strings (Salt
+//! reports an integer ID as an error, so we must keep it). String keys hash
+//! like `str`, so `map.get("name")` works without allocating.
+
+use indexmap::{Equivalent, IndexMap};
+use std::fmt::Write as _;
+use std::hash::{Hash, Hasher};
+
+/// An insertion-ordered map, as Python dicts are.
+pub type Map = IndexMap<Value, Value>;
+
+/// A Python-like value: what `yaml.safe_load` or a Jinja expression yields.
+#[derive(Debug, Clone, Default)]
+pub enum Value {
+    #[default]
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    List(Vec<Value>),
+    Map(Map),
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Self) -> bool {
+        use Value::*;
+        match (self, other) {
+            (Null, Null) => true,
+            (Bool(a), Bool(b)) => a == b,
+            (Int(a), Int(b)) => a == b,
+            (Float(a), Float(b)) => a == b || (a.is_nan() && b.is_nan()),
+            (Int(a), Float(b)) | (Float(b), Int(a)) => (*a as f64) == *b,
+            (Str(a), Str(b)) => a == b,
+            (List(a), List(b)) => a == b,
+            (Map(a), Map(b)) => {
+                a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| w == v))
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Value {}
+
+impl Hash for Value {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match self {
+            // Must hash exactly like `str` so `Equivalent<Value> for str` works.
+            Value::Str(s) => s.as_str().hash(state),
+            Value::Null => 0u8.hash(state),
+            Value::Bool(b) => (*b as i64).hash(state),
+            Value::Int(i) => i.hash(state),
+            Value::Float(f) => {
+                if f.fract() == 0.0 && f.is_finite() && f.abs() < 9.0e18 {
+                    (*f as i64).hash(state)
+                } else {
+                    f.to_bits().hash(state)
+                }
+            }
+            Value::List(l) => {
+                1u8.hash(state);
+                l.len().hash(state);
+            }
+            Value::Map(m) => {
+                2u8.hash(state);
+                m.len().hash(state);
+            }
+        }
+    }
+}
+
+impl Equivalent<Value> for str {
+    fn equivalent(&self, key: &Value) -> bool {
+        matches!(key, Value::Str(s) if s == self)
+    }
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Self {
+        Value::Str(s.to_string())
+    }
+}
+impl From<String> for Value {
+    fn from(s: String) -> Self {
+        Value::Str(s)
+    }
+}
+impl From<bool> for Value {
+    fn from(b: bool) -> Self {
+        Value::Bool(b)
+    }
+}
+impl From<i64> for Value {
+    fn from(i: i64) -> Self {
+        Value::Int(i)
+    }
+}
+impl From<f64> for Value {
+    fn from(f: f64) -> Self {
+        Value::Float(f)
+    }
+}
+impl From<Vec<Value>> for Value {
+    fn from(l: Vec<Value>) -> Self {
+        Value::List(l)
+    }
+}
+impl From<Map> for Value {
+    fn from(m: Map) -> Self {
+        Value::Map(m)
+    }
+}
+
+impl Value {
+    pub fn str(s: impl Into<String>) -> Value {
+        Value::Str(s.into())
+    }
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+    pub fn as_map(&self) -> Option<&Map> {
+        match self {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+    pub fn as_map_mut(&mut self) -> Option<&mut Map> {
+        match self {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+    pub fn as_list(&self) -> Option<&Vec<Value>> {
+        match self {
+            Value::List(l) => Some(l),
+            _ => None,
+        }
+    }
+    pub fn as_list_mut(&mut self) -> Option<&mut Vec<Value>> {
+        match self {
+            Value::List(l) => Some(l),
+            _ => None,
+        }
+    }
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+    /// Look a string key up in a map value.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.as_map().and_then(|m| m.get(key))
+    }
+
+    /// Python's truthiness.
+    pub fn truthy(&self) -> bool {
+        match self {
+            Value::Null => false,
+            Value::Bool(b) => *b,
+            Value::Int(i) => *i != 0,
+            Value::Float(f) => *f != 0.0,
+            Value::Str(s) => !s.is_empty(),
+            Value::List(l) => !l.is_empty(),
+            Value::Map(m) => !m.is_empty(),
+        }
+    }
+
+    /// The Python type name Salt prints in messages (`int`, `str`, `dict`, ...).
+    pub fn py_type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "NoneType",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Float(_) => "float",
+            Value::Str(_) => "str",
+            Value::List(_) => "list",
+            Value::Map(_) => "dict",
+        }
+    }
+
+    /// `str(value)` as Python prints it: strings bare, everything else as repr.
+    pub fn py_str(&self) -> String {
+        match self {
+            Value::Str(s) => s.clone(),
+            other => other.py_repr(),
+        }
+    }
+
+    /// Python's `repr()` of the value (`{'a': 1, 'b': None}`).
+    pub fn py_repr(&self) -> String {
+        let mut out = String::new();
+        self.write_repr(&mut out);
+        out
+    }
+
+    fn write_repr(&self, out: &mut String) {
+        match self {
+            Value::Null => out.push_str("None"),
+            Value::Bool(true) => out.push_str("True"),
+            Value::Bool(false) => out.push_str("False"),
+            Value::Int(i) => {
+                let _ = write!(out, "{i}");
+            }
+            Value::Float(f) => out.push_str(&py_float_repr(*f)),
+            Value::Str(s) => out.push_str(&py_str_repr(s)),
+            Value::List(l) => {
+                out.push('[');
+                for (i, v) in l.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    v.write_repr(out);
+                }
+                out.push(']');
+            }
+            Value::Map(m) => {
+                out.push('{');
+                for (i, (k, v)) in m.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    k.write_repr(out);
+                    out.push_str(": ");
+                    v.write_repr(out);
+                }
+                out.push('}');
+            }
+        }
+    }
+
+    /// Convert from a JSON value (used for corpus files and `--pillar`).
+    pub fn from_json(j: &serde_json::Value) -> Value {
+        match j {
+            serde_json::Value::Null => Value::Null,
+            serde_json::Value::Bool(b) => Value::Bool(*b),
+            serde_json::Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    Value::Int(i)
+                } else {
+                    Value::Float(n.as_f64().unwrap_or(f64::NAN))
+                }
+            }
+            serde_json::Value::String(s) => Value::Str(s.clone()),
+            serde_json::Value::Array(a) => Value::List(a.iter().map(Value::from_json).collect()),
+            serde_json::Value::Object(o) => Value::Map(
+                o.iter()
+                    .map(|(k, v)| (Value::Str(k.clone()), Value::from_json(v)))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// Convert to a JSON value. Non-string keys become their Python `str()`,
+    /// as Python's `json.dumps` does.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Value::Null => serde_json::Value::Null,
+            Value::Bool(b) => serde_json::Value::Bool(*b),
+            Value::Int(i) => serde_json::Value::from(*i),
+            Value::Float(f) => serde_json::Number::from_f64(*f)
+                .map(serde_json::Value::Number)
+                .unwrap_or(serde_json::Value::Null),
+            Value::Str(s) => serde_json::Value::String(s.clone()),
+            Value::List(l) => serde_json::Value::Array(l.iter().map(Value::to_json).collect()),
+            Value::Map(m) => serde_json::Value::Object(
+                m.iter().map(|(k, v)| (json_key(k), v.to_json())).collect(),
+            ),
+        }
+    }
+
+    /// Serialise as JSON the way Salt's `--out=json` does: 4-space indent,
+    /// insertion order, Python float repr, non-ASCII escaped.
+    pub fn to_json_pretty(&self) -> String {
+        let mut out = String::new();
+        self.write_json(&mut out, 0);
+        out
+    }
+
+    fn write_json(&self, out: &mut String, indent: usize) {
+        match self {
+            Value::Null => out.push_str("null"),
+            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Value::Int(i) => {
+                let _ = write!(out, "{i}");
+            }
+            Value::Float(f) => {
+                if f.is_nan() {
+                    out.push_str("NaN")
+                } else if f.is_infinite() {
+                    out.push_str(if *f > 0.0 { "Infinity" } else { "-Infinity" })
+                } else {
+                    out.push_str(&py_float_repr(*f))
+                }
+            }
+            Value::Str(s) => write_json_str(out, s),
+            Value::List(l) => {
+                if l.is_empty() {
+                    out.push_str("[]");
+                    return;
+                }
+                out.push('[');
+                for (i, v) in l.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    newline_indent(out, indent + 4);
+                    v.write_json(out, indent + 4);
+                }
+                newline_indent(out, indent);
+                out.push(']');
+            }
+            Value::Map(m) => {
+                if m.is_empty() {
+                    out.push_str("{}");
+                    return;
+                }
+                out.push('{');
+                for (i, (k, v)) in m.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    newline_indent(out, indent + 4);
+                    write_json_str(out, &json_key(k));
+                    out.push_str(": ");
+                    v.write_json(out, indent + 4);
+                }
+                newline_indent(out, indent);
+                out.push('}');
+            }
+        }
+    }
+}
+
+fn newline_indent(out: &mut String, n: usize) {
+    out.push('\n');
+    out.extend(std::iter::repeat_n(' ', n));
+}
+
+fn json_key(k: &Value) -> String {
+    match k {
+        Value::Str(s) => s.clone(),
+        Value::Null => "null".into(),
+        Value::Bool(b) => if *b { "true" } else { "false" }.into(),
+        other => other.py_str(),
+    }
+}
+
+fn write_json_str(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 || (c as u32) > 0x7e => {
+                let mut buf = [0u16; 2];
+                for unit in c.encode_utf16(&mut buf) {
+                    let _ = write!(out, "\\u{unit:04x}");
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Python's `repr(float)`: the shortest string that round-trips, with Python's
+/// choice between positional and scientific notation.
+pub fn py_float_repr(f: f64) -> String {
+    if f.is_nan() {
+        return "nan".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
+    }
+    // `{:e}` gives the shortest round-trip digits in scientific form.
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let neg = mantissa.starts_with('-');
+    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
+    let mut out = String::new();
+    if neg {
+        out.push('-');
+    }
+    if (-4..16).contains(&exp) {
+        if exp < 0 {
+            out.push_str("0.");
+            out.extend(std::iter::repeat_n('0', (-exp - 1) as usize));
+            out.push_str(&digits);
+        } else {
+            let point = exp as usize + 1;
+            if digits.len() <= point {
+                out.push_str(&digits);
+                out.extend(std::iter::repeat_n('0', point - digits.len()));
+                out.push_str(".0");
+            } else {
+                out.push_str(&digits[..point]);
+                out.push('.');
+                out.push_str(&digits[point..]);
+            }
+        }
+    } else {
+        out.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        let _ = write!(out, "e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs());
+    }
+    out
+}
+
+/// Python's `repr(str)`: single quotes unless the string has a single quote
+/// and no double quote.
+pub fn py_str_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// Build a map from `(key, value)` pairs with string keys.
+#[macro_export]
+macro_rules! vmap {
+    ($($k:expr => $v:expr),* $(,)?) => {{
+        #[allow(unused_mut)]
+        let mut m = $crate::value::Map::new();
+        $( m.insert($crate::value::Value::from($k), $crate::value::Value::from($v)); )*
+        $crate::value::Value::Map(m)
+    }};
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_repr_matches_python() {
+        assert_eq!(py_float_repr(10000.0), "10000.0");
+        assert_eq!(py_float_repr(10000.0001), "10000.0001");
+        assert_eq!(py_float_repr(50.0001), "50.0001");
+        assert_eq!(py_float_repr(1e16), "1e+16");
+        assert_eq!(py_float_repr(0.0001), "0.0001");
+        assert_eq!(py_float_repr(0.00001), "1e-05");
+        assert_eq!(py_float_repr(-1.5), "-1.5");
+        assert_eq!(py_float_repr(1010099.0), "1010099.0");
+        assert_eq!(py_float_repr(1.5e300), "1.5e+300");
+    }
+
+    #[test]
+    fn str_repr_quotes_like_python() {
+        assert_eq!(py_str_repr("a"), "'a'");
+        assert_eq!(py_str_repr("it's"), "\"it's\"");
+        assert_eq!(py_str_repr("a'\"b"), "'a\\'\"b'");
+        assert_eq!(py_str_repr("x\ny"), "'x\\ny'");
+    }
+
+    #[test]
+    fn string_keys_look_up_without_allocating() {
+        let v = vmap! {"a" => 1i64, "b" => "x"};
+        assert_eq!(v.get("a"), Some(&Value::Int(1)));
+        assert_eq!(v.get("b").and_then(Value::as_str), Some("x"));
+        assert!(v.get("c").is_none());
+    }
+
+    #[test]
+    fn json_output_uses_python_floats_and_order() {
+        let v = vmap! {"z" => 10000.0, "a" => vec![Value::Null, Value::from(true)]};
+        assert_eq!(
+            v.to_json_pretty(),
+            "{\n    \"z\": 10000.0,\n    \"a\": [\n        null,\n        true\n    ]\n}"
+        );
+        assert_eq!(v.py_repr(), "{'z': 10000.0, 'a': [None, True]}");
+    }
+}
