@@ -71,3 +71,6 @@ impl Jinja {
         todo!("jinja helper")
     }
 }
+
+pub mod filters;
+pub mod salt;
