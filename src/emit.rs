@@ -1,1 +1,80 @@
-//! TODO: emit
+//! Output: serialises results as JSON (Salt's `--out=json` layout) or YAML,
+//! and writes them to stdout or atomically to a file (temp file + rename).
+
+use crate::value::Value;
+use std::io::Write;
+use std::path::Path;
+
+/// Output formats shared by the data-printing subcommands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    #[default]
+    Json,
+    Yaml,
+}
+
+/// Serialise a value; the text always ends with a newline.
+pub fn to_string(value: &Value, format: Format) -> String {
+    let mut s = match format {
+        Format::Json => value.to_json_pretty(),
+        Format::Yaml => crate::render::yaml::dump(value, Default::default()),
+    };
+    if !s.ends_with('\n') {
+        s.push('\n');
+    }
+    s
+}
+
+/// Write `text` to `path` atomically: a temp file beside it, then rename.
+pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Print to stdout, or write atomically to `out`.
+pub fn output(text: &str, out: Option<&Path>) -> std::io::Result<()> {
+    match out {
+        Some(p) => write_atomic(p, text),
+        None => {
+            let stdout = std::io::stdout();
+            let mut lock = stdout.lock();
+            lock.write_all(text.as_bytes())?;
+            lock.flush()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_file() {
+        let dir = std::env::temp_dir().join(format!("lowstate-emit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("out.json");
+        write_atomic(&p, "one").unwrap();
+        write_atomic(&p, "two").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
+        let leftovers = std::fs::read_dir(&dir).unwrap().count();
+        assert_eq!(leftovers, 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,1 +1,259 @@
-//! TODO: fileserver
+//! The fileserver: maps saltenvs to their roots and answers "where is this
+//! SLS / file" the way Salt's local fileserver does (first root wins, `a.b`
+//! is `a/b.sls` before `a/b/init.sls`, even across roots). Nothing outside
+//! the roots is ever read: `..`, absolute paths and symlinks that leave a
+//! root are refused.
+
+use crate::render::jinja::TemplateLoader;
+use indexmap::IndexMap;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// An SLS file found in a saltenv.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlsFile {
+    /// Path relative to the root, `/`-separated (`a/b/init.sls`).
+    pub rel: String,
+    /// The file on disk.
+    pub path: PathBuf,
+}
+
+impl SlsFile {
+    /// True for `.../init.sls` files (relative includes add an `init` level).
+    pub fn is_init(&self) -> bool {
+        self.rel == "init.sls" || self.rel.ends_with("/init.sls")
+    }
+}
+
+/// Why a path was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathError {
+    /// The path is absolute, has `..` leaving the root, or is otherwise unsafe.
+    Outside(String),
+}
+
+/// The saltenvs and their roots.
+#[derive(Debug, Default)]
+pub struct FileServer {
+    envs: IndexMap<String, Env>,
+}
+
+#[derive(Debug)]
+struct Env {
+    roots: Vec<PathBuf>,
+    listing: OnceLock<Vec<String>>,
+}
+
+impl FileServer {
+    pub fn new(roots: &IndexMap<String, Vec<PathBuf>>) -> FileServer {
+        FileServer {
+            envs: roots
+                .iter()
+                .map(|(env, r)| {
+                    (
+                        env.clone(),
+                        Env {
+                            roots: r.clone(),
+                            listing: OnceLock::new(),
+                        },
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    /// Saltenvs in config order.
+    pub fn envs(&self) -> impl Iterator<Item = &str> {
+        self.envs.keys().map(String::as_str)
+    }
+
+    pub fn has_env(&self, env: &str) -> bool {
+        self.envs.contains_key(env)
+    }
+
+    /// Normalise a root-relative path: strip `./`, resolve `..` that stays
+    /// inside, refuse absolute paths and escapes.
+    pub fn normalise(path: &str) -> Result<String, PathError> {
+        if path.starts_with('/') || path.contains('\\') || path.contains('\0') {
+            return Err(PathError::Outside(path.to_string()));
+        }
+        let mut parts: Vec<&str> = Vec::new();
+        for p in path.split('/') {
+            match p {
+                "" | "." => {}
+                ".." => {
+                    if parts.pop().is_none() {
+                        return Err(PathError::Outside(path.to_string()));
+                    }
+                }
+                p => parts.push(p),
+            }
+        }
+        Ok(parts.join("/"))
+    }
+
+    /// Find a root-relative file: the first root that has it wins. Symlinks
+    /// whose target leaves the root are treated as absent.
+    pub fn find_file(&self, env: &str, rel: &str) -> Option<PathBuf> {
+        let rel = Self::normalise(rel).ok()?;
+        if rel.is_empty() {
+            return None;
+        }
+        let env = self.envs.get(env)?;
+        env.roots.iter().find_map(|root| {
+            let p = root.join(&rel);
+            (p.is_file() && inside(root, &p)).then_some(p)
+        })
+    }
+
+    /// Read a root-relative file.
+    pub fn read(&self, env: &str, rel: &str) -> Option<String> {
+        std::fs::read_to_string(self.find_file(env, rel)?).ok()
+    }
+
+    /// Locate SLS `a.b`: `a/b.sls` in any root beats `a/b/init.sls`.
+    pub fn find_sls(&self, env: &str, sls: &str) -> Option<SlsFile> {
+        if sls.is_empty() || sls.split('.').any(str::is_empty) || sls.contains('/') {
+            return None;
+        }
+        let base = sls.replace('.', "/");
+        [format!("{base}.sls"), format!("{base}/init.sls")]
+            .into_iter()
+            .find_map(|rel| {
+                self.find_file(env, &rel)
+                    .map(|path| SlsFile { rel, path })
+            })
+    }
+
+    /// Every SLS name available in an env, unique and sorted (for globs).
+    pub fn list_sls(&self, env: &str) -> &[String] {
+        let Some(e) = self.envs.get(env) else {
+            return &[];
+        };
+        e.listing.get_or_init(|| {
+            let mut names = BTreeSet::new();
+            for root in &e.roots {
+                walk(root, root, &mut |rel| {
+                    if let Some(stem) = rel.strip_suffix(".sls") {
+                        let name = match stem.strip_suffix("/init") {
+                            Some(pkg) => pkg.to_string(),
+                            None => stem.to_string(),
+                        };
+                        names.insert(name.replace('/', "."));
+                    }
+                });
+            }
+            names.into_iter().collect()
+        })
+    }
+}
+
+/// Is `p` (after resolving symlinks) inside `root`?
+fn inside(root: &Path, p: &Path) -> bool {
+    match (root.canonicalize(), p.canonicalize()) {
+        (Ok(r), Ok(p)) => p.starts_with(r),
+        _ => false,
+    }
+}
+
+fn walk(root: &Path, dir: &Path, f: &mut dyn FnMut(&str)) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = rd.flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let p = e.path();
+        if !inside(root, &p) {
+            continue;
+        }
+        if p.is_dir() {
+            walk(root, &p, f);
+        } else if let Ok(rel) = p.strip_prefix(root) {
+            if let Some(s) = rel.to_str() {
+                f(&s.replace('\\', "/"));
+            }
+        }
+    }
+}
+
+impl TemplateLoader for FileServer {
+    fn read(&self, saltenv: &str, path: &str) -> Option<String> {
+        FileServer::read(self, saltenv, path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree() -> (tempdir::Dir, FileServer) {
+        let d = tempdir::Dir::new("fs");
+        d.write("r1/a/b/init.sls", "x: 1");
+        d.write("r2/a/b.sls", "y: 1");
+        d.write("r1/top.sls", "");
+        d.write("r1/solo.sls", "");
+        d.write("r2/solo.sls", "other");
+        d.write("r1/init.sls", "");
+        let mut roots = IndexMap::new();
+        roots.insert("base".to_string(), vec![d.path("r1"), d.path("r2")]);
+        (d, FileServer::new(&roots))
+    }
+
+    #[test]
+    fn sls_file_beats_init_across_roots() {
+        let (_d, fs) = tree();
+        let f = fs.find_sls("base", "a.b").unwrap();
+        assert_eq!(f.rel, "a/b.sls");
+        assert!(f.path.to_string_lossy().contains("r2"));
+        assert_eq!(fs.read("base", "solo.sls").as_deref(), Some(""));
+    }
+
+    #[test]
+    fn listing_is_sorted_and_unique() {
+        let (_d, fs) = tree();
+        assert_eq!(fs.list_sls("base"), ["a.b", "init", "solo", "top"]);
+    }
+
+    #[test]
+    fn refuses_paths_outside_roots() {
+        let (_d, fs) = tree();
+        assert!(FileServer::normalise("../x").is_err());
+        assert!(FileServer::normalise("/etc/passwd").is_err());
+        assert_eq!(FileServer::normalise("a/./b/../c").unwrap(), "a/c");
+        assert!(fs.read("base", "../r2/solo.sls").is_none());
+        assert!(fs.find_sls("base", "..a").is_none());
+    }
+
+    /// A tiny self-cleaning temp dir for tests.
+    mod tempdir {
+        use std::path::PathBuf;
+        pub struct Dir(PathBuf);
+        impl Dir {
+            pub fn new(tag: &str) -> Dir {
+                let p = std::env::temp_dir().join(format!(
+                    "lowstate-{tag}-{}-{:?}",
+                    std::process::id(),
+                    std::thread::current().id()
+                ));
+                let _ = std::fs::remove_dir_all(&p);
+                std::fs::create_dir_all(&p).unwrap();
+                Dir(p)
+            }
+            pub fn path(&self, rel: &str) -> PathBuf {
+                self.0.join(rel)
+            }
+            pub fn write(&self, rel: &str, text: &str) {
+                let p = self.0.join(rel);
+                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                std::fs::write(p, text).unwrap();
+            }
+        }
+        impl Drop for Dir {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_dir_all(&self.0);
+            }
+        }
+    }
+}

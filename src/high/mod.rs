@@ -2,6 +2,7 @@
 //! dict, then applies extend, verify_high, requisite_in and exclude, the
 //! steps Salt runs before building chunks.
 
+pub mod build;
 pub mod exclude;
 pub mod extend;
 pub mod requisite_in;

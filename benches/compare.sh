@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Benchmark: lowstate compile vs Salt's show_lowstate on generated trees.
+#
+#   benches/compare.sh [SIZES...]      sizes as FILESxSTATES, default: 200x25 1000x25
+#
+# Generates each tree with benches/gen-big-tree (a copy of the shared
+# generator), times `lowstate compile` (best of 3) and, when a Salt venv is
+# found ($SALT_CALL, $SALT_VENV/bin/salt-call or ./.salt-venv/bin/salt-call),
+# `salt-call --local state.show_lowstate` on the same tree (one run), and
+# prints time and peak memory ratios. Also prints lowstate's scaling from the
+# first size to the last. Nothing here is needed by `cargo test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(200x25 1000x25)
+
+cargo build --release --quiet
+bin=$PWD/target/release/lowstate
+salt_call=${SALT_CALL:-}
+[ -n "$salt_call" ] || { [ -n "${SALT_VENV:-}" ] && salt_call=$SALT_VENV/bin/salt-call; } || true
+[ -n "$salt_call" ] || salt_call=$PWD/.salt-venv/bin/salt-call
+[ -x "$salt_call" ] || salt_call=""
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# peak RSS (KiB) and wall seconds of one run of a command.
+measure() {
+  local out=$work/time.txt
+  /usr/bin/time -f '%e %M' -o "$out" "$@" > /dev/null 2> "$work/stderr.txt" || {
+    cat "$work/stderr.txt" >&2; return 1; }
+  cat "$out"
+}
+
+best_of_3() {
+  local best="" mem=""
+  for _ in 1 2 3; do
+    read -r t m < <(measure "$@")
+    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
+    mem=$m
+  done
+  echo "$best $mem"
+}
+
+printf '%-10s %8s %10s %10s %10s %10s %9s %9s\n' tree chunks "ls_sec" "ls_MiB" "salt_sec" "salt_MiB" "speedup" "mem_frac"
+first_t=""; first_n=""
+for size in "${sizes[@]}"; do
+  files=${size%x*}; states=${size#*x}
+  tree=$work/tree-$size
+  python3 benches/gen-big-tree "$tree/salt" --files "$files" --states "$states"
+  cat > "$tree/minion" <<MINION
+id: bench-minion
+grains: {os: Debian, os_family: Debian, kernel: Linux}
+file_roots: {base: [salt]}
+MINION
+  chunks=$("$bin" compile -c "$tree" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+  read -r lt lm < <(best_of_3 "$bin" compile -c "$tree")
+  st="-"; sm="-"; ratio="-"; memfrac="-"
+  if [ -n "$salt_call" ]; then
+    cfg=$work/salt-$size; mkdir -p "$cfg/root"
+    cat > "$cfg/minion" <<MINION
+id: bench-minion
+file_client: local
+root_dir: $cfg/root
+file_roots: {base: [$tree/salt]}
+pillar_roots: {base: [$cfg/pillar]}
+grains: {os: Debian, os_family: Debian, kernel: Linux}
+grains_blacklist: ['*']
+enable_fqdns_grains: False
+log_file: $cfg/log
+MINION
+    read -r st sm < <(measure "$salt_call" --local -c "$cfg" --out=json state.show_lowstate)
+    ratio=$(awk "BEGIN{printf \"%.0fx\", $st / ($lt > 0 ? $lt : 0.001)}")
+    memfrac=$(awk "BEGIN{printf \"%.2f\", $lm / $sm}")
+    sm=$(awk "BEGIN{printf \"%.0f\", $sm/1024}")
+  fi
+  printf '%-10s %8s %10s %10s %10s %10s %9s %9s\n' "$size" "$chunks" "$lt" "$(awk "BEGIN{printf \"%.0f\", $lm/1024}")" "$st" "$sm" "$ratio" "$memfrac"
+  if [ -z "$first_t" ]; then first_t=$lt; first_n=$chunks; fi
+  last_t=$lt; last_n=$chunks
+done
+if [ ${#sizes[@]} -gt 1 ]; then
+  awk "BEGIN{printf \"scaling: %.1fx the chunks took %.1fx the time\n\", $last_n/$first_n, $last_t/($first_t>0?$first_t:0.001)}"
+fi
+[ -n "$salt_call" ] || echo "(no Salt found: set SALT_VENV; install with ../shared/oracle/install-salt)"

@@ -1,0 +1,31 @@
+//! `lowstate compile`: the lowstate list, as `state.show_lowstate` prints it.
+
+use super::{CmdResult, Common, DataFormat, Failure, Output};
+use lowstate::value::Value;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub common: Common,
+    #[command(flatten)]
+    pub out: Output,
+    /// Compile exactly these SLS (comma-separated), as `state.sls` would.
+    #[arg(long, value_delimiter = ',')]
+    pub sls: Option<Vec<String>>,
+}
+
+pub fn run(args: Args) -> CmdResult {
+    let session = args.common.session(args.sls.clone())?;
+    match session.lowstate() {
+        Ok(chunks) => args
+            .out
+            .write(&Value::List(chunks.into_iter().map(Value::Map).collect())),
+        Err(d) => {
+            // With --format json the diagnostics are the output.
+            if args.out.format == DataFormat::Json && args.out.output.is_none() {
+                println!("{}", lowstate::diag::render::json(&d.0));
+            }
+            Err(Failure::Compile(d))
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! Command-line interface: the shared options (`-c DIR`, output and error
+//! formats, pillar/mocks overrides) and dispatch to one module per subcommand.
+
+mod compile;
+mod highstate;
+mod pillar;
+mod render;
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use lowstate::compile::{Options, Session};
+use lowstate::config::{Config, SaltVersion};
+use lowstate::diag::{render as diag_render, Diagnostic, Diagnostics};
+use lowstate::emit::Format;
+use lowstate::value::Value;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "lowstate",
+    version,
+    about = "Compile a SaltStack state tree to Salt's lowstate, offline"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Print the lowstate (ordered chunks), as `state.show_lowstate` does.
+    Compile(compile::Args),
+    /// Print the high data, as `state.show_highstate` does.
+    Highstate(highstate::Args),
+    /// Print the compiled pillar, as `pillar.items` does.
+    Pillar(pillar::Args),
+    /// Print the rendered text of one SLS file (for debugging templates).
+    Render(render::Args),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct Common {
+    /// Config directory holding `minion` (default: the shipped `state_tree/`).
+    #[arg(short = 'c', long = "config-dir", value_name = "DIR")]
+    pub config_dir: Option<PathBuf>,
+    /// How to print errors.
+    #[arg(long, value_enum, default_value_t = ErrorFormat::Human)]
+    pub error_format: ErrorFormat,
+    /// Extra pillar data (JSON), merged over the compiled pillar.
+    #[arg(long, value_name = "JSON")]
+    pub pillar: Option<String>,
+    /// Answers for minion-side execution functions (YAML or JSON file).
+    #[arg(long, value_name = "FILE")]
+    pub mocks: Option<PathBuf>,
+    /// Use only this saltenv (as the `saltenv` option does).
+    #[arg(long)]
+    pub saltenv: Option<String>,
+    /// Reproduce this Salt release's behaviour: 3008 (default), 3007, 3006.
+    #[arg(long, default_value = "3008", value_parser = parse_version)]
+    pub salt_version: SaltVersion,
+    /// Mention config keys that lowstate reads but does not act on.
+    #[arg(short, long)]
+    pub verbose: bool,
+}
+
+fn parse_version(s: &str) -> std::result::Result<SaltVersion, String> {
+    SaltVersion::parse(s).ok_or_else(|| format!("unsupported Salt version '{s}' (3006, 3007, 3008)"))
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorFormat {
+    Human,
+    Json,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DataFormat {
+    #[default]
+    Json,
+    Yaml,
+}
+
+impl From<DataFormat> for Format {
+    fn from(f: DataFormat) -> Format {
+        match f {
+            DataFormat::Json => Format::Json,
+            DataFormat::Yaml => Format::Yaml,
+        }
+    }
+}
+
+/// Why a command stopped.
+pub enum Failure {
+    /// Compile errors (exit 1).
+    Compile(Diagnostics),
+    /// Usage or config errors (exit 2).
+    Config(anyhow::Error),
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Self {
+        Failure::Config(e)
+    }
+}
+
+impl From<Diagnostics> for Failure {
+    fn from(d: Diagnostics) -> Self {
+        Failure::Compile(d)
+    }
+}
+
+pub type CmdResult = std::result::Result<(), Failure>;
+
+pub fn run(cli: Cli) -> i32 {
+    let (common, result) = match cli.command {
+        Command::Compile(a) => (a.common.clone(), compile::run(a)),
+        Command::Highstate(a) => (a.common.clone(), highstate::run(a)),
+        Command::Pillar(a) => (a.common.clone(), pillar::run(a)),
+        Command::Render(a) => (a.common.clone(), render::run(a)),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(Failure::Compile(d)) => {
+            print_diagnostics(&d.0, common.error_format);
+            1
+        }
+        Err(Failure::Config(e)) => {
+            eprintln!("lowstate: {e:#}");
+            2
+        }
+    }
+}
+
+/// Print diagnostics to stderr in the chosen format.
+pub fn print_diagnostics(diags: &[Diagnostic], format: ErrorFormat) {
+    match format {
+        ErrorFormat::Human => {
+            let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            eprint!("{}", diag_render::human(diags, color));
+        }
+        ErrorFormat::Json => eprintln!("{}", diag_render::json(diags)),
+    }
+}
+
+impl Common {
+    /// The config directory: `-c DIR`, else `./state_tree`, else the one
+    /// shipped beside the sources.
+    pub fn dir(&self) -> PathBuf {
+        if let Some(d) = &self.config_dir {
+            return d.clone();
+        }
+        let local = Path::new("state_tree");
+        if local.join("minion").is_file() {
+            return local.to_path_buf();
+        }
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("state_tree")
+    }
+
+    /// Load the config and set up a compile session.
+    pub fn session(&self, sls: Option<Vec<String>>) -> Result<Session> {
+        let dir = self.dir();
+        let config = Config::load(&dir).map_err(|d| anyhow::anyhow!(d.message))?;
+        if self.verbose && !config.ignored_keys.is_empty() {
+            eprintln!(
+                "lowstate: config keys read but not acted on: {}",
+                config.ignored_keys.join(", ")
+            );
+        }
+        let pillar_override = match &self.pillar {
+            None => None,
+            Some(text) => {
+                let j: serde_json::Value =
+                    serde_json::from_str(text).context("--pillar is not valid JSON")?;
+                let v = Value::from_json(&j);
+                anyhow::ensure!(matches!(v, Value::Map(_)), "--pillar must be a JSON object");
+                Some(v)
+            }
+        };
+        let mocks = match &self.mocks {
+            None => None,
+            Some(p) => {
+                let text = std::fs::read_to_string(p)
+                    .with_context(|| format!("cannot read mocks file {}", p.display()))?;
+                let v = lowstate::render::yaml::load_value(&text)
+                    .map_err(|e| anyhow::anyhow!("mocks file {}: {}", p.display(), e.message))?;
+                Some(v)
+            }
+        };
+        let options = Options {
+            sls,
+            saltenv: self.saltenv.clone(),
+            version: self.salt_version,
+            pillar_override,
+            mocks,
+        };
+        let session = Session::new(config, options);
+        if !session.pillar_diagnostics.is_empty() {
+            print_diagnostics(&session.pillar_diagnostics, self.error_format);
+        }
+        Ok(session)
+    }
+}
+
+/// Common output options of the data-printing subcommands.
+#[derive(Args, Debug, Clone)]
+pub struct Output {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DataFormat::Json)]
+    pub format: DataFormat,
+    /// Write to this file (atomically) instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+impl Output {
+    pub fn write(&self, value: &Value) -> CmdResult {
+        let text = lowstate::emit::to_string(value, self.format.into());
+        lowstate::emit::output(&text, self.output.as_deref())
+            .with_context(|| "cannot write output")?;
+        Ok(())
+    }
+}

@@ -1,0 +1,865 @@
+//! Building the highstate: renders every SLS the top file matched, follows
+//! `include` (relative, saltenv dicts, globs) exactly in Salt's order, pops
+//! `extend` / `exclude`, normalises state declarations, stamps `__sls__`,
+//! `__env__`, `__sls_included_from__` and auto-order numbers, and merges the
+//! files into one high data dict, collecting every error on the way.
+//!
+//! Files are rendered ahead of the (order-sensitive) walk, in parallel waves:
+//! what a file includes is known once it is rendered, so each wave renders
+//! the includes discovered by the previous one.
+
+use super::source_map::{IdSpans, SourceMap, StateSpans};
+use crate::diag::{Diagnostic, SourceFile};
+use crate::fileserver::{FileServer, SlsFile};
+use crate::fnmatch::fnmatch;
+use crate::render::jinja::SlsContext;
+use crate::render::yaml::{Node, NodeValue};
+use crate::render::{render_file, RenderEnv, Rendered};
+use crate::value::{Map, Value};
+use indexmap::IndexMap;
+use rayon::prelude::*;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+/// The result of rendering one SLS file.
+#[derive(Debug)]
+pub enum SlsRender {
+    /// No such SLS in that saltenv.
+    Missing,
+    Failed(Diagnostic),
+    Ok { file: SlsFile, rendered: Rendered },
+}
+
+/// Rendered SLS files by (saltenv, sls), shared by the prefetch waves and
+/// the walk.
+pub struct RenderCache<'a> {
+    fs: &'a FileServer,
+    env: RenderEnv<'a>,
+    done: Mutex<HashMap<(String, String), Arc<SlsRender>>>,
+}
+
+impl<'a> RenderCache<'a> {
+    pub fn new(fs: &'a FileServer, env: RenderEnv<'a>) -> Self {
+        RenderCache {
+            fs,
+            env,
+            done: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn cached(&self, saltenv: &str, sls: &str) -> Option<Arc<SlsRender>> {
+        let done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        done.get(&(saltenv.to_string(), sls.to_string())).cloned()
+    }
+
+    /// Render (or fetch from the cache) one SLS.
+    pub fn get(&self, saltenv: &str, sls: &str) -> Arc<SlsRender> {
+        if let Some(r) = self.cached(saltenv, sls) {
+            return r;
+        }
+        let r = Arc::new(self.render(saltenv, sls));
+        let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        done.entry((saltenv.to_string(), sls.to_string()))
+            .or_insert(r)
+            .clone()
+    }
+
+    fn render(&self, saltenv: &str, sls: &str) -> SlsRender {
+        let Some(file) = self.fs.find_sls(saltenv, sls) else {
+            return SlsRender::Missing;
+        };
+        let text = match std::fs::read(&file.path) {
+            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Err(e) => {
+                return SlsRender::Failed(
+                    Diagnostic::error(
+                        "io",
+                        format!("Rendering SLS '{saltenv}:{sls}' failed: {e}"),
+                    )
+                    .with_sls(format!("{saltenv}:{sls}")),
+                )
+            }
+        };
+        let template = SourceFile::new(display_path(&file), text);
+        let ctx = SlsContext {
+            saltenv: saltenv.to_string(),
+            sls: sls.to_string(),
+            tplfile: file.rel.clone(),
+            tplpath: file.path.display().to_string(),
+        };
+        match render_file(&self.env, template, &ctx, &format!("{saltenv}:{sls}")) {
+            Ok(rendered) => SlsRender::Ok { file, rendered },
+            Err(d) => SlsRender::Failed(d),
+        }
+    }
+
+    /// Render `roots` and everything they include, wave by wave, in parallel.
+    pub fn prefetch(&self, roots: Vec<(String, String)>) {
+        let mut seen: HashSet<(String, String)> = HashSet::new();
+        let mut wave: Vec<(String, String)> = roots
+            .into_iter()
+            .filter(|k| seen.insert(k.clone()))
+            .collect();
+        while !wave.is_empty() {
+            let next: Vec<Vec<(String, String)>> = wave
+                .par_iter()
+                .map(|(env, sls)| {
+                    let r = self.get(env, sls);
+                    match &*r {
+                        SlsRender::Ok { file, rendered } => {
+                            likely_includes(self.fs, env, sls, file, rendered)
+                        }
+                        _ => Vec::new(),
+                    }
+                })
+                .collect();
+            wave = next
+                .into_iter()
+                .flatten()
+                .filter(|k| seen.insert(k.clone()))
+                .collect();
+        }
+    }
+}
+
+fn display_path(file: &SlsFile) -> String {
+    file.path.display().to_string()
+}
+
+/// A cheap guess at what a rendered file includes (same-env and explicit-env
+/// entries, relative names, globs), used only to render ahead of the walk.
+fn likely_includes(
+    fs: &FileServer,
+    env: &str,
+    sls: &str,
+    file: &SlsFile,
+    rendered: &Rendered,
+) -> Vec<(String, String)> {
+    let Some(Node {
+        value: NodeValue::Map(entries),
+        ..
+    }) = &rendered.data
+    else {
+        return Vec::new();
+    };
+    let Some((_, inc)) = entries
+        .iter()
+        .find(|(k, _)| matches!(&k.value, NodeValue::Str(s) if s == "include"))
+    else {
+        return Vec::new();
+    };
+    let Value::List(items) = inc.to_value() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for item in items {
+        let (ienv, name) = match item {
+            Value::Str(s) => (env.to_string(), s),
+            Value::Map(m) => match m.into_iter().last() {
+                Some((Value::Str(e), Value::Str(s))) if fs.has_env(&e) => (e, s),
+                _ => continue,
+            },
+            _ => continue,
+        };
+        let Ok(name) = resolve_relative(&name, sls, file.is_init()) else {
+            continue;
+        };
+        for target in expand_glob(fs.list_sls(env), &name) {
+            out.push((ienv.clone(), target));
+        }
+    }
+    out
+}
+
+/// `fnmatch.filter(listing, pattern) or [pattern]`.
+pub fn expand_glob(listing: &[String], pattern: &str) -> Vec<String> {
+    let hits: Vec<String> = listing
+        .iter()
+        .filter(|s| fnmatch(s, pattern))
+        .cloned()
+        .collect();
+    if hits.is_empty() {
+        vec![pattern.to_string()]
+    } else {
+        hits
+    }
+}
+
+/// Resolve a relative include (`.x`, `..x`) against the including SLS.
+/// `Err(())` means it goes beyond the top level package.
+fn resolve_relative(inc: &str, sls: &str, is_init: bool) -> Result<String, ()> {
+    let rest = inc.trim_start_matches('.');
+    let levels = inc.len() - rest.len();
+    if levels == 0 {
+        return Ok(inc.to_string());
+    }
+    let mut comps: Vec<&str> = sls.split('.').collect();
+    if is_init {
+        comps.push("init");
+    }
+    if levels > comps.len() {
+        return Err(());
+    }
+    comps.truncate(comps.len() - levels);
+    comps.push(rest);
+    Ok(comps.join("."))
+}
+
+/// The highstate and what it took to build it.
+#[derive(Debug, Default)]
+pub struct Highstate {
+    /// Salt's high data: ID → body, plus `__extend__` / `__exclude__`.
+    pub high: Map,
+    /// Render and merge errors, in Salt's order.
+    pub errors: Vec<Diagnostic>,
+    pub sources: SourceMap,
+}
+
+/// Walks SLS files the way Salt's `render_state` / `render_highstate` do.
+pub struct Builder<'a> {
+    fs: &'a FileServer,
+    cache: &'a RenderCache<'a>,
+    auto_order: bool,
+    iorder: i64,
+    mods: HashSet<String>,
+    sources: SourceMap,
+}
+
+impl<'a> Builder<'a> {
+    pub fn new(fs: &'a FileServer, cache: &'a RenderCache<'a>, auto_order: bool) -> Self {
+        Builder {
+            fs,
+            cache,
+            auto_order,
+            iorder: 10000,
+            mods: HashSet::new(),
+            sources: SourceMap::default(),
+        }
+    }
+
+    /// `render_highstate`: every (saltenv → SLS patterns) entry the top
+    /// file matched, in order.
+    pub fn render_highstate(mut self, matches: &IndexMap<String, Vec<String>>) -> Highstate {
+        // Render everything reachable first, in parallel.
+        let mut roots = Vec::new();
+        for (env, list) in matches {
+            for pat in list {
+                for sls in expand_glob(self.fs.list_sls(env), pat) {
+                    roots.push((env.clone(), sls));
+                }
+            }
+        }
+        self.cache.prefetch(roots);
+
+        let mut high = Map::new();
+        let mut all_errors = Vec::new();
+        for (env, list) in matches {
+            for pat in list {
+                let mut errors = Vec::new();
+                if !self.fs.has_env(env) {
+                    all_errors.push(Diagnostic::error(
+                        "unknown-saltenv",
+                        format!("No matching salt environment for environment '{env}' found"),
+                    ));
+                }
+                for sls in expand_glob(self.fs.list_sls(env), pat) {
+                    if self.mods.contains(&format!("{env}:{sls}")) {
+                        continue;
+                    }
+                    let state = self.render_state(&sls, env, matches, &mut errors);
+                    if let Some(state) = state {
+                        merge_included_states(&mut high, state, &mut errors);
+                    }
+                }
+                // Salt rewords "not available" for the SLS the top file named.
+                let this_sls = format!("SLS {pat} in saltenv");
+                for e in errors.iter_mut() {
+                    if e.message.contains("is not available") && e.message.contains(&this_sls) {
+                        e.message = format!("No matching sls found for '{pat}' in env '{env}'");
+                        e.code = "missing-sls-in-top";
+                    }
+                }
+                all_errors.extend(errors);
+            }
+        }
+        clean_duplicate_extends(&mut high);
+        Highstate {
+            high,
+            errors: all_errors,
+            sources: self.sources,
+        }
+    }
+
+    /// Salt's `render_state`: render `sls`, process its includes
+    /// recursively, return its (merged) dict. `None` when it has no states.
+    fn render_state(
+        &mut self,
+        sls: &str,
+        saltenv: &str,
+        matches: &IndexMap<String, Vec<String>>,
+        errors: &mut Vec<Diagnostic>,
+    ) -> Option<Value> {
+        let what = format!("{saltenv}:{sls}");
+        let rendered = self.cache.get(saltenv, sls);
+        let (file, rendered) = match &*rendered {
+            SlsRender::Missing => {
+                errors.push(
+                    Diagnostic::error(
+                        "missing-sls",
+                        format!(
+                            "Specified SLS {sls} in saltenv {saltenv} is not available on the salt master or through a configured fileserver"
+                        ),
+                    )
+                    .with_sls(what),
+                );
+                return None;
+            }
+            SlsRender::Failed(d) => {
+                errors.push(d.clone());
+                self.mods.insert(what);
+                return None;
+            }
+            SlsRender::Ok { file, rendered } => (file, rendered),
+        };
+        self.mods.insert(what.clone());
+        let node = rendered.data.as_ref()?;
+        let data = node.to_value();
+        if !data.truthy() {
+            return None;
+        }
+        let label_file = if rendered.template.text == rendered.text.text {
+            rendered.template.clone()
+        } else {
+            rendered.text.clone()
+        };
+        let Value::Map(mut state) = data else {
+            errors.push(
+                Diagnostic::error(
+                    "sls-not-dict",
+                    format!("SLS {sls} does not render to a dictionary"),
+                )
+                .with_sls(what)
+                .with_primary(crate::diag::Label::new(&label_file, node.span.clone(), "renders to this")),
+            );
+            return Some(data);
+        };
+        self.record_spans(node, &label_file, &what);
+
+        let mut include = Vec::new();
+        if let Some(inc) = state.get("include") {
+            match inc {
+                Value::List(_) => {
+                    if let Some(Value::List(l)) = state.shift_remove("include") {
+                        include = l;
+                    }
+                }
+                _ => errors.push(
+                    Diagnostic::error(
+                        "include-not-list",
+                        format!("Include Declaration in SLS {sls} is not formed as a list"),
+                    )
+                    .with_sls(what.clone())
+                    .or_primary(self.sources.id("include")),
+                ),
+            }
+        }
+        handle_extend(&mut state, sls, saltenv, errors);
+        handle_exclude(&mut state, sls, errors);
+        handle_state_decls(&mut state, sls, saltenv, errors, &self.sources);
+
+        for inc in include {
+            self.process_include(inc, &mut state, sls, saltenv, file, matches, errors);
+        }
+        if self.auto_order {
+            self.handle_iorder(&mut state);
+        }
+        Some(Value::Map(state))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn process_include(
+        &mut self,
+        inc: Value,
+        state: &mut Map,
+        sls: &str,
+        saltenv: &str,
+        file: &SlsFile,
+        matches: &IndexMap<String, Vec<String>>,
+        errors: &mut Vec<Diagnostic>,
+    ) {
+        let what = format!("{saltenv}:{sls}");
+        let (env_key, inc_sls) = match inc {
+            Value::Map(m) => match m.into_iter().last() {
+                Some((k, v)) => (k.py_str(), v.py_str()),
+                None => return,
+            },
+            other => (saltenv.to_string(), other.py_str()),
+        };
+        if !self.fs.has_env(&env_key) && env_key != "_xenv" {
+            errors.push(
+                Diagnostic::error(
+                    "include-unknown-env",
+                    format!(
+                        "Nonexistent saltenv '{env_key}' found in include of '{inc_sls}' within SLS '{what}'"
+                    ),
+                )
+                .with_sls(what.clone())
+                .or_primary(self.sources.id("include")),
+            );
+            return;
+        }
+        let inc_sls = if inc_sls.starts_with('.') {
+            match resolve_relative(&inc_sls, sls, file.is_init()) {
+                Ok(s) => s,
+                Err(()) => {
+                    errors.push(
+                        Diagnostic::error(
+                            "include-beyond-top",
+                            format!(
+                                "Attempted relative include of '{inc_sls}' within SLS '{what}' goes beyond top level package "
+                            ),
+                        )
+                        .with_sls(what.clone()),
+                    );
+                    return;
+                }
+            }
+        } else {
+            inc_sls
+        };
+        let listed = |env: &str| {
+            self.fs
+                .list_sls(env)
+                .iter()
+                .any(|s| fnmatch(s, &inc_sls))
+        };
+        let resolved: Vec<String> = if env_key != "_xenv" {
+            if matches.contains_key(&env_key) || listed(&env_key) {
+                vec![env_key.clone()]
+            } else {
+                vec![]
+            }
+        } else {
+            matches.keys().filter(|e| listed(e)).cloned().collect()
+        };
+        if resolved.len() == 1 || resolved.iter().any(|e| e == saltenv) {
+            let r_env = if resolved.len() == 1 {
+                resolved[0].clone()
+            } else {
+                saltenv.to_string()
+            };
+            for target in expand_glob(self.fs.list_sls(saltenv), &inc_sls) {
+                if self.mods.contains(&format!("{r_env}:{target}")) {
+                    continue;
+                }
+                let mut errs = Vec::new();
+                let nstate = self.render_state(&target, &r_env, matches, &mut errs);
+                if let Some(Value::Map(mut nstate)) = nstate {
+                    for (id, body) in nstate.iter_mut() {
+                        if id.as_str().is_some_and(|s| s.starts_with("__")) {
+                            continue;
+                        }
+                        if let Value::Map(b) = body {
+                            let list = b
+                                .entry("__sls_included_from__".into())
+                                .or_insert_with(|| Value::List(vec![]));
+                            if let Value::List(l) = list {
+                                l.push(sls.into());
+                            }
+                        }
+                    }
+                    merge_included_states(state, Value::Map(nstate), errors);
+                } else if let Some(other) = nstate {
+                    merge_included_states(state, other, errors);
+                }
+                errors.extend(errs);
+            }
+        } else {
+            let msg = if resolved.is_empty() {
+                let envs = if env_key == "_xenv" {
+                    matches.keys().cloned().collect::<Vec<_>>().join(", ")
+                } else {
+                    env_key.clone()
+                };
+                format!(
+                    "Unknown include: Specified SLS {env_key}: {inc_sls} is not available on the salt master in saltenv(s): {envs} "
+                )
+            } else {
+                format!(
+                    "Ambiguous include: Specified SLS {env_key}: {inc_sls} is available on the salt master in multiple available saltenvs: {}",
+                    resolved.join(", ")
+                )
+            };
+            errors.push(Diagnostic::error("bad-include", msg).with_sls(what));
+        }
+    }
+
+    /// Append `{order: N}` to every state declaration without an order.
+    fn handle_iorder(&mut self, state: &mut Map) {
+        for (_, body) in state.iter_mut() {
+            let Value::Map(body) = body else { continue };
+            for (key, decl) in body.iter_mut() {
+                if key.as_str().is_none_or(|k| k.starts_with('_')) {
+                    continue;
+                }
+                let Value::List(args) = decl else { continue };
+                let found = args.iter().any(|a| {
+                    matches!(a, Value::Map(m) if m.keys().next().and_then(Value::as_str) == Some("order"))
+                });
+                if !found {
+                    let mut m = Map::new();
+                    m.insert("order".into(), Value::Int(self.iorder));
+                    args.push(Value::Map(m));
+                    self.iorder += 1;
+                }
+            }
+        }
+    }
+
+    /// Record where each ID, state module and argument of a file was written.
+    fn record_spans(&mut self, node: &Node, file: &Arc<SourceFile>, sls: &str) {
+        let NodeValue::Map(entries) = &node.value else { return };
+        for (k, v) in entries {
+            let key = match &k.value {
+                NodeValue::Str(s) => s.clone(),
+                NodeValue::Int(i) => i.to_string(),
+                _ => continue,
+            };
+            if key == "include" || key == "exclude" {
+                self.sources
+                    .insert_id(key.clone(), id_spans(file, sls, k, v));
+                continue;
+            }
+            if key == "extend" {
+                if let NodeValue::Map(ext) = &v.value {
+                    for (ek, ev) in ext {
+                        if let NodeValue::Str(eid) = &ek.value {
+                            self.sources
+                                .insert_extend(eid.clone(), id_spans(file, sls, ek, ev));
+                        }
+                    }
+                }
+                continue;
+            }
+            self.sources.insert_id(key, id_spans(file, sls, k, v));
+        }
+    }
+}
+
+fn id_spans(file: &Arc<SourceFile>, sls: &str, key: &Node, body: &Node) -> IdSpans {
+    let mut states = IndexMap::new();
+    if let NodeValue::Map(decls) = &body.value {
+        for (sk, sv) in decls {
+            let NodeValue::Str(name) = &sk.value else { continue };
+            let module = name.split('.').next().unwrap_or(name).to_string();
+            let mut args = Vec::new();
+            if let NodeValue::List(items) = &sv.value {
+                for it in items {
+                    let k = match &it.value {
+                        NodeValue::Map(m) => m.first().and_then(|(k, _)| match &k.value {
+                            NodeValue::Str(s) => Some(s.clone()),
+                            _ => None,
+                        }),
+                        _ => None,
+                    };
+                    args.push((k, it.span.clone()));
+                }
+            }
+            states.insert(
+                module,
+                StateSpans {
+                    key: sk.span.clone(),
+                    args,
+                },
+            );
+        }
+    }
+    IdSpans {
+        file: file.clone(),
+        sls: sls.to_string(),
+        key: key.span.clone(),
+        states,
+    }
+}
+
+/// Salt's `_handle_extend`: move `extend` into `__extend__`.
+fn handle_extend(state: &mut Map, sls: &str, saltenv: &str, errors: &mut Vec<Diagnostic>) {
+    let Some(ext) = state.shift_remove("extend") else { return };
+    let Value::Map(mut ext) = ext else {
+        errors.push(
+            Diagnostic::error(
+                "bad-extend",
+                format!("Extension value in SLS '{sls}' is not a dictionary"),
+            )
+            .with_sls(format!("{saltenv}:{sls}")),
+        );
+        return;
+    };
+    let mut bad = Vec::new();
+    for (name, body) in ext.iter_mut() {
+        let Value::Map(body) = body else {
+            errors.push(
+                Diagnostic::error(
+                    "bad-extend",
+                    format!(
+                        "Extension name '{}' in SLS '{sls}' is not a dictionary",
+                        name.py_str()
+                    ),
+                )
+                .with_sls(format!("{saltenv}:{sls}"))
+                .with_id(name.py_str()),
+            );
+            bad.push(name.clone());
+            continue;
+        };
+        if !body.contains_key("__sls__") {
+            body.insert("__sls__".into(), sls.into());
+        }
+        if !body.contains_key("__env__") {
+            body.insert("__env__".into(), saltenv.into());
+        }
+        let keys: Vec<Value> = body.keys().cloned().collect();
+        for key in keys {
+            let Some(k) = key.as_str() else { continue };
+            if k.starts_with('_') || !matches!(body.get(k), Some(Value::List(_))) {
+                continue;
+            }
+            if let Some((module, fun)) = k.split_once('.') {
+                let fun = fun.split('.').next().unwrap_or(fun).to_string();
+                let module = module.to_string();
+                if let Some(Value::List(mut args)) = body.shift_remove(k) {
+                    args.push(fun.into());
+                    body.insert(module.into(), Value::List(args));
+                }
+            }
+        }
+    }
+    state
+        .entry("__extend__".into())
+        .or_insert_with(|| Value::List(vec![]));
+    if let Some(Value::List(l)) = state.get_mut("__extend__") {
+        l.push(Value::Map(ext));
+    }
+}
+
+/// Salt's `_handle_exclude`: move `exclude` into `__exclude__`.
+fn handle_exclude(state: &mut Map, sls: &str, errors: &mut Vec<Diagnostic>) {
+    let Some(exc) = state.shift_remove("exclude") else { return };
+    let items: Vec<Value> = match exc {
+        Value::List(l) => l,
+        other => {
+            errors.push(Diagnostic::error(
+                "exclude-not-list",
+                format!("Exclude Declaration in SLS {sls} is not formed as a list"),
+            ));
+            // Python's list.extend iterates what it is given.
+            match other {
+                Value::Str(s) => s.chars().map(|c| Value::Str(c.to_string())).collect(),
+                Value::Map(m) => m.into_keys().collect(),
+                _ => vec![],
+            }
+        }
+    };
+    state
+        .entry("__exclude__".into())
+        .or_insert_with(|| Value::List(vec![]));
+    if let Some(Value::List(l)) = state.get_mut("__exclude__") {
+        l.extend(items);
+    }
+}
+
+/// Salt's `_handle_state_decls`: pad short declarations, fold `mod.fun`
+/// keys into `mod: [..., fun]`, stamp `__sls__` / `__env__`.
+fn handle_state_decls(
+    state: &mut Map,
+    sls: &str,
+    saltenv: &str,
+    errors: &mut Vec<Diagnostic>,
+    sources: &SourceMap,
+) {
+    for (name, body) in state.iter_mut() {
+        let id = name.py_str();
+        if !matches!(body, Value::Map(_)) {
+            if id == "__extend__" || id == "__exclude__" {
+                continue;
+            }
+            if let Value::Str(s) = body {
+                if s.contains('.') {
+                    let mut comps = s.split('.');
+                    let module = comps.next().unwrap_or("").to_string();
+                    let fun = comps.next().unwrap_or("").to_string();
+                    let mut m = Map::new();
+                    m.insert("__sls__".into(), sls.into());
+                    m.insert("__env__".into(), saltenv.into());
+                    m.insert(module.into(), Value::List(vec![fun.into()]));
+                    *body = Value::Map(m);
+                    continue;
+                }
+            }
+            errors.push(
+                Diagnostic::error(
+                    "bad-state-declaration",
+                    format!("ID {id} in SLS {sls} is not a dictionary"),
+                )
+                .with_sls(format!("{saltenv}:{sls}"))
+                .with_id(id.clone())
+                .or_primary(sources.id(&id)),
+            );
+            continue;
+        }
+        let Value::Map(body) = body else { continue };
+        let mut skeys: HashSet<String> = HashSet::new();
+        let keys: Vec<Value> = body.keys().cloned().collect();
+        for key in keys {
+            let Some(k) = key.as_str() else { continue };
+            if k.starts_with('_') || !matches!(body.get(k), Some(Value::List(_))) {
+                continue;
+            }
+            if k.contains('.') {
+                let mut comps = k.split('.');
+                let module = comps.next().unwrap_or("").to_string();
+                let fun = comps.next().unwrap_or("").to_string();
+                if skeys.contains(&module) {
+                    errors.push(
+                        Diagnostic::error(
+                            "duplicate-state-module",
+                            format!(
+                                "ID '{id}' in SLS '{sls}' contains multiple state declarations of the same type"
+                            ),
+                        )
+                        .with_sls(format!("{saltenv}:{sls}"))
+                        .with_id(id.clone())
+                        .or_primary(sources.state(&id, &module)),
+                    );
+                    continue;
+                }
+                if let Some(Value::List(mut args)) = body.shift_remove(k) {
+                    args.push(fun.into());
+                    body.insert(module.clone().into(), Value::List(args));
+                }
+                skeys.insert(module);
+                continue;
+            }
+            skeys.insert(k.to_string());
+        }
+        if !body.contains_key("__sls__") {
+            body.insert("__sls__".into(), sls.into());
+        }
+        if !body.contains_key("__env__") {
+            body.insert("__env__".into(), saltenv.into());
+        }
+    }
+}
+
+/// Salt's `merge_included_states`: concatenate `__extend__` / `__exclude__`,
+/// report conflicting IDs, then let `state` overwrite `high`.
+pub fn merge_included_states(high: &mut Map, state: Value, errors: &mut Vec<Diagnostic>) {
+    let mut state = match state {
+        Value::Map(m) => m,
+        other => {
+            errors.push(Diagnostic::error(
+                "sls-not-dict",
+                format!(
+                    "Error when rendering state with contents: {}",
+                    other.py_repr()
+                ),
+            ));
+            return;
+        }
+    };
+    for key in ["__extend__", "__exclude__"] {
+        if let Some(Value::List(items)) = state.shift_remove(key) {
+            let entry = high
+                .entry(key.into())
+                .or_insert_with(|| Value::List(vec![]));
+            if let Value::List(l) = entry {
+                l.extend(items);
+            }
+        }
+    }
+    for (id, body) in &state {
+        if let Some(existing) = high.get(id) {
+            if existing != body {
+                let loc = |b: &Value| {
+                    format!(
+                        "{}:{}",
+                        b.get("__env__").map(Value::py_str).unwrap_or_default(),
+                        b.get("__sls__").map(Value::py_str).unwrap_or_default()
+                    )
+                };
+                errors.push(
+                    Diagnostic::error(
+                        "duplicate-id",
+                        format!(
+                            "Detected conflicting IDs, SLS IDs need to be globally unique.\n    The conflicting ID is '{}' and is found in SLS '{}' and SLS '{}'",
+                            id.py_str(),
+                            loc(existing),
+                            loc(body)
+                        ),
+                    )
+                    .with_id(id.py_str()),
+                );
+            }
+        }
+    }
+    for (id, body) in state {
+        high.insert(id, body);
+    }
+}
+
+/// Split `__extend__` into single-ID dicts and drop exact duplicates.
+fn clean_duplicate_extends(high: &mut Map) {
+    let Some(Value::List(exts)) = high.get_mut("__extend__") else { return };
+    let mut seen: Vec<(Value, Value)> = Vec::new();
+    for ext in exts.drain(..) {
+        if let Value::Map(m) = ext {
+            for (k, v) in m {
+                if !seen.iter().any(|(a, b)| *a == k && *b == v) {
+                    seen.push((k, v));
+                }
+            }
+        }
+    }
+    *exts = seen
+        .into_iter()
+        .map(|(k, v)| {
+            let mut m = Map::new();
+            m.insert(k, v);
+            Value::Map(m)
+        })
+        .collect();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_includes_follow_salt() {
+        assert_eq!(resolve_relative(".sib", "p.q", true).unwrap(), "p.q.sib");
+        assert_eq!(resolve_relative("..up", "p.q", true).unwrap(), "p.up");
+        assert_eq!(resolve_relative("...top", "p.q", true).unwrap(), "top");
+        assert!(resolve_relative("....x", "p.q", true).is_err());
+        assert_eq!(resolve_relative(".sib", "p.q", false).unwrap(), "p.sib");
+        assert_eq!(resolve_relative("plain", "p.q", false).unwrap(), "plain");
+    }
+
+    #[test]
+    fn state_decls_fold_dotted_keys() {
+        let mut state = Map::new();
+        let mut body = Map::new();
+        body.insert("service.running".into(), Value::List(vec![]));
+        body.insert("pkg".into(), Value::List(vec!["installed".into()]));
+        state.insert("httpd".into(), Value::Map(body));
+        state.insert("short".into(), "test.nop".into());
+        let mut errors = vec![];
+        handle_state_decls(&mut state, "web", "base", &mut errors, &SourceMap::default());
+        assert!(errors.is_empty());
+        let keys: Vec<String> = state["httpd"].as_map().unwrap().keys().map(Value::py_str).collect();
+        assert_eq!(keys, ["pkg", "service", "__sls__", "__env__"]);
+        assert_eq!(
+            state["short"].py_repr(),
+            "{'__sls__': 'web', '__env__': 'base', 'test': ['nop']}"
+        );
+    }
+}

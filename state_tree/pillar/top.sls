@@ -1,0 +1,5 @@
+base:
+  '*':
+    - users
+  'web*':
+    - web

@@ -1,0 +1,4 @@
+{%- from tpldir ~ "/map.jinja" import nginx with context %}
+nginx-package:
+  pkg.installed:
+    - name: {{ nginx.package }}

@@ -1,0 +1,7 @@
+base:
+  '*':
+    - users
+  'web*':
+    - nginx
+  'G@roles:app':
+    - app

@@ -1,0 +1,207 @@
+//! The Salt conformance corpus as data-driven tests: one trial per case
+//! directory and mode under `tests/corpus/`. Expected files came from real
+//! Salt 3008.5. Cases listed in `tests/corpus-known-failures.txt` must still
+//! fail (a case that starts passing must be removed from the list).
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use lowstate::compile::{Options, Session};
+use lowstate::config::{Config, SaltVersion};
+use lowstate::diag::Diagnostics;
+use lowstate::value::Value;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+fn main() {
+    let args = Arguments::from_args();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let known = known_failures(&root.join("corpus-known-failures.txt"));
+    let mut trials = Vec::new();
+    for (group, dir, version) in [
+        ("salt", root.join("corpus"), SaltVersion::V3008),
+        ("salt3006", root.join("corpus-3006"), SaltVersion::V3006),
+    ] {
+        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
+        let mut cases: Vec<PathBuf> = rd.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+        cases.sort();
+        for case in cases {
+            let name = case.file_name().unwrap().to_string_lossy().into_owned();
+            for mode in ["highstate", "lowstate", "runorder"] {
+                if !case.join("expected").join(format!("{mode}.json")).is_file() {
+                    continue;
+                }
+                let key = format!("{group}/{name}/{mode}");
+                let expect_fail = known.get(&key).cloned();
+                let case = case.clone();
+                trials.push(Trial::test(key, move || {
+                    let result = run_case(&case, mode, version);
+                    match (result, expect_fail) {
+                        (r, None) => r,
+                        (Ok(()), Some(reason)) => Err(format!(
+                            "passes now but is listed in corpus-known-failures.txt ({reason}): remove it from the list"
+                        )
+                        .into()),
+                        (Err(_), Some(_)) => Ok(()),
+                    }
+                }));
+            }
+        }
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
+
+/// `group/case/mode reason...` lines; `#` starts a comment.
+fn known_failures(path: &Path) -> HashMap<String, String> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| match l.split_once(char::is_whitespace) {
+            Some((k, r)) => (k.to_string(), r.trim().to_string()),
+            None => (l.to_string(), String::new()),
+        })
+        .collect()
+}
+
+struct CaseMeta {
+    expect_error: bool,
+    mentions: Vec<String>,
+}
+
+fn meta(case: &Path) -> CaseMeta {
+    let text = std::fs::read_to_string(case.join("case.yaml")).unwrap_or_default();
+    let v = lowstate::render::yaml::load_value(&text).unwrap_or_default();
+    CaseMeta {
+        expect_error: v.get("expect").and_then(Value::as_str) == Some("error"),
+        mentions: v
+            .get("error_mentions")
+            .and_then(Value::as_list)
+            .map(|l| l.iter().map(Value::py_str).collect())
+            .unwrap_or_default(),
+    }
+}
+
+fn run_case(case: &Path, mode: &str, version: SaltVersion) -> Result<(), Failed> {
+    let meta = meta(case);
+    let expected_text = std::fs::read_to_string(case.join("expected").join(format!("{mode}.json")))
+        .map_err(|e| format!("cannot read expected: {e}"))?;
+    let expected: serde_json::Value =
+        serde_json::from_str(&expected_text).map_err(|e| format!("bad expected json: {e}"))?;
+    let config = Config::load(case).map_err(|d| format!("config: {}", d.message))?;
+    let session = Session::new(
+        config,
+        Options {
+            version,
+            ..Options::default()
+        },
+    );
+    let actual: Result<Value, Diagnostics> = match mode {
+        "highstate" => session.highstate().and_then(|hs| {
+            if hs.errors.is_empty() {
+                Ok(Value::Map(hs.high))
+            } else {
+                Err(hs.errors.into())
+            }
+        }),
+        "lowstate" => session
+            .lowstate()
+            .map(|c| Value::List(c.into_iter().map(Value::Map).collect())),
+        "runorder" => lowstate::simulate::run_session(&session).map(|r| r.to_value()),
+        _ => unreachable!(),
+    };
+    if meta.expect_error {
+        let diags = match actual {
+            Ok(v) => {
+                return Err(format!(
+                    "expected a compile error, got output:\n{}",
+                    truncate(&v.to_json_pretty())
+                )
+                .into())
+            }
+            Err(d) => d,
+        };
+        let all: String = diags
+            .0
+            .iter()
+            .map(|d| {
+                format!(
+                    "{}\n{}\n{}\n{}\n",
+                    d.message,
+                    d.notes.join("\n"),
+                    d.sls.clone().unwrap_or_default(),
+                    d.id.clone().unwrap_or_default()
+                )
+            })
+            .collect();
+        for m in &meta.mentions {
+            if !all.contains(m.as_str()) {
+                return Err(format!("diagnostics do not mention {m:?}:\n{all}").into());
+            }
+        }
+        // Where Salt's own message list is known exactly, match it too
+        // (except messages that embed a Python traceback).
+        if let serde_json::Value::Array(items) = &expected {
+            let exp: Vec<String> = items.iter().filter_map(|i| i.as_str().map(String::from)).collect();
+            let exact = exp.len() == items.len() && !exp.iter().any(|m| m.contains("Traceback"));
+            if exact && !exp.is_empty() && diags.messages() != exp {
+                return Err(format!(
+                    "messages differ from Salt's\n  salt: {exp:#?}\n  ours: {:#?}",
+                    diags.messages()
+                )
+                .into());
+            }
+        }
+        return Ok(());
+    }
+    let actual = match actual {
+        Ok(v) => v.to_json(),
+        Err(d) => return Err(format!("unexpected errors:\n{d}").into()),
+    };
+    match first_difference(&expected, &actual, "$") {
+        None => Ok(()),
+        Some(diff) => Err(format!("{diff}\nactual:\n{}", truncate(&serde_json::to_string_pretty(&actual).unwrap_or_default())).into()),
+    }
+}
+
+fn truncate(s: &str) -> String {
+    if s.len() > 3000 {
+        format!("{}\n...", &s[..s.floor_char_boundary(3000)])
+    } else {
+        s.to_string()
+    }
+}
+
+/// The first JSON path where two values differ (arrays by position, objects
+/// by key set, numbers numerically).
+fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> Option<String> {
+    use serde_json::Value as J;
+    match (a, b) {
+        (J::Object(x), J::Object(y)) => {
+            for (k, v) in x {
+                match y.get(k) {
+                    None => return Some(format!("{path}.{k}: missing (expected {v})")),
+                    Some(w) => {
+                        if let Some(d) = first_difference(v, w, &format!("{path}.{k}")) {
+                            return Some(d);
+                        }
+                    }
+                }
+            }
+            y.keys()
+                .find(|k| !x.contains_key(*k))
+                .map(|k| format!("{path}.{k}: unexpected key"))
+        }
+        (J::Array(x), J::Array(y)) => {
+            for (i, (v, w)) in x.iter().zip(y).enumerate() {
+                if let Some(d) = first_difference(v, w, &format!("{path}[{i}]")) {
+                    return Some(d);
+                }
+            }
+            (x.len() != y.len())
+                .then(|| format!("{path}: expected {} items, got {}", x.len(), y.len()))
+        }
+        (J::Number(x), J::Number(y)) => {
+            (x.as_f64() != y.as_f64()).then(|| format!("{path}: expected {x}, got {y}"))
+        }
+        _ => (a != b).then(|| format!("{path}: expected {a}, got {b}")),
+    }
+}
