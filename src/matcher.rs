@@ -159,7 +159,7 @@ pub fn glob_match(tgt: &str, id: &str) -> bool {
 
 /// `pcre`: Python `re.match(tgt, minion_id)`, anchored at the start only.
 pub fn pcre_match(tgt: &str, id: &str) -> MatchResult {
-    Ok(py_re_match(tgt, id)?)
+    py_re_match(tgt, id)
 }
 
 /// `list`: a comma-separated string containing the id (or equal to it), or
