@@ -9,7 +9,8 @@ use crate::high::build::{Builder, Highstate, RenderCache};
 use crate::render::jinja::{Jinja, RenderData, SlsContext, TemplateLoader};
 use crate::render::{render_file, RenderEnv};
 use crate::value::{Map, Value};
-use indexmap::IndexMap;
+use crate::matcher::Minion;
+use crate::top::{self, TopLoader, TopMatches, TopOptions};
 use std::sync::Arc;
 
 /// What to compile, beyond the minion config.
@@ -74,147 +75,76 @@ impl Session {
         }
     }
 
-    /// Read and render the top files; merge them; match this minion.
-    /// `Ok(matches)` maps saltenv → SLS names/globs in Salt's order.
-    pub fn matches(&self) -> Result<IndexMap<String, Vec<String>>, Diagnostics> {
-        let saltenv = self.config.saltenv.clone().unwrap_or_else(|| "base".into());
+    /// Read, render and merge the top files, then match this minion:
+    /// saltenv → SLS names/globs in Salt's order. `verify` adds Salt's
+    /// `verify_tops` errors (as `show_highstate` does).
+    pub fn matches(&self, verify: bool) -> Result<TopMatches, Diagnostics> {
         if let Some(list) = &self.options.sls {
-            let mut m = IndexMap::new();
+            let saltenv = self.config.saltenv.clone().unwrap_or_else(|| "base".into());
+            let mut m = TopMatches::new();
             m.insert(saltenv, list.clone());
             return Ok(m);
         }
+        let opts = TopOptions::from_config(&self.config);
         let avail: Vec<String> = self.fs.envs().map(str::to_string).collect();
-        let top_path = self
-            .config
-            .state_top
-            .strip_prefix("salt://")
-            .unwrap_or(&self.config.state_top)
-            .to_string();
-        let top_env = RenderEnv {
-            jinja: &self.jinja_top,
-            default_pipe: &self.config.renderer,
+        let mut loader = TopFiles {
+            session: self,
+            env: RenderEnv {
+                jinja: &self.jinja_top,
+                default_pipe: &self.config.renderer,
+            },
         };
-        let mut tops: IndexMap<String, Vec<Value>> = IndexMap::new();
-        let mut errors = Vec::new();
-        for env in crate::top::envs_to_read(&self.config, &avail) {
-            let rendered = match self.fs.find_file(&env, &top_path) {
-                None => Value::Map(Map::new()),
-                Some(path) => {
-                    let text = std::fs::read_to_string(&path).unwrap_or_default();
-                    let file = SourceFile::new(path.display().to_string(), text);
-                    let ctx = SlsContext {
-                        saltenv: env.clone(),
-                        sls: String::new(),
-                        tplfile: top_path.clone(),
-                        tplpath: path.display().to_string(),
-                    };
-                    match render_file(&top_env, file, &ctx, &format!("{env}:top")) {
-                        Ok(r) => r.data.map(|n| n.to_value()).unwrap_or(Value::Map(Map::new())),
-                        Err(mut d) => {
-                            d.code = "top-render-error";
-                            d.message = format!(
-                                "The top file of saltenv '{env}' failed to render; Salt logs this and compiles nothing: {}",
-                                d.message
-                            );
-                            errors.push(d);
-                            Value::Map(Map::new())
-                        }
-                    }
-                }
-            };
-            tops.entry(env).or_default().push(rendered);
-        }
-        // Top files may include further top files.
-        self.render_top_includes(&mut tops, &top_env, &mut errors);
+        let (merged, diags) = top::get_top(&opts, &avail, &mut loader);
+        let mut errors: Vec<Diagnostic> = diags.into_iter().filter(Diagnostic::is_error).collect();
         if !errors.is_empty() {
+            for d in &mut errors {
+                d.notes.push(
+                    "Salt only logs a broken top file and compiles nothing; lowstate fails instead".into(),
+                );
+            }
             return Err(errors.into());
         }
-        let (merged, diags) = crate::top::merge_tops(&tops, &self.config);
+        if verify {
+            errors.extend(top::verify_tops(&merged));
+        }
+        let minion = Minion::new(&self.config, &self.data.pillar);
+        let known = top::known_envs(&opts, &avail);
+        let (matches, diags) = top::top_matches(&merged, &minion, &opts, &known);
         errors.extend(diags.into_iter().filter(Diagnostic::is_error));
         if !errors.is_empty() {
             return Err(errors.into());
         }
-        let minion = crate::matcher::Minion {
-            id: &self.config.id,
-            grains: &self.data.grains,
-            pillar: &self.data.pillar,
-            opts: &self.config.opts,
-        };
-        let matches = crate::top::top_matches(&merged, &minion, &avail);
         if matches.values().all(Vec::is_empty) {
-            return Err(Diagnostic::error(
-                "no-top-match",
-                "No Top file or master_tops data matches found. Please see master log for details.",
-            )
-            .with_note(format!("minion id is '{}'", self.config.id))
-            .into());
+            return Err(Diagnostic::error("no-top-match", top::NO_TOP_MATCH)
+                .with_note(format!(
+                    "no target in the top file matches minion id '{}'",
+                    self.config.id
+                ))
+                .into());
         }
         Ok(matches)
     }
 
-    fn render_top_includes(
-        &self,
-        tops: &mut IndexMap<String, Vec<Value>>,
-        env: &RenderEnv<'_>,
-        errors: &mut Vec<Diagnostic>,
-    ) {
-        let mut pending: Vec<(String, String)> = Vec::new();
-        for (saltenv, list) in tops.iter_mut() {
-            for top in list.iter_mut() {
-                if let Some(m) = top.as_map_mut() {
-                    if let Some(Value::List(inc)) = m.shift_remove("include") {
-                        for i in inc {
-                            pending.push((saltenv.clone(), i.py_str()));
-                        }
-                    }
-                }
-            }
-        }
-        let mut done = std::collections::HashSet::new();
-        while let Some((saltenv, pat)) = pending.pop() {
-            for sls in crate::high::build::expand_glob(self.fs.list_sls(&saltenv), &pat) {
-                if !done.insert((saltenv.clone(), sls.clone())) {
-                    continue;
-                }
-                let Some(file) = self.fs.find_sls(&saltenv, &sls) else { continue };
-                let text = std::fs::read_to_string(&file.path).unwrap_or_default();
-                let src = SourceFile::new(file.path.display().to_string(), text);
-                let ctx = SlsContext {
-                    saltenv: saltenv.clone(),
-                    sls: String::new(),
-                    tplfile: file.rel.clone(),
-                    tplpath: file.path.display().to_string(),
-                };
-                match render_file(env, src, &ctx, &format!("{saltenv}:{sls}")) {
-                    Ok(r) => {
-                        let mut v = r.data.map(|n| n.to_value()).unwrap_or_default();
-                        if let Some(Value::List(inc)) =
-                            v.as_map_mut().and_then(|m| m.shift_remove("include"))
-                        {
-                            for i in inc {
-                                pending.push((saltenv.clone(), i.py_str()));
-                            }
-                        }
-                        tops.entry(saltenv.clone()).or_default().push(v);
-                    }
-                    Err(d) => errors.push(d),
-                }
-            }
-        }
-    }
-
     /// The high data (`state.show_highstate`), with render/merge errors.
     pub fn highstate(&self) -> Result<Highstate, Diagnostics> {
-        let matches = self.matches()?;
+        self.highstate_with(true)
+    }
+
+    fn highstate_with(&self, verify_tops: bool) -> Result<Highstate, Diagnostics> {
+        let matches = self.matches(verify_tops)?;
+        let opts = TopOptions::from_config(&self.config);
+        let avail: Vec<String> = self.fs.envs().map(str::to_string).collect();
+        let known = top::known_envs(&opts, &avail);
+        let steps = top::plan_highstate(&matches, &known, &mut |env| self.fs.list_sls(env).to_vec());
         let cache = RenderCache::new(&self.fs, self.sls_env());
         let hs = Builder::new(&self.fs, &cache, self.config.state_auto_order)
-            .render_highstate(&matches);
+            .render_highstate(&matches, steps);
         Ok(hs)
     }
 
     /// The lowstate (`state.show_lowstate`): ordered chunks, or errors.
     pub fn lowstate(&self) -> Result<Vec<Map>, Diagnostics> {
-        let hs = self.highstate()?;
+        let hs = self.highstate_with(false)?;
         if !hs.errors.is_empty() {
             return Err(hs.errors.into());
         }
@@ -254,6 +184,52 @@ impl Session {
                 })
             }
             _ => Ok(text),
+        }
+    }
+}
+
+/// Renders top files for the top stage.
+struct TopFiles<'s> {
+    session: &'s Session,
+    env: RenderEnv<'s>,
+}
+
+impl TopFiles<'_> {
+    fn render(&self, env: &str, rel: &str, path: &std::path::Path) -> Result<Option<Value>, Diagnostic> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Diagnostic::error("io", format!("{}: {e}", path.display())))?;
+        let file = SourceFile::new(path.display().to_string(), text);
+        let ctx = SlsContext {
+            saltenv: env.to_string(),
+            sls: String::new(),
+            tplfile: rel.to_string(),
+            tplpath: path.display().to_string(),
+        };
+        render_file(&self.env, file, &ctx, &format!("{env}:top"))
+            .map(|r| r.data.map(|n| n.to_value()))
+            .map_err(|mut d| {
+                d.code = "top-render-error";
+                d
+            })
+    }
+}
+
+impl TopLoader for TopFiles<'_> {
+    fn render_top(&mut self, env: &str) -> Result<Option<Value>, Diagnostic> {
+        let cfg = &self.session.config.state_top;
+        let rel = cfg.strip_prefix("salt://").unwrap_or(cfg).to_string();
+        match self.session.fs.find_file(env, &rel) {
+            None => Ok(None),
+            Some(path) => self.render(env, &rel, &path),
+        }
+    }
+    fn list_sls(&mut self, env: &str) -> Vec<String> {
+        self.session.fs.list_sls(env).to_vec()
+    }
+    fn render_include(&mut self, env: &str, sls: &str) -> Result<Option<Value>, Diagnostic> {
+        match self.session.fs.find_sls(env, sls) {
+            None => Ok(None),
+            Some(f) => self.render(env, &f.rel, &f.path),
         }
     }
 }

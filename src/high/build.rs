@@ -15,6 +15,7 @@ use crate::fnmatch::fnmatch;
 use crate::render::jinja::SlsContext;
 use crate::render::yaml::{Node, NodeValue};
 use crate::render::{render_file, RenderEnv, Rendered};
+use crate::top::{missing_sls_message, RenderStep};
 use crate::value::{Map, Value};
 use indexmap::IndexMap;
 use rayon::prelude::*;
@@ -239,48 +240,45 @@ impl<'a> Builder<'a> {
 
     /// `render_highstate`: every (saltenv → SLS patterns) entry the top
     /// file matched, in order.
-    pub fn render_highstate(mut self, matches: &IndexMap<String, Vec<String>>) -> Highstate {
+    pub fn render_highstate(
+        mut self,
+        matches: &IndexMap<String, Vec<String>>,
+        steps: Vec<RenderStep>,
+    ) -> Highstate {
         // Render everything reachable first, in parallel.
-        let mut roots = Vec::new();
-        for (env, list) in matches {
-            for pat in list {
-                for sls in expand_glob(self.fs.list_sls(env), pat) {
-                    roots.push((env.clone(), sls));
-                }
-            }
-        }
+        let roots = steps
+            .iter()
+            .filter_map(|s| match s {
+                RenderStep::Render { env, sls, .. } => Some((env.clone(), sls.clone())),
+                RenderStep::Error(_) => None,
+            })
+            .collect();
         self.cache.prefetch(roots);
 
         let mut high = Map::new();
         let mut all_errors = Vec::new();
-        for (env, list) in matches {
-            for pat in list {
-                let mut errors = Vec::new();
-                if !self.fs.has_env(env) {
-                    all_errors.push(Diagnostic::error(
-                        "unknown-saltenv",
-                        format!("No matching salt environment for environment '{env}' found"),
-                    ));
+        for step in steps {
+            let (env, sls, sls_match) = match step {
+                RenderStep::Error(d) => {
+                    all_errors.push(d);
+                    continue;
                 }
-                for sls in expand_glob(self.fs.list_sls(env), pat) {
-                    if self.mods.contains(&format!("{env}:{sls}")) {
-                        continue;
-                    }
-                    let state = self.render_state(&sls, env, matches, &mut errors);
-                    if let Some(state) = state {
-                        merge_included_states(&mut high, state, &mut errors);
-                    }
-                }
-                // Salt rewords "not available" for the SLS the top file named.
-                let this_sls = format!("SLS {pat} in saltenv");
-                for e in errors.iter_mut() {
-                    if e.message.contains("is not available") && e.message.contains(&this_sls) {
-                        e.message = format!("No matching sls found for '{pat}' in env '{env}'");
-                        e.code = "missing-sls-in-top";
-                    }
-                }
-                all_errors.extend(errors);
+                RenderStep::Render { env, sls, sls_match } => (env, sls, sls_match),
+            };
+            if self.mods.contains(&format!("{env}:{sls}")) {
+                continue;
             }
+            let mut errors = Vec::new();
+            if let Some(state) = self.render_state(&sls, &env, matches, &mut errors) {
+                merge_included_states(&mut high, state, &mut errors);
+            }
+            for e in errors.iter_mut() {
+                if let Some(m) = missing_sls_message(&e.message, &sls_match, &env) {
+                    e.message = m;
+                    e.code = "missing-sls-in-top";
+                }
+            }
+            all_errors.extend(errors);
         }
         clean_duplicate_extends(&mut high);
         Highstate {
