@@ -357,7 +357,7 @@ impl<'a> Builder<'a> {
                         format!("Include Declaration in SLS {sls} is not formed as a list"),
                     )
                     .with_sls(what.clone())
-                    .or_primary(self.sources.id("include")),
+                    .or_primary(self.sources.id(&format!("include@{what}"))),
                 ),
             }
         }
@@ -386,6 +386,10 @@ impl<'a> Builder<'a> {
         errors: &mut Vec<Diagnostic>,
     ) {
         let what = format!("{saltenv}:{sls}");
+        let written = match &inc {
+            Value::Map(m) => m.values().last().map(Value::py_str).unwrap_or_default(),
+            other => other.py_str(),
+        };
         let (env_key, inc_sls) = match inc {
             Value::Map(m) => match m.into_iter().last() {
                 Some((k, v)) => (k.py_str(), v.py_str()),
@@ -402,7 +406,7 @@ impl<'a> Builder<'a> {
                     ),
                 )
                 .with_sls(what.clone())
-                .or_primary(self.sources.id("include")),
+                .or_primary(self.include_label(&what, &inc_sls)),
             );
             return;
         }
@@ -417,7 +421,8 @@ impl<'a> Builder<'a> {
                                 "Attempted relative include of '{inc_sls}' within SLS '{what}' goes beyond top level package "
                             ),
                         )
-                        .with_sls(what.clone()),
+                        .with_sls(what.clone())
+                        .or_primary(self.include_label(&what, &written)),
                     );
                     return;
                 }
@@ -470,6 +475,12 @@ impl<'a> Builder<'a> {
                 } else if let Some(other) = nstate {
                     merge_included_states(state, other, errors);
                 }
+                // A missing included file is best shown at the include line.
+                for e in errs.iter_mut() {
+                    if e.code == "missing-sls" && e.primary.is_none() {
+                        e.primary = self.include_label(&what, &written);
+                    }
+                }
                 errors.extend(errs);
             }
         } else {
@@ -488,8 +499,14 @@ impl<'a> Builder<'a> {
                     resolved.join(", ")
                 )
             };
-            errors.push(Diagnostic::error("bad-include", msg).with_sls(what));
+            let label = self.include_label(&what, &written);
+            errors.push(Diagnostic::error("bad-include", msg).with_sls(what).or_primary(label));
         }
+    }
+
+    /// The `include:` entry `written` of SLS `what` (`env:sls`).
+    fn include_label(&self, what: &str, written: &str) -> Option<crate::diag::Label> {
+        self.sources.arg(&format!("include@{what}"), "include", written)
     }
 
     /// Append `{order: N}` to every state declaration without an order.
@@ -524,8 +541,31 @@ impl<'a> Builder<'a> {
                 _ => continue,
             };
             if key == "include" || key == "exclude" {
-                self.sources
-                    .insert_id(key.clone(), id_spans(file, sls, k, v));
+                // Per file: `include@env:sls`, one "argument" per entry.
+                let args = match &v.value {
+                    NodeValue::List(items) => items
+                        .iter()
+                        .map(|it| {
+                            let name = match it.to_value() {
+                                Value::Map(m) => m.values().last().map(Value::py_str),
+                                v => Some(v.py_str()),
+                            };
+                            (name, it.span.clone())
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                let mut states = IndexMap::new();
+                states.insert(key.clone(), StateSpans { key: k.span.clone(), args });
+                self.sources.insert_id(
+                    format!("{key}@{sls}"),
+                    IdSpans {
+                        file: file.clone(),
+                        sls: sls.to_string(),
+                        key: k.span.clone(),
+                        states,
+                    },
+                );
                 continue;
             }
             if key == "extend" {
