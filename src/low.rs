@@ -223,7 +223,7 @@ impl Num {
             Num::Float(f) => f,
         }
     }
-    pub fn add(self, other: Num) -> Num {
+    pub fn plus(self, other: Num) -> Num {
         match (self, other) {
             (Num::Int(a), Num::Int(b)) => a
                 .checked_add(b)
@@ -295,12 +295,12 @@ pub fn normalise_order(chunk: &mut Map, cap: i64) -> Num {
     };
     if let Some(name_order) = chunk.shift_remove("name_order") {
         if let Some(k) = Num::of(&name_order).filter(|k| k.as_f64() != 0.0) {
-            order = order.add(Num::Float(k.as_f64() / 10000.0));
+            order = order.plus(Num::Float(k.as_f64() / 10000.0));
             chunk.insert("order".into(), order.to_value());
         }
     }
     if order.is_negative() {
-        order = order.add(Num::Int(cap.saturating_add(1_000_000)));
+        order = order.plus(Num::Int(cap.saturating_add(1_000_000)));
         chunk.insert("order".into(), order.to_value());
     }
     order

@@ -673,3 +673,198 @@ fn cycle_error(g: &RequisiteGraph, chunks: &[Map], sources: &SourceMap) -> Diagn
     }
     d
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::config::SaltVersion;
+    use crate::high::SourceMap;
+    use crate::low::{high_to_low, LowOptions};
+    use crate::value::Value;
+    use serde_json::{json, Value as Json};
+
+    /// Build high data from `(id, module, fun, order, extra args)` rows in SLS `main`.
+    fn high(states: &[(&str, &str, Json, Vec<Json>)]) -> crate::value::Map {
+        let mut m = serde_json::Map::new();
+        for (id, module, order, extra) in states {
+            let mut args = vec![json!("nop")];
+            args.extend(extra.iter().cloned());
+            if !order.is_null() {
+                args.push(json!({ "order": order }));
+            }
+            m.insert(
+                id.to_string(),
+                json!({ *module: args, "__sls__": "main", "__env__": "base" }),
+            );
+        }
+        match Value::from_json(&Json::Object(m)) {
+            Value::Map(m) => m,
+            _ => unreachable!(),
+        }
+    }
+
+    fn run(h: crate::value::Map, version: SaltVersion) -> Result<Vec<Json>, Vec<String>> {
+        high_to_low(h, &LowOptions::new(version), &SourceMap::default())
+            .map(|l| l.into_iter().map(|c| Value::Map(c).to_json()).collect())
+            .map_err(|e| e.into_iter().map(|d| d.message).collect())
+    }
+
+    fn ids(chunks: &[Json]) -> Vec<String> {
+        chunks
+            .iter()
+            .map(|c| c["__id__"].as_str().unwrap_or("?").to_string())
+            .collect()
+    }
+
+    fn req(kind: &str, target: &str) -> Json {
+        json!({ kind: [{"test": target}] })
+    }
+
+    #[test]
+    fn pull_forward_is_one_level() {
+        let h = high(&[
+            ("X", "test", json!(10000), vec![req("require", "D")]),
+            ("Y", "test", json!(10001), vec![]),
+            ("P", "test", json!(10002), vec![]),
+            ("D", "test", json!(10003), vec![req("require", "E")]),
+            ("Q", "test", json!(10004), vec![]),
+            ("E", "test", json!(10005), vec![]),
+        ]);
+        assert_eq!(
+            ids(&run(h.clone(), SaltVersion::V3008).unwrap()),
+            ["Y", "P", "E", "D", "X", "Q"]
+        );
+        assert_eq!(
+            ids(&run(h, SaltVersion::V3006).unwrap()),
+            ["X", "Y", "P", "D", "Q", "E"]
+        );
+    }
+
+    #[test]
+    fn weight_filter_ignores_lighter_later_edges() {
+        let watched_first = high(&[
+            ("X", "test", json!(20), vec![req("watch", "D")]),
+            ("Y", "test", json!(10), vec![req("require", "D")]),
+            ("Z", "test", json!(15), vec![]),
+            ("D", "test", json!(25), vec![]),
+        ]);
+        assert_eq!(
+            ids(&run(watched_first, SaltVersion::V3008).unwrap()),
+            ["Z", "D", "Y", "X"]
+        );
+        let required_first = high(&[
+            ("Y", "test", json!(10), vec![req("require", "D")]),
+            ("X", "test", json!(20), vec![req("watch", "D")]),
+            ("Z", "test", json!(15), vec![]),
+            ("D", "test", json!(25), vec![]),
+        ]);
+        assert_eq!(
+            ids(&run(required_first, SaltVersion::V3008).unwrap()),
+            ["D", "Y", "Z", "X"]
+        );
+    }
+
+    #[test]
+    fn first_last_negative_and_cap() {
+        let h = high(&[
+            ("last", "test", json!("last"), vec![]),
+            ("neg", "test", json!(-1), vec![]),
+            ("plain", "test", json!(10000), vec![]),
+            ("first", "test", json!("first"), vec![]),
+            ("none", "test", Json::Null, vec![]),
+        ]);
+        let out = run(h, SaltVersion::V3008).unwrap();
+        assert_eq!(ids(&out), ["first", "plain", "none", "neg", "last"]);
+        let orders: Vec<&Json> = out.iter().map(|c| &c["order"]).collect();
+        assert_eq!(
+            orders,
+            [
+                &json!(0),
+                &json!(10000),
+                &json!(10100),
+                &json!(1010099),
+                &json!(1010100)
+            ]
+        );
+        // A missing order is added at the end of the chunk, after `fun`.
+        let keys: Vec<&String> = out[2].as_object().unwrap().keys().collect();
+        assert_eq!(keys.last().map(|s| s.as_str()), Some("order"));
+    }
+
+    #[test]
+    fn prereq_lists_the_target_twice() {
+        let h = high(&[
+            ("first", "test", json!(10000), vec![]),
+            ("down", "test", json!(10001), vec![req("prereq", "deploy")]),
+            ("deploy", "test", json!(10002), vec![]),
+        ]);
+        let out = run(h, SaltVersion::V3008).unwrap();
+        assert_eq!(ids(&out), ["first", "deploy", "down", "deploy"]);
+        assert_eq!(out[1], out[3]);
+        assert_eq!(out[1]["__prereq__"], json!(true));
+        assert_eq!(out[2]["__prerequiring__"], json!(true));
+    }
+
+    #[test]
+    fn watch_without_mod_watch_becomes_require() {
+        let h = high(&[
+            (
+                "cfg",
+                "file",
+                json!(10000),
+                vec![req("require", "a"), req("watch", "b")],
+            ),
+            ("a", "test", json!(10001), vec![]),
+            ("b", "test", json!(10002), vec![]),
+            ("svc", "test", json!(10003), vec![req("watch", "a")]),
+        ]);
+        let out = run(h, SaltVersion::V3008).unwrap();
+        let cfg = out.iter().find(|c| c["__id__"] == "cfg").unwrap();
+        assert_eq!(cfg["require"], json!([{"test": "a"}, {"test": "b"}]));
+        assert!(cfg.get("watch").is_none());
+        let svc = out.iter().find(|c| c["__id__"] == "svc").unwrap();
+        assert_eq!(svc["watch"], json!([{"test": "a"}]));
+    }
+
+    #[test]
+    fn missing_requisite_and_cycle_messages() {
+        let h = high(&[
+            (
+                "a",
+                "test",
+                json!(1),
+                vec![json!({"require": [{"test": "ghost"}, {"test": "b"}]})],
+            ),
+            ("b", "test", json!(2), vec![req("require", "c")]),
+            ("c", "test", json!(3), vec![json!({"require": ["b"]})]),
+        ]);
+        assert_eq!(
+            run(h, SaltVersion::V3008).unwrap_err(),
+            [
+                "Referenced state does not exist for requisite [require: (test: ghost)] in state [a] in SLS [main]",
+                "Recursive requisites were found: ({'SLS': 'main', 'ID': 'c'}, 'require', {'SLS': 'main', 'ID': 'b'}), ({'SLS': 'main', 'ID': 'b'}, 'require', {'SLS': 'main', 'ID': 'c'})",
+            ]
+        );
+    }
+
+    #[test]
+    fn references_by_name_glob_and_sls() {
+        let mut h = high(&[
+            (
+                "needs",
+                "test",
+                json!(1),
+                vec![json!({"require": [{"file": "/etc/*"}, {"sls": "lib"}, {"id": "x"}]})],
+            ),
+            ("x", "test", json!(2), vec![]),
+        ]);
+        let extra = json!({
+            "conf": {"file": [{"name": "/etc/app.conf"}, "managed", {"order": 3}], "__sls__": "main", "__env__": "base"},
+            "inner": {"test": ["nop", {"order": 4}], "__sls__": "lib.inner", "__env__": "base", "__sls_included_from__": ["lib"]}
+        });
+        if let Value::Map(m) = Value::from_json(&extra) {
+            h.extend(m);
+        }
+        let out = run(h, SaltVersion::V3008).unwrap();
+        assert_eq!(ids(&out), ["x", "conf", "inner", "needs"]);
+    }
+}

@@ -49,7 +49,7 @@ pub fn apply_exclude(high: &mut Map) {
         let Some(sls) = body.get("__sls__").and_then(Value::as_str) else {
             return true;
         };
-        !(!sls.is_empty() && ex_sls.iter().any(|p| fnmatch(sls, p)))
+        sls.is_empty() || !ex_sls.iter().any(|p| fnmatch(sls, p))
     });
 }
 

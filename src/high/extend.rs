@@ -70,6 +70,7 @@ pub fn apply_extends(
     strict: Strictness,
 ) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
+    let excluded: Vec<Value> = excluded_sls(high).into_iter().cloned().collect();
     for ExtendEntry {
         mut name,
         body,
@@ -111,10 +112,11 @@ pub fn apply_extends(
             }
             name = ids[0].0.clone();
         }
-        if let Some(sls) = body.get("__sls__") {
-            if excluded_sls(high).iter().any(|x| *x == sls) {
-                continue;
-            }
+        if body
+            .get("__sls__")
+            .is_some_and(|sls| excluded.contains(sls))
+        {
+            continue;
         }
         let Some(Value::Map(target)) = high.get_mut(&name) else {
             continue;
@@ -143,40 +145,38 @@ pub fn apply_extends(
 fn merge_args(existing: &mut Vec<Value>, run: &Value) {
     for arg in py_iter(run) {
         let mut update = false;
-        for hind in 0..existing.len() {
-            match (&arg, &existing[hind]) {
+        for slot in existing.iter_mut() {
+            match (&arg, &*slot) {
                 (Value::Str(_), Value::Str(_)) => {
-                    existing[hind] = arg.clone();
+                    *slot = arg.clone();
                     update = true;
-                    continue;
                 }
                 (Value::Map(a), Value::Map(_)) => {
                     let Some(argfirst) = a.keys().next() else {
                         continue;
                     };
-                    let valfirst = first_key(&existing[hind]).cloned();
+                    let valfirst = first_key(slot).cloned();
                     if valfirst.as_ref() == Some(argfirst) {
                         let is_req = argfirst
                             .as_str()
                             .is_some_and(|k| REQUISITE_KEYWORDS.contains(&k));
                         if is_req {
                             let extra = a.get(argfirst).map(py_iter).unwrap_or_default();
-                            if let Some(Value::List(list)) = existing[hind]
-                                .as_map_mut()
-                                .and_then(|m| m.get_mut(argfirst))
+                            if let Some(Value::List(list)) =
+                                slot.as_map_mut().and_then(|m| m.get_mut(argfirst))
                             {
                                 list.extend(extra);
                             }
                         } else {
-                            existing[hind] = arg.clone();
+                            *slot = arg.clone();
                         }
                         update = true;
                     }
                     // `name` overrides `names`; Salt still appends the arg too.
                     if argfirst.as_str() == Some("name")
-                        && first_key(&existing[hind]).and_then(Value::as_str) == Some("names")
+                        && first_key(slot).and_then(Value::as_str) == Some("names")
                     {
-                        existing[hind] = arg.clone();
+                        *slot = arg.clone();
                     }
                 }
                 _ => {}
