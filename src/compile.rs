@@ -145,11 +145,18 @@ impl Session {
     /// The lowstate (`state.show_lowstate`): ordered chunks, or errors.
     pub fn lowstate(&self) -> Result<Vec<Map>, Diagnostics> {
         let hs = self.highstate_with(false)?;
-        if !hs.errors.is_empty() {
-            return Err(hs.errors.into());
-        }
         let opts = crate::low::LowOptions::from_config(&self.config, self.options.version);
-        crate::low::high_to_low(hs.high, &opts, &hs.sources).map_err(Diagnostics::from)
+        let mut errors = hs.errors;
+        // Salt keeps going after render errors: extend, verify and
+        // requisite_in errors are reported with them.
+        match crate::low::high_to_low(hs.high, &opts, &hs.sources) {
+            Ok(chunks) if errors.is_empty() => Ok(chunks),
+            Ok(_) => Err(errors.into()),
+            Err(e) => {
+                errors.extend(e);
+                Err(errors.into())
+            }
+        }
     }
 }
 

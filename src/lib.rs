@@ -10,6 +10,7 @@
 pub mod compile;
 pub mod config;
 pub mod diag;
+pub mod dictupdate;
 pub mod emit;
 pub mod fileserver;
 pub mod fnmatch;
