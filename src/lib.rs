@@ -7,6 +7,10 @@
 //! `pillar` reuses `top` and `render`; `simulate` and `graph` read the lowstate.
 //! `compile` ties the stages together; `diag` carries problems as data.
 
+// `Diagnostic` is large on purpose (labels, notes); errors are rare and
+// returning it by value keeps every stage's signature plain.
+#![allow(clippy::result_large_err)]
+
 pub mod compile;
 pub mod config;
 pub mod diag;

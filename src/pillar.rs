@@ -50,13 +50,19 @@ pub fn compile(config: &Config, mocks: Value, overlay: Option<&Value>) -> (Value
         compiler.compile(&initial, &mut errors)
     };
     let pillar = match overlay {
-        Some(o) => dictupdate::merge(
-            pillar,
-            o.clone(),
+        Some(o) => match dictupdate::merge(
+            &pillar,
+            o,
             &config.pillar_source_merging_strategy,
             &config.renderer,
             config.pillar_merge_lists,
-        ),
+        ) {
+            Ok(v) => v,
+            Err(e) => {
+                errors.push(Diagnostic::error("pillar-merge", e.to_string()));
+                pillar
+            }
+        },
         None => pillar,
     };
     (pillar, errors)
@@ -71,8 +77,15 @@ struct Compiler<'a> {
 }
 
 impl Compiler<'_> {
-    fn merge(&self, a: Value, b: Value) -> Value {
-        dictupdate::merge(a, b, &self.strategy, &self.config.renderer, self.config.pillar_merge_lists)
+    /// Merge `b` over `a`; on a merge error (Salt raises) keep `a`.
+    fn merge(&self, a: Value, b: Value, errors: &mut Vec<Diagnostic>) -> Value {
+        match dictupdate::merge(&a, &b, &self.strategy, &self.config.renderer, self.config.pillar_merge_lists) {
+            Ok(v) => v,
+            Err(e) => {
+                errors.push(Diagnostic::error("pillar-merge", e.to_string()));
+                a
+            }
+        }
     }
 
     fn compile(&self, initial: &Value, errors: &mut Vec<Diagnostic>) -> Value {
@@ -118,7 +131,7 @@ impl Compiler<'_> {
             for sls in files {
                 if let Some(state) = self.render_pstate(&sls, env, &mut mods, errors) {
                     if matches!(state, Value::Map(_)) {
-                        pillar = self.merge(pillar, state);
+                        pillar = self.merge(pillar, state, errors);
                     }
                 }
             }
@@ -330,7 +343,7 @@ impl Compiler<'_> {
         include_states.push(Value::Map(map));
         let mut iter = include_states.into_iter();
         let first = iter.next()?;
-        Some(iter.fold(first, |acc, s| self.merge(acc, s)))
+        Some(iter.fold(first, |acc, s| self.merge(acc, s, errors)))
     }
 
     fn render_path(
