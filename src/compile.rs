@@ -116,6 +116,7 @@ impl Session {
         }
         if matches.values().all(Vec::is_empty) {
             return Err(Diagnostic::error("no-top-match", top::NO_TOP_MATCH)
+                .or_primary(self.top_label(""))
                 .with_note(format!(
                     "no target in the top file matches minion id '{}'",
                     self.config.id
@@ -137,8 +138,9 @@ impl Session {
         let known = top::known_envs(&opts, &avail);
         let steps = top::plan_highstate(&matches, &known, &mut |env| self.fs.list_sls(env).to_vec());
         let cache = RenderCache::new(&self.fs, self.sls_env());
-        let hs = Builder::new(&self.fs, &cache, self.config.state_auto_order)
+        let mut hs = Builder::new(&self.fs, &cache, self.config.state_auto_order)
             .render_highstate(&matches, steps);
+        self.locate(&mut hs.errors, &hs.sources);
         Ok(hs)
     }
 
@@ -152,7 +154,8 @@ impl Session {
         match crate::low::high_to_low(hs.high, &opts, &hs.sources) {
             Ok(chunks) if errors.is_empty() => Ok(chunks),
             Ok(_) => Err(errors.into()),
-            Err(e) => {
+            Err(mut e) => {
+                self.locate(&mut e, &hs.sources);
                 errors.extend(e);
                 Err(errors.into())
             }
@@ -192,6 +195,75 @@ impl Session {
             }
             _ => Ok(text),
         }
+    }
+}
+
+impl Session {
+    /// Give every diagnostic that lacks one a source location: the state
+    /// ID's declaration, the SLS file, or the top file line naming it.
+    pub fn locate(&self, diags: &mut [Diagnostic], sources: &crate::high::SourceMap) {
+        for d in diags.iter_mut() {
+            if d.code == "duplicate-id" {
+                if let Some(id) = d.id.clone() {
+                    d.primary = d.primary.take().or_else(|| sources.id(&id));
+                    d.secondary.extend(sources.duplicates(&id));
+                }
+            }
+            if d.primary.is_some() {
+                continue;
+            }
+            let sls_key = d.sls.clone().map(|s| {
+                if s.contains(':') {
+                    s
+                } else {
+                    let env = self.config.saltenv.clone().unwrap_or_else(|| "base".into());
+                    format!("{env}:{s}")
+                }
+            });
+            d.primary = match (&d.id, &sls_key) {
+                (Some(id), _) if sources.id(id).is_some() => sources.id(id),
+                (_, Some(sls)) if d.code == "bad-extend" => sources
+                    .id(&format!("extend@{sls}"))
+                    .or_else(|| sources.file(sls)),
+                (_, Some(sls)) if sources.file(sls).is_some() => sources.file(sls),
+                _ => None,
+            };
+            if d.primary.is_none() {
+                d.primary = match d.code {
+                    "missing-sls-in-top" | "missing-sls" => d
+                        .sls
+                        .as_deref()
+                        .and_then(|s| s.split_once(':'))
+                        .and_then(|(_, sls)| self.top_label(&format!("- {sls}"))),
+                    "unknown-saltenv" => d
+                        .sls
+                        .as_deref()
+                        .and_then(|s| s.split_once(':'))
+                        .and_then(|(env, _)| self.top_label(&format!("{env}:"))),
+                    "no-top-match" => self.top_label(""),
+                    _ => None,
+                };
+            }
+        }
+    }
+
+    /// The first top file line containing `needle` (any env's top file).
+    fn top_label(&self, needle: &str) -> Option<Label> {
+        let cfg = &self.config.state_top;
+        let rel = cfg.strip_prefix("salt://").unwrap_or(cfg);
+        for env in self.fs.envs() {
+            let Some(path) = self.fs.find_file(env, rel) else { continue };
+            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+            let file = SourceFile::new(path.display().to_string(), text);
+            let hit = file
+                .text
+                .lines()
+                .position(|l| l.trim_end().ends_with(needle) || (needle.is_empty()));
+            if let Some(i) = hit {
+                return Some(Label::line(&file, i + 1, "named here"));
+            }
+        }
+        None
     }
 }
 

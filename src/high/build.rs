@@ -325,11 +325,12 @@ impl<'a> Builder<'a> {
         if !data.truthy() {
             return None;
         }
-        let label_file = if rendered.template.text == rendered.text.text {
+        let label_file = if rendered.template.text.trim_end() == rendered.text.text.trim_end() {
             rendered.template.clone()
         } else {
             rendered.text.clone()
         };
+        self.record_spans(node, &label_file, &what);
         let Value::Map(mut state) = data else {
             errors.push(
                 Diagnostic::error(
@@ -341,7 +342,6 @@ impl<'a> Builder<'a> {
             );
             return Some(data);
         };
-        self.record_spans(node, &label_file, &what);
 
         let mut include = Vec::new();
         if let Some(inc) = state.get("include") {
@@ -533,6 +533,8 @@ impl<'a> Builder<'a> {
 
     /// Record where each ID, state module and argument of a file was written.
     fn record_spans(&mut self, node: &Node, file: &Arc<SourceFile>, sls: &str) {
+        self.sources
+            .insert_file(sls.to_string(), file.clone(), node.span.clone());
         let NodeValue::Map(entries) = &node.value else { return };
         for (k, v) in entries {
             let key = match &k.value {
@@ -540,7 +542,7 @@ impl<'a> Builder<'a> {
                 NodeValue::Int(i) => i.to_string(),
                 _ => continue,
             };
-            if key == "include" || key == "exclude" {
+            if key == "include" || key == "exclude" || key == "extend" {
                 // Per file: `include@env:sls`, one "argument" per entry.
                 let args = match &v.value {
                     NodeValue::List(items) => items
@@ -566,7 +568,9 @@ impl<'a> Builder<'a> {
                         states,
                     },
                 );
-                continue;
+                if key != "extend" {
+                    continue;
+                }
             }
             if key == "extend" {
                 if let NodeValue::Map(ext) = &v.value {

@@ -36,18 +36,56 @@ pub struct SourceMap {
     ids: HashMap<String, IdSpans>,
     /// Spans of `extend:` entries, by extended ID (one per extending file).
     extends: HashMap<String, Vec<IdSpans>>,
+    /// Later declarations of an ID already seen (duplicate IDs).
+    duplicates: HashMap<String, Vec<IdSpans>>,
+    /// `env:sls` → the file its spans point into, and the span of the
+    /// whole rendered document.
+    files: HashMap<String, (Arc<SourceFile>, Range<usize>)>,
 }
 
 impl SourceMap {
     pub fn insert_id(&mut self, id: String, spans: IdSpans) {
-        self.ids.entry(id).or_insert(spans);
+        match self.ids.entry(id) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                self.duplicates.entry(e.key().clone()).or_default().push(spans);
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(spans);
+            }
+        }
+    }
+    /// Remember which file an SLS was read from.
+    pub fn insert_file(&mut self, sls: String, file: Arc<SourceFile>, doc: Range<usize>) {
+        self.files.entry(sls).or_insert((file, doc));
+    }
+    /// The start of an SLS file (`env:sls`), for errors about the whole file.
+    pub fn file(&self, sls: &str) -> Option<Label> {
+        let (f, r) = self.files.get(sls)?;
+        Some(Label::new(f, r.start..r.start, format!("in SLS {sls}")))
+    }
+    /// Every later declaration of a duplicated ID.
+    pub fn duplicates(&self, id: &str) -> Vec<Label> {
+        self.duplicates
+            .get(id)
+            .map(|l| {
+                l.iter()
+                    .map(|s| Label::new(&s.file, s.key.clone(), format!("`{id}` declared again in {}", s.sls)))
+                    .collect()
+            })
+            .unwrap_or_default()
     }
     pub fn insert_extend(&mut self, id: String, spans: IdSpans) {
         self.extends.entry(id).or_default().push(spans);
     }
     pub fn merge(&mut self, other: SourceMap) {
         for (k, v) in other.ids {
-            self.ids.entry(k).or_insert(v);
+            self.insert_id(k, v);
+        }
+        for (k, v) in other.duplicates {
+            self.duplicates.entry(k).or_default().extend(v);
+        }
+        for (k, v) in other.files {
+            self.files.entry(k).or_insert(v);
         }
         for (k, v) in other.extends {
             self.extends.entry(k).or_default().extend(v);

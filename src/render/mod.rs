@@ -163,8 +163,15 @@ pub fn render_file(
                 if text.text.trim().is_empty() {
                     return Ok(Rendered { data: None, template, text });
                 }
-                let v: serde_json::Value = serde_json::from_str(&text.text).map_err(|e| {
-                    let range = text.line_range(e.line().max(1));
+                // Salt's json renderer drops a leading `#!` line.
+                let body = match text.text.strip_prefix("#!") {
+                    Some(rest) => rest.find('\n').map_or("", |i| &rest[i + 1..]),
+                    None => &text.text,
+                };
+                let skipped = text.text.len() - body.len();
+                let v: serde_json::Value = serde_json::from_str(body).map_err(|e| {
+                    let line = e.line().max(1) + usize::from(skipped > 0);
+                    let range = text.line_range(line);
                     let start = (range.start + e.column().saturating_sub(1)).min(range.end);
                     yaml_diagnostic("json-syntax", &fail(&e.to_string()), &(start..start), None, &template, &text)
                         .with_sls(what)
@@ -189,7 +196,7 @@ fn yaml_diagnostic(
     text: &Arc<SourceFile>,
 ) -> Diagnostic {
     let mut d = Diagnostic::error(code, message);
-    if Arc::ptr_eq(template, text) || template.text == text.text {
+    if Arc::ptr_eq(template, text) || template.text.trim_end() == text.text.trim_end() {
         d = d.with_primary(Label::new(template, span.clone(), "here"));
         if let Some(c) = context {
             d = d.with_secondary(Label::new(template, c.clone(), "related"));

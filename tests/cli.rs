@@ -1,0 +1,112 @@
+//! The `lowstate` binary as a user runs it: exit codes, output files,
+//! error formats.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn lowstate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lowstate"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run lowstate")
+}
+
+fn corpus(case: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus")
+        .join(case)
+        .display()
+        .to_string()
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("lowstate-cli-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn compiles_the_example_tree_by_default() {
+    let out = lowstate(&["compile"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON list");
+    let chunks = v.as_array().expect("a list of chunks");
+    assert!(chunks.len() >= 8, "example tree has several states");
+    assert!(chunks.iter().all(|c| c.get("fun").is_some() && c.get("order").is_some()));
+}
+
+#[test]
+fn highstate_of_a_corpus_case_equals_salt() {
+    let case = corpus("020-include-order");
+    let out = lowstate(&["highstate", "-c", &case]);
+    assert_eq!(out.status.code(), Some(0));
+    let ours: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let salt: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(&case).join("expected/highstate.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(ours, salt);
+}
+
+#[test]
+fn compile_errors_exit_1_with_location() {
+    let out = lowstate(&["compile", "-c", &corpus("089-err-missing-requisite")]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("error[missing-requisite]"), "{err}");
+    assert!(err.contains("-->") && err.contains(".sls:"), "{err}");
+}
+
+#[test]
+fn json_error_format_is_machine_readable() {
+    let out = lowstate(&[
+        "compile",
+        "-c",
+        &corpus("093-err-yaml-duplicate-key"),
+        "--error-format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stderr).expect("JSON on stderr");
+    let d = &v["diagnostics"][0];
+    assert_eq!(d["code"], "yaml-duplicate-key");
+    assert!(d["primary"]["line"].as_i64().unwrap() > 0);
+    // --format json (the default) also puts the diagnostics on stdout.
+    let stdout: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(stdout["diagnostics"][0]["code"], "yaml-duplicate-key");
+}
+
+#[test]
+fn config_errors_exit_2() {
+    let dir = temp_dir("noconf");
+    let out = lowstate(&["compile", "-c", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("minion"));
+    let out = lowstate(&["compile", "--no-such-flag"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn output_file_is_written_whole() {
+    let dir = temp_dir("out");
+    let file = dir.join("low.json");
+    let out = lowstate(&["compile", "-c", &corpus("045-decl-shapes"), "-o", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert!(v.is_array());
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "no temp file left behind");
+}
+
+#[test]
+fn yaml_output_round_trips() {
+    let out = lowstate(&["compile", "-c", &corpus("045-decl-shapes"), "--format", "yaml"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let ours = lowstate::render::yaml::load_value(&text).expect("valid YAML");
+    let json = lowstate(&["compile", "-c", &corpus("045-decl-shapes")]);
+    let j: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(ours.to_json(), j);
+}
