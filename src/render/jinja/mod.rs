@@ -1,9 +1,26 @@
-//! Salt's Jinja on minijinja: TODO (jinja helper).
+//! Salt 3008.5's Jinja environment on minijinja: environment setup (strict
+//! undefined, no auto-escape, whitespace options, `#jinja2:` headers),
+//! the source pre-pass, Python-style printing, the render context, the
+//! fileserver loader with Salt's relative-name quirk, Salt's data tags,
+//! globals and tests, and mapping engine errors to Salt's messages.
+
+pub mod convert;
+mod error;
+pub mod filters;
+mod loader;
+pub mod mutable;
+mod prepass;
+pub mod pyfmt;
+pub mod salt;
+mod setup;
 
 use crate::config::JinjaOptions;
 use crate::value::Value;
+use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+pub use error::{template_error, PREFIX_ERROR, PREFIX_RUNTIME, PREFIX_SALT_FUNCTION};
 
 /// Reads template files from the fileserver.
 pub trait TemplateLoader: Send + Sync {
@@ -50,27 +67,185 @@ pub enum JinjaErrorKind {
 #[derive(Debug, Clone)]
 pub struct JinjaError {
     pub kind: JinjaErrorKind,
-    /// Salt-like message (what follows `Rendering SLS 'env:sls' failed: `).
+    /// Salt-like message (what follows `Rendering SLS 'env:sls' failed: `),
+    /// including Salt's `; line N` and source excerpt.
     pub message: String,
     /// Template name (the SLS file, or an imported template's path).
     pub template: String,
+    /// 1-based line in `template`'s original text.
     pub line: Option<usize>,
+    /// Byte range of that line in `template`'s original text.
     pub range: Option<Range<usize>>,
 }
 
-/// A configured Jinja environment for one compile (shared across threads).
-pub struct Jinja {}
-
-impl Jinja {
-    pub fn new(_options: JinjaOptions, _data: Arc<RenderData>, _loader: Arc<dyn TemplateLoader>) -> Jinja {
-        Jinja {}
-    }
-
-    /// Render one file's text.
-    pub fn render(&self, _source: &str, _ctx: &SlsContext) -> Result<String, JinjaError> {
-        todo!("jinja helper")
+impl JinjaError {
+    /// The message without Salt's line number and source excerpt.
+    pub fn headline(&self) -> &str {
+        let end = self
+            .message
+            .find("; line ")
+            .or_else(|| self.message.find("\n---"))
+            .unwrap_or(self.message.len());
+        self.message[..end].trim_end()
     }
 }
 
-pub mod filters;
-pub mod salt;
+impl std::fmt::Display for JinjaError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for JinjaError {}
+
+/// Environment settings derived from `jinja_env` / `jinja_sls_env` and a
+/// file's `#jinja2:` header (Jinja2's keyword names).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+struct EnvOptions {
+    trim_blocks: bool,
+    lstrip_blocks: bool,
+    keep_trailing_newline: bool,
+    block: Option<(String, String)>,
+    variable: Option<(String, String)>,
+    comment: Option<(String, String)>,
+    line_statement_prefix: Option<String>,
+    line_comment_prefix: Option<String>,
+    newline_sequence: Option<String>,
+    allow_undefined: bool,
+}
+
+/// A configured Jinja environment for one compile (shared across threads).
+pub struct Jinja {
+    base: EnvOptions,
+    data: Arc<RenderData>,
+    loader: Arc<dyn TemplateLoader>,
+    envs: Mutex<HashMap<(String, EnvOptions), Arc<minijinja::Environment<'static>>>>,
+}
+
+impl Jinja {
+    pub fn new(
+        options: JinjaOptions,
+        data: Arc<RenderData>,
+        loader: Arc<dyn TemplateLoader>,
+    ) -> Jinja {
+        let mut base = EnvOptions {
+            trim_blocks: options.trim_blocks,
+            lstrip_blocks: options.lstrip_blocks,
+            allow_undefined: data.opts.get("allow_undefined").is_some_and(Value::truthy),
+            ..EnvOptions::default()
+        };
+        for (k, v) in &options.extra {
+            base.apply(&k.py_str(), v);
+        }
+        Jinja {
+            base,
+            data,
+            loader,
+            envs: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Render one file's text.
+    pub fn render(&self, source: &str, ctx: &SlsContext) -> Result<String, JinjaError> {
+        let original = loader::normalize_newlines(source);
+        let (options, source, header_line) = self.file_options(&original);
+        let env = self.environment(&ctx.saltenv, &options);
+        setup::render(
+            &env,
+            &options,
+            &self.data,
+            &source,
+            ctx,
+            header_line,
+            self.loader.as_ref(),
+            &original,
+        )
+    }
+
+    /// Apply a `#jinja2: {json}` header (first line, or second after a
+    /// renderer shebang): returns the options, the source without the
+    /// header line, and the 1-based number of the removed line.
+    fn file_options(&self, source: &str) -> (EnvOptions, String, Option<usize>) {
+        let mut options = self.base.clone();
+        let lines: Vec<&str> = source.split_inclusive('\n').collect();
+        let idx = usize::from(
+            lines
+                .first()
+                .is_some_and(|l| l.starts_with("#!") && !l.starts_with("#!/")),
+        );
+        let Some(line) = lines.get(idx) else {
+            return (options, source.to_string(), None);
+        };
+        let Some(payload) = line.strip_prefix("#jinja2:") else {
+            return (options, source.to_string(), None);
+        };
+        if payload.trim().is_empty() {
+            return (options, source.to_string(), None);
+        }
+        let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(payload)
+        else {
+            return (options, source.to_string(), None);
+        };
+        for (k, v) in &map {
+            options.apply(k, &Value::from_json(v));
+        }
+        let mut out = String::with_capacity(source.len());
+        for (i, l) in lines.iter().enumerate() {
+            if i != idx {
+                out.push_str(l);
+            }
+        }
+        (options, out, Some(idx + 1))
+    }
+
+    fn environment(
+        &self,
+        saltenv: &str,
+        options: &EnvOptions,
+    ) -> Arc<minijinja::Environment<'static>> {
+        let key = (saltenv.to_string(), options.clone());
+        let mut envs = self.envs.lock().unwrap_or_else(|e| e.into_inner());
+        envs.entry(key)
+            .or_insert_with(|| {
+                Arc::new(setup::build_environment(
+                    saltenv,
+                    options,
+                    self.data.clone(),
+                    self.loader.clone(),
+                ))
+            })
+            .clone()
+    }
+}
+
+impl EnvOptions {
+    /// One Jinja2 environment keyword (case-insensitive); unknown keys are
+    /// ignored, as Salt does (with a warning).
+    fn apply(&mut self, key: &str, v: &Value) {
+        let s = || v.py_str();
+        match key.to_ascii_lowercase().as_str() {
+            "trim_blocks" => self.trim_blocks = v.truthy(),
+            "lstrip_blocks" => self.lstrip_blocks = v.truthy(),
+            "keep_trailing_newline" => self.keep_trailing_newline = v.truthy(),
+            "block_start_string" => self.block.get_or_insert(("{%".into(), "%}".into())).0 = s(),
+            "block_end_string" => self.block.get_or_insert(("{%".into(), "%}".into())).1 = s(),
+            "variable_start_string" => {
+                self.variable.get_or_insert(("{{".into(), "}}".into())).0 = s()
+            }
+            "variable_end_string" => {
+                self.variable.get_or_insert(("{{".into(), "}}".into())).1 = s()
+            }
+            "comment_start_string" => {
+                self.comment.get_or_insert(("{#".into(), "#}".into())).0 = s()
+            }
+            "comment_end_string" => self.comment.get_or_insert(("{#".into(), "#}".into())).1 = s(),
+            "line_statement_prefix" => self.line_statement_prefix = (!v.is_null()).then(s),
+            "line_comment_prefix" => self.line_comment_prefix = (!v.is_null()).then(s),
+            "newline_sequence" => self.newline_sequence = (!v.is_null()).then(s),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,135 @@
+//! Conversions between the crate's data model (`crate::value::Value`) and
+//! template values (`minijinja::Value`), keeping map order and the
+//! int / float / bool distinction. Data handed to templates becomes
+//! mutable (`MutMap` / `MutList`), as Python dicts and lists are.
+
+use indexmap::IndexMap;
+use minijinja::value::{Value as JValue, ValueKind};
+
+use super::mutable::{new_list, new_map, MutList, MutMap};
+use crate::value::{Map, Value};
+
+pub use super::mutable::{is_mutable, pairs_of, to_mut_deep, to_mut_shallow};
+
+/// Deep conversion to a template value; maps and lists become mutable.
+pub fn to_jinja(v: &Value) -> JValue {
+    match v {
+        Value::Null => JValue::from(()),
+        Value::Bool(b) => JValue::from(*b),
+        Value::Int(i) => JValue::from(*i),
+        Value::Float(f) => JValue::from(*f),
+        Value::Str(s) => JValue::from(s.as_str()),
+        Value::List(l) => new_list(l.iter().map(to_jinja).collect()),
+        Value::Map(m) => new_map(
+            m.iter()
+                .map(|(k, v)| (to_jinja_key(k), to_jinja(v)))
+                .collect::<IndexMap<_, _>>(),
+        ),
+    }
+}
+
+/// Map keys are never containers in Python; convert them without wrapping.
+fn to_jinja_key(k: &Value) -> JValue {
+    match k {
+        Value::List(l) => JValue::from(minijinja::value::Tuple::from(
+            l.iter().map(to_jinja_key).collect::<Vec<_>>(),
+        )),
+        other => to_jinja(other),
+    }
+}
+
+/// Deep conversion to an immutable engine value (cheaper; for read-only data).
+pub fn to_jinja_frozen(v: &Value) -> JValue {
+    match v {
+        Value::List(l) => JValue::from(l.iter().map(to_jinja_frozen).collect::<Vec<_>>()),
+        Value::Map(m) => JValue::from_object(
+            m.iter()
+                .map(|(k, v)| (to_jinja_key(k), to_jinja_frozen(v)))
+                .collect::<IndexMap<_, _>>(),
+        ),
+        other => to_jinja(other),
+    }
+}
+
+/// Deep conversion back to crate data. Undefined becomes `Null`; integers
+/// beyond `i64` become floats; callables and other opaque objects become
+/// their printed text.
+pub fn from_jinja(v: &JValue) -> Value {
+    if let Some(m) = v.downcast_object_ref::<MutMap>() {
+        let pairs: Vec<(JValue, JValue)> = m
+            .lock()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        return Value::Map(
+            pairs
+                .iter()
+                .map(|(k, v)| (from_jinja(k), from_jinja(v)))
+                .collect(),
+        );
+    }
+    if let Some(l) = v.downcast_object_ref::<MutList>() {
+        let items = l.lock().clone();
+        return Value::List(items.iter().map(from_jinja).collect());
+    }
+    match v.kind() {
+        ValueKind::Undefined | ValueKind::None => Value::Null,
+        ValueKind::Bool => Value::Bool(v.is_true()),
+        ValueKind::Number => {
+            if v.is_integer() {
+                match i64::try_from(v.clone()) {
+                    Ok(i) => Value::Int(i),
+                    Err(_) => Value::Float(f64::try_from(v.clone()).unwrap_or(f64::NAN)),
+                }
+            } else {
+                Value::Float(f64::try_from(v.clone()).unwrap_or(f64::NAN))
+            }
+        }
+        ValueKind::String => Value::Str(v.as_str().unwrap_or_default().to_string()),
+        ValueKind::Bytes => {
+            Value::Str(String::from_utf8_lossy(v.as_bytes().unwrap_or_default()).into_owned())
+        }
+        ValueKind::Seq | ValueKind::Iterable => match v.try_iter() {
+            Ok(it) => Value::List(it.map(|x| from_jinja(&x)).collect()),
+            Err(_) => Value::Str(v.to_string()),
+        },
+        ValueKind::Map => {
+            let mut out = Map::new();
+            if let Ok(it) = v.try_iter() {
+                for k in it {
+                    let val = v.get_item(&k).unwrap_or_default();
+                    out.insert(from_jinja(&k), from_jinja(&val));
+                }
+            }
+            Value::Map(out)
+        }
+        _ => Value::Str(v.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vmap;
+
+    #[test]
+    fn round_trip_keeps_order_and_types() {
+        let v = vmap! {
+            "z" => 1i64,
+            "a" => 1.0f64,
+            "b" => true,
+            "n" => Value::Null,
+            "l" => Value::List(vec![Value::Int(1), Value::str("x")]),
+        };
+        let j = to_jinja(&v);
+        assert!(is_mutable(&j));
+        let back = from_jinja(&j);
+        let keys: Vec<String> = back.as_map().unwrap().keys().map(|k| k.py_str()).collect();
+        assert_eq!(keys, ["z", "a", "b", "n", "l"]);
+        assert!(matches!(back.get("z"), Some(Value::Int(1))));
+        assert!(matches!(back.get("a"), Some(Value::Float(f)) if *f == 1.0));
+        assert!(matches!(back.get("b"), Some(Value::Bool(true))));
+        assert_eq!(back, v);
+        assert_eq!(from_jinja(&to_jinja_frozen(&v)), v);
+    }
+}

@@ -1,0 +1,447 @@
+//! Engine errors → `JinjaError` with Salt's wording: `Jinja variable ...
+//! is undefined`, `Jinja syntax error: ...` (Jinja2's texts for unclosed
+//! blocks and unknown tags / filters), `Jinja error: ...` for `raise()` and
+//! missing templates, followed by `; line N` and Salt's source excerpt
+//! (or, for an error inside another template, that template's excerpt).
+
+use minijinja::machinery::{tokenize, Token};
+use minijinja::syntax::SyntaxConfig;
+use minijinja::{Error, ErrorKind};
+
+use super::{loader, JinjaError, JinjaErrorKind};
+
+/// Salt's prefix for errors Python raises as plain exceptions.
+pub const PREFIX_ERROR: &str = "Jinja error: ";
+/// Salt's prefix for `TemplateRuntimeError`s (Salt files them with syntax errors).
+pub const PREFIX_RUNTIME: &str = "Jinja syntax error: ";
+/// Salt's prefix for `SaltInvocationError` / `CommandExecutionError`.
+pub const PREFIX_SALT_FUNCTION: &str = "Problem running salt function in Jinja template: ";
+
+/// A Salt-classified error carried through the engine as an error source.
+#[derive(Debug)]
+struct SaltTag {
+    kind: JinjaErrorKind,
+    prefix: &'static str,
+    message: String,
+}
+
+impl std::fmt::Display for SaltTag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for SaltTag {}
+
+/// An engine error that maps to `prefix + message` with `kind` (for
+/// functions and filters: `raise()`, unmocked salt functions, ...).
+pub fn template_error(
+    kind: JinjaErrorKind,
+    prefix: &'static str,
+    message: impl Into<String>,
+) -> Error {
+    let message = message.into();
+    Error::new(ErrorKind::InvalidOperation, message.clone()).with_source(SaltTag {
+        kind,
+        prefix,
+        message,
+    })
+}
+
+fn find_tag(err: &Error) -> Option<&SaltTag> {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(err);
+    while let Some(e) = cur {
+        if let Some(tag) = e.downcast_ref::<SaltTag>() {
+            return Some(tag);
+        }
+        cur = e.source();
+    }
+    None
+}
+
+/// The innermost engine error (includes wrap their template's error).
+fn innermost(err: &Error) -> &Error {
+    let mut cur = err;
+    while let Some(next) = std::error::Error::source(cur).and_then(|e| e.downcast_ref::<Error>()) {
+        cur = next;
+    }
+    cur
+}
+
+/// Where the top-level template came from, to build excerpts.
+pub struct TopLevel<'a> {
+    pub name: &'a str,
+    /// The text Salt renders (after `#jinja2:` header removal).
+    pub source: &'a str,
+    /// The file's text as given (with any header line).
+    pub original: &'a str,
+    /// Line removed by a `#jinja2:` header (shifts lines in the original file).
+    pub header_line: Option<usize>,
+    pub syntax: &'a SyntaxConfig,
+    pub loader: &'a dyn super::TemplateLoader,
+    pub saltenv: &'a str,
+}
+
+/// Map an engine error.
+pub fn map_error(err: &Error, top: &TopLevel) -> JinjaError {
+    let inner = innermost(err);
+    let (kind, mut headline) = classify(inner, top);
+    let template = inner
+        .name()
+        .map(|n| loader::display_name(n).to_string())
+        .unwrap_or_else(|| top.name.to_string());
+    let mut line = inner.line();
+    if inner.kind() == ErrorKind::SyntaxError && template == top.name {
+        if let Some((msg, l)) = jinja2_syntax(top.source, top.syntax, inner.detail().unwrap_or(""))
+        {
+            headline = format!("{PREFIX_RUNTIME}{msg}");
+            line = Some(l);
+        }
+    }
+    let mut message = headline;
+    let is_top = template == top.name;
+    let text_of = |name: &str| -> Option<String> {
+        if is_top {
+            Some(top.source.to_string())
+        } else {
+            loader::resolve(name).and_then(|p| top.loader.read(top.saltenv, &p))
+        }
+    };
+    let text = text_of(&template).map(|t| loader::normalize_newlines(&t));
+    if let (Some(l), Some(text)) = (line, &text) {
+        if is_top {
+            message.push_str(&format!("; line {l}\n\n{}", get_context(text, l)));
+        } else {
+            message.push_str(&format!("\n{template}({l}):\n{}", get_context(text, l)));
+        }
+    }
+    // Report the line in the original file (before a header line was removed).
+    let orig_line = match (line, top.header_line) {
+        (Some(l), Some(h)) if is_top && l >= h => Some(l + 1),
+        (l, _) => l,
+    };
+    let range = match (orig_line, is_top) {
+        (Some(l), true) => line_range(top.original, l),
+        (Some(l), false) => text.as_deref().and_then(|t| line_range(t, l)),
+        _ => None,
+    };
+    JinjaError {
+        kind,
+        message,
+        template,
+        line: orig_line,
+        range,
+    }
+}
+
+/// Byte range of a 1-based line.
+fn line_range(text: &str, line: usize) -> Option<std::ops::Range<usize>> {
+    let mut start = 0;
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == line {
+            let body = l.strip_suffix('\n').unwrap_or(l);
+            return Some(start..start + body.len());
+        }
+        start += l.len();
+    }
+    None
+}
+
+fn classify(err: &Error, top: &TopLevel) -> (JinjaErrorKind, String) {
+    if let Some(tag) = find_tag(err) {
+        return (tag.kind, format!("{}{}", tag.prefix, tag.message));
+    }
+    let detail = err.detail().unwrap_or("");
+    match err.kind() {
+        ErrorKind::UndefinedError => (
+            JinjaErrorKind::Undefined,
+            format!("Jinja variable {}", undefined_text(detail)),
+        ),
+        ErrorKind::UnknownFunction => {
+            let name = detail.split_whitespace().next().unwrap_or(detail);
+            (
+                JinjaErrorKind::Undefined,
+                format!("Jinja variable '{name}' is undefined"),
+            )
+        }
+        ErrorKind::UnknownMethod => (
+            JinjaErrorKind::Undefined,
+            format!("Jinja variable {detail}"),
+        ),
+        ErrorKind::TemplateNotFound => {
+            let quoted = ['"', '\''].iter().find_map(|q| {
+                let a = detail.find(*q)?;
+                let b = detail.rfind(*q)?;
+                (b > a).then(|| &detail[a + 1..b])
+            });
+            let name = loader::display_name(quoted.unwrap_or(detail));
+            let _ = top;
+            (
+                JinjaErrorKind::TemplateNotFound,
+                format!("{PREFIX_ERROR}{name}"),
+            )
+        }
+        ErrorKind::UnknownFilter => (
+            JinjaErrorKind::Syntax,
+            format!(
+                "{PREFIX_RUNTIME}No filter named '{}'.",
+                detail.split_whitespace().next().unwrap_or(detail)
+            ),
+        ),
+        ErrorKind::UnknownTest => (
+            JinjaErrorKind::Syntax,
+            format!(
+                "{PREFIX_RUNTIME}No test named '{}'.",
+                detail.split_whitespace().next().unwrap_or(detail)
+            ),
+        ),
+        ErrorKind::SyntaxError | ErrorKind::BadEscape | ErrorKind::InvalidDelimiter => (
+            JinjaErrorKind::Syntax,
+            format!("{PREFIX_RUNTIME}{}", capitalize(detail)),
+        ),
+        _ => (
+            JinjaErrorKind::Other,
+            format!(
+                "{PREFIX_ERROR}{}",
+                if detail.is_empty() {
+                    err.kind().to_string()
+                } else {
+                    detail.to_string()
+                }
+            ),
+        ),
+    }
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// Jinja2's `StrictUndefined` text from minijinja's "`expr` is undefined".
+fn undefined_text(detail: &str) -> String {
+    let expr = detail.split('`').nth(1).unwrap_or("");
+    let expr = expr.trim();
+    if expr.is_empty() {
+        return "is undefined".into();
+    }
+    let ident = |s: &str| !s.is_empty() && s.chars().all(|c| c == '_' || c.is_alphanumeric());
+    if ident(expr) {
+        return format!("'{expr}' is undefined");
+    }
+    // `a.b` or `a['b']` / `a[0]`: Jinja2 names the missing attribute.
+    if let Some(stripped) = expr.strip_suffix(']') {
+        if let Some(open) = stripped.rfind('[') {
+            let key = &stripped[open + 1..];
+            if let Ok(i) = key.parse::<i64>() {
+                return format!("'list object' has no element {i}");
+            }
+            let key = key.trim_matches(|c| c == '\'' || c == '"');
+            return format!("'dict object' has no attribute '{key}'");
+        }
+    }
+    if let Some((_, attr)) = expr.rsplit_once('.') {
+        if ident(attr) {
+            return format!("'dict object' has no attribute '{attr}'");
+        }
+    }
+    format!("'{expr}' is undefined")
+}
+
+/// Salt's `get_context`: up to 5 lines either side, a marker on the line.
+pub fn get_context(text: &str, line: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    if line > lines.len() || line == 0 {
+        return text.to_string();
+    }
+    let start = line.saturating_sub(6);
+    let end = (line + 5).min(lines.len());
+    let mut buf: Vec<String> = Vec::new();
+    let mut at = line - start - 1;
+    if start > 0 {
+        buf.push("[...]".into());
+        at += 1;
+    }
+    buf.extend(lines[start..end].iter().map(|s| s.to_string()));
+    if end < lines.len() {
+        buf.push("[...]".into());
+    }
+    buf[at].push_str("    <======================");
+    format!("---\n{}\n---", buf.join("\n"))
+}
+
+/// Jinja2's parser messages for unclosed blocks and unexpected tags, from
+/// a scan of the block tags: `(message, line)`. `None` when the scan does
+/// not explain the engine's error.
+fn jinja2_syntax(source: &str, syntax: &SyntaxConfig, detail: &str) -> Option<(String, usize)> {
+    // (tag, expected end tags, line)
+    let mut stack: Vec<(&str, Vec<&str>, usize)> = Vec::new();
+    let mut last_line = 1;
+    let mut after_block_start = false;
+    let mut in_set_assign = false;
+    for item in tokenize(source, false, syntax.clone()) {
+        let (tok, span) = item.ok()?;
+        last_line = span.start_line as usize;
+        let was_start = after_block_start;
+        after_block_start = matches!(tok, Token::BlockStart);
+        if matches!(tok, Token::BlockStart) {
+            in_set_assign = false;
+        }
+        if in_set_assign && matches!(tok, Token::Assign) {
+            // `{% set x = ... %}` has no body: undo the push.
+            stack.pop();
+            in_set_assign = false;
+        }
+        let Token::Ident(name) = tok else { continue };
+        if !was_start {
+            continue;
+        }
+        let line = span.start_line as usize;
+        let opens: Option<Vec<&str>> = match name {
+            "if" => Some(vec!["elif", "else", "endif"]),
+            "for" => Some(vec!["endfor", "else"]),
+            "macro" => Some(vec!["endmacro"]),
+            "call" => Some(vec!["endcall"]),
+            "filter" => Some(vec!["endfilter"]),
+            "with" => Some(vec!["endwith"]),
+            "block" => Some(vec!["endblock"]),
+            "autoescape" => Some(vec!["endautoescape"]),
+            "set" => Some(vec!["endset"]),
+            "load_yaml" | "load_json" | "load_text" => Some(vec!["endload"]),
+            _ => None,
+        };
+        if let Some(ends) = opens {
+            stack.push((name, ends, line));
+            in_set_assign = name == "set";
+            continue;
+        }
+        match name {
+            "elif" | "else" => {
+                if let Some(top) = stack.last_mut() {
+                    if top.1.contains(&name) {
+                        top.1 = match top.0 {
+                            "if" if name == "elif" => vec!["elif", "else", "endif"],
+                            "if" => vec!["endif"],
+                            _ => vec!["endfor"],
+                        };
+                        continue;
+                    }
+                }
+                return Some((unknown_tag(name, &stack), line));
+            }
+            n if n.starts_with("end") => {
+                if stack.last().is_some_and(|t| t.1.contains(&n)) {
+                    stack.pop();
+                } else {
+                    return Some((unknown_tag(n, &stack), line));
+                }
+            }
+            n if KNOWN_TAGS.contains(&n) => {}
+            n => return Some((unknown_tag(n, &stack), line)),
+        }
+    }
+    let (_, ends, _) = stack.last()?;
+    let _ = detail;
+    let looking = ends
+        .iter()
+        .map(|e| format!("'{e}'"))
+        .collect::<Vec<_>>()
+        .join(" or ");
+    Some((
+        format!(
+            "Unexpected end of template. Jinja was looking for the following tags: {looking}. \
+             The innermost block that needs to be closed is '{}'.",
+            stack.last().map(|t| t.0).unwrap_or("")
+        ),
+        last_line,
+    ))
+}
+
+/// Tags that neither open nor close a block.
+const KNOWN_TAGS: &[&str] = &[
+    "include",
+    "import",
+    "from",
+    "extends",
+    "do",
+    "break",
+    "continue",
+    "print",
+    "import_yaml",
+    "import_json",
+    "import_text",
+    "profile",
+    "raw",
+    "endraw",
+];
+
+fn unknown_tag(name: &str, stack: &[(&str, Vec<&str>, usize)]) -> String {
+    let mut msg = format!("Encountered unknown tag '{name}'.");
+    if let Some((tag, ends, _)) = stack.last() {
+        let looking = ends
+            .iter()
+            .map(|e| format!("'{e}'"))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        if stack.iter().any(|t| t.1.contains(&name)) {
+            msg.push_str(&format!(
+                " You probably made a nesting mistake. Jinja is expecting this tag, but currently looking for {looking}."
+            ));
+        } else {
+            msg.push_str(&format!(
+                " Jinja was looking for the following tags: {looking}."
+            ));
+        }
+        msg.push_str(&format!(
+            " The innermost block that needs to be closed is '{tag}'."
+        ));
+    }
+    msg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn salt_context_excerpt() {
+        let text = "a\nb\nc\n";
+        assert_eq!(
+            get_context(text, 2),
+            "---\na\nb    <======================\nc\n---"
+        );
+        let long: String = (1..=20).map(|i| format!("l{i}\n")).collect();
+        let c = get_context(&long, 10);
+        assert!(c.starts_with("---\n[...]\nl5\n"));
+        assert!(c.contains("l10    <===="));
+        assert!(c.ends_with("l15\n[...]\n---"));
+    }
+
+    #[test]
+    fn undefined_texts() {
+        assert_eq!(undefined_text("`x` is undefined"), "'x' is undefined");
+        assert_eq!(
+            undefined_text("`a.b` is undefined"),
+            "'dict object' has no attribute 'b'"
+        );
+        assert_eq!(
+            undefined_text("`a['k']` is undefined"),
+            "'dict object' has no attribute 'k'"
+        );
+    }
+
+    #[test]
+    fn unclosed_if() {
+        let src = "{% if x %}\na:\n  b: []\n";
+        let (msg, line) = jinja2_syntax(src, &SyntaxConfig::default(), "").unwrap();
+        assert_eq!(
+            msg,
+            "Unexpected end of template. Jinja was looking for the following tags: 'elif' or 'else' or 'endif'. \
+             The innermost block that needs to be closed is 'if'."
+        );
+        assert_eq!(line, 1);
+    }
+}

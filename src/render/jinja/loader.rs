@@ -1,0 +1,174 @@
+//! Template names and loading: names are paths relative to the saltenv
+//! root (`salt://` and absolute names are not found, nothing may leave the
+//! root), read through `TemplateLoader` and pre-passed. Relative names
+//! (`./x`, `../x`) follow Salt's quirk: they resolve against the loader's
+//! global `tpldir`, i.e. the directory of the last template loaded by a
+//! non-relative name in this render, and the first resolution of a name
+//! sticks for the rest of the render (Jinja caches by name). That
+//! per-render state lives in a thread-local stack of frames (renders are
+//! synchronous; nested renders push their own frame).
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+
+use minijinja::Value as JValue;
+
+/// Per-render loader state.
+pub struct Frame {
+    /// Loader-global `tpldir` / `tplfile` / `tpldot` (what Salt's loader
+    /// writes into the environment globals on every load).
+    pub tpldir: String,
+    pub tplfile: String,
+    /// Names already loaded in this render.
+    loaded: HashSet<String>,
+    /// Relative name → resolved name (first resolution wins).
+    relative: HashMap<String, String>,
+    /// The render context every imported data file sees (grains, salt, ...).
+    pub base_context: Vec<(String, JValue)>,
+}
+
+thread_local! {
+    static FRAMES: RefCell<Vec<Frame>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Pops the frame when the render ends (also on unwinding).
+pub struct FrameGuard(());
+
+impl Drop for FrameGuard {
+    fn drop(&mut self) {
+        FRAMES.with(|f| {
+            f.borrow_mut().pop();
+        });
+    }
+}
+
+/// Start a render whose top-level template sits in `tpldir`.
+pub fn push_frame(tpldir: &str, tplfile: &str, base_context: Vec<(String, JValue)>) -> FrameGuard {
+    FRAMES.with(|f| {
+        f.borrow_mut().push(Frame {
+            tpldir: tpldir.to_string(),
+            tplfile: tplfile.to_string(),
+            loaded: HashSet::new(),
+            relative: HashMap::new(),
+            base_context,
+        })
+    });
+    FrameGuard(())
+}
+
+/// Run `f` on the current frame, if any.
+pub fn with_frame<R>(f: impl FnOnce(&mut Frame) -> R) -> Option<R> {
+    FRAMES.with(|frames| frames.borrow_mut().last_mut().map(f))
+}
+
+/// Marks a name that must not be found (a relative name leaving the root).
+const REJECT: char = '\u{1}';
+
+fn is_relative(name: &str) -> bool {
+    matches!(name.split('/').next(), Some(".") | Some(".."))
+}
+
+/// `os.path.dirname`, with Salt's `.` for the root.
+fn dir_of(path: &str) -> String {
+    match path.rsplit_once('/') {
+        Some((d, _)) if !d.is_empty() => d.to_string(),
+        _ => ".".to_string(),
+    }
+}
+
+/// POSIX `normpath` of a relative path; `None` if it leaves the root.
+pub fn normalize(path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in path.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// The environment's path-join callback.
+pub fn join_path(name: &str) -> String {
+    with_frame(|frame| {
+        if is_relative(name) {
+            if let Some(r) = frame.relative.get(name) {
+                return r.clone();
+            }
+            let base = if frame.tpldir == "." {
+                ""
+            } else {
+                frame.tpldir.as_str()
+            };
+            let resolved = match normalize(&format!("{base}/{name}")) {
+                Some(p) if !p.is_empty() => p,
+                _ => format!("{REJECT}{name}"),
+            };
+            frame.relative.insert(name.to_string(), resolved.clone());
+            frame.tplfile = name.to_string();
+            resolved
+        } else {
+            if frame.loaded.insert(name.to_string()) {
+                frame.tpldir = dir_of(name);
+                frame.tplfile = name.to_string();
+            }
+            name.to_string()
+        }
+    })
+    .unwrap_or_else(|| name.to_string())
+}
+
+/// The name to show for a template name produced by [`join_path`].
+pub fn display_name(name: &str) -> &str {
+    name.strip_prefix(REJECT).unwrap_or(name)
+}
+
+/// The fileserver path for a template name, or `None` (TemplateNotFound).
+pub fn resolve(name: &str) -> Option<String> {
+    if name.starts_with(REJECT)
+        || name.starts_with('/')
+        || name.contains("://")
+        || name.contains('\\')
+    {
+        return None;
+    }
+    normalize(name).filter(|p| !p.is_empty())
+}
+
+/// Jinja2 reads templates with universal newlines: `\r\n` and `\r` become `\n`.
+pub fn normalize_newlines(s: &str) -> String {
+    if s.contains('\r') {
+        s.replace("\r\n", "\n").replace('\r', "\n")
+    } else {
+        s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_names_follow_the_last_load() {
+        let _g = push_frame("x/z", "x/z/init.sls", Vec::new());
+        assert_eq!(join_path("lib/macros.jinja"), "lib/macros.jinja");
+        assert_eq!(join_path("./helper.jinja"), "lib/helper.jinja");
+        // cached by name for the rest of the render
+        assert_eq!(join_path("other/a.jinja"), "other/a.jinja");
+        assert_eq!(join_path("./helper.jinja"), "lib/helper.jinja");
+        assert_eq!(join_path("../../../x"), "\u{1}../../../x");
+        assert_eq!(resolve(&join_path("../../../x")), None);
+    }
+
+    #[test]
+    fn names_stay_inside_the_root() {
+        assert_eq!(resolve("salt://lib/m.jinja"), None);
+        assert_eq!(resolve("/etc/passwd"), None);
+        assert_eq!(resolve("a/../../b"), None);
+        assert_eq!(resolve("a/./b//c"), Some("a/b/c".into()));
+        assert_eq!(resolve("a/../b"), Some("b".into()));
+    }
+}

@@ -1,0 +1,438 @@
+//! Source pre-pass: rewrites the Jinja2/Salt syntax minijinja lacks into
+//! constructs it has, on minijinja's own tokenizer (same `SyntaxConfig` as
+//! the engine, so raw blocks, comments, custom delimiters and whitespace
+//! markers are handled exactly as the engine sees them). Rewrites never add
+//! or remove newlines, so engine line numbers stay those of the original.
+//!
+//! Statement level (first pass):
+//! * `{% import_yaml EXPR as NAME %}` → `{% set NAME = __import_yaml(EXPR, ctx) %}`
+//!   (also `import_json`, `import_text`; `ctx` is `true` for `with context`);
+//! * `{% load_yaml as NAME %}BODY{% endload %}` →
+//!   `{% set NAME %}BODY{% endset %}{% set NAME = NAME|load_yaml %}` (json, text);
+//! * `{% do EXPR %}` → `{% do __noop(EXPR) %}` (minijinja only accepts calls).
+//!
+//! Expression level (second pass):
+//! * map and list literals → `__mut({...})`, `__mut([...])` (mutable containers);
+//! * `{% set NAME = RHS %}` (single target) → `{% set NAME = __mut((RHS)) %}`;
+//! * `'literal' % OPERAND` → `'literal'|__pyfmt(OPERAND)`.
+
+use minijinja::machinery::{tokenize, Token};
+use minijinja::syntax::SyntaxConfig;
+
+/// One token: what it is and its byte range in the source.
+struct Tok<'a> {
+    tok: Token<'a>,
+    start: usize,
+    end: usize,
+}
+
+fn lex<'a>(src: &'a str, syntax: &SyntaxConfig) -> Option<Vec<Tok<'a>>> {
+    let mut out = Vec::new();
+    for item in tokenize(src, false, syntax.clone()) {
+        let (tok, span) = item.ok()?;
+        out.push(Tok {
+            tok,
+            start: span.start_offset as usize,
+            end: span.end_offset as usize,
+        });
+    }
+    Some(out)
+}
+
+/// Rewrite `src`. A source the tokenizer rejects is returned unchanged (the
+/// engine then reports the syntax error itself).
+pub fn rewrite(src: &str, syntax: &SyntaxConfig) -> String {
+    let Some(first) = statements(src, syntax) else {
+        return src.to_string();
+    };
+    let text = first.as_deref().unwrap_or(src);
+    match expressions(text, syntax) {
+        Some(s) => s,
+        None => text.to_string(),
+    }
+}
+
+/// A text replacement: delete `del` bytes at `pos`, insert `text`.
+struct Edit {
+    pos: usize,
+    del: usize,
+    text: String,
+    /// Sort key among edits at the same position.
+    order: (u8, i64, i64),
+}
+
+fn apply(src: &str, mut edits: Vec<Edit>) -> String {
+    edits.sort_by_key(|e| (e.pos, e.order));
+    let mut out = String::with_capacity(src.len() + edits.len() * 8);
+    let mut cur = 0;
+    for e in edits {
+        if e.pos < cur {
+            continue;
+        }
+        out.push_str(&src[cur..e.pos]);
+        out.push_str(&e.text);
+        cur = e.pos + e.del;
+    }
+    out.push_str(&src[cur..]);
+    out
+}
+
+fn replace(pos: usize, end: usize, text: String) -> Edit {
+    Edit {
+        pos,
+        del: end - pos,
+        text,
+        order: (1, 0, 0),
+    }
+}
+
+/// First pass. `None` if the source does not tokenize; `Some(None)` if
+/// nothing needed rewriting.
+fn statements(src: &str, syntax: &SyntaxConfig) -> Option<Option<String>> {
+    let t = lex(src, syntax)?;
+    let (bstart, bend) = syntax.block_delimiters();
+    let mut edits = Vec::new();
+    let mut loads: Vec<(String, &str)> = Vec::new();
+    let mut i = 0;
+    while i < t.len() {
+        if !matches!(t[i].tok, Token::BlockStart) {
+            i += 1;
+            continue;
+        }
+        let Some(j) = (i + 1..t.len()).find(|&k| matches!(t[k].tok, Token::BlockEnd)) else {
+            break;
+        };
+        let inner_end = t[j].start;
+        if let Some(Token::Ident(kw)) = t.get(i + 1).map(|x| &x.tok) {
+            let kw_start = t[i + 1].start;
+            match *kw {
+                "import_yaml" | "import_json" | "import_text" if j > i + 2 => {
+                    // `{% import_yaml EXPR as NAME [with|without context] %}`
+                    let as_idx = (i + 3..j).rev().find(|&k| {
+                        matches!(t[k].tok, Token::Ident("as")) && depth_at(&t, i + 2, k) == 0
+                    });
+                    if let Some(a) = as_idx {
+                        if let Some(Token::Ident(name)) = t.get(a + 1).map(|x| &x.tok) {
+                            let expr = &src[t[i + 2].start..t[a].start];
+                            let with_ctx =
+                                (a + 2..j).any(|k| matches!(t[k].tok, Token::Ident("with")));
+                            edits.push(replace(
+                                kw_start,
+                                inner_end,
+                                format!("set {name} = __{kw}({}, {with_ctx}) ", expr.trim()),
+                            ));
+                        }
+                    }
+                }
+                "load_yaml" | "load_json" | "load_text" => {
+                    if let (Some(Token::Ident("as")), Some(Token::Ident(name))) =
+                        (t.get(i + 2).map(|x| &x.tok), t.get(i + 3).map(|x| &x.tok))
+                    {
+                        loads.push((name.to_string(), kw));
+                        edits.push(replace(kw_start, inner_end, format!("set {name} ")));
+                    }
+                }
+                "endload" => {
+                    if let Some((name, filter)) = loads.pop() {
+                        edits.push(replace(
+                            kw_start,
+                            inner_end,
+                            format!("endset {bend}{bstart} set {name} = {name}|{filter} "),
+                        ));
+                    }
+                }
+                "do" if j > i + 2 => {
+                    let start = t[i + 2].start;
+                    let end = t[j - 1].end;
+                    edits.push(replace(start, start, "__noop(".into()));
+                    edits.push(replace(end, end, ")".into()));
+                }
+                _ => {}
+            }
+        }
+        i = j + 1;
+    }
+    if edits.is_empty() {
+        return Some(None);
+    }
+    Some(Some(apply(src, edits)))
+}
+
+/// Bracket depth of token `k` counted from token `from`.
+fn depth_at(t: &[Tok], from: usize, k: usize) -> i32 {
+    let mut d = 0;
+    for x in &t[from..k] {
+        match x.tok {
+            Token::ParenOpen | Token::BracketOpen | Token::BraceOpen => d += 1,
+            Token::ParenClose | Token::BracketClose | Token::BraceClose => d -= 1,
+            _ => {}
+        }
+    }
+    d
+}
+
+/// Keywords after which `[` starts a list literal rather than a subscript.
+const KEYWORDS: &[&str] = &[
+    "in", "not", "and", "or", "if", "else", "elif", "is", "for", "import", "include", "from",
+    "extends", "do", "with", "print", "return", "set",
+];
+
+fn ends_operand(tok: &Token) -> bool {
+    match tok {
+        Token::Ident(id) => !KEYWORDS.contains(id),
+        Token::Str(_) | Token::String(_) | Token::Int(_) | Token::Int128(_) | Token::Float(_) => {
+            true
+        }
+        Token::ParenClose | Token::BracketClose | Token::BraceClose => true,
+        _ => false,
+    }
+}
+
+/// Index of the bracket closing the one at `open` (or the last token).
+fn matching(t: &[Tok], open: usize) -> usize {
+    let mut depth = 0i32;
+    for (k, x) in t.iter().enumerate().skip(open) {
+        match x.tok {
+            Token::ParenOpen | Token::BracketOpen | Token::BraceOpen => depth += 1,
+            Token::ParenClose | Token::BracketClose | Token::BraceClose => {
+                depth -= 1;
+                if depth == 0 {
+                    return k;
+                }
+            }
+            Token::VariableEnd | Token::BlockEnd => return k.saturating_sub(1),
+            _ => {}
+        }
+    }
+    t.len().saturating_sub(1)
+}
+
+/// Index of the last token of the operand starting at `k`: unary signs, a
+/// primary, then `.attr`, `[..]`, `(..)` and `|filter(..)` postfixes.
+fn operand_end(t: &[Tok], mut k: usize) -> usize {
+    while k + 1 < t.len() && matches!(t[k].tok, Token::Minus | Token::Plus) {
+        k += 1;
+    }
+    let mut end = match t[k].tok {
+        Token::ParenOpen | Token::BracketOpen | Token::BraceOpen => matching(t, k),
+        _ => k,
+    };
+    loop {
+        match t.get(end + 1).map(|x| &x.tok) {
+            Some(Token::Dot) if end + 2 < t.len() => end += 2,
+            Some(Token::BracketOpen) | Some(Token::ParenOpen) => end = matching(t, end + 1),
+            Some(Token::Pipe) if end + 2 < t.len() => {
+                end += 2;
+                if matches!(t.get(end + 1).map(|x| &x.tok), Some(Token::ParenOpen)) {
+                    end = matching(t, end + 1);
+                }
+            }
+            _ => return end,
+        }
+    }
+}
+
+/// A wrapper around the source range `open..close`: `pre` is inserted at
+/// `open` (replacing `del` bytes), `post` at `close`. `rank` orders wrappers
+/// that share both ends (lower = outer).
+struct Wrap {
+    open: usize,
+    close: usize,
+    del: usize,
+    pre: &'static str,
+    post: &'static str,
+    rank: i64,
+}
+
+fn wrap_edits(wraps: Vec<Wrap>) -> Vec<Edit> {
+    let mut edits = Vec::with_capacity(wraps.len() * 2);
+    for w in wraps {
+        // Openers after closers at one position; outer (ends later) first.
+        edits.push(Edit {
+            pos: w.open,
+            del: w.del,
+            text: w.pre.into(),
+            order: (1, -(w.close as i64), w.rank),
+        });
+        // Closers: inner (started later) first.
+        edits.push(Edit {
+            pos: w.close,
+            del: 0,
+            text: w.post.into(),
+            order: (0, -(w.open as i64), -w.rank),
+        });
+    }
+    edits
+}
+
+/// Second pass. `None` if the source does not tokenize.
+fn expressions(src: &str, syntax: &SyntaxConfig) -> Option<String> {
+    let t = lex(src, syntax)?;
+    let mut wraps = Vec::new();
+    for i in 0..t.len() {
+        if matches!(t[i].tok, Token::BlockStart)
+            && matches!(t.get(i + 1).map(|x| &x.tok), Some(Token::Ident("set")))
+        {
+            set_rhs(&t, i, &mut wraps);
+        }
+        match t[i].tok {
+            Token::BraceOpen => wraps.push(Wrap {
+                open: t[i].start,
+                close: t[matching(&t, i)].end,
+                del: 0,
+                pre: "__mut(",
+                post: ")",
+                rank: 1,
+            }),
+            Token::BracketOpen => {
+                if i > 0 && ends_operand(&t[i - 1].tok) {
+                    continue;
+                }
+                wraps.push(Wrap {
+                    open: t[i].start,
+                    close: t[matching(&t, i)].end,
+                    del: 0,
+                    pre: "__mut(",
+                    post: ")",
+                    rank: 1,
+                });
+            }
+            Token::Mod => {
+                let lhs_is_str = i > 0 && matches!(t[i - 1].tok, Token::Str(_) | Token::String(_));
+                if lhs_is_str && i + 1 < t.len() && !is_end(&t[i + 1].tok) {
+                    let end = operand_end(&t, i + 1);
+                    wraps.push(Wrap {
+                        open: t[i].start,
+                        close: t[end].end,
+                        del: t[i].end - t[i].start,
+                        pre: "|__pyfmt(",
+                        post: ")",
+                        rank: 2,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    if wraps.is_empty() {
+        return Some(src.to_string());
+    }
+    Some(apply(src, wrap_edits(wraps)))
+}
+
+fn is_end(tok: &Token) -> bool {
+    matches!(tok, Token::VariableEnd | Token::BlockEnd)
+}
+
+/// `{% set NAME[.attr] = RHS %}` with a single target: wrap RHS.
+fn set_rhs(t: &[Tok], i: usize, wraps: &mut Vec<Wrap>) {
+    let mut k = i + 2;
+    while k < t.len() && !matches!(t[k].tok, Token::Assign | Token::BlockEnd | Token::Comma) {
+        k += 1;
+    }
+    if k >= t.len() || !matches!(t[k].tok, Token::Assign) {
+        return;
+    }
+    let Some(e) = (k + 1..t.len()).find(|&e| matches!(t[e].tok, Token::BlockEnd)) else {
+        return;
+    };
+    if e == k + 1 {
+        return;
+    }
+    wraps.push(Wrap {
+        open: t[k + 1].start,
+        close: t[e - 1].end,
+        del: 0,
+        pre: "__mut((",
+        post: "))",
+        rank: 0,
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rw(s: &str) -> String {
+        rewrite(s, &SyntaxConfig::default())
+    }
+
+    #[test]
+    fn wraps_literals_and_set() {
+        assert_eq!(
+            rw("{% set d = {'a': [1]} %}"),
+            "{% set d = __mut((__mut({'a': __mut([1])}))) %}"
+        );
+        assert_eq!(rw("{{ x[0] }}{{ f()[1] }}"), "{{ x[0] }}{{ f()[1] }}");
+        assert_eq!(rw("{{ 2 in [1, 2] }}"), "{{ 2 in __mut([1, 2]) }}");
+        assert_eq!(rw("{% set a, b = 1, 2 %}"), "{% set a, b = 1, 2 %}");
+        assert_eq!(
+            rw("{%- set x -%}a{% endset %}"),
+            "{%- set x -%}a{% endset %}"
+        );
+        assert_eq!(rw("{% set x={} %}"), "{% set x=__mut((__mut({}))) %}");
+    }
+
+    #[test]
+    fn rewrites_statements() {
+        assert_eq!(
+            rw("{% import_yaml tpldir ~ '/d.yaml' as d %}"),
+            "{% set d = __mut((__import_yaml(tpldir ~ '/d.yaml', false))) %}"
+        );
+        assert_eq!(
+            rw("{%- import_json 'x.json' as j with context -%}"),
+            "{%- set j = __mut((__import_json('x.json', true))) -%}"
+        );
+        assert_eq!(
+            rw("{%- load_yaml as y -%}\na: 1\n{%- endload %}"),
+            "{%- set y -%}\na: 1\n{%- endset %}{% set y = __mut((y|load_yaml)) %}"
+        );
+        assert_eq!(
+            rw("{% do d.pop('a') if c %}"),
+            "{% do __noop(d.pop('a') if c) %}"
+        );
+    }
+
+    #[test]
+    fn percent_format() {
+        assert_eq!(
+            rw("{{ '/home/%s' % user }}"),
+            "{{ '/home/%s' |__pyfmt( user) }}"
+        );
+        assert_eq!(
+            rw("{{ '%s-%s'%(a, b) ~ x }}"),
+            "{{ '%s-%s'|__pyfmt((a, b)) ~ x }}"
+        );
+        assert_eq!(rw("{{ '%s'%d.x|upper }}"), "{{ '%s'|__pyfmt(d.x|upper) }}");
+        assert_eq!(
+            rw("{% set p = '%s'%[a] %}"),
+            "{% set p = __mut(('%s'|__pyfmt(__mut([a])))) %}"
+        );
+        assert_eq!(rw("{{ 7 % 3 }}"), "{{ 7 % 3 }}");
+    }
+
+    #[test]
+    fn keeps_lines_raw_and_comments() {
+        let src = "{% raw %}{{ [1] }}{% endraw %}\n{# {'a': 1} #}\n{% set x = [\n  1,\n] %}\n";
+        let out = rw(src);
+        assert_eq!(out.matches('\n').count(), src.matches('\n').count());
+        assert!(out.starts_with("{% raw %}{{ [1] }}{% endraw %}\n{# {'a': 1} #}\n"));
+        assert!(out.contains("__mut((__mut(["));
+    }
+
+    #[test]
+    fn custom_delimiters() {
+        let mut b = SyntaxConfig::builder();
+        b.block_delimiters("<%", "%>");
+        let syn = b.build().unwrap();
+        assert_eq!(
+            rewrite("<% load_text as t %>x<% endload %>", &syn),
+            "<% set t %>x<% endset %><% set t = __mut((t|load_text)) %>"
+        );
+    }
+
+    #[test]
+    fn bad_source_unchanged() {
+        assert_eq!(rw("{{ 'unterminated }}"), "{{ 'unterminated }}");
+    }
+}
