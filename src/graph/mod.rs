@@ -1,0 +1,630 @@
+//! The requisite graph as the output stages see it: chunks, Salt 3008's
+//! extra prereq test nodes, typed edges (dependency → dependent) and the
+//! execution order. `simulate`, the order report and the graph renderers
+//! (`dot`, `json`, `mermaid`, `html`) all read a [`ChunkGraph`].
+//!
+//! A `ChunkGraph` is built either from an ordered lowstate (the list
+//! `state.show_lowstate` prints, prereq targets listed twice) by resolving
+//! the requisite keys the way Salt 3008.5's dependency graph does, or from
+//! the compiler's own requisite graph.
+
+mod dot;
+mod html;
+mod json;
+mod layout;
+mod mermaid;
+
+pub use dot::to_dot;
+pub use html::to_html;
+pub use json::{to_json_document, JSON_VERSION};
+pub use mermaid::to_mermaid;
+
+use crate::value::Value;
+use std::collections::HashMap;
+use std::fmt;
+
+/// A requisite type that makes a graph edge (not `listen`, not `use`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EdgeKind {
+    Require,
+    RequireAny,
+    Watch,
+    WatchAny,
+    Prereq,
+    Onfail,
+    OnfailAny,
+    OnfailAll,
+    Onchanges,
+    OnchangesAny,
+}
+
+/// The requisite family of an [`EdgeKind`] (its name without `_any`/`_all`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EdgeBase {
+    Require,
+    Watch,
+    Prereq,
+    Onfail,
+    Onchanges,
+}
+
+impl EdgeKind {
+    /// All kinds, in the order Salt adds a chunk's requisites to the graph.
+    pub const ALL: [EdgeKind; 10] = [
+        EdgeKind::Require,
+        EdgeKind::RequireAny,
+        EdgeKind::Watch,
+        EdgeKind::WatchAny,
+        EdgeKind::Prereq,
+        EdgeKind::Onfail,
+        EdgeKind::OnfailAny,
+        EdgeKind::OnfailAll,
+        EdgeKind::Onchanges,
+        EdgeKind::OnchangesAny,
+    ];
+
+    /// The requisite key as written in SLS files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EdgeKind::Require => "require",
+            EdgeKind::RequireAny => "require_any",
+            EdgeKind::Watch => "watch",
+            EdgeKind::WatchAny => "watch_any",
+            EdgeKind::Prereq => "prereq",
+            EdgeKind::Onfail => "onfail",
+            EdgeKind::OnfailAny => "onfail_any",
+            EdgeKind::OnfailAll => "onfail_all",
+            EdgeKind::Onchanges => "onchanges",
+            EdgeKind::OnchangesAny => "onchanges_any",
+        }
+    }
+
+    pub fn from_key(key: &str) -> Option<EdgeKind> {
+        EdgeKind::ALL.into_iter().find(|k| k.as_str() == key)
+    }
+
+    pub fn base(self) -> EdgeBase {
+        match self {
+            EdgeKind::Require | EdgeKind::RequireAny => EdgeBase::Require,
+            EdgeKind::Watch | EdgeKind::WatchAny => EdgeBase::Watch,
+            EdgeKind::Prereq => EdgeBase::Prereq,
+            EdgeKind::Onfail | EdgeKind::OnfailAny | EdgeKind::OnfailAll => EdgeBase::Onfail,
+            EdgeKind::Onchanges | EdgeKind::OnchangesAny => EdgeBase::Onchanges,
+        }
+    }
+
+    pub fn is_any(self) -> bool {
+        self.as_str().ends_with("_any")
+    }
+
+    pub fn is_all(self) -> bool {
+        self == EdgeKind::OnfailAll
+    }
+}
+
+impl fmt::Display for EdgeKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One low chunk with the fields every consumer needs pulled out.
+#[derive(Debug, Clone)]
+pub struct GraphChunk {
+    /// The chunk as in the lowstate (a map).
+    pub chunk: Value,
+    /// Salt's tag `state_|-id_|-name_|-fun`.
+    pub tag: String,
+    pub state: String,
+    pub id: String,
+    pub name: Value,
+    pub fun: String,
+    pub sls: String,
+    pub env: String,
+}
+
+impl GraphChunk {
+    /// Read the identifying fields of a chunk; `None` if it is not a map or
+    /// lacks `state`/`__id__`/`name`/`fun`.
+    pub fn new(chunk: &Value) -> Option<GraphChunk> {
+        let state = chunk.get("state")?.as_str()?.to_string();
+        let id = chunk.get("__id__")?.py_str();
+        let name = chunk.get("name")?.clone();
+        let fun = chunk.get("fun")?.as_str()?.to_string();
+        let sls = chunk.get("__sls__").map(Value::py_str).unwrap_or_default();
+        let env = chunk.get("__env__").map(Value::py_str).unwrap_or_default();
+        let tag = gen_tag(&state, &id, &name.py_str(), &fun);
+        Some(GraphChunk {
+            chunk: chunk.clone(),
+            tag,
+            state,
+            id,
+            name,
+            fun,
+            sls,
+            env,
+        })
+    }
+
+    /// `name` as a string (Python `str()`).
+    pub fn name_str(&self) -> String {
+        self.name.py_str()
+    }
+
+    /// `state.fun`.
+    pub fn state_fun(&self) -> String {
+        format!("{}.{}", self.state, self.fun)
+    }
+
+    /// A chunk argument.
+    pub fn arg(&self, key: &str) -> Option<&Value> {
+        self.chunk.get(key)
+    }
+}
+
+/// Salt's result tag.
+pub fn gen_tag(state: &str, id: &str, name: &str, fun: &str) -> String {
+    format!("{state}_|-{id}_|-{name}_|-{fun}")
+}
+
+/// A graph node: a chunk, or the prereq test node Salt 3008 adds for a
+/// prerequired chunk (sharing that chunk).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Node {
+    pub chunk: usize,
+    pub prereq_test: bool,
+}
+
+/// Why an edge exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EdgeOrigin {
+    /// The dependent's own requisite (including `*_in` and extend results).
+    Declared,
+    /// `A prereq B` adds `A →require B`: B's real run waits for A.
+    PrereqOrder,
+    /// An edge copied to a prereq test node from its chunk's own requisites.
+    PrereqCopy,
+}
+
+/// A typed edge `from` (dependency) → `to` (dependent), over node indices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Edge {
+    pub from: usize,
+    pub to: usize,
+    pub kind: EdgeKind,
+    pub origin: EdgeOrigin,
+    /// Index of the requisite entry in the dependent's list for that key
+    /// (for declared edges), to find its source line.
+    pub entry: Option<usize>,
+}
+
+/// Chunks, nodes, edges and the execution order.
+#[derive(Debug, Clone, Default)]
+pub struct ChunkGraph {
+    pub chunks: Vec<GraphChunk>,
+    pub nodes: Vec<Node>,
+    /// In insertion order; `(from, to, kind)` is unique.
+    pub edges: Vec<Edge>,
+    /// Node indices in execution order (the lowstate order).
+    pub order: Vec<usize>,
+    real_node: Vec<usize>,
+    test_node: Vec<Option<usize>>,
+    in_edges: Vec<Vec<usize>>,
+    out_edges: Vec<Vec<usize>>,
+    edge_set: HashMap<(usize, usize, EdgeKind), usize>,
+    by_tag: HashMap<String, usize>,
+}
+
+/// A requisite that cannot be resolved, with Salt's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GraphError {
+    pub message: String,
+}
+
+impl fmt::Display for GraphError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for GraphError {}
+
+impl ChunkGraph {
+    pub fn new() -> ChunkGraph {
+        ChunkGraph::default()
+    }
+
+    /// Add a chunk (once per tag) and its real node; returns the chunk index.
+    pub fn add_chunk(&mut self, chunk: GraphChunk) -> usize {
+        if let Some(&c) = self.by_tag.get(&chunk.tag) {
+            return c;
+        }
+        let c = self.chunks.len();
+        self.by_tag.insert(chunk.tag.clone(), c);
+        self.chunks.push(chunk);
+        let n = self.push_node(Node {
+            chunk: c,
+            prereq_test: false,
+        });
+        self.real_node.push(n);
+        self.test_node.push(None);
+        c
+    }
+
+    fn push_node(&mut self, node: Node) -> usize {
+        self.nodes.push(node);
+        self.in_edges.push(Vec::new());
+        self.out_edges.push(Vec::new());
+        self.nodes.len() - 1
+    }
+
+    /// The prereq test node of a chunk, created on first use.
+    pub fn ensure_test_node(&mut self, chunk: usize) -> usize {
+        if let Some(n) = self.test_node[chunk] {
+            return n;
+        }
+        let n = self.push_node(Node {
+            chunk,
+            prereq_test: true,
+        });
+        self.test_node[chunk] = Some(n);
+        n
+    }
+
+    /// Add an edge unless the same `(from, to, kind)` exists.
+    pub fn add_edge(
+        &mut self,
+        from: usize,
+        to: usize,
+        kind: EdgeKind,
+        origin: EdgeOrigin,
+        entry: Option<usize>,
+    ) {
+        if self.edge_set.contains_key(&(from, to, kind)) {
+            return;
+        }
+        let e = self.edges.len();
+        self.edges.push(Edge {
+            from,
+            to,
+            kind,
+            origin,
+            entry,
+        });
+        self.edge_set.insert((from, to, kind), e);
+        self.in_edges[to].push(e);
+        self.out_edges[from].push(e);
+    }
+
+    pub fn chunk_by_tag(&self, tag: &str) -> Option<usize> {
+        self.by_tag.get(tag).copied()
+    }
+
+    pub fn real_node(&self, chunk: usize) -> usize {
+        self.real_node[chunk]
+    }
+
+    pub fn test_node(&self, chunk: usize) -> Option<usize> {
+        self.test_node[chunk]
+    }
+
+    /// Edges into a node (its dependencies), in insertion order.
+    pub fn in_edges(&self, node: usize) -> impl Iterator<Item = &Edge> + '_ {
+        self.in_edges[node].iter().map(move |&e| &self.edges[e])
+    }
+
+    /// Edges out of a node (its dependents), in insertion order.
+    pub fn out_edges(&self, node: usize) -> impl Iterator<Item = &Edge> + '_ {
+        self.out_edges[node].iter().map(move |&e| &self.edges[e])
+    }
+
+    /// The chunk behind a node.
+    pub fn node_chunk(&self, node: usize) -> &GraphChunk {
+        &self.chunks[self.nodes[node].chunk]
+    }
+
+    /// A node's display id: the tag, plus `_|-__prereq_test__` for test nodes.
+    pub fn node_tag(&self, node: usize) -> String {
+        let n = self.nodes[node];
+        let tag = &self.chunks[n.chunk].tag;
+        if n.prereq_test {
+            format!("{tag}_|-__prereq_test__")
+        } else {
+            tag.clone()
+        }
+    }
+
+    /// Build from an ordered lowstate (as `state.show_lowstate` prints it in
+    /// 3008: a prerequired chunk appears twice, first at its test node's
+    /// position). Requisites are resolved as Salt 3008.5 does (module +
+    /// ID/name, `id`, `sls` including included-from, globs).
+    pub fn from_lowstate(lowstate: &[Value]) -> Result<ChunkGraph, GraphError> {
+        let mut g = ChunkGraph::new();
+        let mut seen_once: Vec<bool> = Vec::new();
+        let mut order_chunks = Vec::with_capacity(lowstate.len());
+        for (i, v) in lowstate.iter().enumerate() {
+            let gc = GraphChunk::new(v).ok_or_else(|| GraphError {
+                message: format!(
+                    "lowstate entry {i} is not a chunk with state, __id__, name and fun"
+                ),
+            })?;
+            let c = g.add_chunk(gc);
+            if c == seen_once.len() {
+                seen_once.push(false);
+            }
+            order_chunks.push(c);
+        }
+        let lookup = Lookup::new(&g.chunks);
+        // Edges: chunks in first-appearance order, requisite types in Salt's order.
+        let mut first_order: Vec<usize> = Vec::with_capacity(g.chunks.len());
+        {
+            let mut done = vec![false; g.chunks.len()];
+            for &c in &order_chunks {
+                if !done[c] {
+                    done[c] = true;
+                    first_order.push(c);
+                }
+            }
+        }
+        for &c in &first_order {
+            g.add_requisites(c, &lookup)?;
+        }
+        // Order: a chunk listed twice is first its test node, then its real node.
+        let mut count = vec![0usize; g.chunks.len()];
+        for &c in &order_chunks {
+            count[c] += 1;
+        }
+        for &c in &order_chunks {
+            let node = if count[c] > 1 && !seen_once[c] {
+                seen_once[c] = true;
+                g.ensure_test_node(c)
+            } else {
+                g.real_node(c)
+            };
+            g.order.push(node);
+        }
+        Ok(g)
+    }
+
+    fn add_requisites(&mut self, c: usize, lookup: &Lookup) -> Result<(), GraphError> {
+        for kind in EdgeKind::ALL {
+            let Some(list) = self.chunks[c]
+                .arg(kind.as_str())
+                .and_then(Value::as_list)
+                .cloned()
+            else {
+                continue;
+            };
+            for (entry, item) in list.iter().enumerate() {
+                let (key, val) = match item {
+                    Value::Str(s) => ("id".to_string(), Value::str(s.clone())),
+                    Value::Map(m) => match m.iter().next() {
+                        Some((k, v)) => (k.py_str(), v.clone()),
+                        None => continue,
+                    },
+                    _ => continue,
+                };
+                if val.is_null() {
+                    continue;
+                }
+                let gc = &self.chunks[c];
+                let Some(val) = val.as_str() else {
+                    return Err(GraphError {
+                        message: format!(
+                            "Requisite [{kind}: {key}] in state [{}] in SLS [{}] must have a string as the value",
+                            gc.name_str(),
+                            gc.sls
+                        ),
+                    });
+                };
+                let targets = lookup.find(&key, val);
+                if targets.is_empty() && !(key == "sls" && is_pattern(val)) {
+                    return Err(GraphError {
+                        message: format!(
+                            "Referenced state does not exist for requisite [{kind}: ({key}: {val})] in state [{}] in SLS [{}]",
+                            gc.name_str(),
+                            gc.sls
+                        ),
+                    });
+                }
+                for t in targets {
+                    self.add_req(c, t, kind, entry);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Salt's `_add_reqs` for one resolved target chunk `t` of chunk `c`.
+    fn add_req(&mut self, c: usize, t: usize, kind: EdgeKind, entry: usize) {
+        let c_real = self.real_node(c);
+        let t_real = self.real_node(t);
+        if kind == EdgeKind::Prereq {
+            let had = self.test_node(t).is_some();
+            let t_test = self.ensure_test_node(t);
+            if !had {
+                let copies: Vec<Edge> = self
+                    .in_edges(t_real)
+                    .filter(|e| e.kind != EdgeKind::Prereq)
+                    .copied()
+                    .collect();
+                for e in copies {
+                    self.add_edge(e.from, t_test, e.kind, EdgeOrigin::PrereqCopy, e.entry);
+                }
+            }
+            self.add_edge(
+                t_test,
+                c_real,
+                EdgeKind::Prereq,
+                EdgeOrigin::Declared,
+                Some(entry),
+            );
+            self.add_edge(
+                c_real,
+                t_real,
+                EdgeKind::Require,
+                EdgeOrigin::PrereqOrder,
+                Some(entry),
+            );
+            if let Some(c_test) = self.test_node(c) {
+                self.add_edge(
+                    t_test,
+                    c_test,
+                    EdgeKind::Prereq,
+                    EdgeOrigin::PrereqOrder,
+                    Some(entry),
+                );
+            }
+        } else {
+            let prerequired = self.chunks[c].arg("__prereq__").is_some_and(Value::truthy);
+            if prerequired {
+                let c_test = self.ensure_test_node(c);
+                self.add_edge(t_real, c_test, kind, EdgeOrigin::PrereqCopy, Some(entry));
+            }
+            self.add_edge(t_real, c_real, kind, EdgeOrigin::Declared, Some(entry));
+        }
+    }
+}
+
+/// Salt's requisite glob test (includes `]`).
+fn is_pattern(s: &str) -> bool {
+    s.contains(['*', '?', '[', ']'])
+}
+
+/// Salt's lookup tables: `(module, name)`, `(module, ID)`, `("id", ID)`,
+/// `("id", name)` and SLS (own and included-from) → chunks.
+struct Lookup {
+    keyed: HashMap<(String, String), Vec<usize>>,
+    /// Distinct keys in first-insertion order (for glob scans).
+    keys: Vec<(String, String)>,
+    sls: HashMap<String, Vec<usize>>,
+    sls_keys: Vec<String>,
+}
+
+impl Lookup {
+    fn new(chunks: &[GraphChunk]) -> Lookup {
+        let mut l = Lookup {
+            keyed: HashMap::new(),
+            keys: Vec::new(),
+            sls: HashMap::new(),
+            sls_keys: Vec::new(),
+        };
+        for (i, c) in chunks.iter().enumerate() {
+            let name = c.name_str();
+            for key in [
+                (c.state.clone(), name.clone()),
+                (c.state.clone(), c.id.clone()),
+                ("id".to_string(), c.id.clone()),
+                ("id".to_string(), name.clone()),
+            ] {
+                let e = l.keyed.entry(key.clone()).or_default();
+                if e.is_empty() {
+                    l.keys.push(key);
+                }
+                if !e.contains(&i) {
+                    e.push(i);
+                }
+            }
+            let mut slses: Vec<String> = Vec::new();
+            if !c.sls.is_empty() {
+                slses.push(c.sls.clone());
+            }
+            if let Some(list) = c.arg("__sls_included_from__").and_then(Value::as_list) {
+                slses.extend(list.iter().map(Value::py_str));
+            }
+            for s in slses {
+                let e = l.sls.entry(s.clone()).or_default();
+                if e.is_empty() {
+                    l.sls_keys.push(s);
+                }
+                if !e.contains(&i) {
+                    e.push(i);
+                }
+            }
+        }
+        l
+    }
+
+    fn find(&self, key: &str, val: &str) -> Vec<usize> {
+        let mut out: Vec<usize> = Vec::new();
+        let mut push = |v: &Vec<usize>| {
+            for &i in v {
+                if !out.contains(&i) {
+                    out.push(i);
+                }
+            }
+        };
+        if key == "sls" {
+            if is_pattern(val) {
+                for s in &self.sls_keys {
+                    if crate::fnmatch::fnmatch(s, val) {
+                        push(&self.sls[s]);
+                    }
+                }
+            } else if let Some(v) = self.sls.get(val) {
+                push(v);
+            }
+        } else if is_pattern(val) {
+            for k in &self.keys {
+                if k.0 == key && crate::fnmatch::fnmatch(&k.1, val) {
+                    push(&self.keyed[k]);
+                }
+            }
+        } else if let Some(v) = self.keyed.get(&(key.to_string(), val.to_string())) {
+            push(v);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Parse a JSON lowstate written in a test.
+    pub(crate) fn low(json: &str) -> Vec<Value> {
+        let j: serde_json::Value = serde_json::from_str(json).expect("test JSON");
+        match Value::from_json(&j) {
+            Value::List(l) => l,
+            _ => panic!("test lowstate must be a list"),
+        }
+    }
+
+    #[test]
+    fn resolves_requisites_and_prereq_nodes() {
+        let l = low(r#"[
+            {"state":"test","name":"b","__sls__":"m","__env__":"base","__id__":"b","__prereq__":true,"order":10001,"fun":"nop"},
+            {"state":"test","name":"a","__sls__":"m","__env__":"base","__id__":"a","prereq":[{"test":"b"}],"__prerequiring__":true,"order":10000,"fun":"nop"},
+            {"state":"test","name":"b","__sls__":"m","__env__":"base","__id__":"b","__prereq__":true,"order":10001,"fun":"nop"},
+            {"state":"test","name":"c","__sls__":"m","__env__":"base","__id__":"c","require":["a", {"sls":"m"}],"order":10002,"fun":"nop"}
+        ]"#);
+        let g = ChunkGraph::from_lowstate(&l).unwrap();
+        assert_eq!(g.chunks.len(), 3);
+        assert_eq!(g.nodes.len(), 4);
+        let b = g.chunk_by_tag("test_|-b_|-b_|-nop").unwrap();
+        let tb = g.test_node(b).unwrap();
+        assert_eq!(
+            g.order,
+            vec![tb, g.real_node(1), g.real_node(0), g.real_node(2)]
+        );
+        let kinds: Vec<(usize, usize, EdgeKind)> =
+            g.edges.iter().map(|e| (e.from, e.to, e.kind)).collect();
+        assert!(kinds.contains(&(tb, g.real_node(1), EdgeKind::Prereq)));
+        assert!(kinds.contains(&(g.real_node(1), g.real_node(0), EdgeKind::Require)));
+        // c requires a (once, dedup) and every chunk of sls m (a, b, c itself).
+        let into_c: Vec<usize> = g.in_edges(g.real_node(2)).map(|e| e.from).collect();
+        assert_eq!(into_c, vec![g.real_node(1), g.real_node(0), g.real_node(2)]);
+    }
+
+    #[test]
+    fn missing_reference_is_salts_error() {
+        let l = low(
+            r#"[{"state":"test","name":"a","__sls__":"m","__id__":"a","require":[{"test":"nope"}],"fun":"nop"}]"#,
+        );
+        let e = ChunkGraph::from_lowstate(&l).unwrap_err();
+        assert_eq!(
+            e.message,
+            "Referenced state does not exist for requisite [require: (test: nope)] in state [a] in SLS [m]"
+        );
+    }
+}

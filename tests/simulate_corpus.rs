@@ -1,0 +1,100 @@
+//! Runs the simulator on every corpus case that has `expected/runorder.json`
+//! and compares with what Salt 3008.5's `state.apply` reported (as JSON
+//! values; array order significant).
+//!
+//! `from_expected_lowstate` feeds Salt's own lowstate into the simulator, so
+//! it tests the executor alone.
+
+use lowstate::graph::ChunkGraph;
+use lowstate::simulate::{simulate, Assumptions, RunResult, NO_TOP_MATCH};
+use lowstate::Value;
+use std::path::{Path, PathBuf};
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
+}
+
+fn read_json(p: &Path) -> Option<Value> {
+    let text = std::fs::read_to_string(p).ok()?;
+    let j: serde_json::Value = serde_json::from_str(&text).ok()?;
+    Some(Value::from_json(&j))
+}
+
+/// The minion's global `failhard` (a plain `failhard: True` line).
+fn global_failhard(case: &Path) -> bool {
+    std::fs::read_to_string(case.join("minion"))
+        .map(|t| {
+            t.lines().any(|l| {
+                let l = l.trim();
+                l.strip_prefix("failhard:")
+                    .is_some_and(|v| matches!(v.trim(), "True" | "true" | "yes" | "on"))
+            })
+        })
+        .unwrap_or(false)
+}
+
+/// Cases with a runorder whose highstate is a map.
+fn runorder_cases() -> Vec<PathBuf> {
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(corpus())
+        .expect("corpus dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("expected/runorder.json").is_file())
+        .filter(|p| {
+            matches!(
+                read_json(&p.join("expected/highstate.json")),
+                Some(Value::Map(_))
+            )
+        })
+        .collect();
+    cases.sort();
+    cases
+}
+
+fn diff(case: &Path, got: &Value, want: &Value) -> String {
+    format!(
+        "{}\n--- want\n{}\n--- got\n{}",
+        case.display(),
+        want.to_json_pretty(),
+        got.to_json_pretty()
+    )
+}
+
+#[test]
+fn from_expected_lowstate() {
+    let mut pass = 0;
+    let mut fails = Vec::new();
+    let cases = runorder_cases();
+    for case in &cases {
+        let want = read_json(&case.join("expected/runorder.json")).expect("runorder.json");
+        let got = match read_json(&case.join("expected/lowstate.json")) {
+            // No top match (109) and a top file that failed to render (121).
+            Some(Value::List(low)) if low.is_empty() => {
+                RunResult::no_states(NO_TOP_MATCH).to_value()
+            }
+            Some(Value::List(low)) if low.iter().all(|c| matches!(c, Value::Map(_))) => {
+                match ChunkGraph::from_lowstate(&low) {
+                    Ok(g) => simulate(&g, &Assumptions::new(), global_failhard(case)).to_value(),
+                    Err(e) => RunResult::from_errors(vec![e.message]).to_value(),
+                }
+            }
+            // Salt's compile errors: state.apply returns the same list.
+            Some(errors @ Value::List(_)) => errors,
+            _ => continue,
+        };
+        if got == want {
+            pass += 1;
+        } else {
+            fails.push(diff(case, &got, &want));
+        }
+    }
+    eprintln!(
+        "simulate from expected lowstate: {pass}/{} passed",
+        cases.len()
+    );
+    assert!(
+        fails.is_empty(),
+        "{} failed:\n{}",
+        fails.len(),
+        fails.join("\n\n")
+    );
+}
