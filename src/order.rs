@@ -1,1 +1,675 @@
-//! TODO: order
+//! Ordering: turns compiled chunks into the lowstate sequence. For Salt 3008
+//! it builds the requisite graph (`RequisiteGraph`: one node per chunk plus
+//! prereq test nodes, typed edges dependency → dependent), reports missing
+//! requisites and cycles with Salt's messages, and sorts topologically with
+//! Salt's heap key; for 3006/3007 it sorts by `(order, state+name+fun)`.
+//! The graph is kept in the result so execution simulation and drawing can
+//! reuse it.
+
+use crate::diag::{Diagnostic, Label};
+use crate::fnmatch::fnmatch;
+use crate::high::extend::py_iter;
+use crate::high::SourceMap;
+use crate::low::{chunk_label, normalise_order, sort_chunks, symbolic_order, LowOptions, Num};
+use crate::value::{Map, Value};
+use indexmap::IndexMap;
+use petgraph::graph::{DiGraph, NodeIndex};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+/// A requisite type that can be an edge of the graph, in Salt's precedence
+/// order (the discriminant is Salt's weight).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ReqKind {
+    Onfail,
+    OnfailAny,
+    OnfailAll,
+    Require,
+    RequireAny,
+    Onchanges,
+    OnchangesAny,
+    Watch,
+    WatchAny,
+    Prereq,
+    Prerequired,
+    Listen,
+}
+
+impl ReqKind {
+    /// The kinds that make edges, in the order Salt processes a chunk's keys.
+    pub const EDGE_KINDS: [ReqKind; 10] = [
+        ReqKind::Require,
+        ReqKind::RequireAny,
+        ReqKind::Watch,
+        ReqKind::WatchAny,
+        ReqKind::Prereq,
+        ReqKind::Onfail,
+        ReqKind::OnfailAny,
+        ReqKind::OnfailAll,
+        ReqKind::Onchanges,
+        ReqKind::OnchangesAny,
+    ];
+
+    /// Salt's weight: only edges at least as heavy as the heaviest seen so
+    /// far pull a dependency forward.
+    pub fn weight(self) -> u8 {
+        self as u8
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReqKind::Onfail => "onfail",
+            ReqKind::OnfailAny => "onfail_any",
+            ReqKind::OnfailAll => "onfail_all",
+            ReqKind::Require => "require",
+            ReqKind::RequireAny => "require_any",
+            ReqKind::Onchanges => "onchanges",
+            ReqKind::OnchangesAny => "onchanges_any",
+            ReqKind::Watch => "watch",
+            ReqKind::WatchAny => "watch_any",
+            ReqKind::Prereq => "prereq",
+            ReqKind::Prerequired => "prerequired",
+            ReqKind::Listen => "listen",
+        }
+    }
+}
+
+impl std::fmt::Display for ReqKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A node: a chunk, or the test-mode run of a prerequired chunk.
+#[derive(Debug, Clone)]
+pub struct ReqNode {
+    /// Index into the chunk list the graph was built from.
+    pub chunk: usize,
+    /// True for the `…_|-__prereq_test__` node of a prerequired chunk.
+    pub prereq_test: bool,
+    /// Salt's tag `state_|-id_|-name_|-fun` (plus `_|-__prereq_test__`).
+    pub tag: String,
+}
+
+/// The 3008 requisite graph. Edges go from dependency to dependent and carry
+/// the requisite kind; a (from, to, kind) triple exists at most once.
+#[derive(Debug, Clone, Default)]
+pub struct RequisiteGraph {
+    pub graph: DiGraph<ReqNode, ReqKind>,
+    tags: HashMap<String, NodeIndex>,
+    /// Per node: dependents in first-edge order, each with its kinds in
+    /// insertion order (Salt's adjacency dict order).
+    out: Vec<IndexMap<NodeIndex, Vec<ReqKind>>>,
+    inn: Vec<IndexMap<NodeIndex, Vec<ReqKind>>>,
+    /// module (or `id`) → name or ID → nodes.
+    lookup: HashMap<String, IndexMap<String, Vec<NodeIndex>>>,
+    /// SLS (own or including) → nodes.
+    sls: IndexMap<String, Vec<NodeIndex>>,
+}
+
+const PREREQ_SUFFIX: &str = "_|-__prereq_test__";
+
+/// Salt's tag of a chunk.
+pub fn chunk_tag(chunk: &Map) -> String {
+    let part = |k: &str| chunk.get(k).map(Value::py_str).unwrap_or_default();
+    format!(
+        "{}_|-{}_|-{}_|-{}",
+        part("state"),
+        part("__id__"),
+        part("name"),
+        part("fun")
+    )
+}
+
+fn push_unique(v: &mut Vec<NodeIndex>, n: NodeIndex) {
+    if !v.contains(&n) {
+        v.push(n);
+    }
+}
+
+impl RequisiteGraph {
+    /// The node with a tag.
+    pub fn node(&self, tag: &str) -> Option<NodeIndex> {
+        self.tags.get(tag).copied()
+    }
+
+    /// Dependents of a node with edge kinds, in Salt's iteration order.
+    pub fn dependents(&self, n: NodeIndex) -> impl Iterator<Item = (NodeIndex, ReqKind)> + '_ {
+        self.out[n.index()]
+            .iter()
+            .flat_map(|(t, ks)| ks.iter().map(move |k| (*t, *k)))
+    }
+
+    /// Dependencies of a node with edge kinds, in Salt's iteration order.
+    pub fn dependencies(&self, n: NodeIndex) -> impl Iterator<Item = (NodeIndex, ReqKind)> + '_ {
+        self.inn[n.index()]
+            .iter()
+            .flat_map(|(s, ks)| ks.iter().map(move |k| (*s, *k)))
+    }
+
+    /// The prereq test node of a node's chunk, if one exists.
+    pub fn prereq_node(&self, n: NodeIndex) -> Option<NodeIndex> {
+        self.node(&format!("{}{PREREQ_SUFFIX}", self.graph[n].tag))
+    }
+
+    fn add_node(&mut self, tag: String, chunk: usize, prereq_test: bool) -> NodeIndex {
+        if let Some(&n) = self.tags.get(&tag) {
+            // Salt's add_node on an existing tag replaces the chunk.
+            self.graph[n].chunk = chunk;
+            return n;
+        }
+        let n = self.graph.add_node(ReqNode {
+            chunk,
+            prereq_test,
+            tag: tag.clone(),
+        });
+        self.tags.insert(tag, n);
+        self.out.push(IndexMap::new());
+        self.inn.push(IndexMap::new());
+        n
+    }
+
+    fn add_edge(&mut self, from: NodeIndex, to: NodeIndex, kind: ReqKind) {
+        let kinds = self.out[from.index()].entry(to).or_default();
+        if kinds.contains(&kind) {
+            return;
+        }
+        kinds.push(kind);
+        self.inn[to.index()].entry(from).or_default().push(kind);
+        self.graph.add_edge(from, to, kind);
+    }
+
+    /// Add chunk `i` as a node and index it by (module, name), (module, ID),
+    /// (`id`, ID), (`id`, name) and by its SLS and including SLS files.
+    fn add_chunk(&mut self, i: usize, chunk: &Map) {
+        let n = self.add_node(chunk_tag(chunk), i, false);
+        let state = chunk.get("state").map(Value::py_str).unwrap_or_default();
+        let name = chunk.get("name").and_then(Value::as_str);
+        let id = chunk.get("__id__").and_then(Value::as_str);
+        for (kind, key) in [
+            (&state, name),
+            (&state, id),
+            (&"id".to_string(), id),
+            (&"id".to_string(), name),
+        ] {
+            if let Some(key) = key {
+                let by_key = self.lookup.entry(kind.clone()).or_default();
+                push_unique(by_key.entry(key.to_string()).or_default(), n);
+            }
+        }
+        if let Some(sls) = chunk.get("__sls__").filter(|s| s.truthy()) {
+            push_unique(self.sls.entry(sls.py_str()).or_default(), n);
+        }
+        if let Some(from) = chunk.get("__sls_included_from__").filter(|s| s.truthy()) {
+            for sls in py_iter(from) {
+                push_unique(self.sls.entry(sls.py_str()).or_default(), n);
+            }
+        }
+    }
+
+    fn add_reqs(
+        &mut self,
+        chunks: &mut [Map],
+        node: NodeIndex,
+        has_prereq: bool,
+        kind: ReqKind,
+        reqs: &[NodeIndex],
+    ) {
+        for &req in reqs {
+            if kind == ReqKind::Prereq {
+                self.add_prereq(chunks, node, req);
+            } else {
+                if has_prereq {
+                    if let Some(p) = self.prereq_node(node) {
+                        self.add_edge(req, p, kind);
+                    }
+                }
+                self.add_edge(req, node, kind);
+            }
+        }
+    }
+
+    /// `node` declares `prereq: req`.
+    fn add_prereq(&mut self, chunks: &mut [Map], node: NodeIndex, req: NodeIndex) {
+        let (node_chunk, req_chunk) = (self.graph[node].chunk, self.graph[req].chunk);
+        chunks[node_chunk].insert("__prerequiring__".into(), Value::Bool(true));
+        chunks[req_chunk].insert("__prereq__".into(), Value::Bool(true));
+        let check_tag = format!("{}{PREREQ_SUFFIX}", self.graph[req].tag);
+        let check = match self.node(&check_tag) {
+            Some(c) => c,
+            None => {
+                let c = self.add_node(check_tag, req_chunk, true);
+                let inherited: Vec<(NodeIndex, ReqKind)> = self.dependencies(req).collect();
+                for (dep, k) in inherited {
+                    if k != ReqKind::Prereq {
+                        self.add_edge(dep, c, k);
+                    }
+                }
+                c
+            }
+        };
+        self.add_edge(check, node, ReqKind::Prereq);
+        self.add_edge(node, req, ReqKind::Require);
+        if let Some(own_check) = self.prereq_node(node) {
+            self.add_edge(check, own_check, ReqKind::Prereq);
+        }
+    }
+
+    /// Salt's `add_dependency`: false when nothing matched.
+    fn add_dependency(
+        &mut self,
+        chunks: &mut [Map],
+        i: usize,
+        kind: ReqKind,
+        key: &str,
+        val: &str,
+    ) -> bool {
+        let Some(node) = self.node(&chunk_tag(&chunks[i])) else {
+            return false;
+        };
+        let has_prereq = chunks[i].get("__prereq__").is_some_and(Value::truthy);
+        let pattern = val.contains(['*', '?', '[', ']']);
+        let mut found = false;
+        let mut targets: Vec<Vec<NodeIndex>> = Vec::new();
+        if key == "sls" {
+            if pattern {
+                found = true;
+                for (sls, nodes) in &self.sls {
+                    if fnmatch(sls, val) {
+                        targets.push(nodes.clone());
+                    }
+                }
+            } else if let Some(nodes) = self.sls.get(val).filter(|n| !n.is_empty()) {
+                targets.push(nodes.clone());
+            }
+        } else if pattern {
+            if let Some(by_key) = self.lookup.get(key) {
+                for (name, nodes) in by_key {
+                    if fnmatch(name, val) {
+                        targets.push(nodes.clone());
+                    }
+                }
+            }
+        } else if let Some(nodes) = self
+            .lookup
+            .get(key)
+            .and_then(|m| m.get(val))
+            .filter(|n| !n.is_empty())
+        {
+            targets.push(nodes.clone());
+        }
+        for t in targets {
+            found = true;
+            self.add_reqs(chunks, node, has_prereq, kind, &t);
+        }
+        found
+    }
+
+    /// Salt's `add_requisites` for chunk `i`: the first problem as a message.
+    fn add_requisites(
+        &mut self,
+        chunks: &mut [Map],
+        i: usize,
+        disabled: &[String],
+    ) -> Result<(), (ReqKind, String)> {
+        for kind in ReqKind::EDGE_KINDS {
+            let Some(reqs) = chunks[i].get(kind.as_str()).filter(|v| v.truthy()).cloned() else {
+                continue;
+            };
+            if disabled.iter().any(|d| d == kind.as_str()) {
+                continue;
+            }
+            for req in py_iter(&reqs) {
+                let (key, val) = match &req {
+                    Value::Str(s) => ("id".to_string(), Value::Str(s.clone())),
+                    Value::Map(m) => match m.iter().next() {
+                        Some((k, v)) => (k.py_str(), v.clone()),
+                        None => continue,
+                    },
+                    _ => continue,
+                };
+                let key = key.split('.').next().unwrap_or_default().to_string();
+                let val = match val {
+                    Value::Null => continue,
+                    Value::Str(s) => s,
+                    _ => {
+                        return Err((
+                            kind,
+                            format!(
+                                "Requisite [{kind}: {key}] in state [{}] in SLS [{}] must have a string as the value",
+                                chunks[i].get("name").map(Value::py_str).unwrap_or_default(),
+                                chunks[i].get("__sls__").map_or("None".to_string(), Value::py_str),
+                            ),
+                        ))
+                    }
+                };
+                if !self.add_dependency(chunks, i, kind, &key, &val) {
+                    return Err((
+                        kind,
+                        format!(
+                            "Referenced state does not exist for requisite [{kind}: ({key}: {val})] in state [{}] in SLS [{}]",
+                            chunks[i].get("name").map(Value::py_str).unwrap_or_default(),
+                            chunks[i].get("__sls__").map_or("None".to_string(), Value::py_str),
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Salt's sort key of a node, computed when it becomes ready; normalises
+    /// the node's own order (and symbolic orders of dependents) in place.
+    fn key(&self, chunks: &mut [Map], n: NodeIndex, cap: i64) -> HeapKey {
+        let own = normalise_order(&mut chunks[self.graph[n].chunk], cap);
+        let mut child_min = Num::Float(f64::INFINITY);
+        let mut req_order: i16 = -1;
+        for (child, kind) in self.dependents(n) {
+            if req_order > i16::from(kind.weight()) {
+                continue;
+            }
+            req_order = i16::from(kind.weight());
+            let chunk = &mut chunks[self.graph[child].chunk];
+            let child_order = match chunk.get("order") {
+                None => Num::Float(f64::INFINITY),
+                Some(v) => match Num::of(v) {
+                    Some(o) => o,
+                    None => {
+                        let o = symbolic_order(Some(v), cap);
+                        chunk.insert("order".into(), o.to_value());
+                        o
+                    }
+                },
+            };
+            if child_order < child_min {
+                child_min = child_order;
+            }
+        }
+        let chunk = &chunks[self.graph[n].chunk];
+        HeapKey {
+            effective: if own > child_min { child_min } else { own },
+            own,
+            label: chunk_label(chunk),
+            tag: self.graph[n].tag.clone(),
+            node: n,
+        }
+    }
+
+    /// Kahn's algorithm with Salt's min-heap key. `Err` when a cycle remains.
+    fn sort(&self, chunks: &mut [Map], cap: i64) -> Result<Vec<NodeIndex>, ()> {
+        let count = self.graph.node_count();
+        let mut indegree: Vec<usize> = self
+            .inn
+            .iter()
+            .map(|m| m.values().map(Vec::len).sum())
+            .collect();
+        let mut heap = BinaryHeap::new();
+        for n in self.graph.node_indices() {
+            if indegree[n.index()] == 0 {
+                heap.push(Reverse(self.key(chunks, n, cap)));
+            }
+        }
+        let mut seq = Vec::with_capacity(count);
+        while let Some(Reverse(k)) = heap.pop() {
+            seq.push(k.node);
+            for (t, kinds) in &self.out[k.node.index()] {
+                let d = &mut indegree[t.index()];
+                *d = d.saturating_sub(kinds.len());
+                if *d == 0 {
+                    heap.push(Reverse(self.key(chunks, *t, cap)));
+                }
+            }
+        }
+        if seq.len() == count {
+            Ok(seq)
+        } else {
+            Err(())
+        }
+    }
+
+    /// The first cycle a DFS over nodes in insertion order finds, as
+    /// (dependency, dependent, kind) edges.
+    pub fn find_cycle(&self) -> Vec<(NodeIndex, NodeIndex, ReqKind)> {
+        const WHITE: u8 = 0;
+        const GRAY: u8 = 1;
+        const BLACK: u8 = 2;
+        let count = self.graph.node_count();
+        let flat: Vec<Vec<(NodeIndex, ReqKind)>> = self
+            .graph
+            .node_indices()
+            .map(|n| self.dependents(n).collect())
+            .collect();
+        let mut color = vec![WHITE; count];
+        let mut parent: Vec<Option<(NodeIndex, ReqKind)>> = vec![None; count];
+        for start in self.graph.node_indices() {
+            if color[start.index()] != WHITE {
+                continue;
+            }
+            color[start.index()] = GRAY;
+            let mut stack: Vec<(NodeIndex, usize)> = vec![(start, 0)];
+            while let Some(top) = stack.last_mut() {
+                let (node, pos) = *top;
+                let Some(&(target, kind)) = flat[node.index()].get(pos) else {
+                    color[node.index()] = BLACK;
+                    stack.pop();
+                    continue;
+                };
+                top.1 += 1;
+                match color[target.index()] {
+                    GRAY => {
+                        let mut cycle = vec![(node, target, kind)];
+                        let mut current = node;
+                        while current != target {
+                            let Some((prev, k)) = parent[current.index()] else {
+                                break;
+                            };
+                            cycle.push((prev, current, k));
+                            current = prev;
+                        }
+                        cycle.reverse();
+                        return cycle;
+                    }
+                    WHITE => {
+                        parent[target.index()] = Some((node, kind));
+                        color[target.index()] = GRAY;
+                        stack.push((target, 0));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Vec::new()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct HeapKey {
+    effective: Num,
+    own: Num,
+    label: String,
+    tag: String,
+    node: NodeIndex,
+}
+
+/// The ordered result: the chunks and the sequence in which the lowstate
+/// lists them (a prerequired chunk appears twice in 3008).
+#[derive(Debug, Clone)]
+pub struct Lowstate {
+    pub chunks: Vec<Map>,
+    /// Indices into `chunks`, in lowstate order.
+    pub sequence: Vec<usize>,
+    /// 3008 only: the requisite graph and its node order (same length as
+    /// `sequence`).
+    pub graph: Option<(RequisiteGraph, Vec<NodeIndex>)>,
+}
+
+impl Lowstate {
+    /// The lowstate as `state.show_lowstate` prints it.
+    pub fn to_list(&self) -> Vec<Map> {
+        self.sequence
+            .iter()
+            .map(|&i| self.chunks[i].clone())
+            .collect()
+    }
+}
+
+/// 3008: `watch` on a module without `mod_watch` becomes `require`
+/// (`watch_any` → `require_any`), appended to any existing list.
+pub fn reconcile_watch(chunk: &mut Map, opts: &LowOptions) {
+    let state = chunk.get("state").map(Value::py_str).unwrap_or_default();
+    if opts.has_mod_watch(&state) {
+        return;
+    }
+    for (from, to) in [("watch", "require"), ("watch_any", "require_any")] {
+        if !chunk.contains_key(from) {
+            continue;
+        }
+        if !chunk.contains_key(to) {
+            chunk.insert(to.into(), Value::List(Vec::new()));
+        }
+        let moved = chunk
+            .shift_remove(from)
+            .map(|v| py_iter(&v))
+            .unwrap_or_default();
+        if let Some(Value::List(l)) = chunk.get_mut(to) {
+            l.extend(moved);
+        }
+    }
+}
+
+/// Order compiled chunks into the lowstate (see the module doc). Errors:
+/// 3008's missing-requisite messages (first per chunk) and the cycle message.
+pub fn order_chunks(
+    mut chunks: Vec<Map>,
+    opts: &LowOptions,
+    sources: &SourceMap,
+) -> Result<Lowstate, Vec<Diagnostic>> {
+    if !opts.version.uses_graph() {
+        let chunks = sort_chunks(chunks);
+        let sequence = (0..chunks.len()).collect();
+        return Ok(Lowstate {
+            chunks,
+            sequence,
+            graph: None,
+        });
+    }
+    let mut g = RequisiteGraph::default();
+    for (i, c) in chunks.iter().enumerate() {
+        g.add_chunk(i, c);
+    }
+    let mut errors = Vec::new();
+    let mut cap: i64 = 1;
+    for i in 0..chunks.len() {
+        reconcile_watch(&mut chunks[i], opts);
+        match g.add_requisites(&mut chunks, i, &opts.disabled_requisites) {
+            Err((kind, message)) => {
+                let code = if message.starts_with("Referenced") {
+                    "missing-requisite"
+                } else {
+                    "bad-requisite"
+                };
+                let (id, state) = id_state(&chunks[i]);
+                errors.push(
+                    Diagnostic::error(code, message)
+                        .with_sls(
+                            chunks[i]
+                                .get("__sls__")
+                                .map(Value::py_str)
+                                .unwrap_or_default(),
+                        )
+                        .with_id(id.clone())
+                        .or_primary(sources.arg(&id, &state, kind.as_str())),
+                );
+            }
+            Ok(()) => cap = compute_cap_step(cap, &chunks[i]),
+        }
+    }
+    match g.sort(&mut chunks, cap) {
+        Ok(nodes) => {
+            if !errors.is_empty() {
+                return Err(errors);
+            }
+            let sequence = nodes.iter().map(|n| g.graph[*n].chunk).collect();
+            Ok(Lowstate {
+                chunks,
+                sequence,
+                graph: Some((g, nodes)),
+            })
+        }
+        Err(()) => {
+            errors.push(cycle_error(&g, &chunks, sources));
+            Err(errors)
+        }
+    }
+}
+
+fn compute_cap_step(cap: i64, chunk: &Map) -> i64 {
+    match chunk.get("order").and_then(Num::int_of) {
+        Some(o) if o > cap - 1 && o > 0 => o.saturating_add(100),
+        _ => cap,
+    }
+}
+
+fn id_state(chunk: &Map) -> (String, String) {
+    (
+        chunk.get("__id__").map(Value::py_str).unwrap_or_default(),
+        chunk.get("state").map(Value::py_str).unwrap_or_default(),
+    )
+}
+
+/// `{'SLS': ..., 'ID': ...[, 'NAME': ...]}` as Python prints it.
+fn chunk_str(chunk: &Map) -> String {
+    let mut m = Map::new();
+    m.insert(
+        "SLS".into(),
+        chunk.get("__sls__").cloned().unwrap_or_default(),
+    );
+    let id = chunk.get("__id__").cloned().unwrap_or_default();
+    let name = chunk.get("name").cloned().unwrap_or_default();
+    m.insert("ID".into(), id.clone());
+    if id != name {
+        m.insert("NAME".into(), name);
+    }
+    Value::Map(m).py_repr()
+}
+
+fn cycle_error(g: &RequisiteGraph, chunks: &[Map], sources: &SourceMap) -> Diagnostic {
+    let mut parts = Vec::new();
+    let mut labels: Vec<Label> = Vec::new();
+    for (dependency, dependent, kind) in g.find_cycle() {
+        let dep_chunk = &chunks[g.graph[dependency].chunk];
+        let chunk = &chunks[g.graph[dependent].chunk];
+        let shown = if kind == ReqKind::Require && !chunk.contains_key(kind.as_str()) {
+            ReqKind::Prereq
+        } else {
+            kind
+        };
+        parts.push(format!(
+            "({}, '{shown}', {})",
+            chunk_str(chunk),
+            chunk_str(dep_chunk)
+        ));
+        // Point at the declaration: on the dependent, or (for *_in / prereq)
+        // on the dependency.
+        let declaring = if chunk.contains_key(shown.as_str()) {
+            chunk
+        } else {
+            dep_chunk
+        };
+        let (id, state) = id_state(declaring);
+        if let Some(l) = sources.arg(&id, &state, shown.as_str()) {
+            labels.push(l);
+        }
+    }
+    let mut d = Diagnostic::error(
+        "requisite-cycle",
+        format!("Recursive requisites were found: {}", parts.join(", ")),
+    );
+    if let Some(first) = labels.first().cloned() {
+        d = d.with_primary(first);
+    }
+    for l in labels {
+        d = d.with_secondary(l);
+    }
+    d
+}
