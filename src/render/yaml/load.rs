@@ -1,0 +1,1302 @@
+//! Loading: saphyr-parser events composed into a node graph (anchors shared,
+//! as PyYAML's composer does), then constructed the way Salt's
+//! `SaltYamlSafeLoader` does (breadth first, merge keys flattened, duplicate
+//! and unhashable keys rejected), then expanded into a [`Node`] tree.
+//! Parser errors are reworded as libyaml (which Salt uses) words them.
+
+use super::resolve::{self, ConstructFail, Scalar, ScalarTag, CORE};
+use super::{Node, NodeValue, YamlError, YamlErrorKind};
+use crate::value::py_str_repr;
+use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::hash::{Hash, Hasher};
+
+/// Most nodes an alias-heavy document may expand to (a guard against
+/// "billion laughs" documents; PyYAML shares instead of copying).
+const EXPANSION_BUDGET: usize = 2_000_000;
+
+type Id = usize;
+
+#[derive(Debug, Clone)]
+enum RawKind {
+    Scalar {
+        text: String,
+        tag: ScalarTag,
+    },
+    Seq {
+        tag: Option<String>,
+        items: Vec<Id>,
+    },
+    Map {
+        tag: Option<String>,
+        pairs: Vec<(Id, Id)>,
+    },
+}
+
+#[derive(Debug, Clone)]
+struct Raw {
+    kind: RawKind,
+    start: usize,
+    end: usize,
+}
+
+impl Raw {
+    /// PyYAML's `node.id`.
+    fn id_name(&self) -> &'static str {
+        match self.kind {
+            RawKind::Scalar { .. } => "scalar",
+            RawKind::Seq { .. } => "sequence",
+            RawKind::Map { .. } => "mapping",
+        }
+    }
+}
+
+/// Byte offsets and line/column marks of the text.
+struct Text<'a> {
+    src: &'a str,
+    /// Byte offset of every char index, when the text is not ASCII.
+    char_bytes: Option<Vec<usize>>,
+}
+
+impl<'a> Text<'a> {
+    fn new(src: &'a str) -> Self {
+        let char_bytes = (!src.is_ascii()).then(|| {
+            let mut v: Vec<usize> = src.char_indices().map(|(i, _)| i).collect();
+            v.push(src.len());
+            v
+        });
+        Text { src, char_bytes }
+    }
+
+    fn byte(&self, char_index: usize) -> usize {
+        match &self.char_bytes {
+            None => char_index.min(self.src.len()),
+            Some(v) => v.get(char_index).copied().unwrap_or(self.src.len()),
+        }
+    }
+
+    /// `  in "<unicode string>", line L, column C` for a byte offset.
+    fn mark(&self, byte: usize) -> String {
+        let (line, col) = self.line_col(byte);
+        format!("  in \"<unicode string>\", line {line}, column {col}")
+    }
+
+    /// 1-based line and column (columns count characters, as libyaml does).
+    fn line_col(&self, byte: usize) -> (usize, usize) {
+        let byte = byte.min(self.src.len());
+        let before = &self.src.as_bytes()[..byte];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
+        let col = self.src[line_start..byte].chars().count() + 1;
+        (line, col)
+    }
+}
+
+/// A PyYAML `MarkedYAMLError` rendered as `str()` does: the context mark is
+/// left out when it equals the problem mark.
+fn marked(
+    text: &Text,
+    context: Option<(&str, Option<usize>)>,
+    problem: &str,
+    problem_at: Option<usize>,
+) -> String {
+    let mut lines = Vec::new();
+    let mut context_mark = None;
+    if let Some((ctx, at)) = context {
+        lines.push(ctx.to_string());
+        context_mark = at.map(|b| text.mark(b));
+    }
+    let problem_mark = problem_at.map(|b| text.mark(b));
+    if let Some(cm) = context_mark {
+        if problem_mark.as_ref() != Some(&cm) {
+            lines.push(cm);
+        }
+    }
+    lines.push(problem.to_string());
+    if let Some(pm) = problem_mark {
+        lines.push(pm);
+    }
+    lines.join("\n")
+}
+
+fn err(message: String, span: std::ops::Range<usize>, context: Option<usize>) -> YamlError {
+    YamlError {
+        message,
+        span,
+        context: context.map(|c| c..c),
+        kind: YamlErrorKind::Syntax,
+    }
+}
+
+/// An open collection while composing.
+struct Open {
+    id: Id,
+    /// In flow context (an explicit `[`/`{`, or inside one).
+    flow: bool,
+    /// A single-pair mapping inside a flow sequence (`[a: 1]`): no token of its own.
+    implicit: bool,
+    is_map: bool,
+    /// Byte offset of the collection's start token (libyaml's context mark).
+    token: usize,
+    pending_key: Option<Id>,
+}
+
+/// Parse and compose one document into the node arena.
+struct Composer<'a> {
+    text: Text<'a>,
+    nodes: Vec<Raw>,
+    stack: Vec<Open>,
+    anchors: HashMap<usize, Id>,
+    /// Anchor names seen, with the byte offset of their node (duplicates
+    /// are a `ComposerError` in PyYAML).
+    anchor_names: HashMap<String, usize>,
+    root: Option<Id>,
+    /// Quoted and block scalars, flow collections: tabs follow other rules there.
+    exempt: Vec<(usize, usize)>,
+    /// Plain scalars in block context, with their indentation column.
+    plains: Vec<(usize, usize, isize)>,
+    /// Block scalars (`|`, `>`).
+    blocks: Vec<(usize, usize)>,
+}
+
+impl<'a> Composer<'a> {
+    fn span(&self, span: &Span) -> (usize, usize) {
+        (
+            self.text.byte(span.start.index()),
+            self.text.byte(span.end.index()),
+        )
+    }
+
+    fn attach(&mut self, id: Id) {
+        match self.stack.last_mut() {
+            None => self.root = Some(id),
+            Some(open) => {
+                let parent = open.id;
+                let key = open.pending_key.take();
+                match &mut self.nodes[parent].kind {
+                    RawKind::Seq { items, .. } => items.push(id),
+                    RawKind::Map { pairs, .. } => match key {
+                        None => {
+                            if let Some(open) = self.stack.last_mut() {
+                                open.pending_key = Some(id);
+                            }
+                        }
+                        Some(k) => pairs.push((k, id)),
+                    },
+                    RawKind::Scalar { .. } => {}
+                }
+            }
+        }
+    }
+
+    /// Check an anchor or alias name as libyaml does (`[0-9A-Za-z_-]+`), and
+    /// remember anchors to reject duplicates.
+    fn check_anchor(&mut self, start: usize, end: usize, anchor: bool) -> Result<(), YamlError> {
+        let src = &self.text.src[start..end.max(start)];
+        let pos = if anchor {
+            // Properties: an optional tag before the anchor.
+            let mut rest = src;
+            if rest.starts_with('!') {
+                let tag_len = rest.find(char::is_whitespace).unwrap_or(rest.len());
+                rest = rest[tag_len..].trim_start();
+            }
+            match rest.strip_prefix('&') {
+                Some(_) => start + (src.len() - rest.len()),
+                None => return Ok(()),
+            }
+        } else {
+            start
+        };
+        if let Some(e) = self.check_name(pos, anchor) {
+            return Err(e);
+        }
+        let name = self.name_at(pos);
+        if anchor {
+            if let Some(&first) = self.anchor_names.get(name) {
+                return Err(err(
+                    marked(
+                        &self.text,
+                        Some(("found duplicate anchor; first occurrence", Some(first))),
+                        "second occurrence",
+                        Some(start),
+                    ),
+                    start..end,
+                    Some(first),
+                ));
+            }
+            self.anchor_names.insert(name.to_string(), start);
+        }
+        Ok(())
+    }
+
+    /// The anchor or alias name after the `&` / `*` at `pos`.
+    fn name_at(&self, pos: usize) -> &str {
+        let tail = &self.text.src[(pos + 1).min(self.text.src.len())..];
+        let len = tail
+            .find(|c: char| c.is_whitespace() || ",[]{}".contains(c))
+            .unwrap_or(tail.len());
+        &tail[..len]
+    }
+
+    /// libyaml allows only `[0-9A-Za-z_-]` in anchor and alias names.
+    fn check_name(&self, pos: usize, _anchor: bool) -> Option<YamlError> {
+        let name = self.name_at(pos);
+        let bad = name.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))?;
+        let at = pos + 1 + bad;
+        Some(err(
+            "did not find expected alphabetic or numeric character".into(),
+            at..self.char_end(at),
+            Some(pos),
+        ))
+    }
+
+    fn tag_string(tag: Option<&saphyr_parser::Tag>) -> Option<String> {
+        let t = tag?;
+        let full = format!("{}{}", t.handle, t.suffix);
+        // `!` alone is the non-specific tag: resolution as if untagged.
+        (full != "!").then_some(full)
+    }
+
+    fn open(
+        &mut self,
+        span: &Span,
+        anchor: usize,
+        tag: Option<&saphyr_parser::Tag>,
+        is_map: bool,
+    ) -> Result<(), YamlError> {
+        let (start, end) = self.span(span);
+        if anchor > 0 {
+            self.check_anchor(start, end, true)?;
+        }
+        let explicit_flow = self.flow_token(start, end);
+        let in_flow = self.stack.iter().any(|o| o.flow);
+        let flow = explicit_flow.is_some() || in_flow;
+        let tag = Self::tag_string(tag);
+        let id = self.nodes.len();
+        let kind = if is_map {
+            RawKind::Map {
+                tag,
+                pairs: Vec::new(),
+            }
+        } else {
+            RawKind::Seq {
+                tag,
+                items: Vec::new(),
+            }
+        };
+        self.nodes.push(Raw { kind, start, end });
+        if anchor > 0 {
+            self.anchors.insert(anchor, id);
+        }
+        self.attach(id);
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(err(
+                "too deeply nested (more than 1000 levels)".into(),
+                start..end.max(start + 1),
+                None,
+            ));
+        }
+        self.stack.push(Open {
+            id,
+            flow,
+            implicit: flow && explicit_flow.is_none(),
+            is_map,
+            token: explicit_flow.unwrap_or(end),
+            pending_key: None,
+        });
+        Ok(())
+    }
+
+    /// Where the `[` / `{` of a collection start event is, if it is a flow
+    /// collection (skipping the anchor and tag before it).
+    fn flow_token(&self, start: usize, end: usize) -> Option<usize> {
+        let src = self.text.src.as_bytes();
+        let mut p = start;
+        while p < end {
+            match src[p] {
+                b'[' | b'{' => return Some(p),
+                b'&' | b'!' => {
+                    while p < end && !matches!(src[p], b' ' | b'\t' | b'\n' | b'\r') {
+                        p += 1;
+                    }
+                }
+                b' ' | b'\t' | b'\n' | b'\r' => p += 1,
+                b'#' => {
+                    while p < end && src[p] != b'\n' {
+                        p += 1;
+                    }
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    fn close(&mut self, span: &Span) {
+        let (start, end) = self.span(span);
+        if let Some(open) = self.stack.pop() {
+            let last_child = match &self.nodes[open.id].kind {
+                RawKind::Seq { items, .. } => items.last().map(|&i| self.nodes[i].end),
+                RawKind::Map { pairs, .. } => pairs.last().map(|&(_, v)| self.nodes[v].end),
+                RawKind::Scalar { .. } => None,
+            };
+            let node = &mut self.nodes[open.id];
+            node.end = if open.flow && !open.implicit && end > start {
+                end
+            } else {
+                last_child.unwrap_or(node.end)
+            }
+            .max(node.start);
+            if open.flow && !open.implicit {
+                self.exempt.push((node.start, node.end));
+            }
+        }
+    }
+
+    fn scalar(
+        &mut self,
+        span: &Span,
+        value: String,
+        style: ScalarStyle,
+        anchor: usize,
+        tag: Option<&saphyr_parser::Tag>,
+    ) -> Result<(), YamlError> {
+        let (start, end) = self.span(span);
+        if anchor > 0 {
+            self.check_anchor(start, end, true)?;
+        }
+        let tag = match Self::tag_string(tag) {
+            Some(full) => ScalarTag::from_full(&full),
+            // libyaml: `!` resolves like a plain scalar, but a `!` with no
+            // scalar after it is not implicit at all, so a string.
+            None if tag.is_some() && value.is_empty() && style == ScalarStyle::Plain => {
+                ScalarTag::Str
+            }
+            None if tag.is_some() => resolve::resolve_plain(&value),
+            None if style == ScalarStyle::Plain => resolve::resolve_plain(&value),
+            None => ScalarTag::Str,
+        };
+        let in_flow = self.stack.iter().any(|o| o.flow);
+        if style == ScalarStyle::Plain {
+            if !in_flow {
+                let indent = self
+                    .stack
+                    .last()
+                    .map_or(-1, |o| self.text.line_col(o.token).1 as isize - 1);
+                self.plains.push((start, end, indent));
+            }
+        } else {
+            self.exempt.push((start, end));
+            if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
+                self.blocks.push((start, end));
+            }
+        }
+        if let Some(open) = self.stack.last() {
+            let is_key = open.is_map && open.pending_key.is_none();
+            if is_key && !open.flow && start == end && value.is_empty() && tag == ScalarTag::Null {
+                // libyaml needs a key token in a block mapping: `: x` is an error.
+                let before = self.text.src[..start].trim_end();
+                if !before.ends_with('?') {
+                    return Err(err(
+                        marked(
+                            &self.text,
+                            Some(("while parsing a block mapping", Some(open.token))),
+                            "did not find expected key",
+                            Some(start),
+                        ),
+                        start..self.char_end(start),
+                        Some(open.token),
+                    ));
+                }
+            }
+        }
+        let id = self.nodes.len();
+        self.nodes.push(Raw {
+            kind: RawKind::Scalar { text: value, tag },
+            start,
+            end,
+        });
+        if anchor > 0 {
+            self.anchors.insert(anchor, id);
+        }
+        self.attach(id);
+        Ok(())
+    }
+
+    fn alias(&mut self, span: &Span, anchor: usize) -> Result<(), YamlError> {
+        let (start, end) = self.span(span);
+        self.check_anchor(start, end, false)?;
+        match self.anchors.get(&anchor) {
+            Some(&id) => {
+                self.attach(id);
+                Ok(())
+            }
+            None => Err(self.undefined_alias(start)),
+        }
+    }
+
+    fn undefined_alias(&self, at: usize) -> YamlError {
+        err(
+            marked(&self.text, None, "found undefined alias", Some(at)),
+            at..self.char_end(at),
+            None,
+        )
+    }
+
+    /// End of the character at `at` (for one-character error spans).
+    fn char_end(&self, at: usize) -> usize {
+        self.text.src[at.min(self.text.src.len())..]
+            .chars()
+            .next()
+            .map_or(at, |c| at + c.len_utf8())
+    }
+
+    /// Reword a saphyr error as libyaml would have reported it.
+    fn scan_error(&self, e: &ScanError) -> YamlError {
+        let at = self.text.byte(e.marker().index());
+        let src = self.text.src;
+        let span = at..self.char_end(at);
+        let info = e.info();
+        // Salt prints only the problem of a ScannerError.
+        let scanner_at =
+            |problem: &str, at: usize| err(problem.to_string(), at..self.char_end(at), None);
+        let scanner = |problem: &str| scanner_at(problem, at);
+        let next_tab = || src[at.min(src.len())..].find('\t').map_or(at, |p| at + p);
+        let open_flow = self.stack.iter().rev().find(|o| o.flow && !o.implicit);
+        match info {
+            "tabs disallowed within this context (block indentation)"
+            | "tabs disallowed in this context"
+            | "tab cannot be used as indentation" => {
+                scanner("found character that cannot start any token")
+            }
+            s if s.starts_with("unexpected character:") => {
+                scanner("found character that cannot start any token")
+            }
+            "mapping values are not allowed in this context"
+            | "block sequence entries are not allowed in this context"
+            | "mapping keys are not allowed in this context" => scanner(info),
+            "a block scalar content cannot start with a tab" => scanner_at(
+                "found a tab character where an indentation space is expected",
+                next_tab(),
+            ),
+            "while scanning a plain scalar, found a tab" => {
+                scanner_at("found a tab character that violates indentation", next_tab())
+            }
+            "simple key expect ':'" | "simple key expected" => {
+                scanner("could not find expected ':'")
+            }
+            "while scanning an anchor or alias, did not find expected alphabetic or numeric character" => {
+                scanner_at(
+                    "did not find expected alphabetic or numeric character",
+                    self.char_end(at),
+                )
+            }
+            "while parsing node, found unknown anchor" => match self.check_name(at, false) {
+                Some(e) => e,
+                None => self.undefined_alias(at),
+            },
+            "while parsing a quoted scalar, did not find expected hexadecimal number" => {
+                scanner("did not find expected hexdecimal number")
+            }
+            "invalid trailing content after double-quoted scalar" if open_flow.is_none() => {
+                scanner("could not find expected ':'")
+            }
+            "did not find expected <document start>" | "did not find expected <document-start>" => {
+                err(
+                    marked(&self.text, None, "did not find expected <document start>", Some(at)),
+                    span,
+                    None,
+                )
+            }
+            s if s.starts_with("while scanning ")
+                || s.starts_with("while parsing a tag")
+                || s.starts_with("while parsing a quoted scalar") =>
+            {
+                scanner(s.split_once(", ").map_or(s, |(_, p)| p))
+            }
+            "while parsing a node, did not find expected node content" => self.node_content(at, open_flow.is_some()),
+            "misplaced bracket"
+                if open_flow.is_none()
+                    && self.stack.last().is_none_or(|o| o.pending_key.is_some()) =>
+            {
+                self.node_content(at, false)
+            }
+            "while parsing a block mapping, did not find expected key"
+            | "while parsing a block collection, did not find expected '-' indicator"
+            | "while parsing a flow sequence, expected ',' or ']'"
+            | "while parsing a flow mapping, did not find expected ',' or '}'"
+            | "invalid indentation"
+            | "invalid indentation in flow construct"
+            | "illegal placement of ':' indicator"
+            | "misplaced bracket"
+            | "invalid trailing content after double-quoted scalar" => {
+                let open = match open_flow {
+                    Some(o) => Some(o),
+                    None => self.stack.last(),
+                };
+                match open {
+                    Some(open) => {
+                        let (ctx, problem) = match (open.flow, open.is_map) {
+                            (true, false) => ("while parsing a flow sequence", "did not find expected ',' or ']'"),
+                            (true, true) => ("while parsing a flow mapping", "did not find expected ',' or '}'"),
+                            (false, true) => ("while parsing a block mapping", "did not find expected key"),
+                            (false, false) => ("while parsing a block collection", "did not find expected '-' indicator"),
+                        };
+                        err(
+                            marked(&self.text, Some((ctx, Some(open.token))), problem, Some(at)),
+                            span,
+                            Some(open.token),
+                        )
+                    }
+                    None => scanner(info),
+                }
+            }
+            _ => scanner(info),
+        }
+    }
+
+    fn node_content(&self, at: usize, flow: bool) -> YamlError {
+        let ctx = if flow {
+            "while parsing a flow node"
+        } else {
+            "while parsing a block node"
+        };
+        err(
+            marked(
+                &self.text,
+                Some((ctx, Some(at))),
+                "did not find expected node content",
+                Some(at),
+            ),
+            at..self.char_end(at),
+            None,
+        )
+    }
+
+    /// libyaml rejects tabs that saphyr accepts: a tab where a token may
+    /// start at the beginning of a line in block context ("found character
+    /// that cannot start any token"), and a tab in the leading blanks of a
+    /// line that continues (or follows) a plain scalar left of its
+    /// indentation. Returns the first violation before `limit`.
+    fn tab_violation(&self, limit: usize) -> Option<YamlError> {
+        let src = self.text.src.as_bytes();
+        if !src.contains(&b'\t') {
+            return None;
+        }
+        let inside =
+            |ranges: &[(usize, usize)], p: usize| ranges.iter().any(|&(s, e)| s < p && p < e);
+        let blank_run_end = |mut end: usize| {
+            while end < src.len() && matches!(src[end], b' ' | b'\t' | b'\n' | b'\r') {
+                end += 1;
+            }
+            end
+        };
+        // Plain and block scalars with the whitespace run that follows them.
+        let plains: Vec<(usize, usize, isize)> = self
+            .plains
+            .iter()
+            .map(|&(s, e, indent)| (s, blank_run_end(e), indent))
+            .collect();
+        let blocks: Vec<(usize, usize)> = self
+            .blocks
+            .iter()
+            .map(|&(s, e)| (s, blank_run_end(e.saturating_sub(1))))
+            .collect();
+        let violation = |msg: &str, at: usize| Some(err(msg.into(), at..at + 1, None));
+        let mut line_start = 0;
+        while line_start < src.len() && line_start <= limit {
+            let mut p = line_start;
+            while p < src.len() && src[p] == b' ' {
+                p += 1;
+            }
+            if p < src.len() && p <= limit && !inside(&self.exempt, p) {
+                if let Some(&(_, _, indent)) = plains.iter().find(|&&(s, e, _)| s < p && p < e) {
+                    // Leading blanks of a plain scalar's continuation line.
+                    let mut q = p;
+                    while q < src.len() && matches!(src[q], b' ' | b'\t') {
+                        if src[q] == b'\t' && ((q - line_start) as isize) < indent + 1 {
+                            return violation("found a tab character that violates indentation", q);
+                        }
+                        q += 1;
+                    }
+                } else if src[p] == b'\t' {
+                    if inside(&blocks, p) {
+                        return violation(
+                            "found a tab character where an indentation space is expected",
+                            p,
+                        );
+                    }
+                    return violation("found character that cannot start any token", p);
+                } else {
+                    // After `- ` or `? ` indicators a token may start: no tabs.
+                    while p + 1 < src.len()
+                        && matches!(src[p], b'-' | b'?')
+                        && matches!(src[p + 1], b' ' | b'\t')
+                    {
+                        p += 1;
+                        while p < src.len() && matches!(src[p], b' ' | b'\t') {
+                            if src[p] == b'\t' && p <= limit {
+                                return violation("found character that cannot start any token", p);
+                            }
+                            p += 1;
+                        }
+                    }
+                }
+            }
+            match src[line_start..].iter().position(|&b| b == b'\n') {
+                Some(n) => line_start += n + 1,
+                None => break,
+            }
+        }
+        None
+    }
+}
+
+/// libyaml's reader refuses control characters (a `ReaderError`).
+fn reader_error(src: &str) -> Option<YamlError> {
+    let (pos, c) = src.char_indices().find(|&(_, c)| {
+        let v = c as u32;
+        !(v == 0x09
+            || v == 0x0A
+            || v == 0x0D
+            || (0x20..=0x7E).contains(&v)
+            || v == 0x85
+            || (0xA0..=0xD7FF).contains(&v)
+            || (0xE000..=0xFFFD).contains(&v)
+            || v >= 0x10000)
+    })?;
+    Some(err(
+        format!(
+            "unacceptable character #x{:04x}: control characters are not allowed\n  in \"<unicode string>\", position {pos}",
+            c as u32
+        ),
+        pos..pos + c.len_utf8(),
+        None,
+    ))
+}
+
+const MAX_DEPTH: usize = 1000;
+
+/// Parse and compose the single document of `src`.
+fn compose(src: &str) -> Result<(Vec<Raw>, Option<Id>), YamlError> {
+    if let Some(e) = reader_error(src) {
+        return Err(e);
+    }
+    let mut c = Composer {
+        text: Text::new(src),
+        nodes: Vec::new(),
+        stack: Vec::new(),
+        anchors: HashMap::new(),
+        anchor_names: HashMap::new(),
+        root: None,
+        exempt: Vec::new(),
+        plains: Vec::new(),
+        blocks: Vec::new(),
+    };
+    let mut parser = Parser::new_from_str(src);
+    let mut documents = 0;
+    loop {
+        let (ev, span) = match parser.next_event() {
+            None => break,
+            Some(Ok(x)) => x,
+            Some(Err(e)) => {
+                let at = c.text.byte(e.marker().index());
+                if let Some(tab) = c.tab_violation(at) {
+                    return Err(tab);
+                }
+                return Err(c.scan_error(&e));
+            }
+        };
+        match ev {
+            Event::StreamEnd => break,
+            Event::DocumentStart(_) => {
+                documents += 1;
+                if documents > 1 {
+                    let at = c.text.byte(span.start.index());
+                    if let Some(tab) = c.tab_violation(at) {
+                        return Err(tab);
+                    }
+                    let first = c.root.map_or(0, |r| c.nodes[r].start);
+                    return Err(err(
+                        marked(
+                            &c.text,
+                            Some(("expected a single document in the stream", Some(first))),
+                            "but found another document",
+                            Some(at),
+                        ),
+                        at..c.char_end(at),
+                        Some(first),
+                    ));
+                }
+            }
+            Event::Scalar(value, style, anchor, tag) => {
+                c.scalar(&span, value.into_owned(), style, anchor, tag.as_deref())?
+            }
+            Event::SequenceStart(anchor, tag) => c.open(&span, anchor, tag.as_deref(), false)?,
+            Event::MappingStart(anchor, tag) => c.open(&span, anchor, tag.as_deref(), true)?,
+            Event::SequenceEnd | Event::MappingEnd => c.close(&span),
+            Event::Alias(anchor) => c.alias(&span, anchor)?,
+            Event::Nothing | Event::StreamStart | Event::DocumentEnd => {}
+        }
+    }
+    if let Some(tab) = c.tab_violation(usize::MAX) {
+        return Err(tab);
+    }
+    Ok((c.nodes, c.root))
+}
+
+/// A constructed key compared as Python compares dict keys (`1 == 1.0 == True`).
+struct PyKey(Scalar);
+
+impl PyKey {
+    fn number(&self) -> Option<f64> {
+        match self.0 {
+            Scalar::Bool(b) => Some(b as i64 as f64),
+            Scalar::Int(i) => Some(i as f64),
+            Scalar::Float(f) => Some(f),
+            _ => None,
+        }
+    }
+}
+
+impl PartialEq for PyKey {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (Scalar::Null, Scalar::Null) => true,
+            (Scalar::Str(a), Scalar::Str(b)) => a == b,
+            (Scalar::Int(a), Scalar::Int(b)) => a == b,
+            // Salt's loader returns the same NaN object every time, so two
+            // `.nan` keys collide.
+            (Scalar::Float(a), Scalar::Float(b)) if a.is_nan() && b.is_nan() => true,
+            _ => match (self.number(), other.number()) {
+                (Some(a), Some(b)) => a == b,
+                _ => false,
+            },
+        }
+    }
+}
+impl Eq for PyKey {}
+
+impl Hash for PyKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match &self.0 {
+            Scalar::Null => 0u8.hash(state),
+            Scalar::Str(s) => s.hash(state),
+            _ => match self.number() {
+                Some(f) if f.fract() == 0.0 && f.abs() < 9.0e18 => (f as i64).hash(state),
+                Some(f) if f.is_nan() => 1u8.hash(state),
+                Some(f) => f.to_bits().hash(state),
+                None => {}
+            },
+        }
+    }
+}
+
+/// What a collection node is constructed as.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Shape {
+    Seq,
+    Map,
+}
+
+/// Salt's constructors applied to the composed graph.
+struct Constructor<'a> {
+    text: &'a Text<'a>,
+    nodes: Vec<Raw>,
+    scalars: Vec<Option<Scalar>>,
+    queued: Vec<bool>,
+}
+
+impl<'a> Constructor<'a> {
+    fn constructor_error(&self, problem: &str, at: usize, ctx: Option<usize>) -> YamlError {
+        let context = ctx.map(|c| ("while constructing a mapping", Some(c)));
+        err(
+            marked(self.text, context, problem, Some(at)),
+            at..self.nodes_end_at(at),
+            ctx,
+        )
+    }
+
+    fn nodes_end_at(&self, at: usize) -> usize {
+        self.nodes
+            .iter()
+            .find(|n| n.start == at)
+            .map_or(at + 1, |n| n.end.max(at + 1))
+            .min(self.text.src.len().max(at))
+    }
+
+    /// How a collection node's tag constructs it, or the error it raises.
+    fn shape(&self, id: Id) -> Result<Shape, YamlError> {
+        let node = &self.nodes[id];
+        let tag = match &node.kind {
+            RawKind::Seq { tag, .. } | RawKind::Map { tag, .. } => tag.as_deref(),
+            RawKind::Scalar { .. } => None,
+        };
+        let found = node.id_name();
+        let default = if matches!(node.kind, RawKind::Map { .. }) {
+            Shape::Map
+        } else {
+            Shape::Seq
+        };
+        let Some(tag) = tag else { return Ok(default) };
+        let wanted = match tag.strip_prefix(CORE) {
+            Some("seq") => Shape::Seq,
+            Some("map") | Some("omap") | Some("set") => Shape::Map,
+            Some("str")
+            | Some("python/unicode")
+            | Some("int")
+            | Some("float")
+            | Some("bool")
+            | Some("null")
+            | Some("timestamp")
+            | Some("binary") => {
+                return Err(self.constructor_error(
+                    &format!("expected a scalar node, but found {found}"),
+                    node.start,
+                    None,
+                ));
+            }
+            _ => {
+                return Err(self.constructor_error(
+                    &format!(
+                        "could not determine a constructor for the tag {}",
+                        py_str_repr(tag)
+                    ),
+                    node.start,
+                    None,
+                ));
+            }
+        };
+        if wanted != default {
+            let what = if wanted == Shape::Map {
+                "mapping"
+            } else {
+                "sequence"
+            };
+            return Err(self.constructor_error(
+                &format!("expected a {what} node, but found {found}"),
+                node.start,
+                None,
+            ));
+        }
+        Ok(wanted)
+    }
+
+    /// `construct_object(node, deep=False)`: scalars now, collections later.
+    fn visit(&mut self, id: Id, queue: &mut VecDeque<Id>) -> Result<(), YamlError> {
+        match &self.nodes[id].kind {
+            RawKind::Scalar { text, tag, .. } => {
+                if self.scalars[id].is_some() {
+                    return Ok(());
+                }
+                let start = self.nodes[id].start;
+                let value = match tag {
+                    ScalarTag::Other(t) if t.strip_prefix(CORE) == Some("seq") => {
+                        Err(ConstructFail::Constructor(
+                            "expected a sequence node, but found scalar".into(),
+                        ))
+                    }
+                    ScalarTag::Other(t)
+                        if matches!(t.strip_prefix(CORE), Some("map" | "omap" | "set")) =>
+                    {
+                        Err(ConstructFail::Constructor(
+                            "expected a mapping node, but found scalar".into(),
+                        ))
+                    }
+                    _ => resolve::construct(tag, text),
+                };
+                match value {
+                    Ok(v) => self.scalars[id] = Some(v),
+                    Err(ConstructFail::Constructor(problem)) => {
+                        return Err(self.constructor_error(&problem, start, None))
+                    }
+                    Err(ConstructFail::Python(message)) => {
+                        let end = self.nodes[id].end.max(start + 1).min(self.text.src.len());
+                        return Err(err(message, start..end, None));
+                    }
+                }
+            }
+            RawKind::Seq { .. } | RawKind::Map { .. } => {
+                if !self.queued[id] {
+                    self.queued[id] = true;
+                    queue.push_back(id);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn pairs(&self, id: Id) -> Vec<(Id, Id)> {
+        match &self.nodes[id].kind {
+            RawKind::Map { pairs, .. } => pairs.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn is_merge_key(&self, id: Id) -> bool {
+        matches!(
+            &self.nodes[id].kind,
+            RawKind::Scalar {
+                tag: ScalarTag::Merge,
+                ..
+            }
+        )
+    }
+
+    /// Salt's `flatten_mapping`: merged entries first (minus keys written
+    /// explicitly), then the mapping's own entries.
+    fn flatten(&mut self, id: Id, depth: usize) -> Result<(), YamlError> {
+        if depth > MAX_DEPTH {
+            return Err(self.constructor_error(
+                "merge keys nested too deeply",
+                self.nodes[id].start,
+                None,
+            ));
+        }
+        let mut pairs = self.pairs(id);
+        let mut merge: Vec<(Id, Id)> = Vec::new();
+        let map_start = self.nodes[id].start;
+        let mut index = 0;
+        while index < pairs.len() {
+            let (k, v) = pairs[index];
+            if self.is_merge_key(k) {
+                pairs.remove(index);
+                match &self.nodes[v].kind {
+                    RawKind::Map { .. } => {
+                        self.flatten(v, depth + 1)?;
+                        merge.extend(self.pairs(v));
+                    }
+                    RawKind::Seq { items, .. } => {
+                        let items = items.clone();
+                        let mut submerge = Vec::new();
+                        for sub in items {
+                            if !matches!(self.nodes[sub].kind, RawKind::Map { .. }) {
+                                return Err(self.constructor_error(
+                                    &format!(
+                                        "expected a mapping for merging, but found {}",
+                                        self.nodes[sub].id_name()
+                                    ),
+                                    self.nodes[sub].start,
+                                    Some(map_start),
+                                ));
+                            }
+                            self.flatten(sub, depth + 1)?;
+                            submerge.push(self.pairs(sub));
+                        }
+                        for value in submerge.into_iter().rev() {
+                            merge.extend(value);
+                        }
+                    }
+                    RawKind::Scalar { .. } => {
+                        return Err(self.constructor_error(
+                            "expected a mapping or list of mappings for merging, but found scalar",
+                            self.nodes[v].start,
+                            Some(map_start),
+                        ));
+                    }
+                }
+            } else {
+                if let RawKind::Scalar { tag, .. } = &mut self.nodes[k].kind {
+                    if *tag == ScalarTag::Value {
+                        *tag = ScalarTag::Str;
+                    }
+                }
+                index += 1;
+            }
+        }
+        if !merge.is_empty() {
+            // Salt compares the keys' raw node values, not the constructed keys.
+            let existing: HashSet<RawKey> = pairs.iter().map(|&(k, _)| self.raw_key(k)).collect();
+            let mut merged: Vec<(Id, Id)> = merge
+                .into_iter()
+                .filter(|&(k, _)| !existing.contains(&self.raw_key(k)))
+                .collect();
+            merged.extend(pairs);
+            pairs = merged;
+        }
+        if let RawKind::Map { pairs: p, .. } = &mut self.nodes[id].kind {
+            *p = pairs;
+        }
+        Ok(())
+    }
+
+    fn raw_key(&self, id: Id) -> RawKey {
+        match &self.nodes[id].kind {
+            RawKind::Scalar { text, .. } => RawKey::Text(text.clone()),
+            _ => RawKey::Node(id),
+        }
+    }
+
+    /// Construct breadth first, as PyYAML runs its deferred generators, so
+    /// the first error reported is the one Salt reports.
+    fn run(&mut self, root: Id) -> Result<(), YamlError> {
+        let mut queue = VecDeque::new();
+        self.visit(root, &mut queue)?;
+        while let Some(id) = queue.pop_front() {
+            match self.shape(id)? {
+                Shape::Seq => {
+                    let items = match &self.nodes[id].kind {
+                        RawKind::Seq { items, .. } => items.clone(),
+                        _ => Vec::new(),
+                    };
+                    for item in items {
+                        self.visit(item, &mut queue)?;
+                    }
+                }
+                Shape::Map => self.construct_mapping(id, &mut queue)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn construct_mapping(&mut self, id: Id, queue: &mut VecDeque<Id>) -> Result<(), YamlError> {
+        self.flatten(id, 0)?;
+        let map_start = self.nodes[id].start;
+        let mut seen: HashMap<PyKey, Id> = HashMap::new();
+        for (k, v) in self.pairs(id) {
+            if !matches!(self.nodes[k].kind, RawKind::Scalar { .. }) {
+                // A collection key: constructing it can fail first, else it is unhashable.
+                self.shape(k)?;
+                let problem = format!("found unacceptable key {}", self.node_value_repr(k, 0));
+                let mut e = self.constructor_error(&problem, self.nodes[k].start, Some(map_start));
+                e.kind = YamlErrorKind::UnhashableKey;
+                return Err(e);
+            }
+            self.visit(k, queue)?;
+            self.visit(v, queue)?;
+            let key = PyKey(self.scalars[k].clone().unwrap_or(Scalar::Null));
+            if let Some(&first) = seen.get(&key) {
+                let shown = scalar_value(&key.0).py_str();
+                let mut e = self.constructor_error(
+                    &format!("found conflicting ID {}", quote_id(&shown)),
+                    self.nodes[k].start,
+                    Some(map_start),
+                );
+                e.kind = YamlErrorKind::DuplicateKey;
+                e.context = Some(self.nodes[first].start..self.nodes[first].end);
+                return Err(e);
+            }
+            seen.insert(key, k);
+        }
+        Ok(())
+    }
+
+    /// PyYAML's `repr(node.value)` (for "found unacceptable key").
+    fn node_value_repr(&self, id: Id, depth: usize) -> String {
+        if depth > 50 {
+            return "[...]".into();
+        }
+        match &self.nodes[id].kind {
+            RawKind::Scalar { text, .. } => py_str_repr(text),
+            RawKind::Seq { items, .. } => {
+                let parts: Vec<String> = items
+                    .iter()
+                    .map(|&i| self.node_repr(i, depth + 1))
+                    .collect();
+                format!("[{}]", parts.join(", "))
+            }
+            RawKind::Map { pairs, .. } => {
+                let parts: Vec<String> = pairs
+                    .iter()
+                    .map(|&(k, v)| {
+                        format!(
+                            "({}, {})",
+                            self.node_repr(k, depth + 1),
+                            self.node_repr(v, depth + 1)
+                        )
+                    })
+                    .collect();
+                format!("[{}]", parts.join(", "))
+            }
+        }
+    }
+
+    fn node_repr(&self, id: Id, depth: usize) -> String {
+        let (class, tag) = match &self.nodes[id].kind {
+            RawKind::Scalar { tag, .. } => ("ScalarNode", tag.full()),
+            RawKind::Seq { tag, .. } => (
+                "SequenceNode",
+                tag.clone().unwrap_or_else(|| format!("{CORE}seq")),
+            ),
+            RawKind::Map { tag, .. } => (
+                "MappingNode",
+                tag.clone().unwrap_or_else(|| format!("{CORE}map")),
+            ),
+        };
+        format!(
+            "{class}(tag={}, value={})",
+            py_str_repr(&tag),
+            self.node_value_repr(id, depth)
+        )
+    }
+}
+
+/// Salt formats the key with `'{key}'`.
+fn quote_id(shown: &str) -> String {
+    format!("'{shown}'")
+}
+
+#[derive(Hash, PartialEq, Eq)]
+enum RawKey {
+    Text(String),
+    Node(Id),
+}
+
+fn scalar_value(s: &Scalar) -> crate::value::Value {
+    use crate::value::Value;
+    match s {
+        Scalar::Null => Value::Null,
+        Scalar::Bool(b) => Value::Bool(*b),
+        Scalar::Int(i) => Value::Int(*i),
+        Scalar::Float(f) => Value::Float(*f),
+        Scalar::Str(s) => Value::Str(s.clone()),
+    }
+}
+
+/// Expand the constructed graph into a tree (aliases copied).
+struct Builder<'a> {
+    c: &'a Constructor<'a>,
+    budget: usize,
+    active: Vec<bool>,
+}
+
+impl Builder<'_> {
+    fn build(&mut self, id: Id) -> Result<Node, YamlError> {
+        let node = &self.c.nodes[id];
+        let span = node.start..node.end;
+        if self.budget == 0 {
+            return Err(err(
+                "document too large after expanding aliases".into(),
+                span,
+                None,
+            ));
+        }
+        self.budget -= 1;
+        let value = match &node.kind {
+            RawKind::Scalar { .. } => match self.c.scalars[id].clone().unwrap_or(Scalar::Null) {
+                Scalar::Null => NodeValue::Null,
+                Scalar::Bool(b) => NodeValue::Bool(b),
+                Scalar::Int(i) => NodeValue::Int(i),
+                Scalar::Float(f) => NodeValue::Float(f),
+                Scalar::Str(s) => NodeValue::Str(s),
+            },
+            RawKind::Seq { items, .. } => {
+                self.enter(id, &span)?;
+                let mut out = Vec::with_capacity(items.len());
+                for &i in items {
+                    out.push(self.build(i)?);
+                }
+                self.active[id] = false;
+                NodeValue::List(out)
+            }
+            RawKind::Map { pairs, .. } => {
+                self.enter(id, &span)?;
+                let mut out = Vec::with_capacity(pairs.len());
+                for &(k, v) in pairs {
+                    out.push((self.build(k)?, self.build(v)?));
+                }
+                self.active[id] = false;
+                NodeValue::Map(out)
+            }
+        };
+        Ok(Node { value, span })
+    }
+
+    fn enter(&mut self, id: Id, span: &std::ops::Range<usize>) -> Result<(), YamlError> {
+        if self.active[id] {
+            return Err(err(
+                "found a recursive alias (a collection containing itself)".into(),
+                span.clone(),
+                None,
+            ));
+        }
+        self.active[id] = true;
+        Ok(())
+    }
+}
+
+/// Load one document as Salt's YAML renderer does.
+pub(super) fn load(src: &str) -> Result<Node, YamlError> {
+    let mut text = std::borrow::Cow::Borrowed(src);
+    let mut fixes = 0;
+    let (nodes, root) = loop {
+        match compose(&text) {
+            Ok(x) => break x,
+            Err(e) if fixes < 10_000 => match colon_tab_fix(&text, &e) {
+                Some(fixed) => {
+                    text = std::borrow::Cow::Owned(fixed);
+                    fixes += 1;
+                }
+                None => return Err(e),
+            },
+            Err(e) => return Err(e),
+        }
+    };
+    let Some(root) = root else {
+        return Ok(Node {
+            value: NodeValue::Null,
+            span: 0..0,
+        });
+    };
+    let t = Text::new(&text);
+    let n = nodes.len();
+    let mut c = Constructor {
+        text: &t,
+        nodes,
+        scalars: vec![None; n],
+        queued: vec![false; n],
+    };
+    c.run(root)?;
+    let mut b = Builder {
+        c: &c,
+        budget: EXPANSION_BUDGET.max(n * 4),
+        active: vec![false; n],
+    };
+    b.build(root)
+}
+
+/// libyaml accepts a tab right after a mapping's `:`; saphyr does not. When
+/// that is the error, turn those tabs into spaces (same byte offsets, and
+/// they separate tokens, so no scalar changes) and parse again.
+fn colon_tab_fix(text: &str, e: &YamlError) -> Option<String> {
+    if e.message != "':' must be followed by a valid YAML whitespace" {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut p = e.span.start.min(bytes.len());
+    // The marker is on or after the tab(s) following the ':'.
+    while p > 0 && bytes[p - 1] != b':' {
+        if !matches!(bytes[p - 1], b'\t' | b' ') {
+            return None;
+        }
+        p -= 1;
+    }
+    let mut q = p;
+    let mut changed = false;
+    let mut out = text.as_bytes().to_vec();
+    while q < out.len() && matches!(out[q], b'\t' | b' ') {
+        if out[q] == b'\t' {
+            out[q] = b' ';
+            changed = true;
+        }
+        q += 1;
+    }
+    if !changed {
+        // The marker may sit on the ':' itself.
+        let mut q = e.span.start + 1;
+        while q < out.len() && matches!(out[q], b'\t' | b' ') {
+            if out[q] == b'\t' {
+                out[q] = b' ';
+                changed = true;
+            }
+            q += 1;
+        }
+    }
+    if !changed {
+        return None;
+    }
+    String::from_utf8(out).ok()
+}
