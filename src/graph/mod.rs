@@ -386,6 +386,78 @@ impl ChunkGraph {
         Ok(g)
     }
 
+    /// Build from the compiler's ordered result. Without a requisite graph
+    /// (3006/3007 ordering) the edges are resolved from the chunks as in
+    /// [`ChunkGraph::from_lowstate`].
+    pub fn from_ordered(low: &crate::order::Lowstate) -> Result<ChunkGraph, GraphError> {
+        let Some((rg, seq_nodes)) = &low.graph else {
+            let list: Vec<Value> = low.to_list().into_iter().map(Value::Map).collect();
+            return ChunkGraph::from_lowstate(&list);
+        };
+        let mut g = ChunkGraph::new();
+        let mut chunk_index: Vec<Option<usize>> = vec![None; low.chunks.len()];
+        for (i, c) in low.chunks.iter().enumerate() {
+            if let Some(gc) = GraphChunk::new(&Value::Map(c.clone())) {
+                chunk_index[i] = Some(g.add_chunk(gc));
+            }
+        }
+        let bad = |what: &str| GraphError {
+            message: format!("requisite graph refers to {what}"),
+        };
+        // Map every node of the compiler's graph onto ours.
+        let mut node_map: Vec<Option<usize>> = vec![None; rg.graph.node_count()];
+        for ni in rg.graph.node_indices() {
+            let rn = &rg.graph[ni];
+            let c = chunk_index
+                .get(rn.chunk)
+                .copied()
+                .flatten()
+                .ok_or_else(|| bad("a missing chunk"))?;
+            node_map[ni.index()] = Some(if rn.prereq_test {
+                g.ensure_test_node(c)
+            } else {
+                g.real_node(c)
+            });
+        }
+        let map = |ni: petgraph::graph::NodeIndex| node_map.get(ni.index()).copied().flatten();
+        for ni in rg.graph.node_indices() {
+            let to = map(ni).ok_or_else(|| bad("an unknown node"))?;
+            for (from, kind) in rg.dependencies(ni) {
+                let Some(kind) = EdgeKind::from_key(kind.as_str()) else {
+                    continue;
+                };
+                let from = map(from).ok_or_else(|| bad("an unknown node"))?;
+                let origin = g.infer_origin(from, to, kind);
+                g.add_edge(from, to, kind, origin, None);
+            }
+        }
+        for &ni in seq_nodes {
+            g.order.push(map(ni).ok_or_else(|| bad("an unknown node"))?);
+        }
+        Ok(g)
+    }
+
+    /// Why an edge of a graph built elsewhere exists.
+    fn infer_origin(&self, from: usize, to: usize, kind: EdgeKind) -> EdgeOrigin {
+        let (f, t) = (self.nodes[from], self.nodes[to]);
+        if t.prereq_test && kind != EdgeKind::Prereq {
+            return EdgeOrigin::PrereqCopy;
+        }
+        if f.prereq_test && t.prereq_test {
+            return EdgeOrigin::PrereqOrder;
+        }
+        let fc = &self.chunks[f.chunk];
+        let tc = &self.chunks[t.chunk];
+        if kind == EdgeKind::Require
+            && fc.arg("__prerequiring__").is_some_and(Value::truthy)
+            && tc.arg("__prereq__").is_some_and(Value::truthy)
+            && fc.arg("prereq").is_some()
+        {
+            return EdgeOrigin::PrereqOrder;
+        }
+        EdgeOrigin::Declared
+    }
+
     fn add_requisites(&mut self, c: usize, lookup: &Lookup) -> Result<(), GraphError> {
         for kind in EdgeKind::ALL {
             let Some(list) = self.chunks[c]
