@@ -15,7 +15,7 @@ mod layout;
 mod mermaid;
 
 pub use dot::to_dot;
-pub use html::to_html;
+pub use html::{to_html, to_svg};
 pub use json::{to_json_document, JSON_VERSION};
 pub use mermaid::to_mermaid;
 
@@ -99,6 +99,111 @@ impl EdgeKind {
 
     pub fn is_all(self) -> bool {
         self == EdgeKind::OnfailAll
+    }
+}
+
+/// How an edge kind is drawn (shared by every renderer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EdgeStyle {
+    /// `#rrggbb`.
+    pub color: &'static str,
+    /// `solid`, `dashed`, `dotted` or `bold`.
+    pub line: &'static str,
+}
+
+impl EdgeKind {
+    /// Colour by family (require grey, watch blue, prereq purple, onfail
+    /// red, onchanges green); `_any`/`_all` forms dashed.
+    pub fn style(self) -> EdgeStyle {
+        let color = match self.base() {
+            EdgeBase::Require => "#555555",
+            EdgeBase::Watch => "#1f77b4",
+            EdgeBase::Prereq => "#9467bd",
+            EdgeBase::Onfail => "#d62728",
+            EdgeBase::Onchanges => "#2ca02c",
+        };
+        let line = if self.is_any() || self.is_all() {
+            "dashed"
+        } else if self == EdgeKind::Prereq {
+            "dotted"
+        } else if self.base() == EdgeBase::Watch {
+            "bold"
+        } else {
+            "solid"
+        };
+        EdgeStyle { color, line }
+    }
+}
+
+impl Edge {
+    /// The style of this edge: the ordering `require` a prereq adds is drawn
+    /// in the prereq colour, dotted.
+    pub fn style(&self) -> EdgeStyle {
+        if self.origin == EdgeOrigin::PrereqOrder {
+            return EdgeStyle {
+                color: EdgeKind::Prereq.style().color,
+                line: "dotted",
+            };
+        }
+        self.kind.style()
+    }
+
+    /// The label drawn on the edge.
+    pub fn label(&self) -> String {
+        match self.origin {
+            EdgeOrigin::PrereqOrder => format!("{} (prereq)", self.kind),
+            _ => self.kind.to_string(),
+        }
+    }
+}
+
+impl ChunkGraph {
+    /// SLS names in first-appearance order of the execution order (then any
+    /// chunk not in the order), with the nodes of each in execution order.
+    pub fn clusters(&self) -> Vec<(String, Vec<usize>)> {
+        let mut out: Vec<(String, Vec<usize>)> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut placed = vec![false; self.nodes.len()];
+        let rest: Vec<usize> = (0..self.nodes.len()).collect();
+        for &n in self.order.iter().chain(rest.iter()) {
+            if placed[n] {
+                continue;
+            }
+            placed[n] = true;
+            let sls = self.node_chunk(n).sls.clone();
+            let i = *index.entry(sls.clone()).or_insert_with(|| {
+                out.push((sls, Vec::new()));
+                out.len() - 1
+            });
+            out[i].1.push(n);
+        }
+        out
+    }
+
+    /// Position of each node in the execution order (first occurrence).
+    pub fn positions(&self) -> Vec<Option<usize>> {
+        let mut pos = vec![None; self.nodes.len()];
+        for (i, &n) in self.order.iter().enumerate() {
+            if pos[n].is_none() {
+                pos[n] = Some(i);
+            }
+        }
+        pos
+    }
+
+    /// A node's multi-line label: `state.fun`, ID, `(name)` when different,
+    /// and `[prereq test]` for test nodes.
+    pub fn node_label_lines(&self, node: usize) -> Vec<String> {
+        let c = self.node_chunk(node);
+        let mut lines = vec![c.state_fun(), c.id.clone()];
+        let name = c.name_str();
+        if name != c.id {
+            lines.push(format!("({name})"));
+        }
+        if self.nodes[node].prereq_test {
+            lines.push("[prereq test]".into());
+        }
+        lines
     }
 }
 
