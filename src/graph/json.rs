@@ -26,8 +26,14 @@ pub fn to_json_document(g: &ChunkGraph) -> Value {
         m.insert("name".into(), c.name.clone());
         m.insert("state".into(), Value::str(c.state.clone()));
         m.insert("fun".into(), Value::str(c.fun.clone()));
-        m.insert("order".into(), c.arg("order").cloned().unwrap_or(Value::Null));
-        m.insert("position".into(), pos[n].map_or(Value::Null, |p| Value::Int(p as i64)));
+        m.insert(
+            "order".into(),
+            c.arg("order").cloned().unwrap_or(Value::Null),
+        );
+        m.insert(
+            "position".into(),
+            pos[n].map_or(Value::Null, |p| Value::Int(p as i64)),
+        );
         m.insert("prereq_test".into(), Value::Bool(node.prereq_test));
         nodes.push(Value::Map(m));
     }
@@ -51,7 +57,10 @@ pub fn to_json_document(g: &ChunkGraph) -> Value {
         .map(|(sls, ns)| {
             let mut m = Map::new();
             m.insert("sls".into(), Value::str(sls));
-            m.insert("nodes".into(), Value::List(ns.into_iter().map(node_id).collect()));
+            m.insert(
+                "nodes".into(),
+                Value::List(ns.into_iter().map(node_id).collect()),
+            );
             Value::Map(m)
         })
         .collect();
@@ -59,7 +68,10 @@ pub fn to_json_document(g: &ChunkGraph) -> Value {
     doc.insert("version".into(), Value::Int(JSON_VERSION));
     doc.insert("nodes".into(), Value::List(nodes));
     doc.insert("edges".into(), Value::List(edges));
-    doc.insert("order".into(), Value::List(g.order.iter().map(|&n| node_id(n)).collect()));
+    doc.insert(
+        "order".into(),
+        Value::List(g.order.iter().map(|&n| node_id(n)).collect()),
+    );
     doc.insert("clusters".into(), Value::List(clusters));
     Value::Map(doc)
 }

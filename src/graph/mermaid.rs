@@ -40,11 +40,21 @@ pub fn to_mermaid(g: &ChunkGraph) -> String {
             "bold" => "==>",
             _ => "-->",
         };
-        let _ = writeln!(out, "  n{} {arrow}|{}| n{}", e.from, label(&e.label()), e.to);
+        let _ = writeln!(
+            out,
+            "  n{} {arrow}|\"{}\"| n{}",
+            e.from,
+            label(&e.label()),
+            e.to
+        );
     }
     for (i, e) in g.edges.iter().enumerate() {
         let st = e.style();
-        let _ = writeln!(out, "  linkStyle {i} stroke:{},color:{}", st.color, st.color);
+        let _ = writeln!(
+            out,
+            "  linkStyle {i} stroke:{},color:{}",
+            st.color, st.color
+        );
     }
     let tests: Vec<String> = (0..g.nodes.len())
         .filter(|&n| g.nodes[n].prereq_test)

@@ -767,6 +767,61 @@ pub(crate) mod tests {
         }
     }
 
+    /// A small two-SLS example with every kind of edge, in 3008 order.
+    pub(crate) fn example() -> ChunkGraph {
+        let l = low(r#"[
+            {"state":"pkg","name":"nginx","__sls__":"web.install","__env__":"base","__id__":"nginx","order":10000,"fun":"installed"},
+            {"state":"file","name":"/etc/nginx/nginx.conf","__sls__":"web.config","__env__":"base","__id__":"nginx-conf","require":[{"pkg":"nginx"}],"order":10001,"fun":"managed"},
+            {"state":"cmd","name":"nginx -t","__sls__":"web.config","__env__":"base","__id__":"check-conf","__prereq__":true,"onchanges":[{"file":"nginx-conf"}],"order":10002,"fun":"run"},
+            {"state":"service","name":"nginx","__sls__":"web.service","__env__":"base","__id__":"nginx-svc","watch":[{"file":"nginx-conf"}],"prereq":[{"cmd":"check-conf"}],"__prerequiring__":true,"order":10003,"fun":"running"},
+            {"state":"cmd","name":"nginx -t","__sls__":"web.config","__env__":"base","__id__":"check-conf","__prereq__":true,"onchanges":[{"file":"nginx-conf"}],"order":10002,"fun":"run"},
+            {"state":"test","name":"alert","__sls__":"web.service","__env__":"base","__id__":"alert","onfail_any":[{"service":"nginx-svc"}, "check-conf"],"order":10004,"fun":"nop"}
+        ]"#);
+        ChunkGraph::from_lowstate(&l).expect("example graph")
+    }
+
+    #[test]
+    fn dot_snapshot() {
+        insta::assert_snapshot!(to_dot(&example()));
+    }
+
+    #[test]
+    fn mermaid_snapshot() {
+        insta::assert_snapshot!(to_mermaid(&example()));
+    }
+
+    #[test]
+    fn json_has_version_and_all_edges() {
+        let g = example();
+        let doc = to_json_document(&g);
+        assert_eq!(doc.get("version"), Some(&Value::Int(1)));
+        assert_eq!(
+            doc.get("edges").and_then(Value::as_list).map(Vec::len),
+            Some(g.edges.len())
+        );
+        assert_eq!(
+            doc.get("order").and_then(Value::as_list).map(Vec::len),
+            Some(6)
+        );
+    }
+
+    #[test]
+    fn html_is_self_contained() {
+        let h = to_html(&example());
+        assert!(h.starts_with("<!DOCTYPE html>"));
+        assert!(h.contains("<svg"));
+        assert!(
+            !h.contains("http://")
+                || h.matches("http://").count()
+                    == h.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
+        );
+        assert!(!h.contains("https://"));
+        assert!(!h.contains("<script"));
+        // Six rows, one per lowstate entry, and every edge drawn.
+        assert_eq!(h.matches("class=\"node\"").count(), 6);
+        assert_eq!(h.matches("class=\"edge\"").count(), example().edges.len());
+    }
+
     #[test]
     fn resolves_requisites_and_prereq_nodes() {
         let l = low(r#"[
