@@ -9,7 +9,9 @@ use crate::high::build::{Builder, Highstate, RenderCache};
 use crate::render::jinja::{Jinja, RenderData, SlsContext, TemplateLoader};
 use crate::render::{render_file, RenderEnv};
 use crate::value::{Map, Value};
+use crate::graph::ChunkGraph;
 use crate::matcher::Minion;
+use crate::simulate::{simulate_with, Assumptions, RunResult, SimOptions};
 use crate::top::{self, TopLoader, TopMatches, TopOptions};
 use std::sync::Arc;
 
@@ -139,6 +141,7 @@ impl Session {
         let steps = top::plan_highstate(&matches, &known, &mut |env| self.fs.list_sls(env).to_vec());
         let cache = RenderCache::new(&self.fs, self.sls_env());
         let mut hs = Builder::new(&self.fs, &cache, self.config.state_auto_order)
+            .for_version(self.options.version)
             .render_highstate(&matches, steps);
         self.locate(&mut hs.errors, &hs.sources);
         Ok(hs)
@@ -146,13 +149,21 @@ impl Session {
 
     /// The lowstate (`state.show_lowstate`): ordered chunks, or errors.
     pub fn lowstate(&self) -> Result<Vec<Map>, Diagnostics> {
+        self.plan().map(|p| p.lowstate.to_list())
+    }
+
+    /// The lowstate with its requisite graph and the source map, as
+    /// `show_lowstate` computes it (render errors are reported together
+    /// with extend, verify and requisite_in errors, as Salt does).
+    pub fn plan(&self) -> Result<Plan, Diagnostics> {
         let hs = self.highstate_with(false)?;
         let opts = crate::low::LowOptions::from_config(&self.config, self.options.version);
         let mut errors = hs.errors;
-        // Salt keeps going after render errors: extend, verify and
-        // requisite_in errors are reported with them.
-        match crate::low::high_to_low(hs.high, &opts, &hs.sources) {
-            Ok(chunks) if errors.is_empty() => Ok(chunks),
+        match crate::low::high_to_lowstate(hs.high, &opts, &hs.sources) {
+            Ok(lowstate) if errors.is_empty() => Ok(Plan {
+                lowstate,
+                sources: hs.sources,
+            }),
             Ok(_) => Err(errors.into()),
             Err(mut e) => {
                 self.locate(&mut e, &hs.sources);
@@ -161,6 +172,36 @@ impl Session {
             }
         }
     }
+
+    /// The requisite graph of the plan (for `simulate`, `order`, `graph`).
+    pub fn graph(&self) -> Result<(ChunkGraph, crate::high::SourceMap), Diagnostics> {
+        let plan = self.plan()?;
+        let g = ChunkGraph::from_ordered(&plan.lowstate)
+            .map_err(|e| Diagnostics::from(Diagnostic::error("graph", e.to_string())))?;
+        Ok((g, plan.sources))
+    }
+
+    /// Simulate `state.apply`: like Salt's `call_high`, render errors stop
+    /// the run before extend/verify; then the plan runs.
+    pub fn simulate(&self, assume: &Assumptions) -> Result<RunResult, Diagnostics> {
+        let hs = self.highstate_with(false)?;
+        if !hs.errors.is_empty() {
+            return Err(hs.errors.into());
+        }
+        let (g, _) = self.graph()?;
+        let opts = SimOptions {
+            failhard: self.config.failhard,
+            extra_mod_watch: self.config.mod_watch.clone(),
+        };
+        Ok(simulate_with(&g, assume, &opts))
+    }
+}
+
+/// A compiled plan: the ordered lowstate (with its graph) and where every
+/// state was written.
+pub struct Plan {
+    pub lowstate: crate::order::Lowstate,
+    pub sources: crate::high::SourceMap,
 }
 
 impl Session {

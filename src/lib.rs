@@ -25,6 +25,7 @@ pub mod matcher;
 pub mod order;
 pub mod pillar;
 pub mod render;
+pub mod report;
 pub mod simulate;
 pub mod top;
 pub mod value;

@@ -224,9 +224,17 @@ pub struct Builder<'a> {
     iorder: i64,
     mods: HashSet<String>,
     sources: SourceMap,
+    /// Salt 3007+ records `__sls_included_from__`; 3006 does not.
+    included_from: bool,
 }
 
 impl<'a> Builder<'a> {
+    /// Reproduce a given Salt release (3006 has no `__sls_included_from__`).
+    pub fn for_version(mut self, version: crate::config::SaltVersion) -> Self {
+        self.included_from = version >= crate::config::SaltVersion::V3007;
+        self
+    }
+
     pub fn new(fs: &'a FileServer, cache: &'a RenderCache<'a>, auto_order: bool) -> Self {
         Builder {
             fs,
@@ -235,6 +243,7 @@ impl<'a> Builder<'a> {
             iorder: 10000,
             mods: HashSet::new(),
             sources: SourceMap::default(),
+            included_from: true,
         }
     }
 
@@ -459,7 +468,9 @@ impl<'a> Builder<'a> {
                 let nstate = self.render_state(&target, &r_env, matches, &mut errs);
                 if let Some(Value::Map(mut nstate)) = nstate {
                     for (id, body) in nstate.iter_mut() {
-                        if id.as_str().is_some_and(|s| s.starts_with("__")) {
+                        if !self.included_from
+                            || id.as_str().is_some_and(|s| s.starts_with("__"))
+                        {
                             continue;
                         }
                         if let Value::Map(b) = body {
