@@ -2,9 +2,12 @@
 //! formats, pillar/mocks overrides) and dispatch to one module per subcommand.
 
 mod compile;
+mod graph;
 mod highstate;
+mod order;
 mod pillar;
 mod render;
+mod simulate;
 
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -37,6 +40,12 @@ pub enum Command {
     Pillar(pillar::Args),
     /// Print the rendered text of one SLS file (for debugging templates).
     Render(render::Args),
+    /// Simulate the run: order, results, skipped states, fired watches.
+    Simulate(simulate::Args),
+    /// Explain the execution order, state by state.
+    Order(order::Args),
+    /// Draw the requisite graph (dot, json, mermaid, html).
+    Graph(graph::Args),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -118,6 +127,9 @@ pub fn run(cli: Cli) -> i32 {
         Command::Highstate(a) => (a.common.clone(), highstate::run(a)),
         Command::Pillar(a) => (a.common.clone(), pillar::run(a)),
         Command::Render(a) => (a.common.clone(), render::run(a)),
+        Command::Simulate(a) => (a.common.clone(), simulate::run(a)),
+        Command::Order(a) => (a.common.clone(), order::run(a)),
+        Command::Graph(a) => (a.common.clone(), graph::run(a)),
     };
     match result {
         Ok(()) => 0,

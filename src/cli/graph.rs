@@ -1,0 +1,45 @@
+//! `lowstate graph`: the requisite graph as DOT, JSON, Mermaid or a
+//! self-contained HTML page.
+
+use super::{CmdResult, Common, Failure};
+use anyhow::Context;
+use lowstate::graph;
+
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GraphFormat {
+    #[default]
+    Dot,
+    Json,
+    Mermaid,
+    Html,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub common: Common,
+    #[arg(long, value_enum, default_value_t = GraphFormat::Dot)]
+    pub format: GraphFormat,
+    /// Write to this file (atomically) instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+    /// Draw exactly these SLS (comma-separated), as `state.sls` would.
+    #[arg(long, value_delimiter = ',')]
+    pub sls: Option<Vec<String>>,
+}
+
+pub fn run(args: Args) -> CmdResult {
+    let session = args.common.session(args.sls.clone())?;
+    let (g, _) = session.graph().map_err(Failure::Compile)?;
+    let mut text = match args.format {
+        GraphFormat::Dot => graph::to_dot(&g),
+        GraphFormat::Json => graph::to_json_document(&g).to_json_pretty(),
+        GraphFormat::Mermaid => graph::to_mermaid(&g),
+        GraphFormat::Html => graph::to_html(&g),
+    };
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    lowstate::emit::output(&text, args.output.as_deref()).context("cannot write output")?;
+    Ok(())
+}

@@ -1,0 +1,76 @@
+//! `lowstate simulate`: the run Salt's executor would make, without running
+//! anything: run order, results, skipped states, fired `mod_watch`/listeners.
+
+use super::{CmdResult, Common, Failure};
+use anyhow::Context;
+use lowstate::simulate::Assumptions;
+
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SimFormat {
+    /// One line per state run.
+    #[default]
+    Text,
+    /// The versioned JSON document (docs/output-format.md).
+    Json,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub common: Common,
+    /// Outcomes for non-`test` states (YAML/JSON, by ID, name or glob).
+    #[arg(long, value_name = "FILE")]
+    pub assume: Option<std::path::PathBuf>,
+    #[arg(long, value_enum, default_value_t = SimFormat::Text)]
+    pub format: SimFormat,
+    /// Write to this file (atomically) instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+    /// Simulate exactly these SLS (comma-separated), as `state.sls` would.
+    #[arg(long, value_delimiter = ',')]
+    pub sls: Option<Vec<String>>,
+}
+
+pub fn run(args: Args) -> CmdResult {
+    let assume = match &args.assume {
+        None => Assumptions::new(),
+        Some(p) => Assumptions::load(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
+    };
+    let session = args.common.session(args.sls.clone())?;
+    let run = session.simulate(&assume).map_err(Failure::Compile)?;
+    let text = match args.format {
+        SimFormat::Json => {
+            let mut s = run.to_document().to_json_pretty();
+            s.push('\n');
+            s
+        }
+        SimFormat::Text => text(&run.to_value()),
+    };
+    lowstate::emit::output(&text, args.output.as_deref()).context("cannot write output")?;
+    Ok(())
+}
+
+fn text(rows: &lowstate::Value) -> String {
+    let rows = rows.as_list().cloned().unwrap_or_default();
+    let get = |r: &lowstate::Value, k: &str| r.get(k).map(lowstate::Value::py_str).unwrap_or_default();
+    let width = rows.iter().map(|r| get(r, "id").len()).max().unwrap_or(2).max(2);
+    let mut out = String::new();
+    for r in &rows {
+        let result = match r.get("result") {
+            Some(lowstate::Value::Bool(true)) => "ok",
+            Some(lowstate::Value::Bool(false)) => "FAILED",
+            _ => "pending",
+        };
+        let ran = if r.get("ran").is_some_and(|v| !v.truthy()) { " (not run)" } else { "" };
+        let changed = if r.get("changes").is_some_and(|v| v.truthy()) { " changed" } else { "" };
+        out.push_str(&format!(
+            "{:>4}  {:<width$}  {}.{}  {result}{changed}{ran}: {}\n",
+            get(r, "run_num"),
+            get(r, "id"),
+            get(r, "state"),
+            get(r, "fun"),
+            get(r, "comment").lines().next().unwrap_or(""),
+        ));
+    }
+    out
+}
