@@ -539,9 +539,11 @@ pub struct Lowstate {
     pub chunks: Vec<Map>,
     /// Indices into `chunks`, in lowstate order.
     pub sequence: Vec<usize>,
-    /// 3008 only: the requisite graph and its node order (same length as
-    /// `sequence`).
-    pub graph: Option<(RequisiteGraph, Vec<NodeIndex>)>,
+    /// 3008 only: the requisite graph.
+    pub graph: Option<RequisiteGraph>,
+    /// 3008 only: the graph's nodes in lowstate order (parallel to
+    /// `sequence`; prereq test nodes included). Empty for 3006/3007.
+    pub nodes: Vec<NodeIndex>,
 }
 
 impl Lowstate {
@@ -613,6 +615,7 @@ pub fn order_chunks(
             chunks,
             sequence,
             graph: None,
+            nodes: Vec::new(),
         });
     }
     let mut g = RequisiteGraph::default();
@@ -655,7 +658,8 @@ pub fn order_chunks(
             Ok(Lowstate {
                 chunks,
                 sequence,
-                graph: Some((g, nodes)),
+                graph: Some(g),
+                nodes,
             })
         }
         Err(()) => {
@@ -864,6 +868,47 @@ mod tests {
         assert_eq!(out[1], out[3]);
         assert_eq!(out[1]["__prereq__"], json!(true));
         assert_eq!(out[2]["__prerequiring__"], json!(true));
+    }
+
+    #[test]
+    fn graph_exposes_prereq_nodes_and_typed_edges() {
+        let h = high(&[
+            ("down", "test", json!(10001), vec![req("prereq", "deploy")]),
+            ("deploy", "test", json!(10002), vec![req("require", "base")]),
+            ("base", "test", json!(10000), vec![]),
+        ]);
+        let low =
+            crate::low::high_to_lowstate(h, &LowOptions::default(), &SourceMap::default()).unwrap();
+        let g = low.graph.as_ref().unwrap();
+        assert_eq!(g.graph.node_count(), 4);
+        let deploy = g.node("test_|-deploy_|-deploy_|-nop").unwrap();
+        let check = g.prereq_node(deploy).unwrap();
+        assert!(g.graph[check].prereq_test);
+        assert_eq!(g.graph[check].chunk, g.graph[deploy].chunk);
+        let down = g.node("test_|-down_|-down_|-nop").unwrap();
+        let base = g.node("test_|-base_|-base_|-nop").unwrap();
+        assert_eq!(
+            g.dependents(check).collect::<Vec<_>>(),
+            [(down, super::ReqKind::Prereq)]
+        );
+        assert_eq!(
+            g.dependents(down).collect::<Vec<_>>(),
+            [(deploy, super::ReqKind::Require)]
+        );
+        // The test node inherits the target's dependencies (added later here).
+        assert_eq!(
+            g.dependencies(check).collect::<Vec<_>>(),
+            [(base, super::ReqKind::Require)]
+        );
+        assert_eq!(low.nodes.len(), low.sequence.len());
+        assert_eq!(
+            ids(&low
+                .to_list()
+                .into_iter()
+                .map(|c| Value::Map(c).to_json())
+                .collect::<Vec<_>>()),
+            ["base", "deploy", "down", "deploy"]
+        );
     }
 
     #[test]
