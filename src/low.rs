@@ -77,7 +77,7 @@ pub fn high_to_low(
     opts: &LowOptions,
     sources: &SourceMap,
 ) -> Result<Vec<Map>, Vec<Diagnostic>> {
-    high_to_lowstate(high, opts, sources).map(|l| l.to_list())
+    high_to_lowstate(high, opts, sources).map(Lowstate::into_list)
 }
 
 /// Like [`high_to_low`] but keeps the requisite graph (3008) and the node
@@ -132,21 +132,29 @@ pub fn compile_high_data(high: &Map) -> Vec<Map> {
             chunk.insert("__id__".into(), id.clone());
             let mut fun: Option<Value> = None;
             let mut names: IndexSet<Value> = IndexSet::new();
-            for arg in py_iter(run) {
+            let owned;
+            let args: &[Value] = match run {
+                Value::List(l) => l,
+                other => {
+                    owned = py_iter(other);
+                    &owned
+                }
+            };
+            for arg in args {
                 match arg {
                     Value::Str(_) => {
-                        fun.get_or_insert(arg);
+                        fun.get_or_insert_with(|| arg.clone());
                     }
                     Value::Map(m) => {
                         for (key, val) in m {
                             match key.as_str() {
-                                Some("names") => names.extend(py_iter(&val)),
+                                Some("names") => names.extend(py_iter(val)),
                                 Some("state") => {}
                                 Some("name") if val.as_str().is_none() => {
-                                    chunk.insert(key, id.clone());
+                                    chunk.insert(key.clone(), id.clone());
                                 }
                                 _ => {
-                                    chunk.insert(key, val);
+                                    chunk.insert(key.clone(), val.clone());
                                 }
                             }
                         }

@@ -102,9 +102,52 @@ pub struct RequisiteGraph {
     out: Vec<IndexMap<NodeIndex, Vec<ReqKind>>>,
     inn: Vec<IndexMap<NodeIndex, Vec<ReqKind>>>,
     /// module (or `id`) → name or ID → nodes.
-    lookup: HashMap<String, IndexMap<String, Vec<NodeIndex>>>,
+    lookup: HashMap<String, KeyIndex>,
+    /// The node of each chunk (by chunk index).
+    chunk_nodes: Vec<NodeIndex>,
     /// SLS (own or including) → nodes.
     sls: IndexMap<String, Vec<NodeIndex>>,
+}
+
+/// Names/IDs of one module: insertion order (Salt's dict order) plus a
+/// sorted view so a glob with a literal prefix scans only that range.
+#[derive(Debug, Clone, Default)]
+struct KeyIndex {
+    keys: IndexMap<String, Vec<NodeIndex>>,
+    sorted: std::collections::BTreeMap<String, usize>,
+}
+
+impl KeyIndex {
+    fn add(&mut self, key: &str, n: NodeIndex) {
+        let entry = self.keys.entry(key.to_string());
+        let slot = entry.index();
+        push_unique(entry.or_default(), n);
+        self.sorted.entry(key.to_string()).or_insert(slot);
+    }
+
+    fn get(&self, key: &str) -> Option<&Vec<NodeIndex>> {
+        self.keys.get(key)
+    }
+
+    /// Node lists of every key matching a glob, in insertion order.
+    fn glob(&self, pattern: &str) -> Vec<&Vec<NodeIndex>> {
+        let prefix = &pattern[..pattern.find(['*', '?', '[']).unwrap_or(pattern.len())];
+        let mut slots: Vec<usize> = self
+            .sorted
+            .range::<str, _>((
+                std::ops::Bound::Included(prefix),
+                std::ops::Bound::Unbounded,
+            ))
+            .take_while(|(k, _)| k.starts_with(prefix))
+            .filter(|(k, _)| fnmatch(k, pattern))
+            .map(|(_, &slot)| slot)
+            .collect();
+        slots.sort_unstable();
+        slots
+            .iter()
+            .filter_map(|&i| self.keys.get_index(i).map(|(_, v)| v))
+            .collect()
+    }
 }
 
 const PREREQ_SUFFIX: &str = "_|-__prereq_test__";
@@ -121,8 +164,10 @@ pub fn chunk_tag(chunk: &Map) -> String {
     )
 }
 
+/// Append unless it is the last entry (the same chunk indexed under equal
+/// keys, e.g. name == ID). Rarer repeats are harmless: edges are deduplicated.
 fn push_unique(v: &mut Vec<NodeIndex>, n: NodeIndex) {
-    if !v.contains(&n) {
+    if v.last() != Some(&n) {
         v.push(n);
     }
 }
@@ -183,6 +228,7 @@ impl RequisiteGraph {
     /// (`id`, ID), (`id`, name) and by its SLS and including SLS files.
     fn add_chunk(&mut self, i: usize, chunk: &Map) {
         let n = self.add_node(chunk_tag(chunk), i, false);
+        self.chunk_nodes.push(n);
         let state = chunk.get("state").map(Value::py_str).unwrap_or_default();
         let name = chunk.get("name").and_then(Value::as_str);
         let id = chunk.get("__id__").and_then(Value::as_str);
@@ -193,8 +239,7 @@ impl RequisiteGraph {
             (&"id".to_string(), name),
         ] {
             if let Some(key) = key {
-                let by_key = self.lookup.entry(kind.clone()).or_default();
-                push_unique(by_key.entry(key.to_string()).or_default(), n);
+                self.lookup.entry(kind.clone()).or_default().add(key, n);
             }
         }
         if let Some(sls) = chunk.get("__sls__").filter(|s| s.truthy()) {
@@ -264,7 +309,7 @@ impl RequisiteGraph {
         key: &str,
         val: &str,
     ) -> bool {
-        let Some(node) = self.node(&chunk_tag(&chunks[i])) else {
+        let Some(&node) = self.chunk_nodes.get(i) else {
             return false;
         };
         let has_prereq = chunks[i].get("__prereq__").is_some_and(Value::truthy);
@@ -284,11 +329,7 @@ impl RequisiteGraph {
             }
         } else if pattern {
             if let Some(by_key) = self.lookup.get(key) {
-                for (name, nodes) in by_key {
-                    if fnmatch(name, val) {
-                        targets.push(nodes.clone());
-                    }
-                }
+                targets.extend(by_key.glob(val).into_iter().cloned());
             }
         } else if let Some(nodes) = self
             .lookup
@@ -498,9 +539,11 @@ pub struct Lowstate {
     pub chunks: Vec<Map>,
     /// Indices into `chunks`, in lowstate order.
     pub sequence: Vec<usize>,
-    /// 3008 only: the requisite graph and its node order (same length as
-    /// `sequence`).
-    pub graph: Option<(RequisiteGraph, Vec<NodeIndex>)>,
+    /// 3008 only: the requisite graph.
+    pub graph: Option<RequisiteGraph>,
+    /// 3008 only: the graph's nodes in lowstate order (parallel to
+    /// `sequence`; prereq test nodes included). Empty for 3006/3007.
+    pub nodes: Vec<NodeIndex>,
 }
 
 impl Lowstate {
@@ -510,6 +553,27 @@ impl Lowstate {
             .iter()
             .map(|&i| self.chunks[i].clone())
             .collect()
+    }
+
+    /// Like [`Lowstate::to_list`], moving chunks out (cloning only the
+    /// ones listed twice).
+    pub fn into_list(self) -> Vec<Map> {
+        let mut uses = vec![0usize; self.chunks.len()];
+        for &i in &self.sequence {
+            uses[i] += 1;
+        }
+        let mut slots: Vec<Option<Map>> = self.chunks.into_iter().map(Some).collect();
+        let mut out = Vec::with_capacity(self.sequence.len());
+        for &i in &self.sequence {
+            uses[i] -= 1;
+            let chunk = if uses[i] == 0 {
+                slots[i].take()
+            } else {
+                slots[i].clone()
+            };
+            out.extend(chunk);
+        }
+        out
     }
 }
 
@@ -551,6 +615,7 @@ pub fn order_chunks(
             chunks,
             sequence,
             graph: None,
+            nodes: Vec::new(),
         });
     }
     let mut g = RequisiteGraph::default();
@@ -593,7 +658,8 @@ pub fn order_chunks(
             Ok(Lowstate {
                 chunks,
                 sequence,
-                graph: Some((g, nodes)),
+                graph: Some(g),
+                nodes,
             })
         }
         Err(()) => {
@@ -802,6 +868,47 @@ mod tests {
         assert_eq!(out[1], out[3]);
         assert_eq!(out[1]["__prereq__"], json!(true));
         assert_eq!(out[2]["__prerequiring__"], json!(true));
+    }
+
+    #[test]
+    fn graph_exposes_prereq_nodes_and_typed_edges() {
+        let h = high(&[
+            ("down", "test", json!(10001), vec![req("prereq", "deploy")]),
+            ("deploy", "test", json!(10002), vec![req("require", "base")]),
+            ("base", "test", json!(10000), vec![]),
+        ]);
+        let low =
+            crate::low::high_to_lowstate(h, &LowOptions::default(), &SourceMap::default()).unwrap();
+        let g = low.graph.as_ref().unwrap();
+        assert_eq!(g.graph.node_count(), 4);
+        let deploy = g.node("test_|-deploy_|-deploy_|-nop").unwrap();
+        let check = g.prereq_node(deploy).unwrap();
+        assert!(g.graph[check].prereq_test);
+        assert_eq!(g.graph[check].chunk, g.graph[deploy].chunk);
+        let down = g.node("test_|-down_|-down_|-nop").unwrap();
+        let base = g.node("test_|-base_|-base_|-nop").unwrap();
+        assert_eq!(
+            g.dependents(check).collect::<Vec<_>>(),
+            [(down, super::ReqKind::Prereq)]
+        );
+        assert_eq!(
+            g.dependents(down).collect::<Vec<_>>(),
+            [(deploy, super::ReqKind::Require)]
+        );
+        // The test node inherits the target's dependencies (added later here).
+        assert_eq!(
+            g.dependencies(check).collect::<Vec<_>>(),
+            [(base, super::ReqKind::Require)]
+        );
+        assert_eq!(low.nodes.len(), low.sequence.len());
+        assert_eq!(
+            ids(&low
+                .to_list()
+                .into_iter()
+                .map(|c| Value::Map(c).to_json())
+                .collect::<Vec<_>>()),
+            ["base", "deploy", "down", "deploy"]
+        );
     }
 
     #[test]

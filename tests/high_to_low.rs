@@ -176,3 +176,47 @@ fn corpus_high_to_low() {
         failed.join("\n")
     );
 }
+
+/// A large synthetic tree: 3 SLS files × N states with requires, watch,
+/// require_in lists, `sls:` and glob requisites and `names`. Guards against
+/// quadratic passes (N² here would take minutes).
+#[test]
+fn large_tree_scales() {
+    const N: usize = 6000;
+    let mut high = serde_json::Map::new();
+    let mut order = 10000;
+    for f in 0..3 {
+        let sls = format!("sls{f}");
+        for i in 0..N {
+            let id = format!("s{f}-{i}");
+            let mut args = vec![serde_json::json!("nop")];
+            if i > 0 {
+                args.push(serde_json::json!({"require": [{"test": format!("s{f}-{}", i - 1)}]}));
+                args.push(serde_json::json!({"watch": [format!("s{f}-{}", i / 2)]}));
+            }
+            if (i == 500 || i == 1500) && f > 0 {
+                args.push(serde_json::json!({"require": [{"sls": format!("sls{}", f - 1)}]}));
+                args.push(serde_json::json!({"require_in": [{"test": format!("s{f}-{}", i + 1)}, format!("s{f}-{}", i + 2)]}));
+            }
+            if i == 1 || i == 1001 {
+                args.push(serde_json::json!({"onchanges": [{"test": format!("s{f}-[0]")}]}));
+                args.push(
+                    serde_json::json!({"names": [format!("n{f}-{i}-a"), format!("n{f}-{i}-b")]}),
+                );
+            }
+            args.push(serde_json::json!({"order": order}));
+            order += 1;
+            high.insert(
+                id,
+                serde_json::json!({"test": args, "__sls__": sls, "__env__": "base"}),
+            );
+        }
+    }
+    let Value::Map(high) = Value::from_json(&Json::Object(high)) else {
+        unreachable!()
+    };
+    let start = std::time::Instant::now();
+    let low = high_to_low(high, &LowOptions::default(), &SourceMap::default()).expect("compiles");
+    eprintln!("large tree: {} chunks in {:?}", low.len(), start.elapsed());
+    assert!(low.len() >= 3 * N);
+}

@@ -27,9 +27,12 @@ pub fn verify_high_for(high: &Map, version: SaltVersion, sources: &SourceMap) ->
         let id_str = id.py_str();
         let sls_of = |b: &Value| b.get("__sls__").map_or("None".to_string(), Value::py_str);
         let err = |code: &'static str, msg: String, sls: &str| {
-            Diagnostic::error(code, msg)
-                .with_sls(sls.to_string())
-                .with_id(id_str.clone())
+            let d = Diagnostic::error(code, msg).with_id(id_str.clone());
+            if sls.is_empty() {
+                d
+            } else {
+                d.with_sls(sls.to_string())
+            }
         };
         if id.as_str().is_none() {
             let sls = sls_of(body);
