@@ -495,7 +495,7 @@ impl ChunkGraph {
     /// (3006/3007 ordering) the edges are resolved from the chunks as in
     /// [`ChunkGraph::from_lowstate`].
     pub fn from_ordered(low: &crate::order::Lowstate) -> Result<ChunkGraph, GraphError> {
-        let Some((rg, seq_nodes)) = &low.graph else {
+        let (Some(rg), seq_nodes) = (&low.graph, &low.nodes) else {
             let list: Vec<Value> = low.to_list().into_iter().map(Value::Map).collect();
             return ChunkGraph::from_lowstate(&list);
         };
