@@ -505,13 +505,18 @@ fn corpus_dump() {
     }
 }
 
-/// Expressions whose output was recorded from Salt 3008.5
+/// Expressions whose output was recorded from Salt 3008.5 (probe2 leaves out
+/// `tpldir` seen by an import without context: a known gap)
 /// (`slsutil.renderer ... default_renderer=jinja`).
 #[test]
 fn matches_salt_recorded_output() {
-    let src = include_str!("testdata/probe1.sls");
-    let expected = include_str!("testdata/probe1.expected");
-    let out = jinja_with(&[], JinjaOptions::default()).render(src, &ctx("p1", "p1.sls"));
+    compare_with_salt(include_str!("testdata/probe1.sls"), include_str!("testdata/probe1.expected"));
+    compare_with_salt(include_str!("testdata/probe2.sls"), include_str!("testdata/probe2.expected"));
+}
+
+fn compare_with_salt(src: &str, expected: &str) {
+    let files = [("lib/m.jinja", include_str!("testdata/probe2_m.jinja"))];
+    let out = jinja_with(&files, JinjaOptions::default()).render(src, &ctx("p2", "p2.sls"));
     let out = match out {
         Ok(s) => s,
         Err(e) => panic!("{}", e.message),
@@ -524,4 +529,17 @@ fn matches_salt_recorded_output() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     assert_eq!(out.lines().count(), expected.lines().count());
+}
+
+/// Renders `$JINJA_SNIPPET` and prints the result (manual exploration).
+#[test]
+#[ignore = "manual; set JINJA_SNIPPET"]
+fn snippet() {
+    let Ok(src) = std::env::var("JINJA_SNIPPET") else {
+        return;
+    };
+    match render_files(&[], &src) {
+        Ok(s) => println!("OK<<{s}>>"),
+        Err(e) => println!("ERR {:?} {}", e.kind, e.message),
+    }
 }
