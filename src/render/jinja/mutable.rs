@@ -550,7 +550,7 @@ pub fn unknown_method(
                 Err(Error::new(
                     ErrorKind::UnknownMethod,
                     format!(
-                        "'{}' object has no attribute '{method}'",
+                        "'{} object' has no attribute '{method}'",
                         pyfmt::py_type_name(value)
                     ),
                 ))

@@ -351,7 +351,26 @@ fn salt_like_errors() {
     let e = render_files(&[], "{{ grains.nosuch.x }}").unwrap_err();
     assert_eq!(
         e.headline(),
-        "Jinja variable 'dict object' has no attribute 'nosuch'"
+        "Jinja variable 'salt.utils.optsdict.DictProxy object' has no attribute 'nosuch'"
+    );
+    let e = render_files(&[], "{% set d = {'a': 1} %}{{ d.b.c }}").unwrap_err();
+    assert_eq!(
+        e.headline(),
+        "Jinja variable 'dict object' has no attribute 'b'"
+    );
+    let e = render_files(&[], "{{ 'a'.nosuch() }}").unwrap_err();
+    assert_eq!(
+        e.headline(),
+        "Jinja variable 'str object' has no attribute 'nosuch'"
+    );
+    let e = render_files(&[], "{{ [1][5] }}").unwrap_err();
+    assert_eq!(e.headline(), "Jinja variable list object has no element 5");
+    let e = render_files(&[], "{{ foo() }}").unwrap_err();
+    assert_eq!(e.headline(), "Jinja variable 'foo' is undefined");
+    let e = render_files(&[], "{{ 1|nosuchfilter }}").unwrap_err();
+    assert_eq!(
+        e.headline(),
+        "Jinja syntax error: No filter named 'nosuchfilter'."
     );
     let e = render_files(
         &[("lib/bad.jinja", "a\n{{ missing_in_lib }}\n")],
@@ -510,8 +529,14 @@ fn corpus_dump() {
 /// (`slsutil.renderer ... default_renderer=jinja`).
 #[test]
 fn matches_salt_recorded_output() {
-    compare_with_salt(include_str!("testdata/probe1.sls"), include_str!("testdata/probe1.expected"));
-    compare_with_salt(include_str!("testdata/probe2.sls"), include_str!("testdata/probe2.expected"));
+    compare_with_salt(
+        include_str!("testdata/probe1.sls"),
+        include_str!("testdata/probe1.expected"),
+    );
+    compare_with_salt(
+        include_str!("testdata/probe2.sls"),
+        include_str!("testdata/probe2.expected"),
+    );
 }
 
 fn compare_with_salt(src: &str, expected: &str) {
