@@ -197,7 +197,7 @@ fn classify(err: &Error, top: &TopLevel) -> (JinjaErrorKind, String) {
         ),
         ErrorKind::SyntaxError | ErrorKind::BadEscape | ErrorKind::InvalidDelimiter => (
             JinjaErrorKind::Syntax,
-            format!("{PREFIX_RUNTIME}{}", capitalize(detail)),
+            format!("{PREFIX_RUNTIME}{}", jinja2_wording(detail)),
         ),
         _ => (
             JinjaErrorKind::Other,
@@ -211,6 +211,17 @@ fn classify(err: &Error, top: &TopLevel) -> (JinjaErrorKind, String) {
             ),
         ),
     }
+}
+
+/// Jinja2's wording for the parser messages that differ most visibly.
+fn jinja2_wording(detail: &str) -> String {
+    if detail.starts_with("unexpected end of variable block") {
+        return "unexpected 'end of print statement'".into();
+    }
+    if detail.starts_with("unexpected end of block") {
+        return "unexpected 'end of statement block'".into();
+    }
+    capitalize(detail)
 }
 
 fn capitalize(s: &str) -> String {

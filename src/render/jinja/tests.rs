@@ -367,6 +367,24 @@ fn salt_like_errors() {
     assert_eq!(e.headline(), "Jinja variable list object has no element 5");
     let e = render_files(&[], "{{ foo() }}").unwrap_err();
     assert_eq!(e.headline(), "Jinja variable 'foo' is undefined");
+    let e = render_files(&[], "{{ x + }}").unwrap_err();
+    assert_eq!(
+        e.headline(),
+        "Jinja syntax error: unexpected 'end of print statement'"
+    );
+    let e = render_files(&[], "{% for x in [1] %}\n{% endif %}\n").unwrap_err();
+    assert_eq!(
+        e.message,
+        "Jinja syntax error: Encountered unknown tag 'endif'. Jinja was looking for the following tags: \
+         'endfor' or 'else'. The innermost block that needs to be closed is 'for'.; line 2\n\n---\n\
+         {% for x in [1] %}\n{% endif %}    <======================\n---"
+    );
+    let e = render_files(&[], "x\n{% endfor %}\n").unwrap_err();
+    assert_eq!(
+        e.headline(),
+        "Jinja syntax error: Encountered unknown tag 'endfor'."
+    );
+    assert_eq!(e.line, Some(2));
     let e = render_files(&[], "{{ 1|nosuchfilter }}").unwrap_err();
     assert_eq!(
         e.headline(),
