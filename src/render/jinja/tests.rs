@@ -586,3 +586,28 @@ fn snippet() {
         Err(e) => println!("ERR {:?} {}", e.kind, e.message),
     }
 }
+
+#[test]
+fn parallel_renders_keep_their_own_loader_state() {
+    let files = [
+        ("lib/macros.jinja", "{% set unused = 1 %}"),
+        ("lib/helper.jinja", "{% set who = 'lib' %}"),
+        ("x/y/helper.jinja", "{% set who = 'xy' %}"),
+    ];
+    let j = jinja_with(&files, JinjaOptions::default());
+    std::thread::scope(|s| {
+        for i in 0..8 {
+            let j = &j;
+            s.spawn(move || {
+                for _ in 0..20 {
+                    let (src, want) = if i % 2 == 0 {
+                        ("{%- from './helper.jinja' import who %}{{ who }}", "xy")
+                    } else {
+                        ("{%- from 'lib/macros.jinja' import unused %}{%- from './helper.jinja' import who %}{{ who }}", "lib")
+                    };
+                    assert_eq!(j.render(src, &ctx("x.y", "x/y/init.sls")).unwrap(), want);
+                }
+            });
+        }
+    });
+}
