@@ -185,19 +185,19 @@ fn classify(err: &Error, top: &TopLevel) -> (JinjaErrorKind, String) {
             JinjaErrorKind::Syntax,
             format!(
                 "{PREFIX_RUNTIME}No filter named '{}'.",
-                detail.split_whitespace().next().unwrap_or(detail)
+                detail.split_whitespace().nth(1).unwrap_or(detail)
             ),
         ),
         ErrorKind::UnknownTest => (
             JinjaErrorKind::Syntax,
             format!(
                 "{PREFIX_RUNTIME}No test named '{}'.",
-                detail.split_whitespace().next().unwrap_or(detail)
+                detail.split_whitespace().nth(1).unwrap_or(detail)
             ),
         ),
         ErrorKind::SyntaxError | ErrorKind::BadEscape | ErrorKind::InvalidDelimiter => (
             JinjaErrorKind::Syntax,
-            format!("{PREFIX_RUNTIME}{}", capitalize(detail)),
+            format!("{PREFIX_RUNTIME}{}", jinja2_wording(detail)),
         ),
         _ => (
             JinjaErrorKind::Other,
@@ -211,6 +211,17 @@ fn classify(err: &Error, top: &TopLevel) -> (JinjaErrorKind, String) {
             ),
         ),
     }
+}
+
+/// Jinja2's wording for the parser messages that differ most visibly.
+fn jinja2_wording(detail: &str) -> String {
+    if detail.starts_with("unexpected end of variable block") {
+        return "unexpected 'end of print statement'".into();
+    }
+    if detail.starts_with("unexpected end of block") {
+        return "unexpected 'end of statement block'".into();
+    }
+    capitalize(detail)
 }
 
 fn capitalize(s: &str) -> String {
@@ -232,23 +243,28 @@ fn undefined_text(detail: &str) -> String {
     if ident(expr) {
         return format!("'{expr}' is undefined");
     }
-    // `a.b` or `a['b']` / `a[0]`: Jinja2 names the missing attribute.
-    if let Some(stripped) = expr.strip_suffix(']') {
-        if let Some(open) = stripped.rfind('[') {
-            let key = &stripped[open + 1..];
-            if let Ok(i) = key.parse::<i64>() {
-                return format!("'list object' has no element {i}");
-            }
-            let key = key.trim_matches(|c| c == '\'' || c == '"');
-            return format!("'dict object' has no attribute '{key}'");
+    // `a.b` or `a['b']` / `a[0]`: Jinja2 names the missing attribute and the
+    // parent's type (Salt's grains/pillar/opts are proxy objects).
+    let (parent, key) = if let Some(stripped) = expr.strip_suffix(']') {
+        match stripped.rfind('[') {
+            Some(open) => (&stripped[..open], &stripped[open + 1..]),
+            None => return format!("'{expr}' is undefined"),
         }
+    } else if let Some((parent, attr)) = expr.rsplit_once('.') {
+        (parent, attr)
+    } else {
+        return format!("'{expr}' is undefined");
+    };
+    if let Ok(i) = key.parse::<i64>() {
+        return format!("list object has no element {i}");
     }
-    if let Some((_, attr)) = expr.rsplit_once('.') {
-        if ident(attr) {
-            return format!("'dict object' has no attribute '{attr}'");
-        }
-    }
-    format!("'{expr}' is undefined")
+    let key = key.trim_matches(|c| c == '\'' || c == '"');
+    let owner = match parent {
+        "grains" | "pillar" => "salt.utils.optsdict.DictProxy object",
+        "opts" => "salt.utils.optsdict.OptsDict object",
+        _ => "dict object",
+    };
+    format!("'{owner}' has no attribute '{key}'")
 }
 
 /// Salt's `get_context`: up to 5 lines either side, a marker on the line.

@@ -150,16 +150,12 @@ impl Jinja {
         let original = loader::normalize_newlines(source);
         let (options, source, header_line) = self.file_options(&original);
         let env = self.environment(&ctx.saltenv, &options);
-        setup::render(
-            &env,
-            &options,
-            &self.data,
-            &source,
-            ctx,
+        let file = setup::FileText {
+            source: &source,
+            original: &original,
             header_line,
-            self.loader.as_ref(),
-            &original,
-        )
+        };
+        setup::render(&env, &options, &self.data, &file, ctx, self.loader.as_ref())
     }
 
     /// Apply a `#jinja2: {json}` header (first line, or second after a

@@ -550,7 +550,7 @@ pub fn unknown_method(
                 Err(Error::new(
                     ErrorKind::UnknownMethod,
                     format!(
-                        "'{}' object has no attribute '{method}'",
+                        "'{} object' has no attribute '{method}'",
                         pyfmt::py_type_name(value)
                     ),
                 ))
@@ -568,7 +568,7 @@ fn to_mut_shallow_copy(v: &Value) -> Value {
     }
 }
 
-fn str_arg<'a>(args: &'a [Value], i: usize) -> Result<Option<&'a str>, Error> {
+fn str_arg(args: &[Value], i: usize) -> Result<Option<&str>, Error> {
     match args.get(i) {
         None => Ok(None),
         Some(v) if v.is_none() => Ok(None),
@@ -592,7 +592,7 @@ fn split_ws(s: &str, maxsplit: i64, from_right: bool) -> Vec<Value> {
         let mut rest = s.trim_end();
         for _ in 0..n {
             let cut = rest.rfind(char::is_whitespace).unwrap_or(0);
-            out.push(Value::from(&rest[cut..].trim_start()[..]));
+            out.push(Value::from(rest[cut..].trim_start()));
             rest = rest[..cut].trim_end();
         }
         out.push(Value::from(rest));

@@ -442,15 +442,99 @@ fn pyfmt_filter(fmt: String, arg: JValue) -> Result<JValue, Error> {
             _ => JValue::from(pyfmt::py_str(&v)),
         }
     };
-    let args: Vec<JValue> = if arg.is_tuple() {
-        arg.try_iter()?.map(conv).collect()
-    } else if arg.kind() == ValueKind::Map {
-        vec![arg]
+    let (fmt, reprs) = repr_conversions(&fmt);
+    let mut args: Vec<JValue> = if arg.is_tuple() {
+        arg.try_iter()?.collect()
     } else {
-        vec![conv(arg)]
+        vec![arg]
     };
+    if args.len() == 1 && args[0].kind() == ValueKind::Map && !args[0].is_tuple() {
+        // `%(name)s`: convert the looked-up values.
+        let pairs = pairs_of(&args[0])?;
+        let m: indexmap::IndexMap<JValue, JValue> = pairs
+            .into_iter()
+            .map(|(k, v)| {
+                let named_repr = k
+                    .as_str()
+                    .is_some_and(|n| reprs.iter().any(|r| r.as_deref() == Ok(n)));
+                let v = if named_repr {
+                    JValue::from(pyfmt::py_repr(&v))
+                } else {
+                    conv(v)
+                };
+                (k, v)
+            })
+            .collect();
+        args = vec![JValue::from_object(m)];
+    } else {
+        for (i, a) in args.iter_mut().enumerate() {
+            let is_repr = reprs.iter().any(|r| r.as_ref().err() == Some(&i));
+            *a = if is_repr {
+                JValue::from(pyfmt::py_repr(a))
+            } else {
+                conv(a.clone())
+            };
+        }
+    }
     minijinja::formatting::format(minijinja::formatting::FormatStyle::Printf, &fmt, &args)
         .map(JValue::from)
+}
+
+/// Rewrite `%r` / `%a` conversions to `%s`; returns which arguments need
+/// `repr()`: `Err(index)` for positional, `Ok(name)` for `%(name)r`.
+fn repr_conversions(fmt: &str) -> (String, Vec<Result<String, usize>>) {
+    let mut out = String::with_capacity(fmt.len());
+    let mut reprs = Vec::new();
+    let mut chars = fmt.chars().peekable();
+    let mut index = 0;
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c != '%' {
+            continue;
+        }
+        if chars.peek() == Some(&'%') {
+            out.push('%');
+            chars.next();
+            continue;
+        }
+        let mut name = None;
+        if chars.peek() == Some(&'(') {
+            let mut n = String::new();
+            for c in chars.by_ref() {
+                out.push(c);
+                if c == ')' {
+                    break;
+                }
+                if c != '(' {
+                    n.push(c);
+                }
+            }
+            name = Some(n);
+        }
+        while let Some(&c) = chars.peek() {
+            if c == '*' {
+                index += 1;
+            }
+            if "-+ #0123456789.*hlL".contains(c) {
+                out.push(c);
+                chars.next();
+            } else {
+                break;
+            }
+        }
+        match chars.next() {
+            Some('r') | Some('a') => {
+                out.push('s');
+                reprs.push(name.clone().ok_or(index));
+            }
+            Some(c) => out.push(c),
+            None => {}
+        }
+        if name.is_none() {
+            index += 1;
+        }
+    }
+    (out, reprs)
 }
 
 /// Render a data file for `import_yaml` & co.: Salt imports it like a
@@ -565,17 +649,30 @@ fn map_value(pairs: Vec<(String, JValue)>) -> JValue {
     )
 }
 
+/// The text of the file being rendered.
+pub struct FileText<'a> {
+    /// What Jinja renders (after `#jinja2:` header removal).
+    pub source: &'a str,
+    /// The file as given.
+    pub original: &'a str,
+    /// The 1-based line a header occupied.
+    pub header_line: Option<usize>,
+}
+
 /// Render one top-level file.
 pub fn render(
     env: &Environment<'static>,
     options: &EnvOptions,
     data: &Arc<RenderData>,
-    source: &str,
+    file: &FileText,
     ctx: &SlsContext,
-    header_line: Option<usize>,
     templates: &dyn TemplateLoader,
-    original: &str,
 ) -> Result<String, JinjaError> {
+    let FileText {
+        source,
+        original,
+        header_line,
+    } = *file;
     let mut base: Vec<(String, JValue)> = vec![
         ("grains".into(), to_jinja(&data.grains)),
         ("pillar".into(), to_jinja(&data.pillar)),

@@ -351,7 +351,44 @@ fn salt_like_errors() {
     let e = render_files(&[], "{{ grains.nosuch.x }}").unwrap_err();
     assert_eq!(
         e.headline(),
-        "Jinja variable 'dict object' has no attribute 'nosuch'"
+        "Jinja variable 'salt.utils.optsdict.DictProxy object' has no attribute 'nosuch'"
+    );
+    let e = render_files(&[], "{% set d = {'a': 1} %}{{ d.b.c }}").unwrap_err();
+    assert_eq!(
+        e.headline(),
+        "Jinja variable 'dict object' has no attribute 'b'"
+    );
+    let e = render_files(&[], "{{ 'a'.nosuch() }}").unwrap_err();
+    assert_eq!(
+        e.headline(),
+        "Jinja variable 'str object' has no attribute 'nosuch'"
+    );
+    let e = render_files(&[], "{{ [1][5] }}").unwrap_err();
+    assert_eq!(e.headline(), "Jinja variable list object has no element 5");
+    let e = render_files(&[], "{{ foo() }}").unwrap_err();
+    assert_eq!(e.headline(), "Jinja variable 'foo' is undefined");
+    let e = render_files(&[], "{{ x + }}").unwrap_err();
+    assert_eq!(
+        e.headline(),
+        "Jinja syntax error: unexpected 'end of print statement'"
+    );
+    let e = render_files(&[], "{% for x in [1] %}\n{% endif %}\n").unwrap_err();
+    assert_eq!(
+        e.message,
+        "Jinja syntax error: Encountered unknown tag 'endif'. Jinja was looking for the following tags: \
+         'endfor' or 'else'. The innermost block that needs to be closed is 'for'.; line 2\n\n---\n\
+         {% for x in [1] %}\n{% endif %}    <======================\n---"
+    );
+    let e = render_files(&[], "x\n{% endfor %}\n").unwrap_err();
+    assert_eq!(
+        e.headline(),
+        "Jinja syntax error: Encountered unknown tag 'endfor'."
+    );
+    assert_eq!(e.line, Some(2));
+    let e = render_files(&[], "{{ 1|nosuchfilter }}").unwrap_err();
+    assert_eq!(
+        e.headline(),
+        "Jinja syntax error: No filter named 'nosuchfilter'."
     );
     let e = render_files(
         &[("lib/bad.jinja", "a\n{{ missing_in_lib }}\n")],
@@ -381,4 +418,196 @@ fn lenient_undefined_with_allow_undefined() {
         Arc::new(Files(HashMap::new())),
     );
     assert_eq!(j.render("[{{ nope }}]", &ctx("t", "t.sls")).unwrap(), "[]");
+}
+
+/// Reads a corpus case's `salt/` directory.
+struct Dir(std::path::PathBuf);
+
+impl TemplateLoader for Dir {
+    fn read(&self, _saltenv: &str, path: &str) -> Option<String> {
+        std::fs::read_to_string(self.0.join(path)).ok()
+    }
+}
+
+/// Renders the Jinja corpus cases' SLS files into `$JINJA_CORPUS_OUT` for
+/// comparison with Salt's `slsutil.renderer` output (manual check).
+#[test]
+#[ignore = "manual corpus comparison; set JINJA_CORPUS_OUT"]
+fn corpus_dump() {
+    let Ok(out_dir) = std::env::var("JINJA_CORPUS_OUT") else {
+        return;
+    };
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let cases: &[(&str, &str, &str, bool, bool)] = &[
+        ("028-jinja-trim-lstrip", "block.sls", "block", true, true),
+        (
+            "029-jinja-whitespace-default",
+            "block.sls",
+            "block",
+            false,
+            false,
+        ),
+        (
+            "030-jinja-print-values",
+            "printing.sls",
+            "printing",
+            false,
+            false,
+        ),
+        (
+            "037-jinja-do-namespace-loops",
+            "loops.sls",
+            "loops",
+            false,
+            false,
+        ),
+        ("126-jinja-sls-env", "block.sls", "block", true, false),
+        ("033-jinja-macros-import", "app.sls", "app", false, false),
+        (
+            "043-jinja-include-tag",
+            "web/site.sls",
+            "web.site",
+            false,
+            false,
+        ),
+        (
+            "044-jinja-relative-import-quirk",
+            "x/y/init.sls",
+            "x.y",
+            false,
+            false,
+        ),
+        (
+            "044-jinja-relative-import-quirk",
+            "x/z/init.sls",
+            "x.z",
+            false,
+            false,
+        ),
+        ("031-jinja-path-vars", "c/d/init.sls", "c.d", false, false),
+        ("015-top-jinja", "top.sls", "", false, false),
+        (
+            "094-err-jinja-syntax",
+            "jsyntax.sls",
+            "jsyntax",
+            false,
+            false,
+        ),
+        (
+            "095-err-jinja-undefined",
+            "jundef.sls",
+            "jundef",
+            false,
+            false,
+        ),
+        ("096-err-jinja-raise", "jraise.sls", "jraise", false, false),
+        (
+            "114-err-jinja-template-not-found",
+            "main.sls",
+            "main",
+            false,
+            false,
+        ),
+    ];
+    for (case, file, sls, trim, lstrip) in cases {
+        let dir = root.join(case).join("salt");
+        let data = RenderData {
+            grains: vmap! {"os" => "Debian", "os_family" => "Debian", "kernel" => "Linux", "id" => "web01"},
+            pillar: vmap! {"roles" => Value::List(vec!["web".into(), "cache".into()])},
+            opts: vmap! {"id" => "web01"},
+            mocks: Value::Null,
+        };
+        let opts = JinjaOptions {
+            trim_blocks: *trim,
+            lstrip_blocks: *lstrip,
+            ..Default::default()
+        };
+        let j = Jinja::new(opts, Arc::new(data), Arc::new(Dir(dir.clone())));
+        let src = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
+        let c = SlsContext {
+            saltenv: "base".into(),
+            sls: sls.to_string(),
+            tplfile: file.to_string(),
+            tplpath: dir.join(file).display().to_string(),
+        };
+        let text = match j.render(&src, &c) {
+            Ok(s) => s,
+            Err(e) => format!(
+                "ERROR {:?} {}:{:?}\n{}",
+                e.kind, e.template, e.line, e.message
+            ),
+        };
+        let name = format!("{case}-{}.txt", file.replace('/', "_"));
+        std::fs::write(std::path::Path::new(&out_dir).join(name), text).unwrap_or_default();
+    }
+}
+
+/// Expressions whose output was recorded from Salt 3008.5 (probe2 leaves out
+/// `tpldir` seen by an import without context: a known gap)
+/// (`slsutil.renderer ... default_renderer=jinja`).
+#[test]
+fn matches_salt_recorded_output() {
+    compare_with_salt(
+        include_str!("testdata/probe1.sls"),
+        include_str!("testdata/probe1.expected"),
+    );
+    compare_with_salt(
+        include_str!("testdata/probe2.sls"),
+        include_str!("testdata/probe2.expected"),
+    );
+}
+
+fn compare_with_salt(src: &str, expected: &str) {
+    let files = [("lib/m.jinja", include_str!("testdata/probe2_m.jinja"))];
+    let out = jinja_with(&files, JinjaOptions::default()).render(src, &ctx("p2", "p2.sls"));
+    let out = match out {
+        Ok(s) => s,
+        Err(e) => panic!("{}", e.message),
+    };
+    let mut bad = Vec::new();
+    for (o, e) in out.lines().zip(expected.lines()) {
+        if o != e {
+            bad.push(format!("ours: {o}\nsalt: {e}"));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert_eq!(out.lines().count(), expected.lines().count());
+}
+
+/// Renders `$JINJA_SNIPPET` and prints the result (manual exploration).
+#[test]
+#[ignore = "manual; set JINJA_SNIPPET"]
+fn snippet() {
+    let Ok(src) = std::env::var("JINJA_SNIPPET") else {
+        return;
+    };
+    match render_files(&[], &src) {
+        Ok(s) => println!("OK<<{s}>>"),
+        Err(e) => println!("ERR {:?} {}", e.kind, e.message),
+    }
+}
+
+#[test]
+fn parallel_renders_keep_their_own_loader_state() {
+    let files = [
+        ("lib/macros.jinja", "{% set unused = 1 %}"),
+        ("lib/helper.jinja", "{% set who = 'lib' %}"),
+        ("x/y/helper.jinja", "{% set who = 'xy' %}"),
+    ];
+    let j = jinja_with(&files, JinjaOptions::default());
+    std::thread::scope(|s| {
+        for i in 0..8 {
+            let j = &j;
+            s.spawn(move || {
+                for _ in 0..20 {
+                    let (src, want) = if i % 2 == 0 {
+                        ("{%- from './helper.jinja' import who %}{{ who }}", "xy")
+                    } else {
+                        ("{%- from 'lib/macros.jinja' import unused %}{%- from './helper.jinja' import who %}{{ who }}", "lib")
+                    };
+                    assert_eq!(j.render(src, &ctx("x.y", "x/y/init.sls")).unwrap(), want);
+                }
+            });
+        }
+    });
 }
