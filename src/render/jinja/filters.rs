@@ -8,10 +8,10 @@
 //! Python `re` patterns run on `fancy-regex` (lookaround, backreferences);
 //! replacement templates (`\1`, `\g<name>`) are expanded here.
 
-use super::salt::{from_mj, py_error, split_args, to_mj};
+use super::salt::{from_mj, py_error, to_mj};
 use crate::dictupdate::py_eq;
 use crate::value::{py_float_repr, py_str_repr, Map, Value};
-use minijinja::value::{Value as MjValue, ValueKind};
+use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
 use minijinja::{Environment, Error, ErrorKind};
 use std::fmt::Write as _;
 
@@ -21,9 +21,8 @@ pub fn register(env: &mut Environment<'static>) {
         ($name:expr, $f:expr) => {
             env.add_filter(
                 $name,
-                |args: minijinja::value::Rest<MjValue>| -> Result<MjValue, Error> {
-                    let (pos, kw) = split_args(&args)?;
-                    $f(Args::new($name, pos, kw))
+                |args: Rest<MjValue>, kwargs: Kwargs| -> Result<MjValue, Error> {
+                    $f(Args::new($name, args.0, kw_pairs(&kwargs)?))
                 },
             );
         };
@@ -110,7 +109,7 @@ pub fn register(env: &mut Environment<'static>) {
         "list_files",
         "get_uid",
     ] {
-        env.add_filter(name, move |_args: minijinja::value::Rest<MjValue>| -> Result<MjValue, Error> {
+        env.add_filter(name, move |_args: Rest<MjValue>, _kwargs: Kwargs| -> Result<MjValue, Error> {
             Err(Error::new(
                 ErrorKind::InvalidOperation,
                 format!("filter '{name}' depends on the live minion, the time or randomness and is not supported at compile time"),
@@ -120,9 +119,8 @@ pub fn register(env: &mut Environment<'static>) {
 
     env.add_test(
         "match",
-        |args: minijinja::value::Rest<MjValue>| -> Result<bool, Error> {
-            let (pos, kw) = split_args(&args)?;
-            t_match(Args::new("match", pos, kw))
+        |args: Rest<MjValue>, kwargs: Kwargs| -> Result<bool, Error> {
+            t_match(Args::new("match", args.0, kw_pairs(&kwargs)?))
         },
     );
     env.add_test(
@@ -132,6 +130,18 @@ pub fn register(env: &mut Environment<'static>) {
         },
     );
     env.add_test("list", |value: MjValue| -> bool { is_list_value(&value) });
+}
+
+/// Keyword arguments as pairs (marking each as used).
+fn kw_pairs(kwargs: &Kwargs) -> Result<Vec<(String, MjValue)>, Error> {
+    let names: Vec<String> = kwargs.args().map(str::to_string).collect();
+    names
+        .into_iter()
+        .map(|n| {
+            let v: MjValue = kwargs.get(&n)?;
+            Ok((n, v))
+        })
+        .collect()
 }
 
 /// A real list (not a tuple, string or mapping): Salt's `is_list`.
@@ -1072,7 +1082,7 @@ fn f_regex_replace(a: Args) -> Result<MjValue, Error> {
 }
 
 fn f_skip(_a: Args) -> Result<MjValue, Error> {
-    Ok(MjValue::from(()))
+    Ok(MjValue::from(""))
 }
 
 /// `uuid.uuid5(GLOBAL_UUID, str(val))`.

@@ -62,7 +62,11 @@ pub struct JinjaError {
 pub struct Jinja {}
 
 impl Jinja {
-    pub fn new(_options: JinjaOptions, _data: Arc<RenderData>, _loader: Arc<dyn TemplateLoader>) -> Jinja {
+    pub fn new(
+        _options: JinjaOptions,
+        _data: Arc<RenderData>,
+        _loader: Arc<dyn TemplateLoader>,
+    ) -> Jinja {
         Jinja {}
     }
 

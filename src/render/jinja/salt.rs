@@ -359,7 +359,7 @@ pub(crate) fn bind(pyname: &str, sig: &'static str, args: &[MjValue]) -> Result<
         if !missing.is_empty() {
             let what = if kwonly { "keyword-only" } else { "positional" };
             return Err(py_error(format!(
-                "{pyname}() missing {} {what} {}: {}",
+                "{pyname}() missing {} required {what} {}: {}",
                 missing.len(),
                 if missing.len() == 1 {
                     "argument"
@@ -697,3 +697,6 @@ impl Object for SaltFunction {
         self.inner.call(state, &self.name, args)
     }
 }
+
+#[cfg(test)]
+mod tests;
