@@ -4,6 +4,7 @@
 Usage (Salt 3008.5 installed with shared/oracle/install-salt):
 
     SALT_VENV=/tmp/salt-venv ./gen-cases.py /work/shared/oracle/salt-oracle > expected.json
+    SALT_VENV=/tmp/salt-venv ./gen-cases.py /work/shared/oracle/salt-oracle cases-yaml.txt > expected-yaml.json
 
 Every case is rendered by Salt's own Jinja stage
 (`salt-oracle call TREE slsutil.renderer salt://case.jinja default_renderer=jinja`)
@@ -20,6 +21,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ORACLE = sys.argv[1]
+CASES = sys.argv[2] if len(sys.argv) > 2 else "cases.txt"
 OPTS_KEYS = ["renderer", "state_top", "hash_type", "file_client", "id", "pillar_merge_lists",
              "pillar_raise_on_missing", "saltenv", "pillarenv", "test"]
 
@@ -60,7 +62,7 @@ def render(tree, pil, fname):
 
 
 def main():
-    cases = parse_cases(open(os.path.join(HERE, "cases.txt")).read())
+    cases = parse_cases(open(os.path.join(HERE, CASES)).read())
     with tempfile.TemporaryDirectory() as tmp:
         tree, pil = os.path.join(tmp, "tree"), os.path.join(tmp, "pillar")
         os.makedirs(tree)
