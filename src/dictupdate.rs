@@ -100,8 +100,7 @@ pub fn py_eq(a: &Value, b: &Value) -> bool {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| py_eq(p, q))
         }
         (Value::Map(x), Value::Map(y)) => {
-            x.len() == y.len()
-                && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| py_eq(v, w)))
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| py_eq(v, w)))
         }
         _ => match (num(a), num(b)) {
             (Some(x), Some(y)) => x == y,
@@ -280,8 +279,17 @@ mod tests {
     #[test]
     fn update_recurses_into_shared_maps() {
         let mut d = j(r#"{"a": {"x": 1, "y": [1]}, "b": 1}"#);
-        update(&mut d, &j(r#"{"a": {"y": [2], "z": 3}, "c": 4}"#), true, false).unwrap();
-        assert_eq!(d.to_json().to_string(), r#"{"a":{"x":1,"y":[2],"z":3},"b":1,"c":4}"#);
+        update(
+            &mut d,
+            &j(r#"{"a": {"y": [2], "z": 3}, "c": 4}"#),
+            true,
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            d.to_json().to_string(),
+            r#"{"a":{"x":1,"y":[2],"z":3},"b":1,"c":4}"#
+        );
     }
 
     #[test]
@@ -291,8 +299,13 @@ mod tests {
         assert_eq!(d, j(r#"{"k": [1, 1, 2, 3, 3]}"#));
         // Python equality: True == 1, 1.0 == 1
         let mut d = vmap! {"k" => vec![Value::Int(1)]};
-        update(&mut d, &vmap! {"k" => vec![Value::Bool(true), Value::Float(1.0)]}, true, true)
-            .unwrap();
+        update(
+            &mut d,
+            &vmap! {"k" => vec![Value::Bool(true), Value::Float(1.0)]},
+            true,
+            true,
+        )
+        .unwrap();
         assert_eq!(d, vmap! {"k" => vec![Value::Int(1)]});
     }
 
@@ -307,7 +320,10 @@ mod tests {
     fn update_rejects_non_dicts() {
         let mut d = j("[1]");
         let e = update(&mut d, &j("{}"), true, false).unwrap_err();
-        assert_eq!(e.message, "Cannot update using non-dict types in dictupdate.update()");
+        assert_eq!(
+            e.message,
+            "Cannot update using non-dict types in dictupdate.update()"
+        );
     }
 
     #[test]
@@ -325,7 +341,9 @@ mod tests {
         assert_eq!(merge(&a, &b, "smart", "jinja|yamlex", false).unwrap(), top);
         assert_eq!(
             merge(&a, &b, "list", "yaml", false).unwrap(),
-            j(r#"{"c": [{"x": 1, "n": {"k": "a", "o": "a"}}, {"y": 2, "n": {"o": "b"}}], "oa": 1}"#)
+            j(
+                r#"{"c": [{"x": 1, "n": {"k": "a", "o": "a"}}, {"y": 2, "n": {"o": "b"}}], "oa": 1}"#
+            )
         );
         assert!(merge(&j("1"), &b, "recurse", "yaml", false).is_err());
     }
@@ -333,7 +351,10 @@ mod tests {
     #[test]
     fn strategy_resolution() {
         assert_eq!(Strategy::Smart.resolve("jinja|yaml"), Strategy::Recurse);
-        assert_eq!(Strategy::Smart.resolve("yamlex_custom"), Strategy::Aggregate);
+        assert_eq!(
+            Strategy::Smart.resolve("yamlex_custom"),
+            Strategy::Aggregate
+        );
         assert_eq!(Strategy::Smart.resolve("yamlex"), Strategy::Aggregate);
         assert_eq!(Strategy::parse("nope"), (Strategy::Recurse, false));
     }
@@ -353,11 +374,21 @@ mod tests {
             let merge_lists = case["merge_lists"].as_bool().unwrap();
             let mut acc = Value::Map(Map::new());
             for src in case["sources"].as_array().unwrap() {
-                acc = merge(&acc, &Value::from_json(src), strategy, renderer, merge_lists)
-                    .unwrap();
+                acc = merge(
+                    &acc,
+                    &Value::from_json(src),
+                    strategy,
+                    renderer,
+                    merge_lists,
+                )
+                .unwrap();
             }
             let expected = Value::from_json(&case["expected"]);
-            assert_eq!(acc.to_json_pretty(), expected.to_json_pretty(), "case {name}");
+            assert_eq!(
+                acc.to_json_pretty(),
+                expected.to_json_pretty(),
+                "case {name}"
+            );
         }
     }
 }
