@@ -5,14 +5,14 @@
 use crate::config::{Config, SaltVersion};
 use crate::diag::{Diagnostic, Diagnostics, Label, SourceFile};
 use crate::fileserver::FileServer;
+use crate::graph::ChunkGraph;
 use crate::high::build::{Builder, Highstate, RenderCache};
+use crate::matcher::Minion;
 use crate::render::jinja::{Jinja, RenderData, SlsContext, TemplateLoader};
 use crate::render::{render_file, RenderEnv};
-use crate::value::{Map, Value};
-use crate::graph::ChunkGraph;
-use crate::matcher::Minion;
 use crate::simulate::{simulate_with, Assumptions, RunResult, SimOptions};
 use crate::top::{self, TopLoader, TopMatches, TopOptions};
+use crate::value::{Map, Value};
 use std::sync::Arc;
 
 /// What to compile, beyond the minion config.
@@ -47,7 +47,10 @@ impl Session {
             config.saltenv = Some(env.clone());
         }
         let fs = Arc::new(FileServer::new(&config.file_roots));
-        let mocks = options.mocks.clone().unwrap_or_else(|| config.mocks.clone());
+        let mocks = options
+            .mocks
+            .clone()
+            .unwrap_or_else(|| config.mocks.clone());
         let (pillar, pillar_diagnostics) =
             crate::pillar::compile(&config, mocks.clone(), options.pillar_override.as_ref());
         let data = Arc::new(RenderData {
@@ -101,7 +104,8 @@ impl Session {
         if !errors.is_empty() {
             for d in &mut errors {
                 d.notes.push(
-                    "Salt only logs a broken top file and compiles nothing; lowstate fails instead".into(),
+                    "Salt only logs a broken top file and compiles nothing; lowstate fails instead"
+                        .into(),
                 );
             }
             return Err(errors.into());
@@ -138,7 +142,8 @@ impl Session {
         let opts = TopOptions::from_config(&self.config);
         let avail: Vec<String> = self.fs.envs().map(str::to_string).collect();
         let known = top::known_envs(&opts, &avail);
-        let steps = top::plan_highstate(&matches, &known, &mut |env| self.fs.list_sls(env).to_vec());
+        let steps =
+            top::plan_highstate(&matches, &known, &mut |env| self.fs.list_sls(env).to_vec());
         let cache = RenderCache::new(&self.fs, self.sls_env());
         let mut hs = Builder::new(&self.fs, &cache, self.config.state_auto_order)
             .for_version(self.options.version)
@@ -224,10 +229,16 @@ impl Session {
             tplpath: file.path.display().to_string(),
         };
         match crate::render::Pipe::for_text(&text, &self.config.renderer) {
-            crate::render::Pipe::Stages(stages) if stages.contains(&crate::render::Stage::Jinja) => {
+            crate::render::Pipe::Stages(stages)
+                if stages.contains(&crate::render::Stage::Jinja) =>
+            {
                 self.jinja_sls.render(&text, &ctx).map_err(|e| {
                     let file = SourceFile::new(file.path.display().to_string(), text.clone());
-                    let mut d = Diagnostic::error("jinja-error", format!("Rendering SLS '{what}' failed: {}", e.message)).with_sls(what.clone());
+                    let mut d = Diagnostic::error(
+                        "jinja-error",
+                        format!("Rendering SLS '{what}' failed: {}", e.message),
+                    )
+                    .with_sls(what.clone());
                     if let Some(l) = e.line {
                         d = d.with_primary(Label::line(&file, l, "here"));
                     }
@@ -293,8 +304,12 @@ impl Session {
         let cfg = &self.config.state_top;
         let rel = cfg.strip_prefix("salt://").unwrap_or(cfg);
         for env in self.fs.envs() {
-            let Some(path) = self.fs.find_file(env, rel) else { continue };
-            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+            let Some(path) = self.fs.find_file(env, rel) else {
+                continue;
+            };
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
             let file = SourceFile::new(path.display().to_string(), text);
             let hit = file
                 .text
@@ -315,7 +330,12 @@ struct TopFiles<'s> {
 }
 
 impl TopFiles<'_> {
-    fn render(&self, env: &str, rel: &str, path: &std::path::Path) -> Result<Option<Value>, Diagnostic> {
+    fn render(
+        &self,
+        env: &str,
+        rel: &str,
+        path: &std::path::Path,
+    ) -> Result<Option<Value>, Diagnostic> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Diagnostic::error("io", format!("{}: {e}", path.display())))?;
         let file = SourceFile::new(path.display().to_string(), text);

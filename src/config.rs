@@ -175,13 +175,12 @@ impl Config {
                     for (env, dirs) in m {
                         let env = env.py_str();
                         let list: Vec<PathBuf> = match dirs {
-                            Value::List(l) => l
-                                .iter()
-                                .map(|d| dir.join(d.py_str()))
-                                .collect(),
+                            Value::List(l) => l.iter().map(|d| dir.join(d.py_str())).collect(),
                             Value::Str(s) => vec![dir.join(s)],
                             Value::Null => vec![],
-                            _ => return Err(bad(k, "a mapping of saltenv to a list of directories")),
+                            _ => {
+                                return Err(bad(k, "a mapping of saltenv to a list of directories"))
+                            }
                         };
                         out.insert(env, list);
                     }
@@ -225,7 +224,10 @@ impl Config {
         // The legacy options apply to both environments unless a dict says otherwise.
         let legacy_trim = boolean("jinja_trim_blocks", false)?;
         let legacy_lstrip = boolean("jinja_lstrip_blocks", false)?;
-        for (env, key) in [(&mut jinja_env, "jinja_env"), (&mut jinja_sls_env, "jinja_sls_env")] {
+        for (env, key) in [
+            (&mut jinja_env, "jinja_env"),
+            (&mut jinja_sls_env, "jinja_sls_env"),
+        ] {
             let given = get(key).and_then(Value::as_map);
             if !given.is_some_and(|m| m.contains_key("trim_blocks")) {
                 env.trim_blocks = legacy_trim;

@@ -120,10 +120,7 @@ impl FileServer {
         let base = sls.replace('.', "/");
         [format!("{base}.sls"), format!("{base}/init.sls")]
             .into_iter()
-            .find_map(|rel| {
-                self.find_file(env, &rel)
-                    .map(|path| SlsFile { rel, path })
-            })
+            .find_map(|rel| self.find_file(env, &rel).map(|path| SlsFile { rel, path }))
     }
 
     /// Every SLS name available in an env, unique and sorted (for globs).

@@ -79,7 +79,13 @@ struct Compiler<'a> {
 impl Compiler<'_> {
     /// Merge `b` over `a`; on a merge error (Salt raises) keep `a`.
     fn merge(&self, a: Value, b: Value, errors: &mut Vec<Diagnostic>) -> Value {
-        match dictupdate::merge(&a, &b, &self.strategy, &self.config.renderer, self.config.pillar_merge_lists) {
+        match dictupdate::merge(
+            &a,
+            &b,
+            &self.strategy,
+            &self.config.renderer,
+            self.config.pillar_merge_lists,
+        ) {
             Ok(v) => v,
             Err(e) => {
                 errors.push(Diagnostic::error("pillar-merge", e.to_string()));
@@ -141,7 +147,10 @@ impl Compiler<'_> {
 
     /// Read and render the pillar top files of every env (base first, then
     /// pillar_roots order), follow their includes, and merge them.
-    fn merged_top(&self, errors: &mut Vec<Diagnostic>) -> IndexMap<String, IndexMap<Value, Vec<Value>>> {
+    fn merged_top(
+        &self,
+        errors: &mut Vec<Diagnostic>,
+    ) -> IndexMap<String, IndexMap<Value, Vec<Value>>> {
         let mut envs: Vec<String> = Vec::new();
         if let Some(p) = &self.config.pillarenv {
             if self.fs.has_env(p) {
@@ -161,7 +170,9 @@ impl Compiler<'_> {
         let mut includes: Vec<(String, String)> = Vec::new();
         for env in &envs {
             if let Some(path) = self.fs.find_file(env, &top_path) {
-                if let Some(mut v) = self.render_path(env, &path, &top_path, "", &self.jinja_top, errors) {
+                if let Some(mut v) =
+                    self.render_path(env, &path, &top_path, "", &self.jinja_top, errors)
+                {
                     take_includes(&mut v, env, &mut includes);
                     tops.push(v);
                 }
@@ -174,7 +185,9 @@ impl Compiler<'_> {
             }
             done.push((env.clone(), sls.clone()));
             if let Some(file) = self.fs.find_sls(&env, &sls) {
-                if let Some(mut v) = self.render_path(&env, &file.path, &file.rel, "", &self.jinja_top, errors) {
+                if let Some(mut v) =
+                    self.render_path(&env, &file.path, &file.rel, "", &self.jinja_top, errors)
+                {
                     take_includes(&mut v, &env, &mut includes);
                     tops.push(v);
                 }
@@ -190,7 +203,9 @@ impl Compiler<'_> {
                 if env == "include" {
                     continue;
                 }
-                let Some(targets) = targets.as_map() else { continue };
+                let Some(targets) = targets.as_map() else {
+                    continue;
+                };
                 for (tgt, comps) in targets {
                     let mut matchers = Vec::new();
                     let mut states: Vec<Value> = Vec::new();
@@ -208,22 +223,24 @@ impl Compiler<'_> {
                                     };
                                 }
                             }
-                            Value::Str(_) => {
-                                if !states.contains(comp) {
-                                    states.push(comp.clone());
-                                }
+                            Value::Str(_) if !states.contains(comp) => {
+                                states.push(comp.clone());
                             }
                             _ => {}
                         }
                     }
                     orders.insert((env.clone(), tgt.clone()), order);
                     matchers.extend(states);
-                    top.entry(env.clone()).or_default().insert(tgt.clone(), matchers);
+                    top.entry(env.clone())
+                        .or_default()
+                        .insert(tgt.clone(), matchers);
                 }
             }
         }
         for (env, targets) in top.iter_mut() {
-            targets.sort_by_cached_key(|k, _| orders.get(&(env.clone(), k.clone())).copied().unwrap_or(0));
+            targets.sort_by_cached_key(|k, _| {
+                orders.get(&(env.clone(), k.clone())).copied().unwrap_or(0)
+            });
         }
         top
     }
@@ -309,7 +326,11 @@ impl Compiler<'_> {
             };
             let listing = self.fs.list_sls(env);
             let stripped = sub_sls.trim_start_matches('.').replace('/', ".");
-            let mut matched: Vec<String> = listing.iter().filter(|s| fnmatch(s, &stripped)).cloned().collect();
+            let mut matched: Vec<String> = listing
+                .iter()
+                .filter(|s| fnmatch(s, &stripped))
+                .cloned()
+                .collect();
             let mut target = sub_sls.clone();
             if let Some(rest) = sub_sls.strip_prefix('.') {
                 let mut parts: Vec<&str> = sls.split('.').collect();

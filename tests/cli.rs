@@ -30,11 +30,18 @@ fn temp_dir(tag: &str) -> PathBuf {
 #[test]
 fn compiles_the_example_tree_by_default() {
     let out = lowstate(&["compile"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON list");
     let chunks = v.as_array().expect("a list of chunks");
     assert!(chunks.len() >= 8, "example tree has several states");
-    assert!(chunks.iter().all(|c| c.get("fun").is_some() && c.get("order").is_some()));
+    assert!(chunks
+        .iter()
+        .all(|c| c.get("fun").is_some() && c.get("order").is_some()));
 }
 
 #[test]
@@ -92,17 +99,34 @@ fn config_errors_exit_2() {
 fn output_file_is_written_whole() {
     let dir = temp_dir("out");
     let file = dir.join("low.json");
-    let out = lowstate(&["compile", "-c", &corpus("045-decl-shapes"), "-o", file.to_str().unwrap()]);
+    let out = lowstate(&[
+        "compile",
+        "-c",
+        &corpus("045-decl-shapes"),
+        "-o",
+        file.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stdout.is_empty());
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert!(v.is_array());
-    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "no temp file left behind");
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        1,
+        "no temp file left behind"
+    );
 }
 
 #[test]
 fn yaml_output_round_trips() {
-    let out = lowstate(&["compile", "-c", &corpus("045-decl-shapes"), "--format", "yaml"]);
+    let out = lowstate(&[
+        "compile",
+        "-c",
+        &corpus("045-decl-shapes"),
+        "--format",
+        "yaml",
+    ]);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
     let ours = lowstate::render::yaml::load_value(&text).expect("valid YAML");

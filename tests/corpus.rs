@@ -20,8 +20,14 @@ fn main() {
         ("salt", root.join("corpus"), SaltVersion::V3008),
         ("salt3006", root.join("corpus-3006"), SaltVersion::V3006),
     ] {
-        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
-        let mut cases: Vec<PathBuf> = rd.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut cases: Vec<PathBuf> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect();
         cases.sort();
         for case in cases {
             let name = case.file_name().unwrap().to_string_lossy().into_owned();
@@ -154,7 +160,10 @@ fn run_case(case: &Path, mode: &str, version: SaltVersion) -> Result<(), Failed>
         // Where Salt's own message list is known exactly, match it too
         // (except messages that embed a Python traceback).
         if let serde_json::Value::Array(items) = &expected {
-            let exp: Vec<String> = items.iter().filter_map(|i| i.as_str().map(String::from)).collect();
+            let exp: Vec<String> = items
+                .iter()
+                .filter_map(|i| i.as_str().map(String::from))
+                .collect();
             let exact = exp.len() == items.len() && !exp.iter().any(|m| m.contains("Traceback"));
             if exact && !exp.is_empty() && diags.messages() != exp {
                 return Err(format!(
@@ -172,13 +181,21 @@ fn run_case(case: &Path, mode: &str, version: SaltVersion) -> Result<(), Failed>
     };
     match first_difference(&expected, &actual, "$") {
         None => Ok(()),
-        Some(diff) => Err(format!("{diff}\nactual:\n{}", truncate(&serde_json::to_string_pretty(&actual).unwrap_or_default())).into()),
+        Some(diff) => Err(format!(
+            "{diff}\nactual:\n{}",
+            truncate(&serde_json::to_string_pretty(&actual).unwrap_or_default())
+        )
+        .into()),
     }
 }
 
 fn truncate(s: &str) -> String {
     if s.len() > 3000 {
-        format!("{}\n...", &s[..s.floor_char_boundary(3000)])
+        let mut end = 3000;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}\n...", &s[..end])
     } else {
         s.to_string()
     }

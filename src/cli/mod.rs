@@ -74,7 +74,8 @@ pub struct Common {
 }
 
 fn parse_version(s: &str) -> std::result::Result<SaltVersion, String> {
-    SaltVersion::parse(s).ok_or_else(|| format!("unsupported Salt version '{s}' (3006, 3007, 3008)"))
+    SaltVersion::parse(s)
+        .ok_or_else(|| format!("unsupported Salt version '{s}' (3006, 3007, 3008)"))
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]

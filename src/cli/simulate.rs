@@ -52,8 +52,14 @@ pub fn run(args: Args) -> CmdResult {
 
 fn text(rows: &lowstate::Value) -> String {
     let rows = rows.as_list().cloned().unwrap_or_default();
-    let get = |r: &lowstate::Value, k: &str| r.get(k).map(lowstate::Value::py_str).unwrap_or_default();
-    let width = rows.iter().map(|r| get(r, "id").len()).max().unwrap_or(2).max(2);
+    let get =
+        |r: &lowstate::Value, k: &str| r.get(k).map(lowstate::Value::py_str).unwrap_or_default();
+    let width = rows
+        .iter()
+        .map(|r| get(r, "id").len())
+        .max()
+        .unwrap_or(2)
+        .max(2);
     let mut out = String::new();
     for r in &rows {
         let result = match r.get("result") {
@@ -61,8 +67,16 @@ fn text(rows: &lowstate::Value) -> String {
             Some(lowstate::Value::Bool(false)) => "FAILED",
             _ => "pending",
         };
-        let ran = if r.get("ran").is_some_and(|v| !v.truthy()) { " (not run)" } else { "" };
-        let changed = if r.get("changes").is_some_and(|v| v.truthy()) { " changed" } else { "" };
+        let ran = if r.get("ran").is_some_and(|v| !v.truthy()) {
+            " (not run)"
+        } else {
+            ""
+        };
+        let changed = if r.get("changes").is_some_and(|v| v.truthy()) {
+            " changed"
+        } else {
+            ""
+        };
         out.push_str(&format!(
             "{:>4}  {:<width$}  {}.{}  {result}{changed}{ran}: {}\n",
             get(r, "run_num"),

@@ -28,7 +28,10 @@ pub enum SlsRender {
     /// No such SLS in that saltenv.
     Missing,
     Failed(Diagnostic),
-    Ok { file: SlsFile, rendered: Rendered },
+    Ok {
+        file: SlsFile,
+        rendered: Rendered,
+    },
 }
 
 /// Rendered SLS files by (saltenv, sls), shared by the prefetch waves and
@@ -73,11 +76,8 @@ impl<'a> RenderCache<'a> {
             Ok(b) => String::from_utf8_lossy(&b).into_owned(),
             Err(e) => {
                 return SlsRender::Failed(
-                    Diagnostic::error(
-                        "io",
-                        format!("Rendering SLS '{saltenv}:{sls}' failed: {e}"),
-                    )
-                    .with_sls(format!("{saltenv}:{sls}")),
+                    Diagnostic::error("io", format!("Rendering SLS '{saltenv}:{sls}' failed: {e}"))
+                        .with_sls(format!("{saltenv}:{sls}")),
                 )
             }
         };
@@ -272,7 +272,11 @@ impl<'a> Builder<'a> {
                     all_errors.push(d);
                     continue;
                 }
-                RenderStep::Render { env, sls, sls_match } => (env, sls, sls_match),
+                RenderStep::Render {
+                    env,
+                    sls,
+                    sls_match,
+                } => (env, sls, sls_match),
             };
             if self.mods.contains(&format!("{env}:{sls}")) {
                 continue;
@@ -347,7 +351,11 @@ impl<'a> Builder<'a> {
                     format!("SLS {sls} does not render to a dictionary"),
                 )
                 .with_sls(what)
-                .with_primary(crate::diag::Label::new(&label_file, node.span.clone(), "renders to this")),
+                .with_primary(crate::diag::Label::new(
+                    &label_file,
+                    node.span.clone(),
+                    "renders to this",
+                )),
             );
             return Some(data);
         };
@@ -439,12 +447,7 @@ impl<'a> Builder<'a> {
         } else {
             inc_sls
         };
-        let listed = |env: &str| {
-            self.fs
-                .list_sls(env)
-                .iter()
-                .any(|s| fnmatch(s, &inc_sls))
-        };
+        let listed = |env: &str| self.fs.list_sls(env).iter().any(|s| fnmatch(s, &inc_sls));
         let resolved: Vec<String> = if env_key != "_xenv" {
             if matches.contains_key(&env_key) || listed(&env_key) {
                 vec![env_key.clone()]
@@ -468,9 +471,7 @@ impl<'a> Builder<'a> {
                 let nstate = self.render_state(&target, &r_env, matches, &mut errs);
                 if let Some(Value::Map(mut nstate)) = nstate {
                     for (id, body) in nstate.iter_mut() {
-                        if !self.included_from
-                            || id.as_str().is_some_and(|s| s.starts_with("__"))
-                        {
+                        if !self.included_from || id.as_str().is_some_and(|s| s.starts_with("__")) {
                             continue;
                         }
                         if let Value::Map(b) = body {
@@ -511,13 +512,18 @@ impl<'a> Builder<'a> {
                 )
             };
             let label = self.include_label(&what, &written);
-            errors.push(Diagnostic::error("bad-include", msg).with_sls(what).or_primary(label));
+            errors.push(
+                Diagnostic::error("bad-include", msg)
+                    .with_sls(what)
+                    .or_primary(label),
+            );
         }
     }
 
     /// The `include:` entry `written` of SLS `what` (`env:sls`).
     fn include_label(&self, what: &str, written: &str) -> Option<crate::diag::Label> {
-        self.sources.arg(&format!("include@{what}"), "include", written)
+        self.sources
+            .arg(&format!("include@{what}"), "include", written)
     }
 
     /// Append `{order: N}` to every state declaration without an order.
@@ -546,7 +552,9 @@ impl<'a> Builder<'a> {
     fn record_spans(&mut self, node: &Node, file: &Arc<SourceFile>, sls: &str) {
         self.sources
             .insert_file(sls.to_string(), file.clone(), node.span.clone());
-        let NodeValue::Map(entries) = &node.value else { return };
+        let NodeValue::Map(entries) = &node.value else {
+            return;
+        };
         for (k, v) in entries {
             let key = match &k.value {
                 NodeValue::Str(s) => s.clone(),
@@ -569,7 +577,13 @@ impl<'a> Builder<'a> {
                     _ => Vec::new(),
                 };
                 let mut states = IndexMap::new();
-                states.insert(key.clone(), StateSpans { key: k.span.clone(), args });
+                states.insert(
+                    key.clone(),
+                    StateSpans {
+                        key: k.span.clone(),
+                        args,
+                    },
+                );
                 self.sources.insert_id(
                     format!("{key}@{sls}"),
                     IdSpans {
@@ -603,7 +617,9 @@ fn id_spans(file: &Arc<SourceFile>, sls: &str, key: &Node, body: &Node) -> IdSpa
     let mut states = IndexMap::new();
     if let NodeValue::Map(decls) = &body.value {
         for (sk, sv) in decls {
-            let NodeValue::Str(name) = &sk.value else { continue };
+            let NodeValue::Str(name) = &sk.value else {
+                continue;
+            };
             let module = name.split('.').next().unwrap_or(name).to_string();
             let mut args = Vec::new();
             if let NodeValue::List(items) = &sv.value {
@@ -637,7 +653,9 @@ fn id_spans(file: &Arc<SourceFile>, sls: &str, key: &Node, body: &Node) -> IdSpa
 
 /// Salt's `_handle_extend`: move `extend` into `__extend__`.
 fn handle_extend(state: &mut Map, sls: &str, saltenv: &str, errors: &mut Vec<Diagnostic>) {
-    let Some(ext) = state.shift_remove("extend") else { return };
+    let Some(ext) = state.shift_remove("extend") else {
+        return;
+    };
     let Value::Map(mut ext) = ext else {
         errors.push(
             Diagnostic::error(
@@ -697,7 +715,9 @@ fn handle_extend(state: &mut Map, sls: &str, saltenv: &str, errors: &mut Vec<Dia
 
 /// Salt's `_handle_exclude`: move `exclude` into `__exclude__`.
 fn handle_exclude(state: &mut Map, sls: &str, errors: &mut Vec<Diagnostic>) {
-    let Some(exc) = state.shift_remove("exclude") else { return };
+    let Some(exc) = state.shift_remove("exclude") else {
+        return;
+    };
     let items: Vec<Value> = match exc {
         Value::List(l) => l,
         other => {
@@ -862,7 +882,9 @@ pub fn merge_included_states(high: &mut Map, state: Value, errors: &mut Vec<Diag
 
 /// Split `__extend__` into single-ID dicts and drop exact duplicates.
 fn clean_duplicate_extends(high: &mut Map) {
-    let Some(Value::List(exts)) = high.get_mut("__extend__") else { return };
+    let Some(Value::List(exts)) = high.get_mut("__extend__") else {
+        return;
+    };
     let mut seen: Vec<(Value, Value)> = Vec::new();
     for ext in exts.drain(..) {
         if let Value::Map(m) = ext {
@@ -906,9 +928,20 @@ mod tests {
         state.insert("httpd".into(), Value::Map(body));
         state.insert("short".into(), "test.nop".into());
         let mut errors = vec![];
-        handle_state_decls(&mut state, "web", "base", &mut errors, &SourceMap::default());
+        handle_state_decls(
+            &mut state,
+            "web",
+            "base",
+            &mut errors,
+            &SourceMap::default(),
+        );
         assert!(errors.is_empty());
-        let keys: Vec<String> = state["httpd"].as_map().unwrap().keys().map(Value::py_str).collect();
+        let keys: Vec<String> = state["httpd"]
+            .as_map()
+            .unwrap()
+            .keys()
+            .map(Value::py_str)
+            .collect();
         assert_eq!(keys, ["pkg", "service", "__sls__", "__env__"]);
         assert_eq!(
             state["short"].py_repr(),

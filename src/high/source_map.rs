@@ -47,7 +47,10 @@ impl SourceMap {
     pub fn insert_id(&mut self, id: String, spans: IdSpans) {
         match self.ids.entry(id) {
             std::collections::hash_map::Entry::Occupied(e) => {
-                self.duplicates.entry(e.key().clone()).or_default().push(spans);
+                self.duplicates
+                    .entry(e.key().clone())
+                    .or_default()
+                    .push(spans);
             }
             std::collections::hash_map::Entry::Vacant(e) => {
                 e.insert(spans);
@@ -69,7 +72,13 @@ impl SourceMap {
             .get(id)
             .map(|l| {
                 l.iter()
-                    .map(|s| Label::new(&s.file, s.key.clone(), format!("`{id}` declared again in {}", s.sls)))
+                    .map(|s| {
+                        Label::new(
+                            &s.file,
+                            s.key.clone(),
+                            format!("`{id}` declared again in {}", s.sls),
+                        )
+                    })
                     .collect()
             })
             .unwrap_or_default()
@@ -104,7 +113,11 @@ impl SourceMap {
     pub fn state(&self, id: &str, module: &str) -> Option<Label> {
         let s = self.ids.get(id)?;
         match s.states.get(module) {
-            Some(st) => Some(Label::new(&s.file, st.key.clone(), format!("`{module}` state of `{id}`"))),
+            Some(st) => Some(Label::new(
+                &s.file,
+                st.key.clone(),
+                format!("`{module}` state of `{id}`"),
+            )),
             None => self.id(id),
         }
     }
@@ -122,7 +135,11 @@ impl SourceMap {
             for e in list {
                 for st in e.states.values() {
                     if let Some((_, r)) = st.args.iter().find(|(k, _)| k.as_deref() == Some(key)) {
-                        return Some(Label::new(&e.file, r.clone(), format!("`{key}` added to `{id}` by extend")));
+                        return Some(Label::new(
+                            &e.file,
+                            r.clone(),
+                            format!("`{key}` added to `{id}` by extend"),
+                        ));
                     }
                 }
             }
@@ -132,6 +149,10 @@ impl SourceMap {
     /// The extend entries for an ID.
     pub fn extend(&self, id: &str) -> Option<Label> {
         let e = self.extends.get(id)?.first()?;
-        Some(Label::new(&e.file, e.key.clone(), format!("extend of `{id}`")))
+        Some(Label::new(
+            &e.file,
+            e.key.clone(),
+            format!("extend of `{id}`"),
+        ))
     }
 }

@@ -34,9 +34,28 @@ pub enum Pipe {
 
 /// Renderers that exist in Salt 3008 but need something we do not have.
 const UNSUPPORTED: &[&str] = &[
-    "py", "pyobjects", "pydsl", "mako", "wempy", "genshi", "cheetah", "gpg", "nacl", "pass",
-    "jsonnet", "hjson", "toml", "yamlex", "stateconf", "dson", "msgpack", "aws_kms", "json5",
-    "cheetah", "text", "raw",
+    "py",
+    "pyobjects",
+    "pydsl",
+    "mako",
+    "wempy",
+    "genshi",
+    "cheetah",
+    "gpg",
+    "nacl",
+    "pass",
+    "jsonnet",
+    "hjson",
+    "toml",
+    "yamlex",
+    "stateconf",
+    "dson",
+    "msgpack",
+    "aws_kms",
+    "json5",
+    "cheetah",
+    "text",
+    "raw",
 ];
 
 impl Pipe {
@@ -46,7 +65,11 @@ impl Pipe {
         // Legacy aliases: `yaml_jinja` → `jinja|yaml`, `json_jinja` → `jinja|json`.
         if let Some((data, tmpl)) = spec.split_once('_') {
             if !spec.contains('|') && matches!(data, "yaml" | "json") {
-                let data = if data == "yaml" { Stage::Yaml } else { Stage::Json };
+                let data = if data == "yaml" {
+                    Stage::Yaml
+                } else {
+                    Stage::Json
+                };
                 return match tmpl {
                     "jinja" => Pipe::Stages(vec![Stage::Jinja, data]),
                     "mako" | "wempy" | "genshi" | "cheetah" => Pipe::Unsupported(tmpl.into()),
@@ -146,7 +169,11 @@ pub fn render_file(
             }
             Stage::Yaml => {
                 if text.text.trim().is_empty() {
-                    return Ok(Rendered { data: None, template, text });
+                    return Ok(Rendered {
+                        data: None,
+                        template,
+                        text,
+                    });
                 }
                 let node = yaml::load(&text.text).map_err(|e| {
                     let code = match e.kind {
@@ -154,14 +181,25 @@ pub fn render_file(
                         YamlErrorKind::DuplicateKey => "yaml-duplicate-key",
                         YamlErrorKind::UnhashableKey => "yaml-unhashable-key",
                     };
-                    yaml_diagnostic(code, &fail(&e.message), &e.span, e.context.as_ref(), &template, &text)
-                        .with_sls(what)
+                    yaml_diagnostic(
+                        code,
+                        &fail(&e.message),
+                        &e.span,
+                        e.context.as_ref(),
+                        &template,
+                        &text,
+                    )
+                    .with_sls(what)
                 })?;
                 data = Some(node);
             }
             Stage::Json => {
                 if text.text.trim().is_empty() {
-                    return Ok(Rendered { data: None, template, text });
+                    return Ok(Rendered {
+                        data: None,
+                        template,
+                        text,
+                    });
                 }
                 // Salt's json renderer drops a leading `#!` line.
                 let body = match text.text.strip_prefix("#!") {
@@ -173,15 +211,26 @@ pub fn render_file(
                     let line = e.line().max(1) + usize::from(skipped > 0);
                     let range = text.line_range(line);
                     let start = (range.start + e.column().saturating_sub(1)).min(range.end);
-                    yaml_diagnostic("json-syntax", &fail(&e.to_string()), &(start..start), None, &template, &text)
-                        .with_sls(what)
+                    yaml_diagnostic(
+                        "json-syntax",
+                        &fail(&e.to_string()),
+                        &(start..start),
+                        None,
+                        &template,
+                        &text,
+                    )
+                    .with_sls(what)
                 })?;
                 data = Some(node_from_value(&Value::from_json(&v), 0..0));
             }
         }
     }
     let data = data.filter(|n| !matches!(n.value, NodeValue::Null));
-    Ok(Rendered { data, template, text })
+    Ok(Rendered {
+        data,
+        template,
+        text,
+    })
 }
 
 /// A diagnostic for an error in rendered text: the primary label is in the
@@ -208,7 +257,11 @@ fn yaml_diagnostic(
         d = d.with_secondary(Label::new(text, c.clone(), "related"));
     }
     if let Some(line) = template_line_for(template, text, span.start) {
-        d = d.with_secondary(Label::line(template, line, "produced by this template line"));
+        d = d.with_secondary(Label::line(
+            template,
+            line,
+            "produced by this template line",
+        ));
     }
     d
 }
@@ -247,9 +300,8 @@ fn jinja_diagnostic(
     };
     let mut d = Diagnostic::error(code, fail(&e.message)).with_sls(what);
     // The error is in this file unless the engine names another template.
-    let here = e.template.is_empty()
-        || template.name.ends_with(&e.template)
-        || e.template == "<template>";
+    let here =
+        e.template.is_empty() || template.name.ends_with(&e.template) || e.template == "<template>";
     if here {
         if let Some(r) = e.range.clone() {
             d = d.with_primary(Label::new(template, r, "here"));
@@ -273,10 +325,17 @@ pub fn node_from_value(v: &Value, span: std::ops::Range<usize>) -> Node {
         Value::Int(i) => NodeValue::Int(*i),
         Value::Float(f) => NodeValue::Float(*f),
         Value::Str(s) => NodeValue::Str(s.clone()),
-        Value::List(l) => NodeValue::List(l.iter().map(|x| node_from_value(x, span.clone())).collect()),
+        Value::List(l) => {
+            NodeValue::List(l.iter().map(|x| node_from_value(x, span.clone())).collect())
+        }
         Value::Map(m) => NodeValue::Map(
             m.iter()
-                .map(|(k, x)| (node_from_value(k, span.clone()), node_from_value(x, span.clone())))
+                .map(|(k, x)| {
+                    (
+                        node_from_value(k, span.clone()),
+                        node_from_value(x, span.clone()),
+                    )
+                })
                 .collect(),
         ),
     };
@@ -289,12 +348,24 @@ mod tests {
 
     #[test]
     fn pipes_parse_like_salt() {
-        assert_eq!(Pipe::parse("jinja|yaml"), Pipe::Stages(vec![Stage::Jinja, Stage::Yaml]));
-        assert_eq!(Pipe::parse("yaml_jinja"), Pipe::Stages(vec![Stage::Jinja, Stage::Yaml]));
-        assert_eq!(Pipe::parse(" jinja | json "), Pipe::Stages(vec![Stage::Jinja, Stage::Json]));
+        assert_eq!(
+            Pipe::parse("jinja|yaml"),
+            Pipe::Stages(vec![Stage::Jinja, Stage::Yaml])
+        );
+        assert_eq!(
+            Pipe::parse("yaml_jinja"),
+            Pipe::Stages(vec![Stage::Jinja, Stage::Yaml])
+        );
+        assert_eq!(
+            Pipe::parse(" jinja | json "),
+            Pipe::Stages(vec![Stage::Jinja, Stage::Json])
+        );
         assert_eq!(Pipe::parse("jinja|nosuch"), Pipe::Unknown("nosuch".into()));
         assert_eq!(Pipe::parse("py"), Pipe::Unsupported("py".into()));
-        assert_eq!(Pipe::for_text("#!yaml\na: 1", "jinja|yaml"), Pipe::Stages(vec![Stage::Yaml]));
+        assert_eq!(
+            Pipe::for_text("#!yaml\na: 1", "jinja|yaml"),
+            Pipe::Stages(vec![Stage::Yaml])
+        );
         assert_eq!(
             Pipe::for_text("#!/usr/bin/env x\na: 1", "jinja|yaml"),
             Pipe::Stages(vec![Stage::Jinja, Stage::Yaml])
@@ -305,6 +376,9 @@ mod tests {
     fn template_line_found_by_content() {
         let t = SourceFile::new("t", "{% set x = 1 %}\na:\n  b: [\n");
         let r = SourceFile::new("r", "\na:\n  b: [\n");
-        assert_eq!(template_line_for(&t, &r, r.text.find("b:").unwrap()), Some(3));
+        assert_eq!(
+            template_line_for(&t, &r, r.text.find("b:").unwrap()),
+            Some(3)
+        );
     }
 }

@@ -31,9 +31,8 @@ pub fn register(env: &mut Environment<'static>) {
     filter!("yaml", f_yaml);
     filter!("json", f_json);
     filter!("python", f_python);
-    filter!("load_yaml", f_load_yaml);
-    filter!("load_json", f_load_json);
-    filter!("load_text", f_load_text);
+    // load_yaml / load_json / load_text: the engine's (setup.rs), which
+    // return mutable containers.
     filter!("dict_to_sls_yaml_params", f_dict_to_sls_yaml_params);
     // salt/utils/jinja.py (including builtin overrides).
     filter!("tojson", f_tojson);
@@ -527,37 +526,6 @@ fn f_python(a: Args) -> Result<MjValue, Error> {
         return Err(py_error("the python filter on values longer than 80 characters (pprint layout) is not supported"));
     }
     Ok(MjValue::from_safe_string(repr))
-}
-
-fn loaded_text(a: &Args) -> Result<String, Error> {
-    let v = a.raw(0, "value").cloned().unwrap_or_default();
-    Ok(match v.as_str() {
-        Some(s) => s.to_string(),
-        None => v.to_string(),
-    })
-}
-
-fn f_load_yaml(a: Args) -> Result<MjValue, Error> {
-    let text = loaded_text(&a)?;
-    match crate::render::yaml::load_value(&text) {
-        Ok(v) => ret(v),
-        Err(e) => Err(py_error(format!(
-            "Encountered error loading yaml: {}",
-            e.message
-        ))),
-    }
-}
-
-fn f_load_json(a: Args) -> Result<MjValue, Error> {
-    let text = loaded_text(&a)?;
-    match serde_json::from_str::<serde_json::Value>(&text) {
-        Ok(j) => ret(Value::from_json(&j)),
-        Err(_) => Err(py_error(format!("Unable to load json from {text}"))),
-    }
-}
-
-fn f_load_text(a: Args) -> Result<MjValue, Error> {
-    Ok(MjValue::from(loaded_text(&a)?))
 }
 
 fn f_dict_to_sls_yaml_params(a: Args) -> Result<MjValue, Error> {

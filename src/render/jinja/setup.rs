@@ -99,11 +99,7 @@ pub fn build_environment(
         },
     );
 
-    // Serializer filters the data tags rely on (saltlib may override them).
-    env.add_filter("load_yaml", |v: JValue| load_yaml_text(&pyfmt::py_str(&v)));
-    env.add_filter("load_json", |v: JValue| load_json_text(&pyfmt::py_str(&v)));
-    env.add_filter("load_text", |v: JValue| JValue::from(pyfmt::py_str(&v)));
-
+    register_data_filters(&mut env);
     register_globals(&mut env, data);
     register_builtin_overrides(&mut env);
     register_tests(&mut env);
@@ -569,6 +565,14 @@ fn import_text(state: &State, name: &JValue, with_ctx: bool) -> Result<String, E
         }
     }
     tmpl.render(map_value(ctx))
+}
+
+/// The serializer filters the data tags rely on: `load_yaml`, `load_json`,
+/// `load_text` (results are mutable containers).
+pub(crate) fn register_data_filters(env: &mut Environment<'static>) {
+    env.add_filter("load_yaml", |v: JValue| load_yaml_text(&pyfmt::py_str(&v)));
+    env.add_filter("load_json", |v: JValue| load_json_text(&pyfmt::py_str(&v)));
+    env.add_filter("load_text", |v: JValue| JValue::from(pyfmt::py_str(&v)));
 }
 
 fn load_yaml_text(text: &str) -> Result<JValue, Error> {

@@ -302,7 +302,6 @@ fn data_tags_json_and_text() {
 }
 
 #[test]
-#[ignore = "needs crate::render::yaml (yaml helper); un-ignore after merge"]
 fn data_tags_yaml() {
     let files = [(
         "d/vals.yaml",

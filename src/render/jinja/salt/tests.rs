@@ -44,6 +44,7 @@ fn env() -> Environment<'static> {
         }
         minijinja::escape_formatter(out, state, value)
     });
+    crate::render::jinja::setup::register_data_filters(&mut env);
     filters::register(&mut env);
     // The engine provides `callable`; a stand-in for these tests.
     env.add_test("callable", |v: MjValue| v.kind() == ValueKind::Plain);
@@ -122,7 +123,6 @@ fn cases_match_real_salt() {
 
 /// Needs `crate::render::yaml::{dump, load}` (written by the yaml helper).
 #[test]
-#[ignore = "needs crate::render::yaml dump/load"]
 fn yaml_cases_match_real_salt() {
     run_cases(
         include_str!("../../../../tests/data/saltlib/cases-yaml.txt"),
