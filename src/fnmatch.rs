@@ -9,48 +9,64 @@ pub fn is_glob(pattern: &str) -> bool {
 
 /// Match `name` against `pattern` with Python fnmatch semantics.
 pub fn fnmatch(name: &str, pattern: &str) -> bool {
+    if !is_glob(pattern) {
+        return name == pattern;
+    }
+    if name.is_ascii() && pattern.is_ascii() {
+        return matches(name.as_bytes(), pattern.as_bytes());
+    }
     let n: Vec<char> = name.chars().collect();
     let p: Vec<char> = pattern.chars().collect();
     matches(&n, &p)
 }
 
-fn matches(name: &[char], pat: &[char]) -> bool {
+/// A pattern/name unit: bytes for ASCII text, chars otherwise.
+trait Unit: Copy + Ord {
+    fn is(self, c: char) -> bool;
+}
+impl Unit for u8 {
+    fn is(self, c: char) -> bool {
+        self as char == c
+    }
+}
+impl Unit for char {
+    fn is(self, c: char) -> bool {
+        self == c
+    }
+}
+
+fn matches<T: Unit>(name: &[T], pat: &[T]) -> bool {
     // Iterative matcher with single-star backtracking (linear-ish).
     let (mut ni, mut pi) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
     while ni < name.len() {
         if pi < pat.len() {
-            match pat[pi] {
-                '*' => {
-                    star = Some((pi, ni));
-                    pi += 1;
-                    continue;
-                }
-                '?' => {
-                    ni += 1;
-                    pi += 1;
-                    continue;
-                }
-                '[' => {
-                    if let Some((ok, next)) = class(&pat[pi..], name[ni]) {
-                        if ok {
-                            ni += 1;
-                            pi += next;
-                            continue;
-                        }
-                    } else if name[ni] == '[' {
-                        // An unclosed `[` is a literal, as in Python.
+            let c = pat[pi];
+            if c.is('*') {
+                star = Some((pi, ni));
+                pi += 1;
+                continue;
+            } else if c.is('?') {
+                ni += 1;
+                pi += 1;
+                continue;
+            } else if c.is('[') {
+                if let Some((ok, next)) = class(&pat[pi..], name[ni]) {
+                    if ok {
                         ni += 1;
-                        pi += 1;
+                        pi += next;
                         continue;
                     }
-                }
-                c if c == name[ni] => {
+                } else if name[ni].is('[') {
+                    // An unclosed `[` is a literal, as in Python.
                     ni += 1;
                     pi += 1;
                     continue;
                 }
-                _ => {}
+            } else if c == name[ni] {
+                ni += 1;
+                pi += 1;
+                continue;
             }
         }
         match star {
@@ -62,13 +78,13 @@ fn matches(name: &[char], pat: &[char]) -> bool {
             None => return false,
         }
     }
-    pat[pi..].iter().all(|&c| c == '*')
+    pat[pi..].iter().all(|&c| c.is('*'))
 }
 
 /// Parse a `[...]` class at the start of `pat`; returns (matched, length).
-fn class(pat: &[char], c: char) -> Option<(bool, usize)> {
+fn class<T: Unit>(pat: &[T], c: T) -> Option<(bool, usize)> {
     let mut i = 1;
-    let negate = matches!(pat.get(1), Some('!'));
+    let negate = pat.get(1).is_some_and(|p| p.is('!'));
     if negate {
         i += 1;
     }
@@ -76,10 +92,10 @@ fn class(pat: &[char], c: char) -> Option<(bool, usize)> {
     let mut hit = false;
     while i < pat.len() {
         let ch = pat[i];
-        if ch == ']' && i > start {
+        if ch.is(']') && i > start {
             return Some((hit != negate, i + 1));
         }
-        if i + 2 < pat.len() && pat[i + 1] == '-' && pat[i + 2] != ']' {
+        if i + 2 < pat.len() && pat[i + 1].is('-') && !pat[i + 2].is(']') {
             if pat[i] <= c && c <= pat[i + 2] {
                 hit = true;
             }

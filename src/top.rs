@@ -747,6 +747,10 @@ pub fn plan_highstate(
                 None
             };
             match source {
+                // A plain name: its hit, or (no hit) the literal name anyway.
+                Some(_) if !crate::fnmatch::is_glob(sls_match) => {
+                    statefiles = vec![sls_match.clone()];
+                }
                 Some(src) => {
                     statefiles = listing(src)
                         .into_iter()

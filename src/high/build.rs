@@ -174,6 +174,10 @@ fn likely_includes(
 
 /// `fnmatch.filter(listing, pattern) or [pattern]`.
 pub fn expand_glob(listing: &[String], pattern: &str) -> Vec<String> {
+    if !crate::fnmatch::is_glob(pattern) {
+        // A plain name matches itself or nothing; either way the result is it.
+        return vec![pattern.to_string()];
+    }
     let hits: Vec<String> = listing
         .iter()
         .filter(|s| fnmatch(s, pattern))

@@ -56,6 +56,8 @@ struct Text<'a> {
     src: &'a str,
     /// Byte offset of every char index, when the text is not ASCII.
     char_bytes: Option<Vec<usize>>,
+    /// Byte offset where each line starts (for O(log n) line/column).
+    line_starts: Vec<usize>,
 }
 
 impl<'a> Text<'a> {
@@ -65,7 +67,19 @@ impl<'a> Text<'a> {
             v.push(src.len());
             v
         });
-        Text { src, char_bytes }
+        let line_starts = std::iter::once(0)
+            .chain(
+                src.bytes()
+                    .enumerate()
+                    .filter(|&(_, b)| b == b'\n')
+                    .map(|(i, _)| i + 1),
+            )
+            .collect();
+        Text {
+            src,
+            char_bytes,
+            line_starts,
+        }
     }
 
     fn byte(&self, char_index: usize) -> usize {
@@ -84,13 +98,14 @@ impl<'a> Text<'a> {
     /// 1-based line and column (columns count characters, as libyaml does).
     fn line_col(&self, byte: usize) -> (usize, usize) {
         let byte = byte.min(self.src.len());
-        let before = &self.src.as_bytes()[..byte];
-        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let line_start = before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |p| p + 1);
-        let col = self.src[line_start..byte].chars().count() + 1;
+        // The last line start at or before `byte`.
+        let line = self.line_starts.partition_point(|&s| s <= byte);
+        let line_start = self.line_starts[line.saturating_sub(1)];
+        let col = self
+            .src
+            .get(line_start..byte)
+            .map_or(0, |t| t.chars().count())
+            + 1;
         (line, col)
     }
 }
