@@ -82,7 +82,8 @@ pub fn layout(g: &ChunkGraph) -> Layout {
         });
         x += w + LANE_GAP;
     }
-    let width = x - LANE_GAP + MARGIN;
+    // Keep a lane gap after the last lane: same-lane edges loop out to the right.
+    let width = x + MARGIN;
     // Rows: execution order, then nodes that are not in it.
     let mut rows: Vec<usize> = Vec::with_capacity(g.nodes.len());
     let mut seen = vec![false; g.nodes.len()];

@@ -342,12 +342,11 @@ impl<'a> Builder<'a> {
         if !data.truthy() {
             return None;
         }
-        let label_file = if rendered.template.text.trim_end() == rendered.text.text.trim_end() {
-            rendered.template.clone()
-        } else {
-            rendered.text.clone()
-        };
-        self.record_spans(node, &label_file, &what);
+        // Spans point into the rendered text; map them to the template.
+        let label_file = rendered.template.clone();
+        let line_map = (rendered.template.text.trim_end() != rendered.text.text.trim_end())
+            .then(|| crate::render::LineMap::new(&rendered.template.text, &rendered.text.text));
+        self.record_spans(node, &label_file, &what, line_map.as_ref());
         let Value::Map(mut state) = data else {
             errors.push(
                 Diagnostic::error(
@@ -553,9 +552,19 @@ impl<'a> Builder<'a> {
     }
 
     /// Record where each ID, state module and argument of a file was written.
-    fn record_spans(&mut self, node: &Node, file: &Arc<SourceFile>, sls: &str) {
+    fn record_spans(
+        &mut self,
+        node: &Node,
+        file: &Arc<SourceFile>,
+        sls: &str,
+        lines: Option<&crate::render::LineMap>,
+    ) {
+        let map = |r: &std::ops::Range<usize>| match lines {
+            Some(m) => m.map(r.clone()),
+            None => r.clone(),
+        };
         self.sources
-            .insert_file(sls.to_string(), file.clone(), node.span.clone());
+            .insert_file(sls.to_string(), file.clone(), map(&node.span));
         let NodeValue::Map(entries) = &node.value else {
             return;
         };
@@ -575,7 +584,7 @@ impl<'a> Builder<'a> {
                                 Value::Map(m) => m.values().last().map(Value::py_str),
                                 v => Some(v.py_str()),
                             };
-                            (name, it.span.clone())
+                            (name, map(&it.span))
                         })
                         .collect(),
                     _ => Vec::new(),
@@ -584,7 +593,7 @@ impl<'a> Builder<'a> {
                 states.insert(
                     key.clone(),
                     StateSpans {
-                        key: k.span.clone(),
+                        key: map(&k.span),
                         args,
                     },
                 );
@@ -593,7 +602,7 @@ impl<'a> Builder<'a> {
                     IdSpans {
                         file: file.clone(),
                         sls: sls.to_string(),
-                        key: k.span.clone(),
+                        key: map(&k.span),
                         states,
                     },
                 );
@@ -606,18 +615,24 @@ impl<'a> Builder<'a> {
                     for (ek, ev) in ext {
                         if let NodeValue::Str(eid) = &ek.value {
                             self.sources
-                                .insert_extend(eid.clone(), id_spans(file, sls, ek, ev));
+                                .insert_extend(eid.clone(), id_spans(file, sls, ek, ev, &map));
                         }
                     }
                 }
                 continue;
             }
-            self.sources.insert_id(key, id_spans(file, sls, k, v));
+            self.sources.insert_id(key, id_spans(file, sls, k, v, &map));
         }
     }
 }
 
-fn id_spans(file: &Arc<SourceFile>, sls: &str, key: &Node, body: &Node) -> IdSpans {
+fn id_spans(
+    file: &Arc<SourceFile>,
+    sls: &str,
+    key: &Node,
+    body: &Node,
+    map: &dyn Fn(&std::ops::Range<usize>) -> std::ops::Range<usize>,
+) -> IdSpans {
     let mut states = IndexMap::new();
     if let NodeValue::Map(decls) = &body.value {
         for (sk, sv) in decls {
@@ -635,13 +650,13 @@ fn id_spans(file: &Arc<SourceFile>, sls: &str, key: &Node, body: &Node) -> IdSpa
                         }),
                         _ => None,
                     };
-                    args.push((k, it.span.clone()));
+                    args.push((k, map(&it.span)));
                 }
             }
             states.insert(
                 module,
                 StateSpans {
-                    key: sk.span.clone(),
+                    key: map(&sk.span),
                     args,
                 },
             );
@@ -650,7 +665,7 @@ fn id_spans(file: &Arc<SourceFile>, sls: &str, key: &Node, body: &Node) -> IdSpa
     IdSpans {
         file: file.clone(),
         sls: sls.to_string(),
-        key: key.span.clone(),
+        key: map(&key.span),
         states,
     }
 }

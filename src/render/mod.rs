@@ -266,6 +266,72 @@ fn yaml_diagnostic(
     d
 }
 
+/// Maps byte ranges in rendered text back to the template line that most
+/// likely produced them (matched by content, preferring lines in order), so
+/// that late diagnostics point at what the user wrote.
+pub struct LineMap {
+    /// For each rendered line (0-based): the template line (0-based).
+    lines: Vec<usize>,
+    rendered_starts: Vec<usize>,
+    template_starts: Vec<usize>,
+    template_len: usize,
+}
+
+impl LineMap {
+    pub fn new(template: &str, rendered: &str) -> LineMap {
+        let starts = |t: &str| -> Vec<usize> {
+            std::iter::once(0)
+                .chain(t.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        };
+        let tlines: Vec<&str> = template.lines().map(str::trim).collect();
+        let mut by_text: std::collections::HashMap<&str, Vec<usize>> = Default::default();
+        for (i, l) in tlines.iter().enumerate() {
+            if !l.is_empty() {
+                by_text.entry(l).or_default().push(i);
+            }
+        }
+        let mut lines = Vec::new();
+        let mut last = 0usize;
+        for (i, r) in rendered.lines().map(str::trim).enumerate() {
+            let t = if tlines.get(i) == Some(&r) && !r.is_empty() {
+                i
+            } else if let Some(c) = by_text.get(r) {
+                c.iter().copied().find(|&t| t >= last).unwrap_or(c[0])
+            } else {
+                last
+            };
+            last = t;
+            lines.push(t);
+        }
+        LineMap {
+            lines,
+            rendered_starts: starts(rendered),
+            template_starts: starts(template),
+            template_len: template.len(),
+        }
+    }
+
+    /// The template range for a rendered range: same column on the mapped
+    /// line, clipped to that line.
+    pub fn map(&self, r: std::ops::Range<usize>) -> std::ops::Range<usize> {
+        let line = self
+            .rendered_starts
+            .partition_point(|&s| s <= r.start)
+            .saturating_sub(1);
+        let col = r.start - self.rendered_starts[line];
+        let t = self.lines.get(line).copied().unwrap_or(0);
+        let t_start = self.template_starts.get(t).copied().unwrap_or(0);
+        let t_end = self
+            .template_starts
+            .get(t + 1)
+            .map_or(self.template_len, |&n| n.saturating_sub(1));
+        let start = (t_start + col).min(t_end);
+        let end = (start + r.len()).min(t_end).max(start);
+        start..end
+    }
+}
+
 /// Best guess of the template line that produced the rendered line at
 /// `offset`: the same line number if its text matches, else the first
 /// template line with the same text, else the nearest line by number.
@@ -370,6 +436,16 @@ mod tests {
             Pipe::for_text("#!/usr/bin/env x\na: 1", "jinja|yaml"),
             Pipe::Stages(vec![Stage::Jinja, Stage::Yaml])
         );
+    }
+
+    #[test]
+    fn line_map_follows_content() {
+        let t = "{% for i in [1, 2] %}\nx{{ i }}:\n  test.nop: []\n{% endfor %}\n";
+        let r = "\nx1:\n  test.nop: []\n\nx2:\n  test.nop: []\n\n";
+        let m = LineMap::new(t, r);
+        let second = r.rfind("test.nop").unwrap();
+        let mapped = m.map(second..second + 8);
+        assert_eq!(&t[mapped], "test.nop");
     }
 
     #[test]

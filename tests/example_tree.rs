@@ -1,0 +1,49 @@
+//! Snapshot tests of the human-facing outputs on the shipped example tree
+//! (`state_tree/`): the order report, DOT and Mermaid drawings, and the
+//! diagnostics of a broken tree. Review changes with `cargo insta review`.
+
+use lowstate::compile::{Options, Session};
+use lowstate::config::Config;
+use std::path::Path;
+
+fn session() -> Session {
+    // Relative to the package root (cargo runs tests there), so file names
+    // in the report do not depend on where the checkout lives.
+    let config = Config::load(Path::new("state_tree")).expect("example config");
+    Session::new(config, Options::default())
+}
+
+#[test]
+fn order_report() {
+    let s = session();
+    let (g, sources) = s.graph().expect("example tree compiles");
+    insta::assert_snapshot!(lowstate::report::order_report(&g, Some(&sources), false));
+}
+
+#[test]
+fn dot_graph() {
+    let (g, _) = session().graph().expect("example tree compiles");
+    insta::assert_snapshot!(lowstate::graph::to_dot(&g));
+}
+
+#[test]
+fn mermaid_graph() {
+    let (g, _) = session().graph().expect("example tree compiles");
+    insta::assert_snapshot!(lowstate::graph::to_mermaid(&g));
+}
+
+#[test]
+fn lowstate_json() {
+    let chunks = session().lowstate().expect("example tree compiles");
+    let v = lowstate::Value::List(chunks.into_iter().map(lowstate::Value::Map).collect());
+    insta::assert_snapshot!(v.to_json_pretty());
+}
+
+#[test]
+fn human_diagnostics() {
+    let config = Config::load(Path::new("tests/corpus/089-err-missing-requisite")).unwrap();
+    let err = Session::new(config, Options::default())
+        .lowstate()
+        .unwrap_err();
+    insta::assert_snapshot!(lowstate::diag::render::human(&err.0, false));
+}
