@@ -47,3 +47,24 @@ fn human_diagnostics() {
         .unwrap_err();
     insta::assert_snapshot!(lowstate::diag::render::human(&err.0, false));
 }
+
+/// The example tree compiles exactly as Salt 3008.5 compiles it.
+#[test]
+fn example_tree_equals_salt() {
+    let s = session();
+    let read = |name: &str| -> serde_json::Value {
+        let text =
+            std::fs::read_to_string(format!("tests/example-tree-expected/{name}.json")).unwrap();
+        serde_json::from_str(&text).unwrap()
+    };
+    let low = lowstate::Value::List(
+        s.lowstate()
+            .unwrap()
+            .into_iter()
+            .map(lowstate::Value::Map)
+            .collect(),
+    );
+    assert_eq!(low.to_json(), read("lowstate"));
+    let high = lowstate::Value::Map(s.highstate().unwrap().high);
+    assert_eq!(high.to_json(), read("highstate"));
+}
