@@ -19,6 +19,7 @@ fn main() {
     for (group, dir, version) in [
         ("salt", root.join("corpus"), SaltVersion::V3008),
         ("salt3006", root.join("corpus-3006"), SaltVersion::V3006),
+        ("extra", root.join("corpus-extra"), SaltVersion::V3008),
     ] {
         let Ok(rd) = std::fs::read_dir(&dir) else {
             continue;

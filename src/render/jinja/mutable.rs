@@ -132,6 +132,16 @@ pub fn to_mut_shallow(v: Value) -> Value {
     v
 }
 
+/// Python containers are mutable at every depth: an engine-native map or
+/// list stored inside one of ours (the result of a filter or a `salt`
+/// function) is made mutable in place the first time it is reached, so
+/// `{% do d.conf.update(x) %}` changes `d`.
+fn promote(v: &mut Value) {
+    if matches!(v.kind(), ValueKind::Map | ValueKind::Seq) && !is_mutable(v) && !v.is_tuple() {
+        *v = to_mut_shallow(v.clone());
+    }
+}
+
 /// Deep conversion: every map and sequence (not strings) becomes mutable.
 pub fn to_mut_deep(v: Value) -> Value {
     if v.is_tuple() {
@@ -213,7 +223,10 @@ impl Object for MutMap {
     }
 
     fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
-        self.lock().get(key).cloned()
+        let mut m = self.lock();
+        let v = m.get_mut(key)?;
+        promote(v);
+        Some(v.clone())
     }
 
     fn enumerate(self: &Arc<Self>) -> Enumerator {
@@ -351,12 +364,16 @@ impl Object for MutList {
 
     fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
         let idx = key.as_i64()?;
-        let v = self.lock();
-        norm_index(v.len(), idx).map(|i| v[i].clone())
+        let mut v = self.lock();
+        let i = norm_index(v.len(), idx)?;
+        promote(&mut v[i]);
+        Some(v[i].clone())
     }
 
     fn enumerate(self: &Arc<Self>) -> Enumerator {
-        Enumerator::Values(self.lock().clone())
+        let mut v = self.lock();
+        v.iter_mut().for_each(promote);
+        Enumerator::Values(v.clone())
     }
 
     fn enumerator_len(self: &Arc<Self>) -> Option<usize> {

@@ -610,3 +610,16 @@ fn parallel_renders_keep_their_own_loader_state() {
         }
     });
 }
+
+#[test]
+fn nested_containers_from_functions_are_mutable() {
+    // A dict from a filter, nested in a set variable: Python mutates it in place.
+    assert_eq!(
+        r("{% set d = {'a': {'b': 1}} | tojson | load_json %}{% do d.a.update({'c': 2}) %}{{ d }}"),
+        "{'a': {'b': 1, 'c': 2}}"
+    );
+    assert_eq!(
+        r("{% set l = [[1]] | list %}{% for x in l %}{% do x.append(2) %}{% endfor %}{{ l }}"),
+        "[[1, 2]]"
+    );
+}

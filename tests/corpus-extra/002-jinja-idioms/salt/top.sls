@@ -1,0 +1,3 @@
+base:
+  'G@roles:web':
+    - idioms

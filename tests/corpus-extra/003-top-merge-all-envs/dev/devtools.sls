@@ -1,0 +1,2 @@
+devtools:
+  test.nop: []

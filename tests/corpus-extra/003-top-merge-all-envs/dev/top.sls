@@ -1,0 +1,7 @@
+dev:
+  'web*':
+    - extra
+    - devtools
+base:
+  '*':
+    - late

@@ -1,0 +1,6 @@
+base:
+  '*':
+    - common
+dev:
+  'web*':
+    - devtools

@@ -1,0 +1,5 @@
+svc:
+  lookup:
+    pkg: svc-custom
+  conf:
+    port: 8080
