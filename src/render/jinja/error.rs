@@ -153,10 +153,19 @@ fn classify(err: &Error, top: &TopLevel) -> (JinjaErrorKind, String) {
     }
     let detail = err.detail().unwrap_or("");
     match err.kind() {
-        ErrorKind::UndefinedError => (
-            JinjaErrorKind::Undefined,
-            format!("Jinja variable {}", undefined_text(detail)),
-        ),
+        ErrorKind::UndefinedError => {
+            let text = if detail.contains('`') {
+                undefined_text(detail)
+            } else {
+                // No expression in the detail (e.g. inside a macro of an
+                // imported template): take it from the failing line.
+                match undefined_from_source(err) {
+                    Some(expr) => undefined_text(&format!("`{expr}` is undefined")),
+                    None => undefined_text(detail),
+                }
+            };
+            (JinjaErrorKind::Undefined, format!("Jinja variable {text}"))
+        }
         ErrorKind::UnknownFunction => {
             let name = detail.split_whitespace().next().unwrap_or(detail);
             (
@@ -230,6 +239,19 @@ fn capitalize(s: &str) -> String {
         Some(f) => f.to_uppercase().chain(c).collect(),
         None => String::new(),
     }
+}
+
+/// The expression of the first `{{ ... }}` on the error's line, when it is
+/// a plain name or attribute path (what an undefined error is about).
+fn undefined_from_source(err: &Error) -> Option<String> {
+    let src = err.template_source()?;
+    let line = src.lines().nth(err.line()?.checked_sub(1)?)?;
+    let start = line.find("{{")? + 2;
+    let end = start + line[start..].find("}}")?;
+    let expr = line[start..end].trim_matches(|c: char| c == '-' || c.is_whitespace());
+    let expr = expr.split('|').next()?.trim();
+    let path = |c: char| c == '_' || c == '.' || c.is_alphanumeric();
+    (!expr.is_empty() && expr.chars().all(path)).then(|| expr.to_string())
 }
 
 /// Jinja2's `StrictUndefined` text from minijinja's "`expr` is undefined".

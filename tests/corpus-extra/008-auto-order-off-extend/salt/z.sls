@@ -1,0 +1,8 @@
+include:
+  - a
+extend:
+  alpha:
+    file:
+      - order: 1
+omega:
+  test.nop: []

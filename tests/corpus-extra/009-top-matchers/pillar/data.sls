@@ -1,0 +1,3 @@
+tier: front
+flags:
+  beta: true

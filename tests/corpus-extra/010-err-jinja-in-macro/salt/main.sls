@@ -1,0 +1,2 @@
+{% from 'lib/m.jinja' import st %}
+{{ st('x') }}
