@@ -1,0 +1,3 @@
+net:
+  dns: [1.1.1.1]
+  domain: example.org

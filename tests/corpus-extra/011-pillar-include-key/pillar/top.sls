@@ -1,0 +1,6 @@
+base:
+  '*':
+    - common
+  'os:Debian':
+    - match: grain
+    - debian

@@ -1,0 +1,4 @@
+alice:
+  uid: 1000
+bob:
+  uid: 1001

@@ -1,0 +1,2 @@
+late:
+  test.nop: []

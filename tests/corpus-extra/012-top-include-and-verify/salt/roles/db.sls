@@ -1,0 +1,2 @@
+roles-db:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - shared
+roles-web:
+  test.nop: []

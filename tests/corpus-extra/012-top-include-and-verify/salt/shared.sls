@@ -1,0 +1,2 @@
+shared:
+  test.nop: []

@@ -1,0 +1,9 @@
+include:
+  - tops.extra
+base:
+  '*':
+    - roles.*
+    - shared
+  'web*':
+    - shared
+    - roles.web

@@ -1,0 +1,3 @@
+base:
+  'web01':
+    - late
