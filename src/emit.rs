@@ -17,7 +17,11 @@ pub enum Format {
 pub fn to_string(value: &Value, format: Format) -> String {
     let mut s = match format {
         Format::Json => value.to_json_pretty(),
-        Format::Yaml => crate::render::yaml::dump(value, Default::default()),
+        // Block style, as Salt's `--out=yaml` prints.
+        Format::Yaml => crate::render::yaml::dump(
+            value,
+            crate::render::yaml::DumpOptions { flow: Some(false) },
+        ),
     };
     if !s.ends_with('\n') {
         s.push('\n');
@@ -55,8 +59,11 @@ pub fn output(text: &str, out: Option<&Path>) -> std::io::Result<()> {
         None => {
             let stdout = std::io::stdout();
             let mut lock = stdout.lock();
-            lock.write_all(text.as_bytes())?;
-            lock.flush()
+            // A reader that went away (`| head`) is not an error.
+            match lock.write_all(text.as_bytes()).and_then(|()| lock.flush()) {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                other => other,
+            }
         }
     }
 }

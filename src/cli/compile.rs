@@ -23,7 +23,10 @@ pub fn run(args: Args) -> CmdResult {
         Err(d) => {
             // With --format json the diagnostics are the output.
             if args.out.format == DataFormat::Json && args.out.output.is_none() {
-                println!("{}", lowstate::diag::render::json(&d.0));
+                let mut text = lowstate::diag::render::json(&d.0);
+                text.push('\n');
+                // A closed pipe is not worth a second error.
+                let _ = lowstate::emit::output(&text, None);
             }
             Err(Failure::Compile(d))
         }

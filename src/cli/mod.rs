@@ -16,7 +16,7 @@ use lowstate::config::{Config, SaltVersion};
 use lowstate::diag::{render as diag_render, Diagnostic, Diagnostics};
 use lowstate::emit::Format;
 use lowstate::value::Value;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 #[derive(Parser, Debug)]
@@ -139,7 +139,7 @@ pub fn run(cli: Cli) -> i32 {
             1
         }
         Err(Failure::Config(e)) => {
-            eprintln!("lowstate: {e:#}");
+            let _ = writeln!(std::io::stderr(), "lowstate: {e:#}");
             2
         }
     }
@@ -150,9 +150,11 @@ pub fn print_diagnostics(diags: &[Diagnostic], format: ErrorFormat) {
     match format {
         ErrorFormat::Human => {
             let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            eprint!("{}", diag_render::human(diags, color));
+            let _ = write!(std::io::stderr(), "{}", diag_render::human(diags, color));
         }
-        ErrorFormat::Json => eprintln!("{}", diag_render::json(diags)),
+        ErrorFormat::Json => {
+            let _ = writeln!(std::io::stderr(), "{}", diag_render::json(diags));
+        }
     }
 }
 
