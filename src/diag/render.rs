@@ -32,8 +32,16 @@ pub fn human(diags: &[Diagnostic], color: bool) -> String {
         if let Some(p) = &d.primary {
             snippet(&mut out, p);
         }
-        for s in &d.secondary {
-            snippet(&mut out, s);
+        let same = |a: &Label, b: &Label| {
+            std::sync::Arc::ptr_eq(&a.file, &b.file) && a.range == b.range && a.message == b.message
+        };
+        for (i, s) in d.secondary.iter().enumerate() {
+            // A label already shown (as primary or earlier) adds nothing.
+            let shown = d.primary.as_ref().is_some_and(|p| same(p, s))
+                || d.secondary[..i].iter().any(|e| same(e, s));
+            if !shown {
+                snippet(&mut out, s);
+            }
         }
         for n in &d.notes {
             out.push_str(&format!("  = note: {n}\n"));
