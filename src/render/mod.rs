@@ -375,10 +375,19 @@ fn jinja_diagnostic(
             d = d.with_primary(Label::line(template, l, "here"));
         }
     } else {
-        d = d.with_note(match e.line {
-            Some(l) => format!("in template {} line {l}", e.template),
-            None => format!("in template {}", e.template),
-        });
+        match (&e.source, e.line) {
+            (Some(text), Some(l)) => {
+                let other = SourceFile::new(e.template.clone(), text.clone());
+                d = d.with_primary(Label::line(&other, l, "here"));
+                d = d.with_secondary(Label::line(template, 1, "while rendering this file"));
+            }
+            _ => {
+                d = d.with_note(match e.line {
+                    Some(l) => format!("in template {} line {l}", e.template),
+                    None => format!("in template {}", e.template),
+                })
+            }
+        }
     }
     d
 }

@@ -125,10 +125,14 @@ pub fn map_error(err: &Error, top: &TopLevel) -> JinjaError {
         (Some(l), false) => text.as_deref().and_then(|t| line_range(t, l)),
         _ => None,
     };
+    let source = (template != top.name)
+        .then(|| inner.template_source().map(str::to_string))
+        .flatten();
     JinjaError {
         kind,
         message,
         template,
+        source,
         line: orig_line,
         range,
     }

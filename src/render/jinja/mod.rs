@@ -72,6 +72,9 @@ pub struct JinjaError {
     pub message: String,
     /// Template name (the SLS file, or an imported template's path).
     pub template: String,
+    /// The text of `template` when it is not the file being rendered (an
+    /// imported or included template), so diagnostics can show it.
+    pub source: Option<String>,
     /// 1-based line in `template`'s original text.
     pub line: Option<usize>,
     /// Byte range of that line in `template`'s original text.
