@@ -3,6 +3,9 @@
 //! Salt 3008.5. Cases listed in `tests/corpus-known-failures.txt` must still
 //! fail (a case that starts passing must be removed from the list).
 
+mod common;
+
+use common::first_difference;
 use libtest_mimic::{Arguments, Failed, Trial};
 use lowstate::compile::{Options, Session};
 use lowstate::config::{Config, SaltVersion};
@@ -203,41 +206,5 @@ fn truncate(s: &str) -> String {
         format!("{}\n...", &s[..end])
     } else {
         s.to_string()
-    }
-}
-
-/// The first JSON path where two values differ (arrays by position, objects
-/// by key set, numbers numerically).
-fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> Option<String> {
-    use serde_json::Value as J;
-    match (a, b) {
-        (J::Object(x), J::Object(y)) => {
-            for (k, v) in x {
-                match y.get(k) {
-                    None => return Some(format!("{path}.{k}: missing (expected {v})")),
-                    Some(w) => {
-                        if let Some(d) = first_difference(v, w, &format!("{path}.{k}")) {
-                            return Some(d);
-                        }
-                    }
-                }
-            }
-            y.keys()
-                .find(|k| !x.contains_key(*k))
-                .map(|k| format!("{path}.{k}: unexpected key"))
-        }
-        (J::Array(x), J::Array(y)) => {
-            for (i, (v, w)) in x.iter().zip(y).enumerate() {
-                if let Some(d) = first_difference(v, w, &format!("{path}[{i}]")) {
-                    return Some(d);
-                }
-            }
-            (x.len() != y.len())
-                .then(|| format!("{path}: expected {} items, got {}", x.len(), y.len()))
-        }
-        (J::Number(x), J::Number(y)) => {
-            (x.as_f64() != y.as_f64()).then(|| format!("{path}: expected {x}, got {y}"))
-        }
-        _ => (a != b).then(|| format!("{path}: expected {a}, got {b}")),
     }
 }

@@ -4,6 +4,9 @@
 //! with Salt's lowstate (chunks as JSON values, array order significant) or
 //! with Salt's error strings.
 
+mod common;
+
+use common::first_difference;
 use lowstate::config::SaltVersion;
 use lowstate::high::SourceMap;
 use lowstate::low::{high_to_low, LowOptions};
@@ -20,41 +23,6 @@ const KNOWN_GAPS: &[(&str, &str)] = &[(
 fn read_json(p: &Path) -> Option<Json> {
     let text = std::fs::read_to_string(p).ok()?;
     serde_json::from_str(&text).ok()
-}
-
-/// The first path where two JSON values differ (objects compared as maps,
-/// numbers numerically).
-fn first_diff(a: &Json, b: &Json, path: &str) -> Option<String> {
-    match (a, b) {
-        (Json::Object(x), Json::Object(y)) => {
-            for (k, v) in x {
-                match y.get(k) {
-                    None => return Some(format!("{path}.{k}: extra key in ours")),
-                    Some(w) => {
-                        if let Some(d) = first_diff(v, w, &format!("{path}.{k}")) {
-                            return Some(d);
-                        }
-                    }
-                }
-            }
-            y.keys()
-                .find(|k| !x.contains_key(*k))
-                .map(|k| format!("{path}.{k}: missing in ours"))
-        }
-        (Json::Array(x), Json::Array(y)) => {
-            for (i, (v, w)) in x.iter().zip(y).enumerate() {
-                if let Some(d) = first_diff(v, w, &format!("{path}[{i}]")) {
-                    return Some(d);
-                }
-            }
-            (x.len() != y.len())
-                .then(|| format!("{path}: length {} vs expected {}", x.len(), y.len()))
-        }
-        (Json::Number(x), Json::Number(y)) => {
-            (x.as_f64() != y.as_f64()).then(|| format!("{path}: {x} vs expected {y}"))
-        }
-        _ => (a != b).then(|| format!("{path}: {a} vs expected {b}")),
-    }
 }
 
 fn chunk_names(v: &Json) -> String {
@@ -108,7 +76,7 @@ fn run_case(case: &Path) -> Option<Result<(), String>> {
                     .map(|c| Value::Map(c).to_json())
                     .collect(),
             );
-            match first_diff(&ours, &expected, "$") {
+            match first_difference(&expected, &ours, "$") {
                 None => Ok(()),
                 Some(d) => Err(format!(
                     "{d}\n    ours:     {}\n    expected: {}",

@@ -1,0 +1,38 @@
+//! Helpers shared by the integration tests.
+
+use serde_json::Value as Json;
+
+/// The first JSON path where `actual` differs from `expected` (objects as
+/// maps, arrays by position, numbers numerically), or `None` when equal.
+pub fn first_difference(expected: &Json, actual: &Json, path: &str) -> Option<String> {
+    match (expected, actual) {
+        (Json::Object(x), Json::Object(y)) => {
+            for (k, v) in x {
+                match y.get(k) {
+                    None => return Some(format!("{path}.{k}: missing (expected {v})")),
+                    Some(w) => {
+                        if let Some(d) = first_difference(v, w, &format!("{path}.{k}")) {
+                            return Some(d);
+                        }
+                    }
+                }
+            }
+            y.keys()
+                .find(|k| !x.contains_key(*k))
+                .map(|k| format!("{path}.{k}: unexpected key"))
+        }
+        (Json::Array(x), Json::Array(y)) => {
+            for (i, (v, w)) in x.iter().zip(y).enumerate() {
+                if let Some(d) = first_difference(v, w, &format!("{path}[{i}]")) {
+                    return Some(d);
+                }
+            }
+            (x.len() != y.len())
+                .then(|| format!("{path}: expected {} items, got {}", x.len(), y.len()))
+        }
+        (Json::Number(x), Json::Number(y)) => {
+            (x.as_f64() != y.as_f64()).then(|| format!("{path}: expected {x}, got {y}"))
+        }
+        _ => (expected != actual).then(|| format!("{path}: expected {expected}, got {actual}")),
+    }
+}
