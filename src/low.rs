@@ -331,8 +331,11 @@ pub fn normalise_order(chunk: &mut Map, cap: i64) -> Num {
 
 /// `"{state}{name}{fun}"`: Salt's tie-breaking label.
 pub fn chunk_label(chunk: &Map) -> String {
-    let part = |k: &str| chunk.get(k).map(Value::py_str).unwrap_or_default();
-    format!("{}{}{}", part("state"), part("name"), part("fun"))
+    let mut label = String::with_capacity(48);
+    for key in ["state", "name", "fun"] {
+        crate::order::push_py_str(&mut label, chunk.get(key));
+    }
+    label
 }
 
 /// 3006/3007 ordering: normalise every order, then a stable sort by
