@@ -154,7 +154,7 @@ impl Session {
 
     /// The lowstate (`state.show_lowstate`): ordered chunks, or errors.
     pub fn lowstate(&self) -> Result<Vec<Map>, Diagnostics> {
-        self.plan().map(|p| p.lowstate.to_list())
+        self.plan().map(|p| p.lowstate.into_list())
     }
 
     /// The lowstate with its requisite graph and the source map, as

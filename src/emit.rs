@@ -29,8 +29,35 @@ pub fn to_string(value: &Value, format: Format) -> String {
     s
 }
 
+/// Serialise `value` straight to stdout, or atomically to `out`. JSON is
+/// streamed through a buffer rather than built as one string first; the
+/// bytes are exactly [`to_string`]'s.
+pub fn write_value(value: &Value, format: Format, out: Option<&Path>) -> std::io::Result<()> {
+    if format != Format::Json {
+        return output(&to_string(value, format), out);
+    }
+    let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
+        value.write_json_pretty(&mut w)?;
+        w.write_all(b"\n")?;
+        w.flush()
+    };
+    match out {
+        Some(p) => write_atomic_with(p, write),
+        None => write(&mut std::io::stdout().lock()),
+    }
+}
+
 /// Write `text` to `path` atomically: a temp file beside it, then rename.
 pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    write_atomic_with(path, |f| f.write_all(text.as_bytes()))
+}
+
+/// Like [`write_atomic`], with the content written by `fill`.
+pub fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => std::path::PathBuf::from("."),
@@ -42,7 +69,7 @@ pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
+        fill(&mut f)?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
@@ -82,6 +109,20 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
         let leftovers = std::fs::read_dir(&dir).unwrap().count();
         assert_eq!(leftovers, 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn streamed_file_output_matches_to_string() {
+        let dir = std::env::temp_dir().join(format!("lowstate-emit-v-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("out.json");
+        let v = crate::vmap! {"a" => vec![Value::Int(1), Value::from("x")], "b" => 1.5};
+        write_value(&v, Format::Json, Some(&p)).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            to_string(&v, Format::Json)
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

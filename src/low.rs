@@ -100,7 +100,7 @@ pub fn high_to_lowstate(
     if !errors.is_empty() {
         return Err(errors);
     }
-    let chunks = compile_high_data(&high);
+    let chunks = compile_high_data_owned(high);
     order_chunks(chunks, opts, sources)
 }
 
@@ -111,50 +111,58 @@ pub fn high_to_lowstate(
 /// `name_order` for `names` entries, then `fun`. A state with no function
 /// yields no chunk (verify_high reports it).
 pub fn compile_high_data(high: &Map) -> Vec<Map> {
-    let mut chunks = Vec::new();
+    compile_high_data_owned(high.clone())
+}
+
+/// [`compile_high_data`] consuming the high data: arguments move into the
+/// chunks instead of being copied (only `names` expansions copy).
+pub fn compile_high_data_owned(high: Map) -> Vec<Map> {
+    const STAMPS: [&str; 3] = ["__sls__", "__env__", "__sls_included_from__"];
+    let mut chunks = Vec::with_capacity(high.len());
     for (id, body) in high {
-        if is_dunder(id) {
+        if is_dunder(&id) {
             continue;
         }
         let Value::Map(body) = body else { continue };
+        let stamps: Vec<(&str, Value)> = STAMPS
+            .iter()
+            .filter_map(|&k| body.get(k).map(|v| (k, v.clone())))
+            .collect();
         for (state, run) in body {
-            if is_dunder(state) {
+            if is_dunder(&state) {
                 continue;
             }
-            let mut chunk = Map::new();
-            chunk.insert("state".into(), state.clone());
+            let args: Vec<Value> = match run {
+                Value::List(l) => l,
+                other => py_iter(&other),
+            };
+            let arg_keys: usize = args.iter().filter_map(Value::as_map).map(Map::len).sum();
+            // state, name, stamps, __id__, the args, fun, and room for the
+            // `order` the sort may add.
+            let mut chunk = Map::with_capacity(arg_keys + stamps.len() + 5);
+            chunk.insert("state".into(), state);
             chunk.insert("name".into(), id.clone());
-            for key in ["__sls__", "__env__", "__sls_included_from__"] {
-                if let Some(v) = body.get(key) {
-                    chunk.insert(key.into(), v.clone());
-                }
+            for (k, v) in &stamps {
+                chunk.insert((*k).into(), v.clone());
             }
             chunk.insert("__id__".into(), id.clone());
             let mut fun: Option<Value> = None;
             let mut names: IndexSet<Value> = IndexSet::new();
-            let owned;
-            let args: &[Value] = match run {
-                Value::List(l) => l,
-                other => {
-                    owned = py_iter(other);
-                    &owned
-                }
-            };
             for arg in args {
                 match arg {
                     Value::Str(_) => {
-                        fun.get_or_insert_with(|| arg.clone());
+                        fun.get_or_insert(arg);
                     }
                     Value::Map(m) => {
                         for (key, val) in m {
                             match key.as_str() {
-                                Some("names") => names.extend(py_iter(val)),
+                                Some("names") => names.extend(py_iter(&val)),
                                 Some("state") => {}
                                 Some("name") if val.as_str().is_none() => {
-                                    chunk.insert(key.clone(), id.clone());
+                                    chunk.insert(key, id.clone());
                                 }
                                 _ => {
-                                    chunk.insert(key.clone(), val.clone());
+                                    chunk.insert(key, val);
                                 }
                             }
                         }
@@ -168,8 +176,15 @@ pub fn compile_high_data(high: &Map) -> Vec<Map> {
                 chunks.push(chunk);
                 continue;
             }
+            let count = names.len();
+            let mut base = Some(chunk);
             for (i, entry) in names.into_iter().enumerate() {
-                let mut live = chunk.clone();
+                // The last name takes the base chunk itself.
+                let mut live = if i + 1 == count {
+                    base.take().unwrap_or_default()
+                } else {
+                    base.clone().unwrap_or_default()
+                };
                 match entry {
                     Value::Map(m) => {
                         if let Some((low_name, updates)) = m.into_iter().next() {
@@ -316,8 +331,11 @@ pub fn normalise_order(chunk: &mut Map, cap: i64) -> Num {
 
 /// `"{state}{name}{fun}"`: Salt's tie-breaking label.
 pub fn chunk_label(chunk: &Map) -> String {
-    let part = |k: &str| chunk.get(k).map(Value::py_str).unwrap_or_default();
-    format!("{}{}{}", part("state"), part("name"), part("fun"))
+    let mut label = String::with_capacity(48);
+    for key in ["state", "name", "fun"] {
+        crate::order::push_py_str(&mut label, chunk.get(key));
+    }
+    label
 }
 
 /// 3006/3007 ordering: normalise every order, then a stable sort by

@@ -16,6 +16,62 @@ use indexmap::IndexMap;
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+use std::hash::BuildHasherDefault;
+
+/// Hash builder for the graph's internal tables: deterministic and much
+/// cheaper than SipHash on tags and names (nothing here is attacker-facing
+/// in a way that matters: a slow compile of a hostile tree at worst).
+type Fast = foldhash::fast::FixedState;
+
+/// Node-keyed maps hash with a multiply (indices are small, dense integers).
+type NodeMap<V> = IndexMap<NodeIndex, V, BuildHasherDefault<NodeHasher>>;
+
+#[derive(Default)]
+struct NodeHasher(u64);
+
+impl std::hash::Hasher for NodeHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(u64::from(i));
+    }
+    fn write_u64(&mut self, i: u64) {
+        // Fibonacci hashing: good high bits, which hashbrown's tags use.
+        self.0 = (self.0 ^ i).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+}
+
+/// The kinds of the edges between one pair of nodes, in insertion order,
+/// packed 4 bits each (at most 12 distinct kinds exist; no allocation).
+#[derive(Debug, Clone, Copy, Default)]
+struct Kinds(u64);
+
+impl Kinds {
+    fn len(self) -> usize {
+        (self.0 >> 60) as usize
+    }
+    fn iter(self) -> impl Iterator<Item = ReqKind> {
+        (0..self.len()).map(move |i| ReqKind::ALL[((self.0 >> (4 * i)) & 0xf) as usize])
+    }
+    fn contains(self, k: ReqKind) -> bool {
+        self.iter().any(|x| x == k)
+    }
+    fn push(&mut self, k: ReqKind) {
+        let n = self.len();
+        debug_assert!(n < ReqKind::ALL.len());
+        let low = (self.0 & ((1u64 << (4 * n)) - 1)) | ((k as u64) << (4 * n));
+        self.0 = low | (((n + 1) as u64) << 60);
+    }
+}
 
 /// A requisite type that can be an edge of the graph, in Salt's precedence
 /// order (the discriminant is Salt's weight).
@@ -36,6 +92,22 @@ pub enum ReqKind {
 }
 
 impl ReqKind {
+    /// Every kind, by discriminant.
+    const ALL: [ReqKind; 12] = [
+        ReqKind::Onfail,
+        ReqKind::OnfailAny,
+        ReqKind::OnfailAll,
+        ReqKind::Require,
+        ReqKind::RequireAny,
+        ReqKind::Onchanges,
+        ReqKind::OnchangesAny,
+        ReqKind::Watch,
+        ReqKind::WatchAny,
+        ReqKind::Prereq,
+        ReqKind::Prerequired,
+        ReqKind::Listen,
+    ];
+
     /// The kinds that make edges, in the order Salt processes a chunk's keys.
     pub const EDGE_KINDS: [ReqKind; 10] = [
         ReqKind::Require,
@@ -96,33 +168,41 @@ pub struct ReqNode {
 #[derive(Debug, Clone, Default)]
 pub struct RequisiteGraph {
     pub graph: DiGraph<ReqNode, ReqKind>,
-    tags: HashMap<String, NodeIndex>,
+    tags: HashMap<String, NodeIndex, Fast>,
     /// Per node: dependents in first-edge order, each with its kinds in
     /// insertion order (Salt's adjacency dict order).
-    out: Vec<IndexMap<NodeIndex, Vec<ReqKind>>>,
-    inn: Vec<IndexMap<NodeIndex, Vec<ReqKind>>>,
+    out: Vec<NodeMap<Kinds>>,
+    inn: Vec<NodeMap<Kinds>>,
     /// module (or `id`) → name or ID → nodes.
-    lookup: HashMap<String, KeyIndex>,
+    lookup: HashMap<String, KeyIndex, Fast>,
     /// The node of each chunk (by chunk index).
     chunk_nodes: Vec<NodeIndex>,
     /// SLS (own or including) → nodes.
-    sls: IndexMap<String, Vec<NodeIndex>>,
+    sls: IndexMap<String, Vec<NodeIndex>, Fast>,
+    /// Scratch list of requisite targets (reused between lookups).
+    targets: Vec<NodeIndex>,
 }
 
-/// Names/IDs of one module: insertion order (Salt's dict order) plus a
-/// sorted view so a glob with a literal prefix scans only that range.
+/// Names/IDs of one module: insertion order (Salt's dict order) plus, built
+/// on the first glob lookup, a sorted view so a glob with a literal prefix
+/// scans only that range.
 #[derive(Debug, Clone, Default)]
 struct KeyIndex {
-    keys: IndexMap<String, Vec<NodeIndex>>,
-    sorted: std::collections::BTreeMap<String, usize>,
+    keys: IndexMap<String, Vec<NodeIndex>, Fast>,
+    /// Slots of `keys` sorted by key; `None` until a glob needs it (and
+    /// again after any insertion).
+    sorted: Option<Vec<usize>>,
 }
 
 impl KeyIndex {
     fn add(&mut self, key: &str, n: NodeIndex) {
-        let entry = self.keys.entry(key.to_string());
-        let slot = entry.index();
-        push_unique(entry.or_default(), n);
-        self.sorted.entry(key.to_string()).or_insert(slot);
+        match self.keys.get_mut(key) {
+            Some(nodes) => push_unique(nodes, n),
+            None => {
+                self.keys.insert(key.to_string(), vec![n]);
+                self.sorted = None;
+            }
+        }
     }
 
     fn get(&self, key: &str) -> Option<&Vec<NodeIndex>> {
@@ -130,22 +210,26 @@ impl KeyIndex {
     }
 
     /// Node lists of every key matching a glob, in insertion order.
-    fn glob(&self, pattern: &str) -> Vec<&Vec<NodeIndex>> {
+    fn glob(&mut self, pattern: &str) -> Vec<&Vec<NodeIndex>> {
+        let keys = &self.keys;
+        let key = |slot: usize| keys.get_index(slot).map_or("", |(k, _)| k.as_str());
+        let sorted = self.sorted.get_or_insert_with(|| {
+            let mut slots: Vec<usize> = (0..keys.len()).collect();
+            slots.sort_unstable_by(|&a, &b| key(a).cmp(key(b)));
+            slots
+        });
         let prefix = &pattern[..pattern.find(['*', '?', '[']).unwrap_or(pattern.len())];
-        let mut slots: Vec<usize> = self
-            .sorted
-            .range::<str, _>((
-                std::ops::Bound::Included(prefix),
-                std::ops::Bound::Unbounded,
-            ))
-            .take_while(|(k, _)| k.starts_with(prefix))
-            .filter(|(k, _)| fnmatch(k, pattern))
-            .map(|(_, &slot)| slot)
+        let first = sorted.partition_point(|&slot| key(slot) < prefix);
+        let mut slots: Vec<usize> = sorted[first..]
+            .iter()
+            .copied()
+            .take_while(|&slot| key(slot).starts_with(prefix))
+            .filter(|&slot| fnmatch(key(slot), pattern))
             .collect();
         slots.sort_unstable();
         slots
             .iter()
-            .filter_map(|&i| self.keys.get_index(i).map(|(_, v)| v))
+            .filter_map(|&i| keys.get_index(i).map(|(_, v)| v))
             .collect()
     }
 }
@@ -154,14 +238,24 @@ const PREREQ_SUFFIX: &str = "_|-__prereq_test__";
 
 /// Salt's tag of a chunk.
 pub fn chunk_tag(chunk: &Map) -> String {
-    let part = |k: &str| chunk.get(k).map(Value::py_str).unwrap_or_default();
-    format!(
-        "{}_|-{}_|-{}_|-{}",
-        part("state"),
-        part("__id__"),
-        part("name"),
-        part("fun")
-    )
+    let mut tag = String::with_capacity(64);
+    for (i, key) in ["state", "__id__", "name", "fun"].into_iter().enumerate() {
+        if i > 0 {
+            tag.push_str("_|-");
+        }
+        push_py_str(&mut tag, chunk.get(key));
+    }
+    tag
+}
+
+/// Append `str(v)` (nothing for a missing value) without a temporary for
+/// the usual string case.
+pub(crate) fn push_py_str(out: &mut String, v: Option<&Value>) {
+    match v {
+        Some(Value::Str(s)) => out.push_str(s),
+        Some(other) => out.push_str(&other.py_str()),
+        None => {}
+    }
 }
 
 /// Append unless it is the last entry (the same chunk indexed under equal
@@ -182,14 +276,14 @@ impl RequisiteGraph {
     pub fn dependents(&self, n: NodeIndex) -> impl Iterator<Item = (NodeIndex, ReqKind)> + '_ {
         self.out[n.index()]
             .iter()
-            .flat_map(|(t, ks)| ks.iter().map(move |k| (*t, *k)))
+            .flat_map(|(t, ks)| ks.iter().map(move |k| (*t, k)))
     }
 
     /// Dependencies of a node with edge kinds, in Salt's iteration order.
     pub fn dependencies(&self, n: NodeIndex) -> impl Iterator<Item = (NodeIndex, ReqKind)> + '_ {
         self.inn[n.index()]
             .iter()
-            .flat_map(|(s, ks)| ks.iter().map(move |k| (*s, *k)))
+            .flat_map(|(s, ks)| ks.iter().map(move |k| (*s, k)))
     }
 
     /// The prereq test node of a node's chunk, if one exists.
@@ -209,14 +303,14 @@ impl RequisiteGraph {
             tag: tag.clone(),
         });
         self.tags.insert(tag, n);
-        self.out.push(IndexMap::new());
-        self.inn.push(IndexMap::new());
+        self.out.push(NodeMap::default());
+        self.inn.push(NodeMap::default());
         n
     }
 
     fn add_edge(&mut self, from: NodeIndex, to: NodeIndex, kind: ReqKind) {
         let kinds = self.out[from.index()].entry(to).or_default();
-        if kinds.contains(&kind) {
+        if kinds.contains(kind) {
             return;
         }
         kinds.push(kind);
@@ -229,25 +323,58 @@ impl RequisiteGraph {
     fn add_chunk(&mut self, i: usize, chunk: &Map) {
         let n = self.add_node(chunk_tag(chunk), i, false);
         self.chunk_nodes.push(n);
-        let state = chunk.get("state").map(Value::py_str).unwrap_or_default();
+        let state_owned;
+        let state = match chunk.get("state") {
+            Some(Value::Str(s)) => s.as_str(),
+            Some(other) => {
+                state_owned = other.py_str();
+                state_owned.as_str()
+            }
+            None => "",
+        };
         let name = chunk.get("name").and_then(Value::as_str);
         let id = chunk.get("__id__").and_then(Value::as_str);
-        for (kind, key) in [
-            (&state, name),
-            (&state, id),
-            (&"id".to_string(), id),
-            (&"id".to_string(), name),
-        ] {
+        for (kind, key) in [(state, name), (state, id), ("id", id), ("id", name)] {
             if let Some(key) = key {
-                self.lookup.entry(kind.clone()).or_default().add(key, n);
+                if !self.lookup.contains_key(kind) {
+                    self.lookup.insert(kind.to_string(), KeyIndex::default());
+                }
+                if let Some(index) = self.lookup.get_mut(kind) {
+                    index.add(key, n);
+                }
             }
         }
         if let Some(sls) = chunk.get("__sls__").filter(|s| s.truthy()) {
-            push_unique(self.sls.entry(sls.py_str()).or_default(), n);
+            self.index_sls(sls, n);
         }
-        if let Some(from) = chunk.get("__sls_included_from__").filter(|s| s.truthy()) {
-            for sls in py_iter(from) {
-                push_unique(self.sls.entry(sls.py_str()).or_default(), n);
+        match chunk.get("__sls_included_from__").filter(|s| s.truthy()) {
+            Some(Value::List(from)) => {
+                for sls in from {
+                    self.index_sls(sls, n);
+                }
+            }
+            Some(from) => {
+                for sls in py_iter(from) {
+                    self.index_sls(&sls, n);
+                }
+            }
+            None => {}
+        }
+    }
+
+    fn index_sls(&mut self, sls: &Value, n: NodeIndex) {
+        let owned;
+        let key = match sls {
+            Value::Str(s) => s.as_str(),
+            other => {
+                owned = other.py_str();
+                owned.as_str()
+            }
+        };
+        match self.sls.get_mut(key) {
+            Some(nodes) => push_unique(nodes, n),
+            None => {
+                self.sls.insert(key.to_string(), vec![n]);
             }
         }
     }
@@ -314,22 +441,29 @@ impl RequisiteGraph {
         };
         let has_prereq = chunks[i].get("__prereq__").is_some_and(Value::truthy);
         let pattern = val.contains(['*', '?', '[', ']']);
+        // Salt adds the matches group by group; the edges come out the same
+        // when the groups are concatenated.
         let mut found = false;
-        let mut targets: Vec<Vec<NodeIndex>> = Vec::new();
+        let mut targets = std::mem::take(&mut self.targets);
+        targets.clear();
         if key == "sls" {
             if pattern {
                 found = true;
                 for (sls, nodes) in &self.sls {
                     if fnmatch(sls, val) {
-                        targets.push(nodes.clone());
+                        targets.extend_from_slice(nodes);
                     }
                 }
             } else if let Some(nodes) = self.sls.get(val).filter(|n| !n.is_empty()) {
-                targets.push(nodes.clone());
+                found = true;
+                targets.extend_from_slice(nodes);
             }
         } else if pattern {
-            if let Some(by_key) = self.lookup.get(key) {
-                targets.extend(by_key.glob(val).into_iter().cloned());
+            if let Some(by_key) = self.lookup.get_mut(key) {
+                for nodes in by_key.glob(val) {
+                    found = true;
+                    targets.extend_from_slice(nodes);
+                }
             }
         } else if let Some(nodes) = self
             .lookup
@@ -337,12 +471,11 @@ impl RequisiteGraph {
             .and_then(|m| m.get(val))
             .filter(|n| !n.is_empty())
         {
-            targets.push(nodes.clone());
-        }
-        for t in targets {
             found = true;
-            self.add_reqs(chunks, node, has_prereq, kind, &t);
+            targets.extend_from_slice(nodes);
         }
+        self.add_reqs(chunks, node, has_prereq, kind, &targets);
+        self.targets = targets;
         found
     }
 
@@ -353,47 +486,90 @@ impl RequisiteGraph {
         i: usize,
         disabled: &[String],
     ) -> Result<(), (ReqKind, String)> {
-        for kind in ReqKind::EDGE_KINDS {
-            let Some(reqs) = chunks[i].get(kind.as_str()).filter(|v| v.truthy()).cloned() else {
-                continue;
-            };
+        // The chunk's requisite keys, found in one pass, in Salt's order.
+        let mut present: Vec<(usize, usize)> = Vec::new();
+        for (slot, (k, v)) in chunks[i].iter().enumerate() {
+            let rank = k
+                .as_str()
+                .and_then(|k| ReqKind::EDGE_KINDS.iter().position(|e| e.as_str() == k));
+            if let Some(rank) = rank.filter(|_| v.truthy()) {
+                present.push((rank, slot));
+            }
+        }
+        present.sort_unstable();
+        for (rank, slot) in present {
+            let kind = ReqKind::EDGE_KINDS[rank];
             if disabled.iter().any(|d| d == kind.as_str()) {
                 continue;
             }
-            for req in py_iter(&reqs) {
-                let (key, val) = match &req {
-                    Value::Str(s) => ("id".to_string(), Value::Str(s.clone())),
-                    Value::Map(m) => match m.iter().next() {
-                        Some((k, v)) => (k.py_str(), v.clone()),
-                        None => continue,
-                    },
-                    _ => continue,
-                };
-                let key = key.split('.').next().unwrap_or_default().to_string();
-                let val = match val {
-                    Value::Null => continue,
-                    Value::Str(s) => s,
-                    _ => {
-                        return Err((
-                            kind,
-                            format!(
-                                "Requisite [{kind}: {key}] in state [{}] in SLS [{}] must have a string as the value",
-                                chunks[i].get("name").map(Value::py_str).unwrap_or_default(),
-                                chunks[i].get("__sls__").map_or("None".to_string(), Value::py_str),
-                            ),
-                        ))
-                    }
-                };
-                if !self.add_dependency(chunks, i, kind, &key, &val) {
+            // Lend the requisites out of the chunk while their edges are
+            // added: that may flag chunks (this one too) but never moves or
+            // removes their keys, so the slot stays valid.
+            let Some(reqs) = chunks[i]
+                .get_index_mut(slot)
+                .map(|(_, v)| std::mem::take(v))
+            else {
+                continue;
+            };
+            let result = self.add_kind(chunks, i, kind, &reqs);
+            if let Some((_, v)) = chunks[i].get_index_mut(slot) {
+                *v = reqs;
+            }
+            result?;
+        }
+        Ok(())
+    }
+
+    /// The requisites of one kind of chunk `i` (`reqs`, lent out of it).
+    fn add_kind(
+        &mut self,
+        chunks: &mut [Map],
+        i: usize,
+        kind: ReqKind,
+        reqs: &Value,
+    ) -> Result<(), (ReqKind, String)> {
+        let owned;
+        let items: &[Value] = match reqs {
+            Value::List(l) => l,
+            other => {
+                owned = py_iter(other);
+                &owned
+            }
+        };
+        for req in items {
+            let (key, val) = match req {
+                Value::Str(_) => (std::borrow::Cow::Borrowed("id"), req),
+                Value::Map(m) => match m.iter().next() {
+                    Some((Value::Str(k), v)) => (std::borrow::Cow::Borrowed(k.as_str()), v),
+                    Some((k, v)) => (std::borrow::Cow::Owned(k.py_str()), v),
+                    None => continue,
+                },
+                _ => continue,
+            };
+            let key = key.split('.').next().unwrap_or_default();
+            let val = match val {
+                Value::Null => continue,
+                Value::Str(s) => s.as_str(),
+                _ => {
                     return Err((
                         kind,
                         format!(
-                            "Referenced state does not exist for requisite [{kind}: ({key}: {val})] in state [{}] in SLS [{}]",
+                            "Requisite [{kind}: {key}] in state [{}] in SLS [{}] must have a string as the value",
                             chunks[i].get("name").map(Value::py_str).unwrap_or_default(),
                             chunks[i].get("__sls__").map_or("None".to_string(), Value::py_str),
                         ),
-                    ));
+                    ))
                 }
+            };
+            if !self.add_dependency(chunks, i, kind, key, val) {
+                return Err((
+                    kind,
+                    format!(
+                        "Referenced state does not exist for requisite [{kind}: ({key}: {val})] in state [{}] in SLS [{}]",
+                        chunks[i].get("name").map(Value::py_str).unwrap_or_default(),
+                        chunks[i].get("__sls__").map_or("None".to_string(), Value::py_str),
+                    ),
+                ));
             }
         }
         Ok(())
@@ -401,7 +577,7 @@ impl RequisiteGraph {
 
     /// Salt's sort key of a node, computed when it becomes ready; normalises
     /// the node's own order (and symbolic orders of dependents) in place.
-    fn key(&self, chunks: &mut [Map], n: NodeIndex, cap: i64) -> HeapKey {
+    fn key(&self, chunks: &mut [Map], n: NodeIndex, cap: i64) -> HeapKey<'_> {
         let own = normalise_order(&mut chunks[self.graph[n].chunk], cap);
         let mut child_min = Num::Float(f64::INFINITY);
         let mut req_order: i16 = -1;
@@ -431,7 +607,7 @@ impl RequisiteGraph {
             effective: if own > child_min { child_min } else { own },
             own,
             label: chunk_label(chunk),
-            tag: self.graph[n].tag.clone(),
+            tag: &self.graph[n].tag,
             node: n,
         }
     }
@@ -442,7 +618,7 @@ impl RequisiteGraph {
         let mut indegree: Vec<usize> = self
             .inn
             .iter()
-            .map(|m| m.values().map(Vec::len).sum())
+            .map(|m| m.values().map(|k| k.len()).sum())
             .collect();
         let mut heap = BinaryHeap::new();
         for n in self.graph.node_indices() {
@@ -524,11 +700,11 @@ impl RequisiteGraph {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct HeapKey {
+struct HeapKey<'g> {
     effective: Num,
     own: Num,
     label: String,
-    tag: String,
+    tag: &'g str,
     node: NodeIndex,
 }
 
@@ -742,6 +918,46 @@ fn cycle_error(g: &RequisiteGraph, chunks: &[Map], sources: &SourceMap) -> Diagn
 
 #[cfg(test)]
 mod tests {
+    use super::{KeyIndex, Kinds, ReqKind};
+    use petgraph::graph::NodeIndex;
+
+    #[test]
+    fn packed_kinds_keep_insertion_order() {
+        let mut k = Kinds::default();
+        assert_eq!(k.len(), 0);
+        for kind in ReqKind::ALL.iter().rev() {
+            assert!(!k.contains(*kind));
+            k.push(*kind);
+            assert!(k.contains(*kind));
+        }
+        let back: Vec<ReqKind> = k.iter().collect();
+        let want: Vec<ReqKind> = ReqKind::ALL.iter().rev().copied().collect();
+        assert_eq!(back, want);
+    }
+
+    #[test]
+    fn key_index_globs_in_insertion_order_after_late_inserts() {
+        let mut idx = KeyIndex::default();
+        for (i, key) in ["web-b", "db", "web-a"].into_iter().enumerate() {
+            idx.add(key, NodeIndex::new(i));
+        }
+        let hits: Vec<Vec<NodeIndex>> = idx.glob("web-*").into_iter().cloned().collect();
+        assert_eq!(hits, [vec![NodeIndex::new(0)], vec![NodeIndex::new(2)]]);
+        // A key added after the sorted view was built is still found.
+        idx.add("web-0", NodeIndex::new(3));
+        idx.add("web-a", NodeIndex::new(4));
+        let hits: Vec<Vec<NodeIndex>> = idx.glob("web-?").into_iter().cloned().collect();
+        assert_eq!(
+            hits,
+            [
+                vec![NodeIndex::new(0)],
+                vec![NodeIndex::new(2), NodeIndex::new(4)],
+                vec![NodeIndex::new(3)]
+            ]
+        );
+        assert!(idx.glob("x*").is_empty());
+    }
+
     use crate::config::SaltVersion;
     use crate::high::SourceMap;
     use crate::low::{high_to_low, LowOptions};

@@ -282,6 +282,55 @@ impl Value {
         out
     }
 
+    /// Like [`Value::to_json_pretty`] but written to `w` as it goes (a
+    /// list's or map's top-level items one at a time), so a large result is
+    /// never held as one string.
+    pub fn write_json_pretty<W: std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
+        // Items are rendered into `buf`, which is flushed whenever it grows
+        // past this size.
+        const FLUSH_AT: usize = 1 << 16;
+        let mut buf = String::new();
+        let flush = |buf: &mut String, w: &mut W, force: bool| {
+            if force || buf.len() >= FLUSH_AT {
+                w.write_all(buf.as_bytes())?;
+                buf.clear();
+            }
+            Ok::<(), std::io::Error>(())
+        };
+        match self {
+            Value::List(l) if !l.is_empty() => {
+                buf.push('[');
+                for (i, v) in l.iter().enumerate() {
+                    if i > 0 {
+                        buf.push(',');
+                    }
+                    newline_indent(&mut buf, 4);
+                    v.write_json(&mut buf, 4);
+                    flush(&mut buf, w, false)?;
+                }
+                newline_indent(&mut buf, 0);
+                buf.push(']');
+            }
+            Value::Map(m) if !m.is_empty() => {
+                buf.push('{');
+                for (i, (k, v)) in m.iter().enumerate() {
+                    if i > 0 {
+                        buf.push(',');
+                    }
+                    newline_indent(&mut buf, 4);
+                    write_json_key(&mut buf, k);
+                    buf.push_str(": ");
+                    v.write_json(&mut buf, 4);
+                    flush(&mut buf, w, false)?;
+                }
+                newline_indent(&mut buf, 0);
+                buf.push('}');
+            }
+            other => other.write_json(&mut buf, 0),
+        }
+        flush(&mut buf, w, true)
+    }
+
     fn write_json(&self, out: &mut String, indent: usize) {
         match self {
             Value::Null => out.push_str("null"),
@@ -326,7 +375,7 @@ impl Value {
                         out.push(',');
                     }
                     newline_indent(out, indent + 4);
-                    write_json_str(out, &json_key(k));
+                    write_json_key(out, k);
                     out.push_str(": ");
                     v.write_json(out, indent + 4);
                 }
@@ -338,8 +387,22 @@ impl Value {
 }
 
 fn newline_indent(out: &mut String, n: usize) {
+    const SPACES: &str = "                                                                ";
     out.push('\n');
-    out.extend(std::iter::repeat_n(' ', n));
+    let mut n = n;
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        out.push_str(&SPACES[..k]);
+        n -= k;
+    }
+}
+
+/// A map key as JSON text (string keys without a copy).
+fn write_json_key(out: &mut String, k: &Value) {
+    match k {
+        Value::Str(s) => write_json_str(out, s),
+        other => write_json_str(out, &json_key(other)),
+    }
 }
 
 fn json_key(k: &Value) -> String {
@@ -353,6 +416,14 @@ fn json_key(k: &Value) -> String {
 
 fn write_json_str(out: &mut String, s: &str) {
     out.push('"');
+    // Fast path: printable ASCII without quotes or backslashes is copied as is.
+    if s.bytes()
+        .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
+    {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -510,5 +581,24 @@ mod tests {
             "{\n    \"z\": 10000.0,\n    \"a\": [\n        null,\n        true\n    ]\n}"
         );
         assert_eq!(v.py_repr(), "{'z': 10000.0, 'a': [None, True]}");
+    }
+
+    #[test]
+    fn streamed_json_matches_the_string_form() {
+        let long: Vec<Value> = (0..5000)
+            .map(|i| vmap! {"i" => i as i64, "s" => format!("é\"{i}"), "e" => Map::new()})
+            .collect();
+        for v in [
+            Value::List(long),
+            vmap! {"z" => 10000.0, "a" => vec![Value::Null, Value::from(true)]},
+            Value::List(vec![]),
+            Value::Map(Map::new()),
+            Value::from("x"),
+            Value::Int(3),
+        ] {
+            let mut out = Vec::new();
+            v.write_json_pretty(&mut out).unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), v.to_json_pretty());
+        }
     }
 }

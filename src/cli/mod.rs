@@ -230,8 +230,7 @@ pub struct Output {
 
 impl Output {
     pub fn write(&self, value: &Value) -> CmdResult {
-        let text = lowstate::emit::to_string(value, self.format.into());
-        lowstate::emit::output(&text, self.output.as_deref())
+        lowstate::emit::write_value(value, self.format.into(), self.output.as_deref())
             .with_context(|| "cannot write output")?;
         Ok(())
     }

@@ -94,6 +94,16 @@ impl<'a> RenderCache<'a> {
         }
     }
 
+    /// Like [`RenderCache::get`], but removes the result from the cache: the
+    /// walk consumes each file once, so its parse tree need not outlive it.
+    pub fn take(&self, saltenv: &str, sls: &str) -> Arc<SlsRender> {
+        let taken = {
+            let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+            done.remove(&(saltenv.to_string(), sls.to_string()))
+        };
+        taken.unwrap_or_else(|| Arc::new(self.render(saltenv, sls)))
+    }
+
     /// Render `roots` and everything they include, wave by wave, in parallel.
     pub fn prefetch(&self, roots: Vec<(String, String)>) {
         let mut seen: HashSet<(String, String)> = HashSet::new();
@@ -315,8 +325,8 @@ impl<'a> Builder<'a> {
         errors: &mut Vec<Diagnostic>,
     ) -> Option<Value> {
         let what = format!("{saltenv}:{sls}");
-        let rendered = self.cache.get(saltenv, sls);
-        let (file, rendered) = match &*rendered {
+        let taken = self.cache.take(saltenv, sls);
+        let (file, rendered) = match &*taken {
             SlsRender::Missing => {
                 errors.push(
                     Diagnostic::error(
@@ -362,6 +372,9 @@ impl<'a> Builder<'a> {
             );
             return Some(data);
         };
+        // Done with the parse tree: free it before rendering the includes.
+        let file = file.clone();
+        drop(taken);
 
         let mut include = Vec::new();
         if let Some(inc) = state.get("include") {
@@ -386,7 +399,7 @@ impl<'a> Builder<'a> {
         handle_state_decls(&mut state, sls, saltenv, errors, &self.sources);
 
         for inc in include {
-            self.process_include(inc, &mut state, sls, saltenv, file, matches, errors);
+            self.process_include(inc, &mut state, sls, saltenv, &file, matches, errors);
         }
         if self.auto_order {
             self.handle_iorder(&mut state);
