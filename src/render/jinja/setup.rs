@@ -117,7 +117,11 @@ fn register_globals(env: &mut Environment<'static>, _data: Arc<RenderData>) {
     });
     env.add_function(
         "odict",
-        |args: Rest<JValue>, kw: Kwargs| -> Result<JValue, Error> { dict_from(&args, kw) },
+        |args: Rest<JValue>, kw: Kwargs| -> Result<JValue, Error> {
+            let d = dict_from(&args, kw)?;
+            let m = pairs_of(&d)?.into_iter().collect();
+            Ok(super::mutable::new_ordered_map(m))
+        },
     );
     env.add_function(
         "dict",
@@ -670,7 +674,7 @@ pub fn render(
     data: &Arc<RenderData>,
     file: &FileText,
     ctx: &SlsContext,
-    templates: &dyn TemplateLoader,
+    templates: &Arc<dyn TemplateLoader>,
 ) -> Result<String, JinjaError> {
     let FileText {
         source,
@@ -681,7 +685,10 @@ pub fn render(
         ("grains".into(), to_jinja(&data.grains)),
         ("pillar".into(), to_jinja(&data.pillar)),
         ("opts".into(), to_jinja(&data.opts)),
-        ("salt".into(), salt::salt_object(data.clone())),
+        (
+            "salt".into(),
+            salt::salt_object_with_files(data.clone(), Some(templates.clone())),
+        ),
         ("saltenv".into(), JValue::from(ctx.saltenv.as_str())),
         ("sls".into(), JValue::from(ctx.sls.as_str())),
         ("proxy".into(), new_map(Default::default())),
@@ -721,7 +728,7 @@ pub fn render(
         original,
         header_line,
         syntax: &syntax,
-        loader: templates,
+        loader: templates.as_ref(),
         saltenv: &ctx.saltenv,
     };
     let _frame = loader::push_frame(&tpldir, &tplfile, base);

@@ -10,6 +10,25 @@ impl TemplateLoader for Files {
     fn read(&self, saltenv: &str, path: &str) -> Option<String> {
         self.0.get(&format!("{saltenv}:{path}")).cloned()
     }
+
+    fn listing(&self, saltenv: &str) -> Option<Arc<FileListing>> {
+        let mut files = std::collections::BTreeSet::new();
+        let mut dirs = std::collections::BTreeSet::new();
+        for key in self.0.keys() {
+            if let Some(path) = key.strip_prefix(&format!("{saltenv}:")) {
+                files.insert(path.to_string());
+                let mut dir = path;
+                while let Some((d, _)) = dir.rsplit_once('/') {
+                    dirs.insert(d.to_string());
+                    dir = d;
+                }
+            }
+        }
+        Some(Arc::new(FileListing {
+            files: files.into_iter().collect(),
+            dirs: dirs.into_iter().collect(),
+        }))
+    }
 }
 
 fn jinja_with(files: &[(&str, &str)], options: JinjaOptions) -> Jinja {
@@ -554,6 +573,32 @@ fn matches_salt_recorded_output() {
         include_str!("testdata/probe2.sls"),
         include_str!("testdata/probe2.expected"),
     );
+}
+
+/// Salt 3008.5's output for probe3 (`OrderedDict` through filters and
+/// merges, identity of what `filter_by` / `defaults.*` / `slsutil.update`
+/// return, nested mutability of function results, `cp.list_*`), rendered
+/// in a tree holding exactly these files.
+#[test]
+fn matches_salt_recorded_probe3() {
+    let src = include_str!("testdata/probe3.sls");
+    let files = [
+        ("p3.sls", src),
+        ("p3/sub/init.sls", "x: 1\n"),
+        ("p3/sub/x.sls", "y: 1\n"),
+        ("p3/files/a.conf", "conf\n"),
+        ("p3/defaults.yaml", "k: v\n"),
+    ];
+    let out = jinja_with(&files, JinjaOptions::default()).render(src, &ctx("p3", "p3.sls"));
+    let out = match out {
+        Ok(s) => s,
+        Err(e) => panic!("{}", e.message),
+    };
+    let expected = include_str!("testdata/probe3.expected");
+    for (o, e) in out.lines().zip(expected.lines()) {
+        assert_eq!(o, e);
+    }
+    assert_eq!(out, expected);
 }
 
 fn compare_with_salt(src: &str, expected: &str) {
