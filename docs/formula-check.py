@@ -20,6 +20,8 @@ Options:
   --grains FILE.json    grains for both sides (default: a fixed Debian 12 set)
   --mocks FILE.json     answers for minion-side functions, `mod.fun: value`,
                         used by both sides (default: the set below)
+  --pillar-example      give both sides the formula's `pillar.example` as pillar
+                        (copied to a pillar root as `example.sls`, top: '*': [example])
   --only SUBSTR         only SLS whose name contains SUBSTR
   --diff N              print a unified diff for the first N differing files
   --list                print one line per file with its verdict
@@ -37,6 +39,7 @@ needed by `cargo test`.
 """
 import argparse
 import difflib
+import hashlib
 import json
 import os
 import subprocess
@@ -98,6 +101,7 @@ DEFAULT_MOCKS = {
     "pkg.version_cmp": 0,
     "alternatives.show_current": False,
     "git.current_branch": "",
+    "status.time": "26-01-01_00:00:00",
 }
 
 SKIP_DIRS = {"test", "tests", "docs", "bin", "files", "templates", "dev", "scripts", ".git", ".github"}
@@ -140,8 +144,8 @@ def salt_worker(spec_path):
     import salt.config
 
     tmp = tempfile.mkdtemp(prefix="formula-check-salt-")
-    pillar_root = os.path.join(tmp, "pillar")
-    os.makedirs(pillar_root)
+    pillar_root = spec.get("pillar_root") or os.path.join(tmp, "pillar")
+    os.makedirs(pillar_root, exist_ok=True)
     cfg = {
         "id": spec["grains"].get("id", "formula-minion"),
         "file_client": "local",
@@ -168,6 +172,17 @@ def salt_worker(spec_path):
 
     for name, value in spec["mocks"].items():
         funcs[name] = const(value)
+    if spec.get("pillar_root"):
+        # The pillar was compiled before the mocks existed: compile it again
+        # with them, into the same object the modules hold.
+        import salt.pillar
+        fresh = salt.pillar.get_pillar(
+            opts, opts["grains"], opts["id"], opts["saltenv"],
+            pillarenv=opts.get("pillarenv"), funcs=funcs,
+        ).compile_pillar()
+        target = caller.sminion.opts["pillar"]
+        target.clear()
+        target.update(fresh)
     render = funcs["slsutil.renderer"]
     results = {}
     for sls, rel in spec["files"]:
@@ -185,9 +200,10 @@ def salt_worker(spec_path):
     json.dump(results, sys.stdout)
 
 
-def salt_side(py, root, files, grains, mocks):
+def salt_side(py, root, files, grains, mocks, pillar_root):
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
-        json.dump({"root": root, "files": files, "grains": grains, "mocks": mocks}, fh)
+        json.dump({"root": root, "files": files, "grains": grains, "mocks": mocks,
+                   "pillar_root": pillar_root}, fh)
         spec = fh.name
     try:
         p = subprocess.run(
@@ -206,7 +222,7 @@ def salt_side(py, root, files, grains, mocks):
 # lowstate's side
 # ---------------------------------------------------------------------------
 
-def lowstate_side(binary, root, files, grains, mocks):
+def lowstate_side(binary, root, files, grains, mocks, pillar_root):
     results = {}
     with tempfile.TemporaryDirectory(prefix="formula-check-") as cfgdir:
         cfg = {
@@ -215,6 +231,8 @@ def lowstate_side(binary, root, files, grains, mocks):
             "file_roots": {"base": [root]},
             "mocks": mocks,
         }
+        if pillar_root:
+            cfg["pillar_roots"] = {"base": [pillar_root]}
         with open(os.path.join(cfgdir, "minion"), "w") as fh:
             json.dump(cfg, fh)  # JSON is valid YAML
         for sls, _rel in files:
@@ -271,6 +289,7 @@ def main(argv):
     ap.add_argument("--salt-cache")
     ap.add_argument("--grains")
     ap.add_argument("--mocks")
+    ap.add_argument("--pillar-example", action="store_true")
     ap.add_argument("--only")
     ap.add_argument("--diff", type=int, default=0)
     ap.add_argument("--list", action="store_true")
@@ -301,16 +320,29 @@ def main(argv):
             files = [f for f in files if a.only in f[0]]
         if not files:
             continue
-        key = root
+        # Salt's answers depend on the tree, the pillar, the grains and the mocks.
+        inputs = json.dumps([grains, mocks], sort_keys=True).encode()
+        key = root + "|" + hashlib.sha1(inputs).hexdigest()[:12]
+        pillar_root = None
+        if a.pillar_example:
+            example = os.path.join(root, "pillar.example")
+            if not os.path.isfile(example):
+                continue
+            key += "|pillar.example"
+            pillar_root = tempfile.mkdtemp(prefix="formula-check-pillar-")
+            with open(example) as src, open(os.path.join(pillar_root, "example.sls"), "w") as dst:
+                dst.write(src.read())
+            with open(os.path.join(pillar_root, "top.sls"), "w") as fh:
+                fh.write("base:\n  '*':\n    - example\n")
         salt = cache.get(key, {})
         missing = [f for f in files if f[0] not in salt]
         if missing:
             if not a.salt_python:
                 sys.exit(f"formula-check: no Salt results for {name}; pass --salt-python")
-            salt.update(salt_side(a.salt_python, root, missing, grains, mocks))
+            salt.update(salt_side(a.salt_python, root, missing, grains, mocks, pillar_root))
             cache[key] = salt
             cache_dirty = True
-        ours = lowstate_side(binary, root, files, grains, mocks)
+        ours = lowstate_side(binary, root, files, grains, mocks, pillar_root)
         counts = dict.fromkeys(COLUMNS, 0)
         for sls, rel in files:
             v = verdict(salt[sls], ours[sls])
