@@ -156,11 +156,15 @@ pub(crate) fn to_mj(v: &Value) -> MjValue {
 /// `dictupdate.update` changes it: nested dicts present in both are updated
 /// in place (they keep their identity and `OrderedDict`-ness), everything
 /// else is assigned. Other targets fall back to [`update_in_place`].
+/// `source` is the template value merged in (`upd`): values taken from it
+/// keep its maps' types (dict or `OrderedDict`).
 pub(crate) fn merge_in_place(
     state: &mut State,
     target: &MjValue,
     merged: &Value,
+    source: Option<&MjValue>,
 ) -> Result<bool, Error> {
+    use crate::render::jinja::convert::to_jinja_like;
     use crate::render::jinja::mutable::MutMap;
     let (Some(m), Value::Map(new)) = (target.downcast_object_ref::<MutMap>(), merged) else {
         return update_in_place(state, target, merged);
@@ -168,13 +172,22 @@ pub(crate) fn merge_in_place(
     for (k, v) in new {
         let key = to_mj(k);
         let existing = m.lock().get(&key).cloned();
+        let from_source = source
+            .filter(|s| s.kind() == ValueKind::Map)
+            .and_then(|s| s.get_item(&key).ok())
+            .filter(|x| !x.is_undefined());
         if let (Some(sub), Value::Map(_)) = (&existing, v) {
             if sub.downcast_object_ref::<MutMap>().is_some() {
-                merge_in_place(state, sub, v)?;
+                merge_in_place(state, sub, v, from_source.as_ref())?;
                 continue;
             }
         }
-        m.lock().insert(key, to_mj(v));
+        let hints: Vec<MjValue> = existing
+            .filter(|_| matches!(v, Value::Map(_)))
+            .into_iter()
+            .chain(from_source)
+            .collect();
+        m.lock().insert(key, to_jinja_like(v, &hints));
     }
     Ok(true)
 }

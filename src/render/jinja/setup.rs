@@ -683,7 +683,10 @@ pub fn render(
     } = *file;
     let mut base: Vec<(String, JValue)> = vec![
         ("grains".into(), to_jinja(&data.grains)),
-        ("pillar".into(), to_jinja(&data.pillar)),
+        (
+            "pillar".into(),
+            super::convert::to_jinja_pillar(&data.pillar),
+        ),
         ("opts".into(), to_jinja(&data.opts)),
         (
             "salt".into(),

@@ -601,6 +601,46 @@ fn matches_salt_recorded_probe3() {
     assert_eq!(out, expected);
 }
 
+/// Salt 3008.5's output for probe4: maps below the pillar's top level are
+/// `OrderedDict`s (the `yaml` filter keeps their order), and merges keep the
+/// type of the maps they take from each side. Pillar = what Salt compiled
+/// from two pillar SLS files; grains carry one nested map.
+#[test]
+fn matches_salt_recorded_probe4() {
+    let src = include_str!("testdata/probe4.sls");
+    let j = |s: &str| Value::from_json(&serde_json::from_str(s).expect("json"));
+    let files = Files(
+        [
+            ("base:d.yaml", "z: 1\nb: {y: 1, x: 2}\n"),
+            ("base:p4.sls", src),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect(),
+    );
+    let data = RenderData {
+        grains: j(
+            r#"{"os": "Debian", "os_family": "Debian", "kernel": "Linux",
+                      "id": "oracle-minion", "nested": {"b": 1, "a": 2}}"#,
+        ),
+        pillar: j(r#"{"zz": 1, "app": {"z": 1, "b": {"y": 1, "x": 2, "w": 3},
+                      "a": [{"q": 1, "p": 2}], "c": {"n": 1, "m": 2}},
+                      "aa": {"d": 1, "c": 2}}"#),
+        opts: vmap! {"id" => "oracle-minion"},
+        mocks: Value::Null,
+    };
+    let jinja = Jinja::new(JinjaOptions::default(), Arc::new(data), Arc::new(files));
+    let out = match jinja.render(src, &ctx("p4", "p4.sls")) {
+        Ok(s) => s,
+        Err(e) => panic!("{}", e.message),
+    };
+    let expected = include_str!("testdata/probe4.expected");
+    for (o, e) in out.lines().zip(expected.lines()) {
+        assert_eq!(o, e);
+    }
+    assert_eq!(out, expected);
+}
+
 fn compare_with_salt(src: &str, expected: &str) {
     let files = [("lib/m.jinja", include_str!("testdata/probe2_m.jinja"))];
     let out = jinja_with(&files, JinjaOptions::default()).render(src, &ctx("p2", "p2.sls"));

@@ -6,7 +6,7 @@
 use super::data::{filter_by, traverse};
 use super::{bind, from_mj, merge_in_place, py_error, to_mj, update_in_place, Bound};
 use crate::dictupdate::{self, py_eq};
-use crate::render::jinja::convert::is_mutable;
+use crate::render::jinja::convert::{is_mutable, to_jinja_like, to_jinja_ordered, to_jinja_pillar};
 use crate::render::jinja::{RenderData, TemplateLoader};
 use crate::value::{Map, Value};
 use minijinja::value::Value as MjValue;
@@ -186,7 +186,11 @@ fn pillar_get(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
                     let mut merged = d.clone();
                     dictupdate::update(&mut merged, r, true, merge_lists)
                         .map_err(|e| py_error(e.message))?;
-                    return Ok(to_mj(&merged));
+                    let hints = [
+                        a.raw("default").cloned().unwrap_or_default(),
+                        to_jinja_ordered(r),
+                    ];
+                    return Ok(to_jinja_like(&merged, &hints));
                 }
             }
             Some(Value::List(d)) => {
@@ -201,7 +205,7 @@ fn pillar_get(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
         }
     }
     match traverse(pillar, &key, &delimiter) {
-        Some(v) => Ok(to_mj(v)),
+        Some(v) => Ok(to_jinja_ordered(v)),
         None => match (a.raw("default"), raise_on_missing) {
             (Some(d), _) => Ok(d.clone()),
             (None, false) => Ok(MjValue::from("")),
@@ -219,7 +223,7 @@ fn pillar_items(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
     {
         return Err(py_error("pillar.items with pillar=/pillarenv= compiles a fresh pillar, which is not supported at compile time"));
     }
-    Ok(to_mj(&c.data.pillar))
+    Ok(to_jinja_pillar(&c.data.pillar))
 }
 
 fn pillar_ls(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
@@ -230,7 +234,13 @@ fn pillar_ls(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
 }
 
 /// `pillar.item` / `grains.item`: each key traversed, into one dict.
-fn items_of(data: &Value, a: &Bound, default: Value, delimiter: &str) -> Result<MjValue, Error> {
+fn items_of(
+    data: &Value,
+    a: &Bound,
+    default: Value,
+    delimiter: &str,
+    pillar: bool,
+) -> Result<MjValue, Error> {
     let mut ret = Map::new();
     for arg in &a.varargs {
         let key = from_mj(arg)?;
@@ -239,7 +249,12 @@ fn items_of(data: &Value, a: &Bound, default: Value, delimiter: &str) -> Result<
             .unwrap_or_else(|| default.clone());
         ret.insert(key, found);
     }
-    Ok(to_mj(&Value::Map(ret)))
+    let ret = Value::Map(ret);
+    Ok(if pillar {
+        to_jinja_pillar(&ret)
+    } else {
+        to_mj(&ret)
+    })
 }
 
 fn pillar_item(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
@@ -248,19 +263,16 @@ fn pillar_item(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
         Some(d) => d,
     };
     let delimiter = a.string("delimiter", ":")?;
-    items_of(&c.data.pillar, &a, default, &delimiter)
+    items_of(&c.data.pillar, &a, default, &delimiter, true)
 }
 
 fn pillar_raw(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
     match a.get("key")? {
-        Some(k) if k.truthy() => Ok(to_mj(
-            c.data
-                .pillar
-                .as_map()
-                .and_then(|m| m.get(&k))
-                .unwrap_or(&Value::Map(Map::new())),
-        )),
-        _ => Ok(to_mj(&c.data.pillar)),
+        Some(k) if k.truthy() => Ok(match c.data.pillar.as_map().and_then(|m| m.get(&k)) {
+            Some(v) => to_jinja_ordered(v),
+            None => to_mj(&Value::Map(Map::new())),
+        }),
+        _ => Ok(to_jinja_pillar(&c.data.pillar)),
     }
 }
 
@@ -306,12 +318,23 @@ fn run_filter_by(
                 if is_mutable(&entry) {
                     return Ok(entry);
                 }
-            } else if merge_in_place(state, &entry, &r.value)? {
+            } else if merge_in_place(state, &entry, &r.value, a.raw("merge"))? {
                 return Ok(entry);
             }
         }
     }
-    Ok(to_mj(&r.value))
+    // A copy: its maps keep the types of those they came from.
+    let raw_dict = a.raw("lookup_dict");
+    let entry_of = |k: &Value| raw_dict.and_then(|d| d.get_item(&to_mj(k)).ok());
+    let mut hints: Vec<MjValue> = Vec::new();
+    if let Some(b) = base.as_ref().and_then(&entry_of) {
+        hints.push(b);
+    }
+    if let Some(e) = r.entry_key.as_ref().and_then(&entry_of) {
+        hints.push(e);
+    }
+    hints.extend(a.raw("merge").cloned());
+    Ok(to_jinja_like(&r.value, &hints))
 }
 
 fn pillar_filter_by(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
@@ -409,7 +432,7 @@ fn grains_item(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
         Some(d) => from_mj(&d)?.py_str(),
         None => ":".into(),
     };
-    items_of(&c.data.grains, &a, default, &delimiter)
+    items_of(&c.data.grains, &a, default, &delimiter, false)
 }
 
 fn grains_items(c: &mut Call, _a: Bound) -> Result<MjValue, Error> {
@@ -502,7 +525,13 @@ fn config_get(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
                 }
                 if let Some(v) = traverse(src, &key, &delimiter) {
                     if v != &Value::str("_|-") {
-                        return sdb_check(v.clone());
+                        let found = sdb_check(v.clone())?;
+                        // Pillar maps are OrderedDicts (from the YAML renderer).
+                        return Ok(if matches!(omit, "omit_pillar" | "omit_master") {
+                            to_jinja_ordered(v)
+                        } else {
+                            found
+                        });
                     }
                 }
             }
@@ -683,12 +712,17 @@ fn defaults_merge(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
     if in_place {
         if let Some(target) = a.raw("dest") {
             // Salt returns `dest` itself.
-            if merge_in_place(c.state, target, &dest)? {
+            if merge_in_place(c.state, target, &dest, a.raw("src"))? {
                 return Ok(target.clone());
             }
         }
     }
-    Ok(to_mj(&dest))
+    let hints: Vec<MjValue> = [a.raw("dest"), a.raw("src")]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+    Ok(to_jinja_like(&dest, &hints))
 }
 
 fn defaults_update(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
@@ -744,7 +778,7 @@ fn slsutil_update(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
         .map_err(|e| py_error(e.message))?;
     if let Some(target) = a.raw("dest") {
         let done = if recursive {
-            merge_in_place(c.state, target, &dest)?
+            merge_in_place(c.state, target, &dest, a.raw("upd"))?
         } else {
             update_in_place(c.state, target, &dest)?
         };
@@ -776,7 +810,12 @@ fn slsutil_merge(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
             update_in_place(c.state, target, &a_now)?;
         }
     }
-    Ok(to_mj(&merged))
+    let hints: Vec<MjValue> = [a.raw("obj_a"), a.raw("obj_b")]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+    Ok(to_jinja_like(&merged, &hints))
 }
 
 fn slsutil_merge_all(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
