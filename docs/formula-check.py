@@ -30,7 +30,8 @@ Options:
 A file counts as rendered like Salt when both texts are byte-identical or,
 failing that, both parse as YAML to equal data (PyYAML is needed for that
 check: run this script with the Salt venv's python). Files that fail in both
-are counted separately ("both fail") and are not counted as matches.
+are counted separately and are not counted as matches: "both-fail" when the
+error's first line is Salt's, "errors-differ" otherwise.
 
 Salt renders only its Jinja stage, like
 `salt-call slsutil.renderer salt://PATH default_renderer=jinja sls=NAME`;
@@ -264,6 +265,18 @@ def yaml_equal(a, b):
         return False
 
 
+def error_text(result, side):
+    """The first line of a render error, as Salt would print it after
+    `Rendering SLS '...' failed: `."""
+    lines = (result.get("error") or "").split("\n")
+    if side == "salt":
+        return lines[0].split(": ", 1)[-1]  # drop the exception class
+    # lowstate also prints pillar diagnostics; Salt renders on regardless.
+    heads = [l for l in lines if l.startswith("error[")]
+    head = next((l for l in heads if not l.startswith("error[pillar")), heads[0] if heads else "")
+    return head.split(" failed: ", 1)[-1]
+
+
 def verdict(salt, ours):
     if salt["ok"] and ours["ok"]:
         if salt["text"] == ours["text"]:
@@ -272,11 +285,11 @@ def verdict(salt, ours):
             return "yaml-equal"
         return "differs"
     if not salt["ok"] and not ours["ok"]:
-        return "both-fail"
+        return "both-fail" if error_text(salt, "salt") == error_text(ours, "ours") else "errors-differ"
     return "salt-fails" if not salt["ok"] else "we-fail"
 
 
-COLUMNS = ["identical", "yaml-equal", "differs", "we-fail", "salt-fails", "both-fail"]
+COLUMNS = ["identical", "yaml-equal", "differs", "we-fail", "salt-fails", "both-fail", "errors-differ"]
 
 
 def main(argv):
@@ -351,7 +364,7 @@ def main(argv):
                            "salt": salt[sls], "lowstate": ours[sls]})
             if a.list:
                 print(f"{v:11} {name}: {sls}")
-            if v in ("differs", "we-fail", "salt-fails") and diffs_left > 0:
+            if v in ("differs", "we-fail", "salt-fails", "errors-differ") and diffs_left > 0:
                 diffs_left -= 1
                 show(name, sls, salt[sls], ours[sls])
         rows.append((name, len(files), counts))
@@ -377,7 +390,8 @@ def main(argv):
     print("| **total** | " + " | ".join([str(total_n)] + [str(total[k]) for k in COLUMNS] + [f"{like}/{total_n}"]) + " |")
     print(f"\n{like}/{total_n} rendered like Salt "
           f"({total['identical']} byte-identical, {total['yaml-equal']} equal as YAML; "
-          f"{total['both-fail']} fail in both)")
+          f"{total['both-fail']} fail in both with Salt's message, "
+          f"{total['errors-differ']} fail in both with another message)")
     return 0
 
 

@@ -562,12 +562,15 @@ pub fn unknown_method(
                     if value.kind() == ValueKind::Map { "dict" } else { "list" }
                 )))
             } else {
+                // Jinja2's `object_type_repr`: `None` is named as such.
+                let owner = if value.is_none() {
+                    "None".to_string()
+                } else {
+                    format!("{} object", pyfmt::py_type_name(value))
+                };
                 Err(Error::new(
                     ErrorKind::UnknownMethod,
-                    format!(
-                        "'{} object' has no attribute '{method}'",
-                        pyfmt::py_type_name(value)
-                    ),
+                    format!("'{owner}' has no attribute '{method}'"),
                 ))
             }
         }

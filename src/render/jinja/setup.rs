@@ -200,6 +200,17 @@ fn dict_from(args: &[JValue], kw: Kwargs) -> Result<JValue, Error> {
 
 /// Jinja2 builtins whose minijinja versions differ from Jinja2's.
 fn register_builtin_overrides(env: &mut Environment<'static>) {
+    // dictsort calls `value.items()`: an undefined value fails with its own
+    // text in Jinja2 (the engine's error names the expression).
+    env.add_filter(
+        "dictsort",
+        |v: JValue, kw: Kwargs| -> Result<JValue, Error> {
+            if v.is_undefined() {
+                v.get_attr("items")?;
+            }
+            minijinja::filters::dictsort(&v, kw)
+        },
+    );
     // default(value, default_value='', boolean=False)
     let default =
         |v: JValue, d: Option<JValue>, b: Option<JValue>, kw: Kwargs| -> Result<JValue, Error> {

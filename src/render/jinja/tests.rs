@@ -641,6 +641,73 @@ fn matches_salt_recorded_probe4() {
     assert_eq!(out, expected);
 }
 
+/// Operations on an undefined value fail with the undefined's own text, as
+/// Jinja2's StrictUndefined does (messages recorded from Salt 3008.5).
+#[test]
+fn operations_on_undefined_name_the_undefined() {
+    let cases = [
+        (
+            "{{ d.missing.items() }}",
+            "Jinja variable 'dict object' has no attribute 'missing'; line 2",
+        ),
+        (
+            "{{ d.missing|length }}",
+            "Jinja variable 'dict object' has no attribute 'missing'; line 2",
+        ),
+        (
+            "{{ opts['nope'] + '/x' }}",
+            "Jinja variable 'salt.utils.optsdict.OptsDict object' has no attribute 'nope'; line 2",
+        ),
+        (
+            "{% for x in nope %}{% endfor %}",
+            "Jinja variable 'nope' is undefined; line 2",
+        ),
+        (
+            "{{ nope ~ 'x' }}",
+            "Jinja variable 'nope' is undefined; line 2",
+        ),
+        (
+            "{{ d.missing.x }}",
+            "Jinja variable 'dict object' has no attribute 'missing'; line 2",
+        ),
+        (
+            "{{ nope|dictsort }}",
+            "Jinja variable 'nope' is undefined; line 2",
+        ),
+        (
+            "{{ d['missing'] == 1 }}",
+            "Jinja variable 'dict object' has no attribute 'missing'; line 2",
+        ),
+        (
+            "{{ grains.nope|upper }}",
+            "Jinja variable 'salt.utils.optsdict.DictProxy object' has no attribute 'nope'; line 2",
+        ),
+        (
+            "{{ none.get('x') }}",
+            "Jinja variable 'None' has no attribute 'get'; line 2",
+        ),
+        (
+            "{{ (1).foo() }}",
+            "Jinja variable 'int object' has no attribute 'foo'; line 2",
+        ),
+        (
+            "{{ [1].nope() }}",
+            "Jinja variable 'list object' has no attribute 'nope'; line 2",
+        ),
+        (
+            "{{ pillar['nope'].x }}",
+            "Jinja variable 'salt.utils.optsdict.DictProxy object' has no attribute 'nope'; line 2",
+        ),
+    ];
+    for (body, want) in cases {
+        let src = format!("{{%- set d = {{'a': 1}} %}}\n{body}\n");
+        match render_files(&[], &src) {
+            Ok(out) => panic!("{body}: rendered {out:?}"),
+            Err(e) => assert_eq!(e.message.lines().next(), Some(want), "{body}"),
+        }
+    }
+}
+
 fn compare_with_salt(src: &str, expected: &str) {
     let files = [("lib/m.jinja", include_str!("testdata/probe2_m.jinja"))];
     let out = jinja_with(&files, JinjaOptions::default()).render(src, &ctx("p2", "p2.sls"));
