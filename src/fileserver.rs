@@ -4,11 +4,11 @@
 //! the roots is ever read: `..`, absolute paths and symlinks that leave a
 //! root are refused.
 
-use crate::render::jinja::TemplateLoader;
+use crate::render::jinja::{FileListing, TemplateLoader};
 use indexmap::IndexMap;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// An SLS file found in a saltenv.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +43,7 @@ pub struct FileServer {
 struct Env {
     roots: Vec<PathBuf>,
     listing: OnceLock<Vec<String>>,
+    paths: OnceLock<Arc<FileListing>>,
 }
 
 impl FileServer {
@@ -56,6 +57,7 @@ impl FileServer {
                         Env {
                             roots: r.clone(),
                             listing: OnceLock::new(),
+                            paths: OnceLock::new(),
                         },
                     )
                 })
@@ -146,6 +148,57 @@ impl FileServer {
     }
 }
 
+impl FileServer {
+    /// Every file and directory of an env (all roots merged, sorted), as
+    /// Salt's `roots` fileserver backend lists them; computed once.
+    pub fn list_paths(&self, env: &str) -> Arc<FileListing> {
+        let Some(e) = self.envs.get(env) else {
+            return Arc::default();
+        };
+        e.paths
+            .get_or_init(|| {
+                let mut files = BTreeSet::new();
+                let mut dirs = BTreeSet::new();
+                for root in &e.roots {
+                    walk_all(root, root, &mut files, &mut dirs);
+                }
+                Arc::new(FileListing {
+                    files: files.into_iter().collect(),
+                    dirs: dirs.into_iter().collect(),
+                })
+            })
+            .clone()
+    }
+}
+
+/// Collect files and directories below `dir` (root-relative), not leaving
+/// the root.
+fn walk_all(root: &Path, dir: &Path, files: &mut BTreeSet<String>, dirs: &mut BTreeSet<String>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if !inside(root, &p) {
+            continue;
+        }
+        let Some(rel) = p
+            .strip_prefix(root)
+            .ok()
+            .and_then(Path::to_str)
+            .map(|s| s.replace('\\', "/"))
+        else {
+            continue;
+        };
+        if p.is_dir() {
+            dirs.insert(rel);
+            walk_all(root, &p, files, dirs);
+        } else {
+            files.insert(rel);
+        }
+    }
+}
+
 /// Is `p` (after resolving symlinks) inside `root`?
 fn inside(root: &Path, p: &Path) -> bool {
     match (root.canonicalize(), p.canonicalize()) {
@@ -179,6 +232,10 @@ impl TemplateLoader for FileServer {
     fn read(&self, saltenv: &str, path: &str) -> Option<String> {
         FileServer::read(self, saltenv, path)
     }
+
+    fn listing(&self, saltenv: &str) -> Option<Arc<FileListing>> {
+        Some(self.list_paths(saltenv))
+    }
 }
 
 #[cfg(test)]
@@ -211,6 +268,18 @@ mod tests {
     fn listing_is_sorted_and_unique() {
         let (_d, fs) = tree();
         assert_eq!(fs.list_sls("base"), ["a.b", "init", "solo", "top"]);
+    }
+
+    #[test]
+    fn paths_of_all_roots_merge_sorted() {
+        let (_d, fs) = tree();
+        let l = fs.list_paths("base");
+        assert_eq!(
+            l.files,
+            ["a/b.sls", "a/b/init.sls", "init.sls", "solo.sls", "top.sls"]
+        );
+        assert_eq!(l.dirs, ["a", "a/b"]);
+        assert!(fs.list_paths("nosuch").files.is_empty());
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use indexmap::IndexMap;
 use minijinja::value::{Value as JValue, ValueKind};
 
-use super::mutable::{new_list, new_map, MutList, MutMap};
+use super::mutable::{new_list, new_map, new_ordered_map, MutList, MutMap};
 use crate::value::{Map, Value};
 
 pub use super::mutable::{is_mutable, pairs_of, to_mut_deep, to_mut_shallow};
@@ -26,6 +26,84 @@ pub fn to_jinja(v: &Value) -> JValue {
                 .collect::<IndexMap<_, _>>(),
         ),
     }
+}
+
+/// Like [`to_jinja`], but every map becomes an `OrderedDict`: what Salt's
+/// YAML renderer makes of pillar data below the top level.
+pub fn to_jinja_ordered(v: &Value) -> JValue {
+    match v {
+        Value::List(l) => new_list(l.iter().map(to_jinja_ordered).collect()),
+        Value::Map(m) => new_ordered_map(
+            m.iter()
+                .map(|(k, v)| (to_jinja_key(k), to_jinja_ordered(v)))
+                .collect::<IndexMap<_, _>>(),
+        ),
+        other => to_jinja(other),
+    }
+}
+
+/// The whole pillar as templates see it: a plain dict whose nested maps
+/// are `OrderedDict`s.
+pub fn to_jinja_pillar(v: &Value) -> JValue {
+    match v {
+        Value::Map(m) => new_map(
+            m.iter()
+                .map(|(k, v)| (to_jinja_key(k), to_jinja_ordered(v)))
+                .collect::<IndexMap<_, _>>(),
+        ),
+        other => to_jinja_ordered(other),
+    }
+}
+
+/// Convert the result of a merge computed on copies, giving each map the
+/// Python type (dict or `OrderedDict`) it has in Salt: that of the first
+/// hint holding a map at the same path (Salt's `dictupdate.update` keeps
+/// `dest`'s containers and deep-copies the ones it takes from `upd`, so
+/// pass the hints as `[dest, upd]`).
+pub fn to_jinja_like(v: &Value, hints: &[JValue]) -> JValue {
+    match v {
+        Value::Map(m) => {
+            let maps: Vec<&JValue> = hints
+                .iter()
+                .filter(|h| h.kind() == ValueKind::Map && !h.is_undefined())
+                .collect();
+            let ordered = maps
+                .first()
+                .and_then(|h| h.downcast_object_ref::<MutMap>())
+                .is_some_and(MutMap::is_ordered);
+            let entries = m
+                .iter()
+                .map(|(k, x)| {
+                    let key = to_jinja_key(k);
+                    let sub: Vec<JValue> = maps.iter().filter_map(|h| item(h, &key)).collect();
+                    (key, to_jinja_like(x, &sub))
+                })
+                .collect::<IndexMap<_, _>>();
+            if ordered {
+                new_ordered_map(entries)
+            } else {
+                new_map(entries)
+            }
+        }
+        Value::List(l) => new_list(
+            l.iter()
+                .enumerate()
+                .map(|(i, x)| {
+                    let sub: Vec<JValue> = hints
+                        .iter()
+                        .filter(|h| h.kind() == ValueKind::Seq)
+                        .filter_map(|h| item(h, &JValue::from(i)))
+                        .collect();
+                    to_jinja_like(x, &sub)
+                })
+                .collect(),
+        ),
+        other => to_jinja(other),
+    }
+}
+
+fn item(h: &JValue, key: &JValue) -> Option<JValue> {
+    h.get_item(key).ok().filter(|v| !v.is_undefined())
 }
 
 /// Map keys are never containers in Python; convert them without wrapping.

@@ -156,6 +156,17 @@ fn classify(err: &Error, top: &TopLevel) -> (JinjaErrorKind, String) {
         return (tag.kind, format!("{}{}", tag.prefix, tag.message));
     }
     let detail = err.detail().unwrap_or("");
+    // Any operation on an undefined value (attribute, method, operator,
+    // length, iteration, ...) fails in Jinja2's StrictUndefined with the
+    // undefined's own text; the engine says which expression it was.
+    if err.kind() != ErrorKind::UndefinedError {
+        if let Some(expr) = undefined_origin(detail) {
+            return (
+                JinjaErrorKind::Undefined,
+                format!("Jinja variable {}", undefined_text(&format!("`{expr}`"))),
+            );
+        }
+    }
     match err.kind() {
         ErrorKind::UndefinedError => {
             let text = if detail.contains('`') {
@@ -256,6 +267,14 @@ fn undefined_from_source(err: &Error) -> Option<String> {
     let expr = expr.split('|').next()?.trim();
     let path = |c: char| c == '_' || c == '.' || c.is_alphanumeric();
     (!expr.is_empty() && expr.chars().all(path)).then(|| expr.to_string())
+}
+
+/// The expression named by the engine's "... (`expr` is undefined)" suffix.
+fn undefined_origin(detail: &str) -> Option<&str> {
+    let start = detail.rfind(" (`")? + 3;
+    let rest = &detail[start..];
+    let end = rest.find("` is undefined")?;
+    Some(&rest[..end])
 }
 
 /// Jinja2's `StrictUndefined` text from minijinja's "`expr` is undefined".
@@ -465,6 +484,15 @@ mod tests {
     #[test]
     fn undefined_texts() {
         assert_eq!(undefined_text("`x` is undefined"), "'x' is undefined");
+        assert_eq!(
+            undefined_origin("cannot calculate length (`d.missing` is undefined)"),
+            Some("d.missing")
+        );
+        assert_eq!(
+            undefined_origin("x (`a['b']` is undefined, from t.sls:3)"),
+            Some("a['b']")
+        );
+        assert_eq!(undefined_origin("no hint here"), None);
         assert_eq!(
             undefined_text("`a.b` is undefined"),
             "'dict object' has no attribute 'b'"

@@ -8,6 +8,7 @@
 //! Python `re` patterns run on `fancy-regex` (lookaround, backreferences);
 //! replacement templates (`\1`, `\g<name>`) are expanded here.
 
+use super::mutable::MutMap;
 use super::salt::{from_mj, py_error, to_mj};
 use crate::dictupdate::py_eq;
 use crate::value::{py_float_repr, py_str_repr, Map, Value};
@@ -474,14 +475,53 @@ pub(crate) fn yaml_dump_sorted(v: &Value, flow: Option<bool>) -> String {
 // serializer filters
 // ---------------------------------------------------------------------------
 
+/// Template value → data for Salt's `safe_dump` (`SafeOrderedDumper`): plain
+/// dicts' keys sorted, `OrderedDict`s (from `odict()`) kept in order.
+fn yaml_data(v: &MjValue) -> Result<Value, Error> {
+    if let Some(m) = v.downcast_object_ref::<MutMap>() {
+        let pairs: Vec<(MjValue, MjValue)> = m
+            .lock()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let mut entries = Vec::with_capacity(pairs.len());
+        for (k, v) in &pairs {
+            entries.push((from_mj(k)?, yaml_data(v)?));
+        }
+        if !m.is_ordered() {
+            let mut refs: Vec<(&Value, &Value)> = entries.iter().map(|(k, v)| (k, v)).collect();
+            sort_py_keys(&mut refs);
+            return Ok(Value::Map(
+                refs.into_iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            ));
+        }
+        return Ok(Value::Map(entries.into_iter().collect()));
+    }
+    match v.kind() {
+        ValueKind::Seq if v.as_str().is_none() => {
+            let mut out = Vec::new();
+            for item in v.try_iter()? {
+                out.push(yaml_data(&item)?);
+            }
+            Ok(Value::List(out))
+        }
+        _ => Ok(sorted_keys_deep(&from_mj(v)?)),
+    }
+}
+
 fn f_yaml(a: Args) -> Result<MjValue, Error> {
-    let v = a.req(0, "value")?;
+    let v = match a.raw(0, "value") {
+        Some(v) if !v.is_undefined() => yaml_data(v)?,
+        _ => a.req(0, "value")?,
+    };
     let flow = match a.value(1, "flow_style")? {
         None => Some(true),
         Some(Value::Null) => None,
         Some(f) => Some(f.truthy()),
     };
-    let text = yaml_dump_sorted(&v, flow);
+    let text = crate::render::yaml::dump(&v, crate::render::yaml::DumpOptions { flow });
     let text = text.trim();
     let text = text.strip_suffix("\n...").unwrap_or(text);
     Ok(MjValue::from_safe_string(text.to_string()))

@@ -27,6 +27,21 @@ pub trait TemplateLoader: Send + Sync {
     /// The text of `path` (relative to the saltenv's roots, `/`-separated,
     /// already normalised: no `..`, no leading `/`) in `saltenv`.
     fn read(&self, saltenv: &str, path: &str) -> Option<String>;
+
+    /// Every file and directory of `saltenv`, as Salt's fileserver lists
+    /// them for `cp.list_master`, `cp.list_master_dirs` and `cp.list_states`;
+    /// `None` when this loader cannot list (those functions then need mocks).
+    fn listing(&self, _saltenv: &str) -> Option<Arc<FileListing>> {
+        None
+    }
+}
+
+/// The paths of a saltenv, relative to its roots, `/`-separated, each
+/// list sorted and without duplicates (several roots merge).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileListing {
+    pub files: Vec<String>,
+    pub dirs: Vec<String>,
 }
 
 /// Minion data every render sees.
@@ -158,7 +173,7 @@ impl Jinja {
             original: &original,
             header_line,
         };
-        setup::render(&env, &options, &self.data, &file, ctx, self.loader.as_ref())
+        setup::render(&env, &options, &self.data, &file, ctx, &self.loader)
     }
 
     /// Apply a `#jinja2: {json}` header (first line, or second after a

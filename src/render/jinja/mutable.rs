@@ -14,9 +14,11 @@ use minijinja::{Error, ErrorKind, State};
 
 use super::pyfmt;
 
-/// A mutable dict, insertion-ordered.
+/// A mutable dict, insertion-ordered. The flag marks an `OrderedDict`
+/// (made by `odict()`): it prints like a dict, but the `yaml` filter keeps
+/// its key order where it sorts a plain dict's keys.
 #[derive(Default)]
-pub struct MutMap(Mutex<IndexMap<Value, Value>>);
+pub struct MutMap(Mutex<IndexMap<Value, Value>>, bool);
 
 /// A mutable list.
 #[derive(Default)]
@@ -26,6 +28,11 @@ impl MutMap {
     /// The entries (a poisoned lock still yields the data).
     pub fn lock(&self) -> MutexGuard<'_, IndexMap<Value, Value>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Is this an `OrderedDict`?
+    pub fn is_ordered(&self) -> bool {
+        self.1
     }
 }
 
@@ -49,7 +56,12 @@ impl fmt::Debug for MutList {
 
 /// A new mutable dict holding `m`.
 pub fn new_map(m: IndexMap<Value, Value>) -> Value {
-    Value::from_object(MutMap(Mutex::new(m)))
+    Value::from_object(MutMap(Mutex::new(m), false))
+}
+
+/// A new mutable `OrderedDict` holding `m`.
+pub fn new_ordered_map(m: IndexMap<Value, Value>) -> Value {
+    Value::from_object(MutMap(Mutex::new(m), true))
 }
 
 /// A new mutable list holding `v`.
@@ -331,7 +343,10 @@ impl MutMap {
             }
             "copy" => {
                 arity(method, args, 0, 0)?;
-                Ok(new_map(self.lock().clone()))
+                Ok(Value::from_object(MutMap(
+                    Mutex::new(self.lock().clone()),
+                    self.1,
+                )))
             }
             "clear" => {
                 arity(method, args, 0, 0)?;
@@ -564,12 +579,15 @@ pub fn unknown_method(
                     if value.kind() == ValueKind::Map { "dict" } else { "list" }
                 )))
             } else {
+                // Jinja2's `object_type_repr`: `None` is named as such.
+                let owner = if value.is_none() {
+                    "None".to_string()
+                } else {
+                    format!("{} object", pyfmt::py_type_name(value))
+                };
                 Err(Error::new(
                     ErrorKind::UnknownMethod,
-                    format!(
-                        "'{} object' has no attribute '{method}'",
-                        pyfmt::py_type_name(value)
-                    ),
+                    format!("'{owner}' has no attribute '{method}'"),
                 ))
             }
         }

@@ -37,7 +37,7 @@
 //! Mocks take precedence over the built-in implementations.
 
 use crate::dictupdate::py_eq;
-use crate::render::jinja::RenderData;
+use crate::render::jinja::{RenderData, TemplateLoader};
 use crate::value::{Map, Value};
 use indexmap::IndexMap;
 use minijinja::value::{Object, ObjectRepr, Value as MjValue, ValueKind};
@@ -53,8 +53,17 @@ pub(crate) use functions::{posix_join, posix_normpath};
 
 /// The `salt` object templates see (`salt['pillar.get'](...)`, `salt.grains.get(...)`).
 pub fn salt_object(data: Arc<RenderData>) -> MjValue {
+    salt_object_with_files(data, None)
+}
+
+/// The `salt` object, with the fileserver listing `cp.list_states`,
+/// `cp.list_master` and `cp.list_master_dirs` answer from.
+pub fn salt_object_with_files(
+    data: Arc<RenderData>,
+    files: Option<Arc<dyn TemplateLoader>>,
+) -> MjValue {
     let mocks = Mocks::parse(&data.mocks);
-    MjValue::from_object(SaltLoader(Arc::new(Inner { data, mocks })))
+    MjValue::from_object(SaltLoader(Arc::new(Inner { data, mocks, files })))
 }
 
 /// Attached (as the error source) to the minijinja error of a call to a
@@ -135,17 +144,52 @@ pub(crate) fn from_mj(v: &MjValue) -> Result<Value, Error> {
     })
 }
 
-/// Convert a shared-model value to a plain (native) template value.
+/// Convert a shared-model value to a template value. Maps and lists become
+/// mutable, as the Python dicts and lists Salt's functions return are
+/// (`{% do salt['grains.filter_by'](...).pkg.update(...) %}` works in Salt).
 pub(crate) fn to_mj(v: &Value) -> MjValue {
-    match v {
-        Value::Null => MjValue::from(()),
-        Value::Bool(b) => MjValue::from(*b),
-        Value::Int(i) => MjValue::from(*i),
-        Value::Float(f) => MjValue::from(*f),
-        Value::Str(s) => MjValue::from(s.as_str()),
-        Value::List(l) => MjValue::from(l.iter().map(to_mj).collect::<Vec<_>>()),
-        Value::Map(m) => MjValue::from_pairs(m.iter().map(|(k, v)| (to_mj(k), to_mj(v)))),
+    crate::render::jinja::convert::to_jinja(v)
+}
+
+/// Make the mutable map `target` equal to `merged` (its recursively updated
+/// version, computed on a copy) in place, the way Salt's recursive
+/// `dictupdate.update` changes it: nested dicts present in both are updated
+/// in place (they keep their identity and `OrderedDict`-ness), everything
+/// else is assigned. Other targets fall back to [`update_in_place`].
+/// `source` is the template value merged in (`upd`): values taken from it
+/// keep its maps' types (dict or `OrderedDict`).
+pub(crate) fn merge_in_place(
+    state: &mut State,
+    target: &MjValue,
+    merged: &Value,
+    source: Option<&MjValue>,
+) -> Result<bool, Error> {
+    use crate::render::jinja::convert::to_jinja_like;
+    use crate::render::jinja::mutable::MutMap;
+    let (Some(m), Value::Map(new)) = (target.downcast_object_ref::<MutMap>(), merged) else {
+        return update_in_place(state, target, merged);
+    };
+    for (k, v) in new {
+        let key = to_mj(k);
+        let existing = m.lock().get(&key).cloned();
+        let from_source = source
+            .filter(|s| s.kind() == ValueKind::Map)
+            .and_then(|s| s.get_item(&key).ok())
+            .filter(|x| !x.is_undefined());
+        if let (Some(sub), Value::Map(_)) = (&existing, v) {
+            if sub.downcast_object_ref::<MutMap>().is_some() {
+                merge_in_place(state, sub, v, from_source.as_ref())?;
+                continue;
+            }
+        }
+        let hints: Vec<MjValue> = existing
+            .filter(|_| matches!(v, Value::Map(_)))
+            .into_iter()
+            .chain(from_source)
+            .collect();
+        m.lock().insert(key, to_jinja_like(v, &hints));
     }
+    Ok(true)
 }
 
 /// Apply Python's `target.update(merged)` to a mutable map of the engine
@@ -483,6 +527,7 @@ impl Mock {
 struct Inner {
     data: Arc<RenderData>,
     mocks: Mocks,
+    files: Option<Arc<dyn TemplateLoader>>,
 }
 
 /// Functions a Salt 3008.5 minion loads (generated, see the file's header).
@@ -510,7 +555,8 @@ impl Inner {
             None
         } else if self.mocks.get(name).is_some() {
             Some(Kind::Mocked)
-        } else if functions::exists(name) {
+        } else if functions::exists(name) && (self.files.is_some() || !functions::needs_files(name))
+        {
             Some(Kind::Implemented)
         } else if loaded_functions().contains(name) {
             Some(Kind::LiveOnly)
@@ -552,6 +598,7 @@ impl Inner {
             Some(Kind::Implemented) => {
                 let mut call = functions::Call {
                     data: &self.data,
+                    files: self.files.as_deref(),
                     state,
                 };
                 functions::call(&mut call, name, args)

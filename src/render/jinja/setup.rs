@@ -117,7 +117,11 @@ fn register_globals(env: &mut Environment<'static>, _data: Arc<RenderData>) {
     });
     env.add_function(
         "odict",
-        |args: Rest<JValue>, kw: Kwargs| -> Result<JValue, Error> { dict_from(&args, kw) },
+        |args: Rest<JValue>, kw: Kwargs| -> Result<JValue, Error> {
+            let d = dict_from(&args, kw)?;
+            let m = pairs_of(&d)?.into_iter().collect();
+            Ok(super::mutable::new_ordered_map(m))
+        },
     );
     env.add_function(
         "dict",
@@ -196,6 +200,17 @@ fn dict_from(args: &[JValue], kw: Kwargs) -> Result<JValue, Error> {
 
 /// Jinja2 builtins whose minijinja versions differ from Jinja2's.
 fn register_builtin_overrides(env: &mut Environment<'static>) {
+    // dictsort calls `value.items()`: an undefined value fails with its own
+    // text in Jinja2 (the engine's error names the expression).
+    env.add_filter(
+        "dictsort",
+        |v: JValue, kw: Kwargs| -> Result<JValue, Error> {
+            if v.is_undefined() {
+                v.get_attr("items")?;
+            }
+            minijinja::filters::dictsort(&v, kw)
+        },
+    );
     // default(value, default_value='', boolean=False)
     let default =
         |v: JValue, d: Option<JValue>, b: Option<JValue>, kw: Kwargs| -> Result<JValue, Error> {
@@ -670,7 +685,7 @@ pub fn render(
     data: &Arc<RenderData>,
     file: &FileText,
     ctx: &SlsContext,
-    templates: &dyn TemplateLoader,
+    templates: &Arc<dyn TemplateLoader>,
 ) -> Result<String, JinjaError> {
     let FileText {
         source,
@@ -679,9 +694,15 @@ pub fn render(
     } = *file;
     let mut base: Vec<(String, JValue)> = vec![
         ("grains".into(), to_jinja(&data.grains)),
-        ("pillar".into(), to_jinja(&data.pillar)),
+        (
+            "pillar".into(),
+            super::convert::to_jinja_pillar(&data.pillar),
+        ),
         ("opts".into(), to_jinja(&data.opts)),
-        ("salt".into(), salt::salt_object(data.clone())),
+        (
+            "salt".into(),
+            salt::salt_object_with_files(data.clone(), Some(templates.clone())),
+        ),
         ("saltenv".into(), JValue::from(ctx.saltenv.as_str())),
         ("sls".into(), JValue::from(ctx.sls.as_str())),
         ("proxy".into(), new_map(Default::default())),
@@ -721,7 +742,7 @@ pub fn render(
         original,
         header_line,
         syntax: &syntax,
-        loader: templates,
+        loader: templates.as_ref(),
         saltenv: &ctx.saltenv,
     };
     let _frame = loader::push_frame(&tpldir, &tplfile, base);

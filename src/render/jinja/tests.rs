@@ -10,6 +10,25 @@ impl TemplateLoader for Files {
     fn read(&self, saltenv: &str, path: &str) -> Option<String> {
         self.0.get(&format!("{saltenv}:{path}")).cloned()
     }
+
+    fn listing(&self, saltenv: &str) -> Option<Arc<FileListing>> {
+        let mut files = std::collections::BTreeSet::new();
+        let mut dirs = std::collections::BTreeSet::new();
+        for key in self.0.keys() {
+            if let Some(path) = key.strip_prefix(&format!("{saltenv}:")) {
+                files.insert(path.to_string());
+                let mut dir = path;
+                while let Some((d, _)) = dir.rsplit_once('/') {
+                    dirs.insert(d.to_string());
+                    dir = d;
+                }
+            }
+        }
+        Some(Arc::new(FileListing {
+            files: files.into_iter().collect(),
+            dirs: dirs.into_iter().collect(),
+        }))
+    }
 }
 
 fn jinja_with(files: &[(&str, &str)], options: JinjaOptions) -> Jinja {
@@ -554,6 +573,139 @@ fn matches_salt_recorded_output() {
         include_str!("testdata/probe2.sls"),
         include_str!("testdata/probe2.expected"),
     );
+}
+
+/// Salt 3008.5's output for probe3 (`OrderedDict` through filters and
+/// merges, identity of what `filter_by` / `defaults.*` / `slsutil.update`
+/// return, nested mutability of function results, `cp.list_*`), rendered
+/// in a tree holding exactly these files.
+#[test]
+fn matches_salt_recorded_probe3() {
+    let src = include_str!("testdata/probe3.sls");
+    let files = [
+        ("p3.sls", src),
+        ("p3/sub/init.sls", "x: 1\n"),
+        ("p3/sub/x.sls", "y: 1\n"),
+        ("p3/files/a.conf", "conf\n"),
+        ("p3/defaults.yaml", "k: v\n"),
+    ];
+    let out = jinja_with(&files, JinjaOptions::default()).render(src, &ctx("p3", "p3.sls"));
+    let out = match out {
+        Ok(s) => s,
+        Err(e) => panic!("{}", e.message),
+    };
+    let expected = include_str!("testdata/probe3.expected");
+    for (o, e) in out.lines().zip(expected.lines()) {
+        assert_eq!(o, e);
+    }
+    assert_eq!(out, expected);
+}
+
+/// Salt 3008.5's output for probe4: maps below the pillar's top level are
+/// `OrderedDict`s (the `yaml` filter keeps their order), and merges keep the
+/// type of the maps they take from each side. Pillar = what Salt compiled
+/// from two pillar SLS files; grains carry one nested map.
+#[test]
+fn matches_salt_recorded_probe4() {
+    let src = include_str!("testdata/probe4.sls");
+    let j = |s: &str| Value::from_json(&serde_json::from_str(s).expect("json"));
+    let files = Files(
+        [
+            ("base:d.yaml", "z: 1\nb: {y: 1, x: 2}\n"),
+            ("base:p4.sls", src),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect(),
+    );
+    let data = RenderData {
+        grains: j(
+            r#"{"os": "Debian", "os_family": "Debian", "kernel": "Linux",
+                      "id": "oracle-minion", "nested": {"b": 1, "a": 2}}"#,
+        ),
+        pillar: j(r#"{"zz": 1, "app": {"z": 1, "b": {"y": 1, "x": 2, "w": 3},
+                      "a": [{"q": 1, "p": 2}], "c": {"n": 1, "m": 2}},
+                      "aa": {"d": 1, "c": 2}}"#),
+        opts: vmap! {"id" => "oracle-minion"},
+        mocks: Value::Null,
+    };
+    let jinja = Jinja::new(JinjaOptions::default(), Arc::new(data), Arc::new(files));
+    let out = match jinja.render(src, &ctx("p4", "p4.sls")) {
+        Ok(s) => s,
+        Err(e) => panic!("{}", e.message),
+    };
+    let expected = include_str!("testdata/probe4.expected");
+    for (o, e) in out.lines().zip(expected.lines()) {
+        assert_eq!(o, e);
+    }
+    assert_eq!(out, expected);
+}
+
+/// Operations on an undefined value fail with the undefined's own text, as
+/// Jinja2's StrictUndefined does (messages recorded from Salt 3008.5).
+#[test]
+fn operations_on_undefined_name_the_undefined() {
+    let cases = [
+        (
+            "{{ d.missing.items() }}",
+            "Jinja variable 'dict object' has no attribute 'missing'; line 2",
+        ),
+        (
+            "{{ d.missing|length }}",
+            "Jinja variable 'dict object' has no attribute 'missing'; line 2",
+        ),
+        (
+            "{{ opts['nope'] + '/x' }}",
+            "Jinja variable 'salt.utils.optsdict.OptsDict object' has no attribute 'nope'; line 2",
+        ),
+        (
+            "{% for x in nope %}{% endfor %}",
+            "Jinja variable 'nope' is undefined; line 2",
+        ),
+        (
+            "{{ nope ~ 'x' }}",
+            "Jinja variable 'nope' is undefined; line 2",
+        ),
+        (
+            "{{ d.missing.x }}",
+            "Jinja variable 'dict object' has no attribute 'missing'; line 2",
+        ),
+        (
+            "{{ nope|dictsort }}",
+            "Jinja variable 'nope' is undefined; line 2",
+        ),
+        (
+            "{{ d['missing'] == 1 }}",
+            "Jinja variable 'dict object' has no attribute 'missing'; line 2",
+        ),
+        (
+            "{{ grains.nope|upper }}",
+            "Jinja variable 'salt.utils.optsdict.DictProxy object' has no attribute 'nope'; line 2",
+        ),
+        (
+            "{{ none.get('x') }}",
+            "Jinja variable 'None' has no attribute 'get'; line 2",
+        ),
+        (
+            "{{ (1).foo() }}",
+            "Jinja variable 'int object' has no attribute 'foo'; line 2",
+        ),
+        (
+            "{{ [1].nope() }}",
+            "Jinja variable 'list object' has no attribute 'nope'; line 2",
+        ),
+        (
+            "{{ pillar['nope'].x }}",
+            "Jinja variable 'salt.utils.optsdict.DictProxy object' has no attribute 'nope'; line 2",
+        ),
+    ];
+    for (body, want) in cases {
+        let src = format!("{{%- set d = {{'a': 1}} %}}\n{body}\n");
+        match render_files(&[], &src) {
+            Ok(out) => panic!("{body}: rendered {out:?}"),
+            Err(e) => assert_eq!(e.message.lines().next(), Some(want), "{body}"),
+        }
+    }
 }
 
 fn compare_with_salt(src: &str, expected: &str) {

@@ -4,9 +4,10 @@
 //! Salt 3008.5's signatures, defaults and error texts.
 
 use super::data::{filter_by, traverse};
-use super::{bind, from_mj, py_error, to_mj, update_in_place, Bound};
+use super::{bind, from_mj, merge_in_place, py_error, to_mj, update_in_place, Bound};
 use crate::dictupdate::{self, py_eq};
-use crate::render::jinja::RenderData;
+use crate::render::jinja::convert::{is_mutable, to_jinja_like, to_jinja_ordered, to_jinja_pillar};
+use crate::render::jinja::{RenderData, TemplateLoader};
 use crate::value::{Map, Value};
 use minijinja::value::Value as MjValue;
 use minijinja::{Error, State};
@@ -14,6 +15,8 @@ use minijinja::{Error, State};
 /// One call's environment.
 pub(crate) struct Call<'a, 's, 'e> {
     pub data: &'a RenderData,
+    /// The fileserver, for the `cp.list_*` functions.
+    pub files: Option<&'a dyn TemplateLoader>,
     pub state: &'a mut State<'s, 'e>,
 }
 
@@ -65,6 +68,9 @@ const FUNCTIONS: &[(&str, &str, &str, Impl)] = &[
     ("slsutil.serialize", "serialize", "serializer, obj, **mod_kwargs", slsutil_serialize),
     ("slsutil.deserialize", "deserialize", "serializer, stream_or_string, **mod_kwargs", slsutil_deserialize),
     ("slsutil.boolstr", "boolstr", "value, true=, false=", slsutil_boolstr),
+    ("cp.list_states", "list_states", "saltenv=", cp_list_states),
+    ("cp.list_master", "list_master", "saltenv=, prefix=", cp_list_master),
+    ("cp.list_master_dirs", "list_master_dirs", "saltenv=, prefix=", cp_list_master_dirs),
     ("file.basename", "basename", "path", file_basename),
     ("file.dirname", "dirname", "path", file_dirname),
     ("file.join", "join", "*args", file_join),
@@ -92,6 +98,11 @@ fn lookup(name: &str) -> Option<&'static (&'static str, &'static str, &'static s
 /// Is `name` implemented here?
 pub(crate) fn exists(name: &str) -> bool {
     lookup(name).is_some()
+}
+
+/// Does `name` answer from the fileserver listing (unavailable without one)?
+pub(crate) fn needs_files(name: &str) -> bool {
+    name.starts_with("cp.")
 }
 
 /// Does any implemented function live in `module`?
@@ -175,7 +186,11 @@ fn pillar_get(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
                     let mut merged = d.clone();
                     dictupdate::update(&mut merged, r, true, merge_lists)
                         .map_err(|e| py_error(e.message))?;
-                    return Ok(to_mj(&merged));
+                    let hints = [
+                        a.raw("default").cloned().unwrap_or_default(),
+                        to_jinja_ordered(r),
+                    ];
+                    return Ok(to_jinja_like(&merged, &hints));
                 }
             }
             Some(Value::List(d)) => {
@@ -190,7 +205,7 @@ fn pillar_get(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
         }
     }
     match traverse(pillar, &key, &delimiter) {
-        Some(v) => Ok(to_mj(v)),
+        Some(v) => Ok(to_jinja_ordered(v)),
         None => match (a.raw("default"), raise_on_missing) {
             (Some(d), _) => Ok(d.clone()),
             (None, false) => Ok(MjValue::from("")),
@@ -208,7 +223,7 @@ fn pillar_items(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
     {
         return Err(py_error("pillar.items with pillar=/pillarenv= compiles a fresh pillar, which is not supported at compile time"));
     }
-    Ok(to_mj(&c.data.pillar))
+    Ok(to_jinja_pillar(&c.data.pillar))
 }
 
 fn pillar_ls(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
@@ -219,7 +234,13 @@ fn pillar_ls(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
 }
 
 /// `pillar.item` / `grains.item`: each key traversed, into one dict.
-fn items_of(data: &Value, a: &Bound, default: Value, delimiter: &str) -> Result<MjValue, Error> {
+fn items_of(
+    data: &Value,
+    a: &Bound,
+    default: Value,
+    delimiter: &str,
+    pillar: bool,
+) -> Result<MjValue, Error> {
     let mut ret = Map::new();
     for arg in &a.varargs {
         let key = from_mj(arg)?;
@@ -228,7 +249,12 @@ fn items_of(data: &Value, a: &Bound, default: Value, delimiter: &str) -> Result<
             .unwrap_or_else(|| default.clone());
         ret.insert(key, found);
     }
-    Ok(to_mj(&Value::Map(ret)))
+    let ret = Value::Map(ret);
+    Ok(if pillar {
+        to_jinja_pillar(&ret)
+    } else {
+        to_mj(&ret)
+    })
 }
 
 fn pillar_item(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
@@ -237,19 +263,16 @@ fn pillar_item(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
         Some(d) => d,
     };
     let delimiter = a.string("delimiter", ":")?;
-    items_of(&c.data.pillar, &a, default, &delimiter)
+    items_of(&c.data.pillar, &a, default, &delimiter, true)
 }
 
 fn pillar_raw(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
     match a.get("key")? {
-        Some(k) if k.truthy() => Ok(to_mj(
-            c.data
-                .pillar
-                .as_map()
-                .and_then(|m| m.get(&k))
-                .unwrap_or(&Value::Map(Map::new())),
-        )),
-        _ => Ok(to_mj(&c.data.pillar)),
+        Some(k) if k.truthy() => Ok(match c.data.pillar.as_map().and_then(|m| m.get(&k)) {
+            Some(v) => to_jinja_ordered(v),
+            None => to_mj(&Value::Map(Map::new())),
+        }),
+        _ => Ok(to_jinja_pillar(&c.data.pillar)),
     }
 }
 
@@ -284,21 +307,98 @@ fn run_filter_by(
         base.as_ref(),
     )
     .map_err(py_error)?;
-    // A merge changes the looked-up entry of `lookup_dict` in place in Salt.
-    if let (Some(key), true) = (&r.entry_key, merge.as_ref().is_some_and(Value::truthy)) {
+    // Salt returns the looked-up entry of `lookup_dict` itself (a merge
+    // changes it in place), so later changes to either show in both.
+    if let Some(key) = &r.entry_key {
         if let Some(entry) = a
             .raw("lookup_dict")
             .and_then(|d| d.get_item(&to_mj(key)).ok())
         {
-            update_in_place(state, &entry, &r.value)?;
+            if !merge.as_ref().is_some_and(Value::truthy) {
+                if is_mutable(&entry) {
+                    return Ok(entry);
+                }
+            } else if merge_in_place(state, &entry, &r.value, a.raw("merge"))? {
+                return Ok(entry);
+            }
         }
     }
-    Ok(to_mj(&r.value))
+    // A copy: its maps keep the types of those they came from.
+    let raw_dict = a.raw("lookup_dict");
+    let entry_of = |k: &Value| raw_dict.and_then(|d| d.get_item(&to_mj(k)).ok());
+    let mut hints: Vec<MjValue> = Vec::new();
+    if let Some(b) = base.as_ref().and_then(&entry_of) {
+        hints.push(b);
+    }
+    if let Some(e) = r.entry_key.as_ref().and_then(&entry_of) {
+        hints.push(e);
+    }
+    hints.extend(a.raw("merge").cloned());
+    Ok(to_jinja_like(&r.value, &hints))
 }
 
 fn pillar_filter_by(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
     let pillar = c.data.pillar.clone();
     run_filter_by(c.state, &a, &pillar, "pillar", "")
+}
+
+// ---------------------------------------------------------------------------
+// cp (the fileserver listing)
+// ---------------------------------------------------------------------------
+
+/// The saltenv a `cp.list_*` call lists: its argument, else the `saltenv`
+/// option, else `base` (not the saltenv being rendered).
+fn cp_listing(
+    c: &Call,
+    a: &Bound,
+) -> Result<std::sync::Arc<crate::render::jinja::FileListing>, Error> {
+    let saltenv = match a.get("saltenv")? {
+        Some(v) if v.truthy() => v.py_str(),
+        _ => match c.data.opts.get("saltenv") {
+            Some(v) if v.truthy() => v.py_str(),
+            _ => "base".to_string(),
+        },
+    };
+    c.files
+        .and_then(|f| f.listing(&saltenv))
+        .ok_or_else(|| py_error("cp.list_* needs the fileserver"))
+}
+
+/// Paths starting with `prefix` (stripped of `/`), as Salt filters them.
+fn with_prefix(paths: &[String], a: &Bound) -> Result<MjValue, Error> {
+    let prefix = a.string("prefix", "")?;
+    let prefix = prefix.trim_matches('/');
+    Ok(to_mj(&Value::List(
+        paths
+            .iter()
+            .filter(|p| p.starts_with(prefix))
+            .map(|p| Value::str(p.as_str()))
+            .collect(),
+    )))
+}
+
+fn cp_list_master(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    with_prefix(&cp_listing(c, &a)?.files, &a)
+}
+
+fn cp_list_master_dirs(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    with_prefix(&cp_listing(c, &a)?.dirs, &a)
+}
+
+/// SLS names of every `.sls` file: `a/b.sls` → `a.b`, `a/init.sls` → `a`.
+fn cp_list_states(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    let listing = cp_listing(c, &a)?;
+    let mut states = std::collections::BTreeSet::new();
+    for path in &listing.files {
+        if let Some(stem) = path.strip_suffix("/init.sls") {
+            states.insert(stem.replace('/', "."));
+        } else if let Some(stem) = path.strip_suffix(".sls") {
+            states.insert(stem.replace('/', "."));
+        }
+    }
+    Ok(to_mj(&Value::List(
+        states.into_iter().map(Value::Str).collect(),
+    )))
 }
 
 // ---------------------------------------------------------------------------
@@ -332,7 +432,7 @@ fn grains_item(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
         Some(d) => from_mj(&d)?.py_str(),
         None => ":".into(),
     };
-    items_of(&c.data.grains, &a, default, &delimiter)
+    items_of(&c.data.grains, &a, default, &delimiter, false)
 }
 
 fn grains_items(c: &mut Call, _a: Bound) -> Result<MjValue, Error> {
@@ -425,7 +525,13 @@ fn config_get(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
                 }
                 if let Some(v) = traverse(src, &key, &delimiter) {
                     if v != &Value::str("_|-") {
-                        return sdb_check(v.clone());
+                        let found = sdb_check(v.clone())?;
+                        // Pillar maps are OrderedDicts (from the YAML renderer).
+                        return Ok(if matches!(omit, "omit_pillar" | "omit_master") {
+                            to_jinja_ordered(v)
+                        } else {
+                            found
+                        });
                     }
                 }
             }
@@ -605,10 +711,18 @@ fn defaults_merge(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
     dictupdate::update(&mut dest, &src, true, merge_lists).map_err(|e| py_error(e.message))?;
     if in_place {
         if let Some(target) = a.raw("dest") {
-            update_in_place(c.state, target, &dest)?;
+            // Salt returns `dest` itself.
+            if merge_in_place(c.state, target, &dest, a.raw("src"))? {
+                return Ok(target.clone());
+            }
         }
     }
-    Ok(to_mj(&dest))
+    let hints: Vec<MjValue> = [a.raw("dest"), a.raw("src")]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+    Ok(to_jinja_like(&dest, &hints))
 }
 
 fn defaults_update(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
@@ -644,7 +758,9 @@ fn defaults_update(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
     }
     if in_place {
         if let Some(target) = a.raw("dest") {
-            update_in_place(c.state, target, &nodes)?;
+            if update_in_place(c.state, target, &nodes)? {
+                return Ok(target.clone());
+            }
         }
     }
     Ok(to_mj(&nodes))
@@ -661,7 +777,14 @@ fn slsutil_update(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
     dictupdate::update(&mut dest, &upd, recursive, a.flag("merge_lists", false))
         .map_err(|e| py_error(e.message))?;
     if let Some(target) = a.raw("dest") {
-        update_in_place(c.state, target, &dest)?;
+        let done = if recursive {
+            merge_in_place(c.state, target, &dest, a.raw("upd"))?
+        } else {
+            update_in_place(c.state, target, &dest)?
+        };
+        if done {
+            return Ok(target.clone());
+        }
     }
     Ok(to_mj(&dest))
 }
@@ -687,7 +810,12 @@ fn slsutil_merge(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
             update_in_place(c.state, target, &a_now)?;
         }
     }
-    Ok(to_mj(&merged))
+    let hints: Vec<MjValue> = [a.raw("obj_a"), a.raw("obj_b")]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+    Ok(to_jinja_like(&merged, &hints))
 }
 
 fn slsutil_merge_all(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
