@@ -185,8 +185,8 @@ def salt_worker(spec_path):
         target.clear()
         target.update(fresh)
     render = funcs["slsutil.renderer"]
-    results = {}
-    for sls, rel in spec["files"]:
+
+    def render_one(sls, rel):
         try:
             text = render(
                 "salt://" + rel.replace(os.sep, "/"),
@@ -195,9 +195,30 @@ def salt_worker(spec_path):
             )
             if not isinstance(text, str):
                 text = json.dumps(text, default=repr)
-            results[sls] = {"ok": True, "text": text}
+            return {"ok": True, "text": text}
         except BaseException as exc:  # Salt raises SaltRenderError and friends
-            results[sls] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+            return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+
+    # Templates can change state that outlives a render (the pillar's own
+    # dicts, loader caches): render each file in a forked child so every
+    # file sees the minion as it was after start-up.
+    results = {}
+    for sls, rel in spec["files"]:
+        rfd, wfd = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(rfd)
+            with os.fdopen(wfd, "w") as out:
+                json.dump(render_one(sls, rel), out)
+            os._exit(0)
+        os.close(wfd)
+        with os.fdopen(rfd) as inp:
+            data = inp.read()
+        os.waitpid(pid, 0)
+        try:
+            results[sls] = json.loads(data)
+        except ValueError:
+            results[sls] = {"ok": False, "error": "worker died"}
     json.dump(results, sys.stdout)
 
 

@@ -94,6 +94,7 @@ pub fn register(env: &mut Environment<'static>) {
     for name in [
         "strftime",
         "date_format",
+        "random",
         "random_hash",
         "rand_str",
         "random_str",

@@ -708,6 +708,16 @@ fn operations_on_undefined_name_the_undefined() {
     }
 }
 
+#[test]
+fn random_filter_is_refused_with_a_reason() {
+    let e = render_files(&[], "{{ range(1, 10)|random }}").expect_err("random");
+    assert!(
+        e.message.contains("filter 'random' depends on"),
+        "{}",
+        e.message
+    );
+}
+
 fn compare_with_salt(src: &str, expected: &str) {
     let files = [("lib/m.jinja", include_str!("testdata/probe2_m.jinja"))];
     let out = jinja_with(&files, JinjaOptions::default()).render(src, &ctx("p2", "p2.sls"));
