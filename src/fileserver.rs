@@ -42,8 +42,20 @@ pub struct FileServer {
 #[derive(Debug)]
 struct Env {
     roots: Vec<PathBuf>,
+    /// Each root with symlinks resolved (`None` if it cannot be), computed
+    /// once: containment checks compare against it.
+    canonical: Vec<OnceLock<Option<PathBuf>>>,
     listing: OnceLock<Vec<String>>,
     paths: OnceLock<Arc<FileListing>>,
+}
+
+impl Env {
+    fn canonical_root(&self, i: usize) -> Option<&Path> {
+        self.canonical
+            .get(i)?
+            .get_or_init(|| self.roots.get(i).and_then(|r| r.canonicalize().ok()))
+            .as_deref()
+    }
 }
 
 impl FileServer {
@@ -56,6 +68,7 @@ impl FileServer {
                         env.clone(),
                         Env {
                             roots: r.clone(),
+                            canonical: r.iter().map(|_| OnceLock::new()).collect(),
                             listing: OnceLock::new(),
                             paths: OnceLock::new(),
                         },
@@ -103,9 +116,9 @@ impl FileServer {
             return None;
         }
         let env = self.envs.get(env)?;
-        env.roots.iter().find_map(|root| {
+        env.roots.iter().enumerate().find_map(|(i, root)| {
             let p = root.join(&rel);
-            (p.is_file() && inside(root, &p)).then_some(p)
+            (p.is_file() && inside(env.canonical_root(i)?, &p)).then_some(p)
         })
     }
 
@@ -132,8 +145,11 @@ impl FileServer {
         };
         e.listing.get_or_init(|| {
             let mut names = BTreeSet::new();
-            for root in &e.roots {
-                walk(root, root, &mut |rel| {
+            for (i, root) in e.roots.iter().enumerate() {
+                let Some(canonical) = e.canonical_root(i) else {
+                    continue;
+                };
+                walk(canonical, root, root, &mut |rel| {
                     if let Some(stem) = rel.strip_suffix(".sls") {
                         let name = match stem.strip_suffix("/init") {
                             Some(pkg) => pkg.to_string(),
@@ -159,8 +175,10 @@ impl FileServer {
             .get_or_init(|| {
                 let mut files = BTreeSet::new();
                 let mut dirs = BTreeSet::new();
-                for root in &e.roots {
-                    walk_all(root, root, &mut files, &mut dirs);
+                for (i, root) in e.roots.iter().enumerate() {
+                    if let Some(canonical) = e.canonical_root(i) {
+                        walk_all(canonical, root, root, &mut files, &mut dirs);
+                    }
                 }
                 Arc::new(FileListing {
                     files: files.into_iter().collect(),
@@ -173,13 +191,19 @@ impl FileServer {
 
 /// Collect files and directories below `dir` (root-relative), not leaving
 /// the root.
-fn walk_all(root: &Path, dir: &Path, files: &mut BTreeSet<String>, dirs: &mut BTreeSet<String>) {
+fn walk_all(
+    canonical: &Path,
+    root: &Path,
+    dir: &Path,
+    files: &mut BTreeSet<String>,
+    dirs: &mut BTreeSet<String>,
+) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
     };
     for e in rd.flatten() {
         let p = e.path();
-        if !inside(root, &p) {
+        if !inside(canonical, &p) {
             continue;
         }
         let Some(rel) = p
@@ -192,22 +216,22 @@ fn walk_all(root: &Path, dir: &Path, files: &mut BTreeSet<String>, dirs: &mut BT
         };
         if p.is_dir() {
             dirs.insert(rel);
-            walk_all(root, &p, files, dirs);
+            walk_all(canonical, root, &p, files, dirs);
         } else {
             files.insert(rel);
         }
     }
 }
 
-/// Is `p` (after resolving symlinks) inside `root`?
+/// Is `p` (after resolving symlinks) inside the canonical root `root`?
 fn inside(root: &Path, p: &Path) -> bool {
-    match (root.canonicalize(), p.canonicalize()) {
-        (Ok(r), Ok(p)) => p.starts_with(r),
-        _ => false,
-    }
+    p.canonicalize().is_ok_and(|p| p.starts_with(root))
 }
 
-fn walk(root: &Path, dir: &Path, f: &mut dyn FnMut(&str)) {
+/// Visit the files under `dir` (sorted, recursively) that resolve inside
+/// the root. Only symlinks need resolving: a plain entry of a directory
+/// inside the root is inside it too.
+fn walk(canonical: &Path, root: &Path, dir: &Path, f: &mut dyn FnMut(&str)) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
     };
@@ -215,11 +239,17 @@ fn walk(root: &Path, dir: &Path, f: &mut dyn FnMut(&str)) {
     entries.sort_by_key(|e| e.file_name());
     for e in entries {
         let p = e.path();
-        if !inside(root, &p) {
-            continue;
-        }
-        if p.is_dir() {
-            walk(root, &p, f);
+        let is_dir = match e.file_type() {
+            Ok(t) if !t.is_symlink() => t.is_dir(),
+            _ => {
+                if !inside(canonical, &p) {
+                    continue;
+                }
+                p.is_dir()
+            }
+        };
+        if is_dir {
+            walk(canonical, root, &p, f);
         } else if let Ok(rel) = p.strip_prefix(root) {
             if let Some(s) = rel.to_str() {
                 f(&s.replace('\\', "/"));
@@ -280,6 +310,26 @@ mod tests {
         );
         assert_eq!(l.dirs, ["a", "a/b"]);
         assert!(fs.list_paths("nosuch").files.is_empty());
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn symlinks_count_only_when_they_stay_inside_the_root() {
+        let d = tempdir::Dir::new("links");
+        d.write("root/a/init.sls", "x: 1");
+        d.write("outside/secret.sls", "y: 1");
+        d.write("outside/pkg/init.sls", "z: 1");
+        let root = d.path("root");
+        std::os::unix::fs::symlink(d.path("outside/secret.sls"), root.join("leak.sls")).unwrap();
+        std::os::unix::fs::symlink(d.path("outside/pkg"), root.join("leakdir")).unwrap();
+        std::os::unix::fs::symlink(root.join("a"), root.join("alias")).unwrap();
+        let mut roots = IndexMap::new();
+        roots.insert("base".to_string(), vec![root]);
+        let fs = FileServer::new(&roots);
+        assert_eq!(fs.list_sls("base"), ["a", "alias"]);
+        assert!(fs.find_sls("base", "leak").is_none());
+        assert!(fs.find_sls("base", "leakdir").is_none());
+        assert!(fs.find_sls("base", "alias").is_some());
     }
 
     #[test]

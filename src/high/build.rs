@@ -133,6 +133,19 @@ impl<'a> RenderCache<'a> {
     }
 }
 
+/// The render result itself: the walk holds the only reference once the
+/// cache gave it up (a copy is made otherwise).
+fn owned(r: Arc<SlsRender>) -> SlsRender {
+    Arc::try_unwrap(r).unwrap_or_else(|shared| match &*shared {
+        SlsRender::Missing => SlsRender::Missing,
+        SlsRender::Failed(d) => SlsRender::Failed(d.clone()),
+        SlsRender::Ok { file, rendered } => SlsRender::Ok {
+            file: file.clone(),
+            rendered: rendered.clone(),
+        },
+    })
+}
+
 fn display_path(file: &SlsFile) -> String {
     file.path.display().to_string()
 }
@@ -325,8 +338,7 @@ impl<'a> Builder<'a> {
         errors: &mut Vec<Diagnostic>,
     ) -> Option<Value> {
         let what = format!("{saltenv}:{sls}");
-        let taken = self.cache.take(saltenv, sls);
-        let (file, rendered) = match &*taken {
+        let (file, rendered) = match owned(self.cache.take(saltenv, sls)) {
             SlsRender::Missing => {
                 errors.push(
                     Diagnostic::error(
@@ -340,23 +352,29 @@ impl<'a> Builder<'a> {
                 return None;
             }
             SlsRender::Failed(d) => {
-                errors.push(d.clone());
+                errors.push(d);
                 self.mods.insert(what);
                 return None;
             }
             SlsRender::Ok { file, rendered } => (file, rendered),
         };
         self.mods.insert(what.clone());
-        let node = rendered.data.as_ref()?;
-        let data = node.to_value();
-        if !data.truthy() {
+        let Rendered {
+            data,
+            template,
+            text,
+        } = rendered;
+        let node = data?;
+        if !node.truthy() {
             return None;
         }
         // Spans point into the rendered text; map them to the template.
-        let label_file = rendered.template.clone();
-        let line_map = (rendered.template.text.trim_end() != rendered.text.text.trim_end())
-            .then(|| crate::render::LineMap::new(&rendered.template.text, &rendered.text.text));
-        self.record_spans(node, &label_file, &what, line_map.as_ref());
+        let line_map = (template.text.trim_end() != text.text.trim_end())
+            .then(|| crate::render::LineMap::new(&template.text, &text.text));
+        self.record_spans(&node, &template, &what, line_map.as_ref());
+        let span = node.span.clone();
+        // The parse tree is ours alone now: move its strings into the data.
+        let data = node.into_value();
         let Value::Map(mut state) = data else {
             errors.push(
                 Diagnostic::error(
@@ -365,16 +383,13 @@ impl<'a> Builder<'a> {
                 )
                 .with_sls(what)
                 .with_primary(crate::diag::Label::new(
-                    &label_file,
-                    node.span.clone(),
+                    &text,
+                    span,
                     "renders to this",
                 )),
             );
             return Some(data);
         };
-        // Done with the parse tree: free it before rendering the includes.
-        let file = file.clone();
-        drop(taken);
 
         let mut include = Vec::new();
         if let Some(inc) = state.get("include") {
@@ -813,17 +828,24 @@ fn handle_state_decls(
             continue;
         }
         let Value::Map(body) = body else { continue };
-        let mut skeys: HashSet<String> = HashSet::new();
-        let keys: Vec<Value> = body.keys().cloned().collect();
-        for key in keys {
-            let Some(k) = key.as_str() else { continue };
-            if k.starts_with('_') || !matches!(body.get(k), Some(Value::List(_))) {
+        // Visit the keys as they were: a `module.fun` key is moved to the
+        // end as `module`, so the next original key slides into `pos`.
+        let mut skeys: Vec<String> = Vec::new();
+        let mut pos = 0;
+        for _ in 0..body.len() {
+            let Some((Value::Str(k), v)) = body.get_index(pos) else {
+                pos += 1;
+                continue;
+            };
+            if k.starts_with('_') || !matches!(v, Value::List(_)) {
+                pos += 1;
                 continue;
             }
             if k.contains('.') {
                 let mut comps = k.split('.');
                 let module = comps.next().unwrap_or("").to_string();
                 let fun = comps.next().unwrap_or("").to_string();
+                // (A linear scan: an ID declares a handful of modules.)
                 if skeys.contains(&module) {
                     errors.push(
                         Diagnostic::error(
@@ -836,17 +858,20 @@ fn handle_state_decls(
                         .with_id(id.clone())
                         .or_primary(sources.state(&id, &module)),
                     );
+                    pos += 1;
                     continue;
                 }
-                if let Some(Value::List(mut args)) = body.shift_remove(k) {
+                if let Some((_, Value::List(mut args))) = body.shift_remove_index(pos) {
                     args.push(fun.into());
                     body.insert(module.clone().into(), Value::List(args));
                 }
-                skeys.insert(module);
+                skeys.push(module);
                 continue;
             }
-            skeys.insert(k.to_string());
+            skeys.push(k.to_string());
+            pos += 1;
         }
+        body.reserve(2);
         if !body.contains_key("__sls__") {
             body.insert("__sls__".into(), sls.into());
         }
@@ -949,6 +974,32 @@ mod tests {
         assert!(resolve_relative("....x", "p.q", true).is_err());
         assert_eq!(resolve_relative(".sib", "p.q", false).unwrap(), "p.sib");
         assert_eq!(resolve_relative("plain", "p.q", false).unwrap(), "plain");
+    }
+
+    #[test]
+    fn state_decls_keep_key_order_around_folded_and_duplicate_modules() {
+        let list = |items: &[&str]| Value::List(items.iter().map(|&s| s.into()).collect());
+        let mut body = Map::new();
+        body.insert("a.one".into(), list(&[]));
+        body.insert("b".into(), list(&["x"]));
+        body.insert("__flag".into(), list(&[]));
+        body.insert("c.two".into(), list(&["arg"]));
+        body.insert("a.three".into(), list(&[]));
+        body.insert("d".into(), "scalar".into());
+        let mut state = Map::new();
+        state.insert("id".into(), Value::Map(body));
+        let mut errors = vec![];
+        handle_state_decls(&mut state, "s", "base", &mut errors, &SourceMap::default());
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].code, "duplicate-state-module");
+        let body = state.get("id").and_then(Value::as_map).unwrap();
+        let keys: Vec<&str> = body.keys().filter_map(Value::as_str).collect();
+        assert_eq!(
+            keys,
+            ["b", "__flag", "a.three", "d", "a", "c", "__sls__", "__env__"]
+        );
+        assert_eq!(body.get("a"), Some(&list(&["one"])));
+        assert_eq!(body.get("c"), Some(&list(&["arg", "two"])));
     }
 
     #[test]

@@ -51,6 +51,40 @@ pub enum YamlErrorKind {
 
 impl Node {
     /// The plain value (spans dropped).
+    /// Like [`Node::to_value`], moving the strings instead of copying them.
+    pub fn into_value(self) -> Value {
+        match self.value {
+            NodeValue::Null => Value::Null,
+            NodeValue::Bool(b) => Value::Bool(b),
+            NodeValue::Int(i) => Value::Int(i),
+            NodeValue::Float(f) => Value::Float(f),
+            NodeValue::Str(s) => Value::Str(s),
+            NodeValue::List(items) => {
+                Value::List(items.into_iter().map(Node::into_value).collect())
+            }
+            NodeValue::Map(pairs) => {
+                let mut m = Map::with_capacity(pairs.len());
+                for (k, v) in pairs {
+                    m.insert(k.into_value(), v.into_value());
+                }
+                Value::Map(m)
+            }
+        }
+    }
+
+    /// Python truthiness of the value this node stands for.
+    pub fn truthy(&self) -> bool {
+        match &self.value {
+            NodeValue::Null => false,
+            NodeValue::Bool(b) => *b,
+            NodeValue::Int(i) => *i != 0,
+            NodeValue::Float(f) => *f != 0.0,
+            NodeValue::Str(s) => !s.is_empty(),
+            NodeValue::List(items) => !items.is_empty(),
+            NodeValue::Map(pairs) => !pairs.is_empty(),
+        }
+    }
+
     pub fn to_value(&self) -> Value {
         match &self.value {
             NodeValue::Null => Value::Null,
