@@ -500,7 +500,7 @@ pub fn py_float_repr(f: f64) -> String {
 }
 
 /// Python's `repr(str)`: single quotes unless the string has a single quote
-/// and no double quote.
+/// and no double quote; characters `str.isprintable()` rejects are escaped.
 pub fn py_str_repr(s: &str) -> String {
     let quote = if s.contains('\'') && !s.contains('"') {
         '"'
@@ -519,14 +519,39 @@ pub fn py_str_repr(s: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
+            c if py_unprintable(c) => {
+                let u = c as u32;
+                let _ = if u < 0x100 {
+                    write!(out, "\\x{u:02x}")
+                } else if u < 0x10000 {
+                    write!(out, "\\u{u:04x}")
+                } else {
+                    write!(out, "\\U{u:08x}")
+                };
             }
             c => out.push(c),
         }
     }
     out.push(quote);
     out
+}
+
+/// Characters Python's `str.isprintable()` rejects (the common ones).
+fn py_unprintable(c: char) -> bool {
+    let u = c as u32;
+    u < 0x20
+        || (0x7f..=0xa0).contains(&u)
+        || u == 0xad
+        || (0x2000..=0x200f).contains(&u)
+        || (0x2028..=0x202f).contains(&u)
+        || (0x205f..=0x206f).contains(&u)
+        || u == 0x3000
+        || u == 0xfeff
+        || (0xd800..=0xdfff).contains(&u)
+        || (0xe000..=0xf8ff).contains(&u)
+        || (0xfff0..=0xfffb).contains(&u)
+        || u == 0x1680
+        || u == 0x180e
 }
 
 /// Build a map from `(key, value)` pairs with string keys.
@@ -563,6 +588,8 @@ mod tests {
         assert_eq!(py_str_repr("it's"), "\"it's\"");
         assert_eq!(py_str_repr("a'\"b"), "'a\\'\"b'");
         assert_eq!(py_str_repr("x\ny"), "'x\\ny'");
+        assert_eq!(py_str_repr("\u{7f}\u{a0}é\u{200b}"), "'\\x7f\\xa0é\\u200b'");
+        assert_eq!(py_str_repr("\u{e000}\u{1f600}"), "'\\ue000\u{1f600}'");
     }
 
     #[test]

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use minijinja::value::{Value, ValueKind};
 
 use super::mutable::{MutList, MutMap};
+use crate::value::py_str_repr;
 
 /// Python's type name of a value (`dict`, `list`, `str`, ...).
 pub fn py_type_name(v: &Value) -> &'static str {
@@ -93,10 +94,10 @@ fn write_repr(out: &mut String, v: &Value, printable: bool) {
         ValueKind::None => out.push_str("None"),
         ValueKind::Bool => out.push_str(if v.is_true() { "True" } else { "False" }),
         ValueKind::Number => write_number(out, v),
-        ValueKind::String => out.push_str(&repr_str(v.as_str().unwrap_or_default())),
+        ValueKind::String => out.push_str(&py_str_repr(v.as_str().unwrap_or_default())),
         ValueKind::Bytes => {
             out.push('b');
-            out.push_str(&repr_str(&String::from_utf8_lossy(
+            out.push_str(&py_str_repr(&String::from_utf8_lossy(
                 v.as_bytes().unwrap_or_default(),
             )));
         }
@@ -150,60 +151,6 @@ fn write_seq(out: &mut String, items: &[Value], tuple: bool, printable: bool) {
         out.push(',');
     }
     out.push(if tuple { ')' } else { ']' });
-}
-
-/// Characters Python's `str.isprintable()` rejects (the common ones).
-fn py_unprintable(c: char) -> bool {
-    let u = c as u32;
-    u < 0x20
-        || (0x7f..=0xa0).contains(&u)
-        || u == 0xad
-        || (0x2000..=0x200f).contains(&u)
-        || (0x2028..=0x202f).contains(&u)
-        || (0x205f..=0x206f).contains(&u)
-        || u == 0x3000
-        || u == 0xfeff
-        || (0xd800..=0xdfff).contains(&u)
-        || (0xe000..=0xf8ff).contains(&u)
-        || (0xfff0..=0xfffb).contains(&u)
-        || u == 0x1680
-        || u == 0x180e
-}
-
-/// Python's `repr(str)`: single quotes unless the text has `'` and no `"`.
-pub fn repr_str(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if py_unprintable(c) => {
-                let u = c as u32;
-                let _ = if u < 0x100 {
-                    write!(out, "\\x{u:02x}")
-                } else if u < 0x10000 {
-                    write!(out, "\\u{u:04x}")
-                } else {
-                    write!(out, "\\U{u:08x}")
-                };
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
 }
 
 /// PyYAML's double-quoted scalar with `allow_unicode=True` and no line
