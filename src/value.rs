@@ -347,7 +347,7 @@ impl Value {
                     out.push_str(&py_float_repr(*f))
                 }
             }
-            Value::Str(s) => write_json_str(out, s),
+            Value::Str(s) => write_json_str(out, s, true),
             Value::List(l) => {
                 if l.is_empty() {
                     out.push_str("[]");
@@ -400,8 +400,8 @@ fn newline_indent(out: &mut String, n: usize) {
 /// A map key as JSON text (string keys without a copy).
 fn write_json_key(out: &mut String, k: &Value) {
     match k {
-        Value::Str(s) => write_json_str(out, s),
-        other => write_json_str(out, &json_key(other)),
+        Value::Str(s) => write_json_str(out, s, true),
+        other => write_json_str(out, &json_key(other), true),
     }
 }
 
@@ -414,7 +414,10 @@ fn json_key(k: &Value) -> String {
     }
 }
 
-fn write_json_str(out: &mut String, s: &str) {
+/// A JSON string as Python's `json.dumps` writes it: control characters
+/// escaped, and with `ensure_ascii` everything outside printable ASCII as
+/// `\uXXXX` (UTF-16 units).
+pub fn write_json_str(out: &mut String, s: &str, ensure_ascii: bool) {
     out.push('"');
     // Fast path: printable ASCII without quotes or backslashes is copied as is.
     if s.bytes()
@@ -433,7 +436,7 @@ fn write_json_str(out: &mut String, s: &str) {
             '\t' => out.push_str("\\t"),
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 || (c as u32) > 0x7e => {
+            c if (c as u32) < 0x20 || (ensure_ascii && (c as u32) > 0x7e) => {
                 let mut buf = [0u16; 2];
                 for unit in c.encode_utf16(&mut buf) {
                     let _ = write!(out, "\\u{unit:04x}");

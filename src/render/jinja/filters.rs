@@ -11,7 +11,7 @@
 use super::mutable::MutMap;
 use super::salt::{from_mj, py_error, to_mj};
 use crate::dictupdate::py_eq;
-use crate::value::{py_float_repr, py_str_repr, Map, Value};
+use crate::value::{py_float_repr, py_str_repr, write_json_str, Map, Value};
 use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
 use minijinja::{Environment, Error, ErrorKind};
 use std::fmt::Write as _;
@@ -326,29 +326,6 @@ fn json_float(f: f64) -> String {
     } else {
         py_float_repr(f)
     }
-}
-
-fn write_json_str(out: &mut String, s: &str, ensure_ascii: bool) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 || (ensure_ascii && (c as u32) > 0x7e) => {
-                let mut buf = [0u16; 2];
-                for unit in c.encode_utf16(&mut buf) {
-                    let _ = write!(out, "\\u{unit:04x}");
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 fn write_json(out: &mut String, v: &Value, o: &JsonOptions, isep: &str, ksep: &str, level: usize) {
