@@ -10,7 +10,7 @@
 
 use super::mutable::MutMap;
 use super::salt::{from_mj, py_error, to_mj};
-use crate::dictupdate::py_eq;
+use crate::dictupdate::{py_eq, py_number};
 use crate::value::{py_float_repr, py_str_repr, write_json_str, Map, Value};
 use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
 use minijinja::{Environment, Error, ErrorKind};
@@ -389,14 +389,6 @@ fn write_json(out: &mut String, v: &Value, o: &JsonOptions, isep: &str, ksep: &s
 /// Python's ordering of keys for `sorted()`; `None` when Python would raise
 /// `TypeError` (e.g. str against int).
 fn py_cmp(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
-    fn num(v: &Value) -> Option<f64> {
-        match v {
-            Value::Bool(b) => Some(*b as i64 as f64),
-            Value::Int(i) => Some(*i as f64),
-            Value::Float(f) => Some(*f),
-            _ => None,
-        }
-    }
     match (a, b) {
         (Value::Int(x), Value::Int(y)) => Some(x.cmp(y)),
         (Value::Str(x), Value::Str(y)) => Some(x.cmp(y)),
@@ -409,7 +401,7 @@ fn py_cmp(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
             }
             Some(x.len().cmp(&y.len()))
         }
-        _ => num(a)?.partial_cmp(&num(b)?),
+        _ => py_number(a)?.partial_cmp(&py_number(b)?),
     }
 }
 
