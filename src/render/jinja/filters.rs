@@ -1636,51 +1636,7 @@ fn f_path_join(a: Args) -> Result<MjValue, Error> {
 
 /// PyYAML's `write_double_quoted` (no line folding, non-ASCII escaped).
 pub(crate) fn yaml_dquote(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for ch in text.chars() {
-        let escape =
-            "\"\\\u{85}\u{2028}\u{2029}\u{feff}".contains(ch) || !(' '..='~').contains(&ch);
-        if !escape {
-            out.push(ch);
-            continue;
-        }
-        let short = match ch {
-            '\0' => Some('0'),
-            '\u{7}' => Some('a'),
-            '\u{8}' => Some('b'),
-            '\t' => Some('t'),
-            '\n' => Some('n'),
-            '\u{b}' => Some('v'),
-            '\u{c}' => Some('f'),
-            '\r' => Some('r'),
-            '\u{1b}' => Some('e'),
-            '"' => Some('"'),
-            '\\' => Some('\\'),
-            '\u{85}' => Some('N'),
-            '\u{a0}' => Some('_'),
-            '\u{2028}' => Some('L'),
-            '\u{2029}' => Some('P'),
-            _ => None,
-        };
-        match short {
-            Some(s) => {
-                out.push('\\');
-                out.push(s);
-            }
-            None if (ch as u32) <= 0xff => {
-                let _ = write!(out, "\\x{:02X}", ch as u32);
-            }
-            None if (ch as u32) <= 0xffff => {
-                let _ = write!(out, "\\u{:04X}", ch as u32);
-            }
-            None => {
-                let _ = write!(out, "\\U{:08X}", ch as u32);
-            }
-        }
-    }
-    out.push('"');
-    out
+    super::pyfmt::yaml_double_quoted(text, false)
 }
 
 /// PyYAML's `write_single_quoted` at column 0 with no line folding: quotes

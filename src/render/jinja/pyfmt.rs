@@ -131,7 +131,7 @@ fn write_dict(out: &mut String, pairs: &[(Value, Value)], printable: bool) {
         out.push_str(": ");
         match val.as_str() {
             Some(s) if printable && s.contains(['\n', '\r', '\t']) => {
-                out.push_str(&yaml_double_quoted(s))
+                out.push_str(&yaml_double_quoted(s, true))
             }
             _ => write_repr(out, val, printable),
         }
@@ -153,13 +153,27 @@ fn write_seq(out: &mut String, items: &[Value], tuple: bool, printable: bool) {
     out.push(if tuple { ')' } else { ']' });
 }
 
-/// PyYAML's double-quoted scalar with `allow_unicode=True` and no line
-/// folding (what Salt's `_yaml_safe_repr` emits).
-pub fn yaml_double_quoted(s: &str) -> String {
+/// PyYAML's `Emitter.write_double_quoted` without line folding: `"`, `\\`,
+/// NEL, the Unicode line and paragraph separators, BOM and non-printable
+/// characters escaped (with `allow_unicode=False` also everything outside
+/// printable ASCII), short escapes where YAML has them.
+pub fn yaml_double_quoted(s: &str, allow_unicode: bool) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
-        let esc = match c {
+        let u = c as u32;
+        let printable = (0x20..=0x7e).contains(&u)
+            || (allow_unicode && ((0xa0..=0xd7ff).contains(&u) || (0xe000..=0xfffd).contains(&u)));
+        if printable
+            && !matches!(
+                c,
+                '"' | '\\' | '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{feff}'
+            )
+        {
+            out.push(c);
+            continue;
+        }
+        let short = match c {
             '\0' => Some('0'),
             '\x07' => Some('a'),
             '\x08' => Some('b'),
@@ -177,25 +191,12 @@ pub fn yaml_double_quoted(s: &str) -> String {
             '\u{2029}' => Some('P'),
             _ => None,
         };
-        if let Some(e) = esc {
-            out.push('\\');
-            out.push(e);
-            continue;
-        }
-        let u = c as u32;
-        let printable = (0x20..=0x7e).contains(&u)
-            || (0xa0..=0xd7ff).contains(&u)
-            || ((0xe000..=0xfffd).contains(&u) && u != 0xfeff)
-            || (0x10000..=0x10ffff).contains(&u);
-        if printable {
-            out.push(c);
-        } else if u <= 0xff {
-            let _ = write!(out, "\\x{u:02X}");
-        } else if u <= 0xffff {
-            let _ = write!(out, "\\u{u:04X}");
-        } else {
-            let _ = write!(out, "\\U{u:08X}");
-        }
+        let _ = match short {
+            Some(e) => write!(out, "\\{e}"),
+            None if u <= 0xff => write!(out, "\\x{u:02X}"),
+            None if u <= 0xffff => write!(out, "\\u{u:04X}"),
+            None => write!(out, "\\U{u:08X}"),
+        };
     }
     out.push('"');
     out
@@ -245,6 +246,15 @@ mod tests {
             "{'a': \"x\\ny\", 'b': \"it's\", 'c': ['p\\nq']}"
         );
         assert_eq!(py_str(&m), "{'a': 'x\\ny', 'b': \"it's\", 'c': ['p\\nq']}");
-        assert_eq!(yaml_double_quoted("é\t\"\u{1}"), "\"é\\t\\\"\\x01\"");
+        assert_eq!(yaml_double_quoted("é\t\"\u{1}", true), "\"é\\t\\\"\\x01\"");
+        // PyYAML prints U+00A0 with allow_unicode and escapes beyond U+FFFD.
+        assert_eq!(
+            yaml_double_quoted("\u{a0}\u{feff}\u{1f600}", true),
+            "\"\u{a0}\\uFEFF\\U0001F600\""
+        );
+        assert_eq!(
+            yaml_double_quoted("é\u{a0}\u{85}", false),
+            "\"\\xE9\\_\\N\""
+        );
     }
 }
