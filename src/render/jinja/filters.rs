@@ -1375,46 +1375,39 @@ fn f_update_dict_key_value(a: Args) -> Result<MjValue, Error> {
     })
 }
 
+/// The list at `m[k]` (a new one when the key is missing or `None`), or
+/// Salt's error naming `verb` when the key holds something else.
+fn list_slot<'m>(m: &'m mut Map, k: Value, verb: &str) -> Result<&'m mut Vec<Value>, Error> {
+    let slot = m.entry(k).or_insert(Value::Null);
+    if slot.is_null() {
+        *slot = Value::List(Vec::new());
+    }
+    match slot {
+        Value::List(l) => Ok(l),
+        s => Err(py_error(format!(
+            "The last key contains a <class '{}'>, which cannot {verb}.",
+            s.py_type_name()
+        ))),
+    }
+}
+
 fn f_append_dict_key_value(a: Args) -> Result<MjValue, Error> {
     dict_key_op(a, |m, k, v| {
-        let slot = m.entry(k).or_insert(Value::Null);
-        if slot.is_null() {
-            *slot = Value::List(Vec::new());
-        }
-        match slot {
-            Value::List(l) => {
-                l.push(v);
-                Ok(())
-            }
-            s => Err(py_error(format!(
-                "The last key contains a <class '{}'>, which cannot append.",
-                s.py_type_name()
-            ))),
-        }
+        list_slot(m, k, "append")?.push(v);
+        Ok(())
     })
 }
 
 fn f_extend_dict_key_value(a: Args) -> Result<MjValue, Error> {
     dict_key_op(a, |m, k, v| {
-        let slot = m.entry(k).or_insert(Value::Null);
-        if slot.is_null() {
-            *slot = Value::List(Vec::new());
-        }
-        match slot {
-            Value::List(l) => {
-                l.extend(py_iter(&v).map_err(|_| {
-                    py_error(format!(
-                        "Cannot extend <class 'list'> with a <class '{}'>.",
-                        v.py_type_name()
-                    ))
-                })?);
-                Ok(())
-            }
-            s => Err(py_error(format!(
-                "The last key contains a <class '{}'>, which cannot extend.",
-                s.py_type_name()
-            ))),
-        }
+        let list = list_slot(m, k, "extend")?;
+        list.extend(py_iter(&v).map_err(|_| {
+            py_error(format!(
+                "Cannot extend <class 'list'> with a <class '{}'>.",
+                v.py_type_name()
+            ))
+        })?);
+        Ok(())
     })
 }
 
