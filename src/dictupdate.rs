@@ -83,16 +83,18 @@ impl Strategy {
     }
 }
 
+/// The number Python compares a bool, int or float as (`True` is 1).
+pub(crate) fn py_number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Bool(b) => Some(*b as i64 as f64),
+        Value::Int(i) => Some(*i as f64),
+        Value::Float(f) => Some(*f),
+        _ => None,
+    }
+}
+
 /// Python `==` between values (`1 == 1.0 == True`), used for list membership.
 pub fn py_eq(a: &Value, b: &Value) -> bool {
-    fn num(v: &Value) -> Option<f64> {
-        match v {
-            Value::Bool(b) => Some(*b as i64 as f64),
-            Value::Int(i) => Some(*i as f64),
-            Value::Float(f) => Some(*f),
-            _ => None,
-        }
-    }
     match (a, b) {
         (Value::Int(x), Value::Int(y)) => x == y,
         (Value::Bool(x), Value::Bool(y)) => x == y,
@@ -102,7 +104,7 @@ pub fn py_eq(a: &Value, b: &Value) -> bool {
         (Value::Map(x), Value::Map(y)) => {
             x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| py_eq(v, w)))
         }
-        _ => match (num(a), num(b)) {
+        _ => match (py_number(a), py_number(b)) {
             (Some(x), Some(y)) => x == y,
             _ => a == b,
         },

@@ -476,17 +476,26 @@ fn dict_match(target: &Value, pattern: &str, mode: Mode) -> bool {
 }
 
 /// Salt's `traverse_dict_and_list(data, key, delimiter=delim)`: walk `a:b:0`
-/// through dicts and lists (numeric components index lists; non-numeric ones
-/// look into the list's dicts; a dict key that is missing as a string is
-/// retried YAML-loaded, so `2` finds an integer key). `None` = not found.
+/// through dicts and lists. `None` = not found (the caller substitutes its
+/// default). An empty delimiter takes the whole key as one part.
 pub fn traverse_dict_and_list<'v>(data: &'v Value, key: &str, delim: &str) -> Option<&'v Value> {
-    let mut ptr = data;
-    let parts: Vec<&str> = if delim.is_empty() {
-        vec![key]
+    if delim.is_empty() {
+        traverse_parts(data, &[key])
     } else {
-        key.split(delim).collect()
-    };
-    for each in parts {
+        let parts: Vec<&str> = key.split(delim).collect();
+        traverse_parts(data, &parts)
+    }
+}
+
+/// The walk of [`traverse_dict_and_list`] over parts already split. At a
+/// list, a non-integer part selects the first dict element holding it; an
+/// integer part first tries dict elements keyed by that integer, then
+/// indexes the list (negative from the end). At a dict, a part missing as a
+/// string is retried as the value `yamlify_arg` loads it to (`'1'` → `1`,
+/// `'true'` → `True`) when that is not a string.
+pub(crate) fn traverse_parts<'v>(data: &'v Value, parts: &[&str]) -> Option<&'v Value> {
+    let mut ptr = data;
+    for &each in parts {
         ptr = match ptr {
             Value::List(items) => match py_int(each) {
                 None => items
@@ -545,11 +554,15 @@ fn py_int(s: &str) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
-/// The non-string value `yamlify_arg` turns a key into (ints, floats, bools,
-/// null), or `None` when YAML-loading leaves it a string.
+/// The non-string value `salt.utils.args.yamlify_arg` turns a key part into
+/// (null, bool, int, float, typed as Salt's YAML loader types a plain
+/// scalar), or `None` when it stays a string. Blank parts, `1_000`-style
+/// digit runs and `None` are yamlify_arg's own cases; a part with a comment
+/// or a line break is left alone.
 fn yamlify_key(each: &str) -> Option<Value> {
+    use crate::render::yaml::resolve::{construct, resolve_plain, Scalar};
     let t = each.trim();
-    if t.is_empty() || t == "---" || t == "..." || each.contains(['\t', '\r', '\n', '#']) {
+    if t.is_empty() || each.contains(['\t', '\r', '\n', '#']) {
         return None;
     }
     if each.contains('_') && t.bytes().all(|b| b.is_ascii_digit() || b == b'_') {
@@ -558,47 +571,13 @@ fn yamlify_key(each: &str) -> Option<Value> {
     if each == "None" {
         return Some(Value::Null);
     }
-    match t {
-        "~" | "null" | "Null" | "NULL" => return Some(Value::Null),
-        "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
-            return Some(Value::Bool(true))
-        }
-        "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
-            return Some(Value::Bool(false))
-        }
-        _ => {}
+    match construct(&resolve_plain(t), t).ok()? {
+        Scalar::Null => Some(Value::Null),
+        Scalar::Bool(b) => Some(Value::Bool(b)),
+        Scalar::Int(i) => Some(Value::Int(i)),
+        Scalar::Float(f) => Some(Value::Float(f)),
+        Scalar::Str(_) => None,
     }
-    let (neg, body) = match t.as_bytes()[0] {
-        b'-' => (true, &t[1..]),
-        b'+' => (false, &t[1..]),
-        _ => (false, t),
-    };
-    let sign = |v: i64| if neg { -v } else { v };
-    let clean = body.replace('_', "");
-    if let Some(hex) = clean.strip_prefix("0x") {
-        return i64::from_str_radix(hex, 16)
-            .ok()
-            .map(|v| Value::Int(sign(v)));
-    }
-    if let Some(bin) = clean.strip_prefix("0b") {
-        return i64::from_str_radix(bin, 2)
-            .ok()
-            .map(|v| Value::Int(sign(v)));
-    }
-    if !clean.is_empty() && clean.bytes().all(|b| b.is_ascii_digit()) {
-        // Salt's loader reads leading-zero numbers as decimal.
-        return clean.parse::<i64>().ok().map(|v| Value::Int(sign(v)));
-    }
-    let float_like = clean.contains('.')
-        && clean
-            .bytes()
-            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
-    if float_like {
-        if let Ok(f) = clean.parse::<f64>() {
-            return Some(Value::Float(if neg { -f } else { f }));
-        }
-    }
-    None
 }
 
 // ---------------------------------------------------------------------------
@@ -1201,6 +1180,29 @@ mod tests {
             Some(&Value::from("b"))
         );
         assert_eq!(traverse_dict_and_list(&l, "l:2", ":"), None);
+    }
+
+    #[test]
+    fn key_parts_load_as_salts_yaml_loader_types_them() {
+        let mut m = Map::new();
+        m.insert(Value::Int(12), Value::from("twelve"));
+        m.insert(Value::Int(-10), Value::from("octal"));
+        m.insert(Value::Int(90), Value::from("sexagesimal"));
+        m.insert(Value::Float(f64::INFINITY), Value::from("inf"));
+        m.insert(Value::Float(150000.0), Value::from("float"));
+        let d = Value::Map(m);
+        let get = |k: &str| traverse_dict_and_list(&d, k, ":");
+        // Salt's loader strips leading zeros of unsigned ints only.
+        assert_eq!(get("012"), Some(&Value::from("twelve")));
+        assert_eq!(get("-012"), Some(&Value::from("octal")));
+        assert_eq!(
+            traverse_dict_and_list(&d, "1:30", "|"),
+            Some(&Value::from("sexagesimal"))
+        );
+        assert_eq!(get(".inf"), Some(&Value::from("inf")));
+        // YAML 1.1 floats need a dot and a signed exponent.
+        assert_eq!(get("1.5e5"), None);
+        assert_eq!(get("1.5e+5"), Some(&Value::from("float")));
     }
 
     #[test]

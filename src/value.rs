@@ -347,7 +347,7 @@ impl Value {
                     out.push_str(&py_float_repr(*f))
                 }
             }
-            Value::Str(s) => write_json_str(out, s),
+            Value::Str(s) => write_json_str(out, s, true),
             Value::List(l) => {
                 if l.is_empty() {
                     out.push_str("[]");
@@ -400,8 +400,8 @@ fn newline_indent(out: &mut String, n: usize) {
 /// A map key as JSON text (string keys without a copy).
 fn write_json_key(out: &mut String, k: &Value) {
     match k {
-        Value::Str(s) => write_json_str(out, s),
-        other => write_json_str(out, &json_key(other)),
+        Value::Str(s) => write_json_str(out, s, true),
+        other => write_json_str(out, &json_key(other), true),
     }
 }
 
@@ -414,7 +414,10 @@ fn json_key(k: &Value) -> String {
     }
 }
 
-fn write_json_str(out: &mut String, s: &str) {
+/// A JSON string as Python's `json.dumps` writes it: control characters
+/// escaped, and with `ensure_ascii` everything outside printable ASCII as
+/// `\uXXXX` (UTF-16 units).
+pub fn write_json_str(out: &mut String, s: &str, ensure_ascii: bool) {
     out.push('"');
     // Fast path: printable ASCII without quotes or backslashes is copied as is.
     if s.bytes()
@@ -433,7 +436,7 @@ fn write_json_str(out: &mut String, s: &str) {
             '\t' => out.push_str("\\t"),
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 || (c as u32) > 0x7e => {
+            c if (c as u32) < 0x20 || (ensure_ascii && (c as u32) > 0x7e) => {
                 let mut buf = [0u16; 2];
                 for unit in c.encode_utf16(&mut buf) {
                     let _ = write!(out, "\\u{unit:04x}");
@@ -500,7 +503,7 @@ pub fn py_float_repr(f: f64) -> String {
 }
 
 /// Python's `repr(str)`: single quotes unless the string has a single quote
-/// and no double quote.
+/// and no double quote; characters `str.isprintable()` rejects are escaped.
 pub fn py_str_repr(s: &str) -> String {
     let quote = if s.contains('\'') && !s.contains('"') {
         '"'
@@ -519,14 +522,39 @@ pub fn py_str_repr(s: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
+            c if py_unprintable(c) => {
+                let u = c as u32;
+                let _ = if u < 0x100 {
+                    write!(out, "\\x{u:02x}")
+                } else if u < 0x10000 {
+                    write!(out, "\\u{u:04x}")
+                } else {
+                    write!(out, "\\U{u:08x}")
+                };
             }
             c => out.push(c),
         }
     }
     out.push(quote);
     out
+}
+
+/// Characters Python's `str.isprintable()` rejects (the common ones).
+fn py_unprintable(c: char) -> bool {
+    let u = c as u32;
+    u < 0x20
+        || (0x7f..=0xa0).contains(&u)
+        || u == 0xad
+        || (0x2000..=0x200f).contains(&u)
+        || (0x2028..=0x202f).contains(&u)
+        || (0x205f..=0x206f).contains(&u)
+        || u == 0x3000
+        || u == 0xfeff
+        || (0xd800..=0xdfff).contains(&u)
+        || (0xe000..=0xf8ff).contains(&u)
+        || (0xfff0..=0xfffb).contains(&u)
+        || u == 0x1680
+        || u == 0x180e
 }
 
 /// Build a map from `(key, value)` pairs with string keys.
@@ -563,6 +591,8 @@ mod tests {
         assert_eq!(py_str_repr("it's"), "\"it's\"");
         assert_eq!(py_str_repr("a'\"b"), "'a\\'\"b'");
         assert_eq!(py_str_repr("x\ny"), "'x\\ny'");
+        assert_eq!(py_str_repr("\u{7f}\u{a0}é\u{200b}"), "'\\x7f\\xa0é\\u200b'");
+        assert_eq!(py_str_repr("\u{e000}\u{1f600}"), "'\\ue000\u{1f600}'");
     }
 
     #[test]

@@ -589,9 +589,19 @@ impl<'a> Executor<'a> {
 
     /// `_assign_not_run_result_dict`.
     fn not_run(&mut self, li: usize, running: &mut Running, result: Value, comment: &str) {
+        let r = self.not_run_result(li, result, comment);
+        let tag = self.lows[li].tag.clone();
+        if self.lows[li].prereq {
+            self.pre.insert(tag.clone(), r.clone());
+        }
+        running.rets.insert(tag, r);
+    }
+
+    /// The numbered result of a chunk that did not run.
+    fn not_run_result(&mut self, li: usize, result: Value, comment: &str) -> StateRun {
         let run_num = self.next_run_num();
         let low = &self.lows[li];
-        let r = StateRun {
+        StateRun {
             id: low.id.clone(),
             name: low.chunk.name.clone(),
             state: low.chunk.state.clone(),
@@ -604,11 +614,7 @@ impl<'a> Executor<'a> {
             tag: low.tag.clone(),
             sls: Some(low.chunk.sls.clone()),
             kind: RunKind::NotRun,
-        };
-        if low.prereq {
-            self.pre.insert(low.tag.clone(), r.clone());
         }
-        running.rets.insert(low.tag.clone(), r);
     }
 
     /// `_call_unmet_requisites`: run missing dependencies first, then retry.
@@ -626,22 +632,7 @@ impl<'a> Executor<'a> {
         if self.lows[li].prereq {
             let (status, _) = self.check_requisites(li, running);
             if status == Status::Pre {
-                let run_num = self.next_run_num();
-                let low = &self.lows[li];
-                let r = StateRun {
-                    id: low.id.clone(),
-                    name: low.chunk.name.clone(),
-                    state: low.chunk.state.clone(),
-                    fun: low.fun.clone(),
-                    run_num: Some(run_num),
-                    result: Value::Bool(true),
-                    changes: false,
-                    ran: false,
-                    comment: Value::str("No changes detected"),
-                    tag: tag.clone(),
-                    sls: Some(low.chunk.sls.clone()),
-                    kind: RunKind::NotRun,
-                };
+                let r = self.not_run_result(li, Value::Bool(true), "No changes detected");
                 self.pre.insert(tag, r);
             } else {
                 let mut r = self.call(li, false);

@@ -150,23 +150,11 @@ pub fn from_jinja(v: &JValue) -> Value {
         let items = l.lock().clone();
         return Value::List(items.iter().map(from_jinja).collect());
     }
+    if let Some(scalar) = scalar_from_jinja(v) {
+        return scalar;
+    }
     match v.kind() {
-        ValueKind::Undefined | ValueKind::None => Value::Null,
-        ValueKind::Bool => Value::Bool(v.is_true()),
-        ValueKind::Number => {
-            if v.is_integer() {
-                match i64::try_from(v.clone()) {
-                    Ok(i) => Value::Int(i),
-                    Err(_) => Value::Float(f64::try_from(v.clone()).unwrap_or(f64::NAN)),
-                }
-            } else {
-                Value::Float(f64::try_from(v.clone()).unwrap_or(f64::NAN))
-            }
-        }
-        ValueKind::String => Value::Str(v.as_str().unwrap_or_default().to_string()),
-        ValueKind::Bytes => {
-            Value::Str(String::from_utf8_lossy(v.as_bytes().unwrap_or_default()).into_owned())
-        }
+        ValueKind::Undefined => Value::Null,
         ValueKind::Seq | ValueKind::Iterable => match v.try_iter() {
             Ok(it) => Value::List(it.map(|x| from_jinja(&x)).collect()),
             Err(_) => Value::Str(v.to_string()),
@@ -183,6 +171,31 @@ pub fn from_jinja(v: &JValue) -> Value {
         }
         _ => Value::Str(v.to_string()),
     }
+}
+
+/// A none, bool, number, string or bytes value as crate data (integers
+/// beyond `i64` become floats, bytes are decoded lossily); `None` for
+/// anything else (undefined, containers, opaque objects).
+pub(crate) fn scalar_from_jinja(v: &JValue) -> Option<Value> {
+    Some(match v.kind() {
+        ValueKind::None => Value::Null,
+        ValueKind::Bool => Value::Bool(v.is_true()),
+        ValueKind::Number => {
+            if v.is_integer() {
+                match i64::try_from(v.clone()) {
+                    Ok(i) => Value::Int(i),
+                    Err(_) => Value::Float(f64::try_from(v.clone()).unwrap_or(f64::NAN)),
+                }
+            } else {
+                Value::Float(f64::try_from(v.clone()).unwrap_or(f64::NAN))
+            }
+        }
+        ValueKind::String => Value::Str(v.as_str().unwrap_or_default().to_string()),
+        ValueKind::Bytes => {
+            Value::Str(String::from_utf8_lossy(v.as_bytes().unwrap_or_default()).into_owned())
+        }
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

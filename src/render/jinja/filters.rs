@@ -10,8 +10,8 @@
 
 use super::mutable::MutMap;
 use super::salt::{from_mj, py_error, to_mj};
-use crate::dictupdate::py_eq;
-use crate::value::{py_float_repr, py_str_repr, Map, Value};
+use crate::dictupdate::{py_eq, py_number};
+use crate::value::{py_float_repr, py_str_repr, write_json_str, Map, Value};
 use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
 use minijinja::{Environment, Error, ErrorKind};
 use std::fmt::Write as _;
@@ -328,29 +328,6 @@ fn json_float(f: f64) -> String {
     }
 }
 
-fn write_json_str(out: &mut String, s: &str, ensure_ascii: bool) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 || (ensure_ascii && (c as u32) > 0x7e) => {
-                let mut buf = [0u16; 2];
-                for unit in c.encode_utf16(&mut buf) {
-                    let _ = write!(out, "\\u{unit:04x}");
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
 fn write_json(out: &mut String, v: &Value, o: &JsonOptions, isep: &str, ksep: &str, level: usize) {
     let newline = |out: &mut String, level: usize| {
         if let Some(ind) = &o.indent {
@@ -412,14 +389,6 @@ fn write_json(out: &mut String, v: &Value, o: &JsonOptions, isep: &str, ksep: &s
 /// Python's ordering of keys for `sorted()`; `None` when Python would raise
 /// `TypeError` (e.g. str against int).
 fn py_cmp(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
-    fn num(v: &Value) -> Option<f64> {
-        match v {
-            Value::Bool(b) => Some(*b as i64 as f64),
-            Value::Int(i) => Some(*i as f64),
-            Value::Float(f) => Some(*f),
-            _ => None,
-        }
-    }
     match (a, b) {
         (Value::Int(x), Value::Int(y)) => Some(x.cmp(y)),
         (Value::Str(x), Value::Str(y)) => Some(x.cmp(y)),
@@ -432,7 +401,7 @@ fn py_cmp(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
             }
             Some(x.len().cmp(&y.len()))
         }
-        _ => num(a)?.partial_cmp(&num(b)?),
+        _ => py_number(a)?.partial_cmp(&py_number(b)?),
     }
 }
 
@@ -1406,46 +1375,39 @@ fn f_update_dict_key_value(a: Args) -> Result<MjValue, Error> {
     })
 }
 
+/// The list at `m[k]` (a new one when the key is missing or `None`), or
+/// Salt's error naming `verb` when the key holds something else.
+fn list_slot<'m>(m: &'m mut Map, k: Value, verb: &str) -> Result<&'m mut Vec<Value>, Error> {
+    let slot = m.entry(k).or_insert(Value::Null);
+    if slot.is_null() {
+        *slot = Value::List(Vec::new());
+    }
+    match slot {
+        Value::List(l) => Ok(l),
+        s => Err(py_error(format!(
+            "The last key contains a <class '{}'>, which cannot {verb}.",
+            s.py_type_name()
+        ))),
+    }
+}
+
 fn f_append_dict_key_value(a: Args) -> Result<MjValue, Error> {
     dict_key_op(a, |m, k, v| {
-        let slot = m.entry(k).or_insert(Value::Null);
-        if slot.is_null() {
-            *slot = Value::List(Vec::new());
-        }
-        match slot {
-            Value::List(l) => {
-                l.push(v);
-                Ok(())
-            }
-            s => Err(py_error(format!(
-                "The last key contains a <class '{}'>, which cannot append.",
-                s.py_type_name()
-            ))),
-        }
+        list_slot(m, k, "append")?.push(v);
+        Ok(())
     })
 }
 
 fn f_extend_dict_key_value(a: Args) -> Result<MjValue, Error> {
     dict_key_op(a, |m, k, v| {
-        let slot = m.entry(k).or_insert(Value::Null);
-        if slot.is_null() {
-            *slot = Value::List(Vec::new());
-        }
-        match slot {
-            Value::List(l) => {
-                l.extend(py_iter(&v).map_err(|_| {
-                    py_error(format!(
-                        "Cannot extend <class 'list'> with a <class '{}'>.",
-                        v.py_type_name()
-                    ))
-                })?);
-                Ok(())
-            }
-            s => Err(py_error(format!(
-                "The last key contains a <class '{}'>, which cannot extend.",
-                s.py_type_name()
-            ))),
-        }
+        let list = list_slot(m, k, "extend")?;
+        list.extend(py_iter(&v).map_err(|_| {
+            py_error(format!(
+                "Cannot extend <class 'list'> with a <class '{}'>.",
+                v.py_type_name()
+            ))
+        })?);
+        Ok(())
     })
 }
 
@@ -1667,51 +1629,7 @@ fn f_path_join(a: Args) -> Result<MjValue, Error> {
 
 /// PyYAML's `write_double_quoted` (no line folding, non-ASCII escaped).
 pub(crate) fn yaml_dquote(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for ch in text.chars() {
-        let escape =
-            "\"\\\u{85}\u{2028}\u{2029}\u{feff}".contains(ch) || !(' '..='~').contains(&ch);
-        if !escape {
-            out.push(ch);
-            continue;
-        }
-        let short = match ch {
-            '\0' => Some('0'),
-            '\u{7}' => Some('a'),
-            '\u{8}' => Some('b'),
-            '\t' => Some('t'),
-            '\n' => Some('n'),
-            '\u{b}' => Some('v'),
-            '\u{c}' => Some('f'),
-            '\r' => Some('r'),
-            '\u{1b}' => Some('e'),
-            '"' => Some('"'),
-            '\\' => Some('\\'),
-            '\u{85}' => Some('N'),
-            '\u{a0}' => Some('_'),
-            '\u{2028}' => Some('L'),
-            '\u{2029}' => Some('P'),
-            _ => None,
-        };
-        match short {
-            Some(s) => {
-                out.push('\\');
-                out.push(s);
-            }
-            None if (ch as u32) <= 0xff => {
-                let _ = write!(out, "\\x{:02X}", ch as u32);
-            }
-            None if (ch as u32) <= 0xffff => {
-                let _ = write!(out, "\\u{:04X}", ch as u32);
-            }
-            None => {
-                let _ = write!(out, "\\U{:08X}", ch as u32);
-            }
-        }
-    }
-    out.push('"');
-    out
+    super::pyfmt::yaml_double_quoted(text, false)
 }
 
 /// PyYAML's `write_single_quoted` at column 0 with no line folding: quotes

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use minijinja::value::{Value, ValueKind};
 
 use super::mutable::{MutList, MutMap};
+use crate::value::py_str_repr;
 
 /// Python's type name of a value (`dict`, `list`, `str`, ...).
 pub fn py_type_name(v: &Value) -> &'static str {
@@ -93,10 +94,10 @@ fn write_repr(out: &mut String, v: &Value, printable: bool) {
         ValueKind::None => out.push_str("None"),
         ValueKind::Bool => out.push_str(if v.is_true() { "True" } else { "False" }),
         ValueKind::Number => write_number(out, v),
-        ValueKind::String => out.push_str(&repr_str(v.as_str().unwrap_or_default())),
+        ValueKind::String => out.push_str(&py_str_repr(v.as_str().unwrap_or_default())),
         ValueKind::Bytes => {
             out.push('b');
-            out.push_str(&repr_str(&String::from_utf8_lossy(
+            out.push_str(&py_str_repr(&String::from_utf8_lossy(
                 v.as_bytes().unwrap_or_default(),
             )));
         }
@@ -130,7 +131,7 @@ fn write_dict(out: &mut String, pairs: &[(Value, Value)], printable: bool) {
         out.push_str(": ");
         match val.as_str() {
             Some(s) if printable && s.contains(['\n', '\r', '\t']) => {
-                out.push_str(&yaml_double_quoted(s))
+                out.push_str(&yaml_double_quoted(s, true))
             }
             _ => write_repr(out, val, printable),
         }
@@ -152,67 +153,27 @@ fn write_seq(out: &mut String, items: &[Value], tuple: bool, printable: bool) {
     out.push(if tuple { ')' } else { ']' });
 }
 
-/// Characters Python's `str.isprintable()` rejects (the common ones).
-fn py_unprintable(c: char) -> bool {
-    let u = c as u32;
-    u < 0x20
-        || (0x7f..=0xa0).contains(&u)
-        || u == 0xad
-        || (0x2000..=0x200f).contains(&u)
-        || (0x2028..=0x202f).contains(&u)
-        || (0x205f..=0x206f).contains(&u)
-        || u == 0x3000
-        || u == 0xfeff
-        || (0xd800..=0xdfff).contains(&u)
-        || (0xe000..=0xf8ff).contains(&u)
-        || (0xfff0..=0xfffb).contains(&u)
-        || u == 0x1680
-        || u == 0x180e
-}
-
-/// Python's `repr(str)`: single quotes unless the text has `'` and no `"`.
-pub fn repr_str(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if py_unprintable(c) => {
-                let u = c as u32;
-                let _ = if u < 0x100 {
-                    write!(out, "\\x{u:02x}")
-                } else if u < 0x10000 {
-                    write!(out, "\\u{u:04x}")
-                } else {
-                    write!(out, "\\U{u:08x}")
-                };
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
-}
-
-/// PyYAML's double-quoted scalar with `allow_unicode=True` and no line
-/// folding (what Salt's `_yaml_safe_repr` emits).
-pub fn yaml_double_quoted(s: &str) -> String {
+/// PyYAML's `Emitter.write_double_quoted` without line folding: `"`, `\\`,
+/// NEL, the Unicode line and paragraph separators, BOM and non-printable
+/// characters escaped (with `allow_unicode=False` also everything outside
+/// printable ASCII), short escapes where YAML has them.
+pub fn yaml_double_quoted(s: &str, allow_unicode: bool) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
-        let esc = match c {
+        let u = c as u32;
+        let printable = (0x20..=0x7e).contains(&u)
+            || (allow_unicode && ((0xa0..=0xd7ff).contains(&u) || (0xe000..=0xfffd).contains(&u)));
+        if printable
+            && !matches!(
+                c,
+                '"' | '\\' | '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{feff}'
+            )
+        {
+            out.push(c);
+            continue;
+        }
+        let short = match c {
             '\0' => Some('0'),
             '\x07' => Some('a'),
             '\x08' => Some('b'),
@@ -230,25 +191,12 @@ pub fn yaml_double_quoted(s: &str) -> String {
             '\u{2029}' => Some('P'),
             _ => None,
         };
-        if let Some(e) = esc {
-            out.push('\\');
-            out.push(e);
-            continue;
-        }
-        let u = c as u32;
-        let printable = (0x20..=0x7e).contains(&u)
-            || (0xa0..=0xd7ff).contains(&u)
-            || ((0xe000..=0xfffd).contains(&u) && u != 0xfeff)
-            || (0x10000..=0x10ffff).contains(&u);
-        if printable {
-            out.push(c);
-        } else if u <= 0xff {
-            let _ = write!(out, "\\x{u:02X}");
-        } else if u <= 0xffff {
-            let _ = write!(out, "\\u{u:04X}");
-        } else {
-            let _ = write!(out, "\\U{u:08X}");
-        }
+        let _ = match short {
+            Some(e) => write!(out, "\\{e}"),
+            None if u <= 0xff => write!(out, "\\x{u:02X}"),
+            None if u <= 0xffff => write!(out, "\\u{u:04X}"),
+            None => write!(out, "\\U{u:08X}"),
+        };
     }
     out.push('"');
     out
@@ -298,6 +246,15 @@ mod tests {
             "{'a': \"x\\ny\", 'b': \"it's\", 'c': ['p\\nq']}"
         );
         assert_eq!(py_str(&m), "{'a': 'x\\ny', 'b': \"it's\", 'c': ['p\\nq']}");
-        assert_eq!(yaml_double_quoted("é\t\"\u{1}"), "\"é\\t\\\"\\x01\"");
+        assert_eq!(yaml_double_quoted("é\t\"\u{1}", true), "\"é\\t\\\"\\x01\"");
+        // PyYAML prints U+00A0 with allow_unicode and escapes beyond U+FFFD.
+        assert_eq!(
+            yaml_double_quoted("\u{a0}\u{feff}\u{1f600}", true),
+            "\"\u{a0}\\uFEFF\\U0001F600\""
+        );
+        assert_eq!(
+            yaml_double_quoted("é\u{a0}\u{85}", false),
+            "\"\\xE9\\_\\N\""
+        );
     }
 }

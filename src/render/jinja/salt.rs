@@ -104,22 +104,6 @@ pub(crate) fn from_mj(v: &MjValue) -> Result<Value, Error> {
                 "undefined value passed to a salt function",
             ))
         }
-        ValueKind::None => Value::Null,
-        ValueKind::Bool => Value::Bool(v.is_true()),
-        ValueKind::Number => {
-            if v.is_integer() {
-                match i64::try_from(v.clone()) {
-                    Ok(i) => Value::Int(i),
-                    Err(_) => Value::Float(f64::try_from(v.clone()).unwrap_or(f64::NAN)),
-                }
-            } else {
-                Value::Float(f64::try_from(v.clone()).unwrap_or(f64::NAN))
-            }
-        }
-        ValueKind::String => Value::Str(v.as_str().unwrap_or_default().to_string()),
-        ValueKind::Bytes => {
-            Value::Str(String::from_utf8_lossy(v.as_bytes().unwrap_or_default()).into_owned())
-        }
         ValueKind::Seq | ValueKind::Iterable => {
             let mut out = Vec::with_capacity(v.len().unwrap_or(0));
             for item in v.try_iter()? {
@@ -135,12 +119,12 @@ pub(crate) fn from_mj(v: &MjValue) -> Result<Value, Error> {
             }
             Value::Map(out)
         }
-        _ => {
-            return Err(Error::new(
+        _ => crate::render::jinja::convert::scalar_from_jinja(v).ok_or_else(|| {
+            Error::new(
                 ErrorKind::InvalidOperation,
                 format!("cannot use {v} as data (a {} value)", v.kind()),
-            ))
-        }
+            )
+        })?,
     })
 }
 

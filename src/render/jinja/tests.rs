@@ -785,3 +785,36 @@ fn nested_containers_from_functions_are_mutable() {
         "[[1, 2]]"
     );
 }
+
+#[test]
+fn append_and_extend_dict_key_value() {
+    assert_eq!(
+        r("{{ {'a': {'l': [1]}} | append_dict_key_value('a:l', 2) }}"),
+        "{'a': {'l': [1, 2]}}"
+    );
+    assert_eq!(
+        r("{{ {} | extend_dict_key_value('a:l', [1, 2]) }}"),
+        "{'a': {'l': [1, 2]}}"
+    );
+    let e = render_files(&[], "{{ {'a': 1} | append_dict_key_value('a', 2) }}").unwrap_err();
+    assert!(
+        e.message
+            .contains("The last key contains a <class 'int'>, which cannot append."),
+        "{}",
+        e.message
+    );
+    let e = render_files(&[], "{{ {'a': 'x'} | extend_dict_key_value('a', [2]) }}").unwrap_err();
+    assert!(
+        e.message
+            .contains("The last key contains a <class 'str'>, which cannot extend."),
+        "{}",
+        e.message
+    );
+    let e = render_files(&[], "{{ {} | extend_dict_key_value('a', 5) }}").unwrap_err();
+    assert!(
+        e.message
+            .contains("Cannot extend <class 'list'> with a <class 'int'>."),
+        "{}",
+        e.message
+    );
+}

@@ -8,7 +8,7 @@ use std::ops::Range;
 
 mod dump;
 mod load;
-mod resolve;
+pub(crate) mod resolve;
 
 /// A parsed YAML node with its byte span in the source text.
 #[derive(Debug, Clone, PartialEq)]
