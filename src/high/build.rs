@@ -372,6 +372,7 @@ impl<'a> Builder<'a> {
         let line_map = (template.text.trim_end() != text.text.trim_end())
             .then(|| crate::render::LineMap::new(&template.text, &text.text));
         self.record_spans(&node, &template, &what, line_map.as_ref());
+        let shared = shared_bodies(&node);
         let span = node.span.clone();
         // The parse tree is ours alone now: move its strings into the data.
         let data = node.into_value();
@@ -412,12 +413,14 @@ impl<'a> Builder<'a> {
         handle_extend(&mut state, sls, saltenv, errors);
         handle_exclude(&mut state, sls, errors);
         handle_state_decls(&mut state, sls, saltenv, errors, &self.sources);
+        share_bodies(&mut state, &shared);
 
         for inc in include {
             self.process_include(inc, &mut state, sls, saltenv, &file, matches, errors);
         }
         if self.auto_order {
-            self.handle_iorder(&mut state);
+            self.handle_iorder(&mut state, &shared);
+            share_bodies(&mut state, &shared);
         }
         Some(Value::Map(state))
     }
@@ -558,8 +561,12 @@ impl<'a> Builder<'a> {
     }
 
     /// Append `{order: N}` to every state declaration without an order.
-    fn handle_iorder(&mut self, state: &mut Map) {
-        for (_, body) in state.iter_mut() {
+    fn handle_iorder(&mut self, state: &mut Map, shared: &[(Value, Value)]) {
+        for (id, body) in state.iter_mut() {
+            // An alias body is its anchor's dict: numbered once, through it.
+            if shared.iter().any(|(alias, _)| alias == id) {
+                continue;
+            }
             let Value::Map(body) = body else { continue };
             for (key, decl) in body.iter_mut() {
                 if key.as_str().is_none_or(|k| k.starts_with('_')) {
@@ -695,6 +702,47 @@ fn id_spans(
         sls: sls.to_string(),
         key: map(&key.span),
         states,
+    }
+}
+
+/// IDs whose body is a YAML alias of an earlier ID's body (`copy: *opts`).
+/// In Salt both names hold one Python dict, so whatever is done to one
+/// (declaration folding, auto-order numbers) shows in the other. An alias
+/// expands to a node with its anchor's span, which identifies it.
+fn shared_bodies(node: &Node) -> Vec<(Value, Value)> {
+    let NodeValue::Map(entries) = &node.value else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, (k, v)) in entries.iter().enumerate() {
+        if !matches!(v.value, NodeValue::Map(_)) || v.span.is_empty() {
+            continue;
+        }
+        if let Some((anchor, _)) = entries[..i].iter().find(|(_, w)| w.span == v.span) {
+            out.push((key_value(k), key_value(anchor)));
+        }
+    }
+    out
+}
+
+fn key_value(k: &Node) -> Value {
+    match &k.value {
+        NodeValue::Str(s) => Value::Str(s.clone()),
+        NodeValue::Int(i) => Value::Int(*i),
+        NodeValue::Bool(b) => Value::Bool(*b),
+        NodeValue::Float(f) => Value::Float(*f),
+        _ => Value::Null,
+    }
+}
+
+/// Give every alias ID its anchor's (current) body.
+fn share_bodies(state: &mut Map, shared: &[(Value, Value)]) {
+    for (alias, anchor) in shared {
+        if let Some(body) = state.get(anchor).cloned() {
+            if let Some(slot) = state.get_mut(alias) {
+                *slot = body;
+            }
+        }
     }
 }
 
