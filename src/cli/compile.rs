@@ -9,13 +9,12 @@ pub struct Args {
     pub common: Common,
     #[command(flatten)]
     pub out: Output,
-    /// Compile exactly these SLS (comma-separated), as `state.sls` would.
-    #[arg(long, value_delimiter = ',')]
-    pub sls: Option<Vec<String>>,
+    #[command(flatten)]
+    pub selection: super::Selection,
 }
 
 pub fn run(args: Args) -> CmdResult {
-    let session = args.common.session(args.sls.clone())?;
+    let session = args.common.session(args.selection.sls.clone())?;
     match session.lowstate() {
         Ok(chunks) => args
             .out

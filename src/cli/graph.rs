@@ -23,13 +23,12 @@ pub struct Args {
     /// Write to this file (atomically) instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
-    /// Draw exactly these SLS (comma-separated), as `state.sls` would.
-    #[arg(long, value_delimiter = ',')]
-    pub sls: Option<Vec<String>>,
+    #[command(flatten)]
+    pub selection: super::Selection,
 }
 
 pub fn run(args: Args) -> CmdResult {
-    let session = args.common.session(args.sls.clone())?;
+    let session = args.common.session(args.selection.sls.clone())?;
     let (g, _) = session.graph().map_err(Failure::Compile)?;
     let mut text = match args.format {
         GraphFormat::Dot => graph::to_dot(&g),

@@ -9,13 +9,12 @@ pub struct Args {
     pub common: Common,
     #[command(flatten)]
     pub out: Output,
-    /// Render exactly these SLS (comma-separated) instead of the top file.
-    #[arg(long, value_delimiter = ',')]
-    pub sls: Option<Vec<String>>,
+    #[command(flatten)]
+    pub selection: super::Selection,
 }
 
 pub fn run(args: Args) -> CmdResult {
-    let session = args.common.session(args.sls.clone())?;
+    let session = args.common.session(args.selection.sls.clone())?;
     let hs = session.highstate()?;
     if !hs.errors.is_empty() {
         return Err(Failure::Compile(hs.errors.into()));

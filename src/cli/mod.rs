@@ -217,6 +217,15 @@ impl Common {
     }
 }
 
+/// Which SLS to compile: the top file's (default) or exactly these.
+#[derive(Args, Debug, Clone)]
+pub struct Selection {
+    /// Exactly these SLS (comma-separated) instead of the top file, as
+    /// `state.sls` would compile them.
+    #[arg(long, value_delimiter = ',')]
+    pub sls: Option<Vec<String>>,
+}
+
 /// Common output options of the data-printing subcommands.
 #[derive(Args, Debug, Clone)]
 pub struct Output {

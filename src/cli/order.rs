@@ -12,13 +12,12 @@ pub struct Args {
     /// Colour: auto (on a terminal), always, never.
     #[arg(long, default_value = "auto")]
     pub color: String,
-    /// Report exactly these SLS (comma-separated), as `state.sls` would.
-    #[arg(long, value_delimiter = ',')]
-    pub sls: Option<Vec<String>>,
+    #[command(flatten)]
+    pub selection: super::Selection,
 }
 
 pub fn run(args: Args) -> CmdResult {
-    let session = args.common.session(args.sls.clone())?;
+    let session = args.common.session(args.selection.sls.clone())?;
     let (graph, sources) = session.graph().map_err(Failure::Compile)?;
     let color = match args.color.as_str() {
         "always" => true,

@@ -26,9 +26,8 @@ pub struct Args {
     /// Write to this file (atomically) instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
-    /// Simulate exactly these SLS (comma-separated), as `state.sls` would.
-    #[arg(long, value_delimiter = ',')]
-    pub sls: Option<Vec<String>>,
+    #[command(flatten)]
+    pub selection: super::Selection,
 }
 
 pub fn run(args: Args) -> CmdResult {
@@ -36,7 +35,7 @@ pub fn run(args: Args) -> CmdResult {
         None => Assumptions::new(),
         Some(p) => Assumptions::load(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
     };
-    let session = args.common.session(args.sls.clone())?;
+    let session = args.common.session(args.selection.sls.clone())?;
     let run = session.simulate(&assume).map_err(Failure::Compile)?;
     let text = match args.format {
         SimFormat::Json => {
