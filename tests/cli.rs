@@ -134,3 +134,35 @@ fn yaml_output_round_trips() {
     let j: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(ours.to_json(), j);
 }
+
+#[test]
+fn simulate_order_and_graph_run_on_a_corpus_case() {
+    let case = corpus("074-run-prereq");
+    let out = lowstate(&["simulate", "-c", &case, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["version"], 1);
+    assert!(doc["states"].as_array().is_some_and(|s| !s.is_empty()));
+
+    let out = lowstate(&["order", "-c", &case, "--color", "never"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("prereq") && !text.contains('\x1b'), "{text}");
+
+    let out = lowstate(&["graph", "-c", &case, "--format", "html"]);
+    assert_eq!(out.status.code(), Some(0));
+    let html = String::from_utf8(out.stdout).unwrap();
+    assert!(html.contains("<svg") && !html.contains("http://cdn") && !html.contains("<script src"));
+}
+
+#[test]
+fn pillar_and_render_commands() {
+    let case = corpus("125-pillar-merge-include");
+    let out = lowstate(&["pillar", "-c", &case]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["app"]["name"], "web");
+    let out = lowstate(&["render", "-c", &case, "show"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("- os_name: debian"));
+}
