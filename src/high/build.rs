@@ -8,7 +8,7 @@
 //! what a file includes is known once it is rendered, so each wave renders
 //! the includes discovered by the previous one.
 
-use super::source_map::{IdSpans, SourceMap, StateSpans};
+use super::source_map::SourceMap;
 use crate::diag::{Diagnostic, SourceFile};
 use crate::fileserver::{FileServer, SlsFile};
 use crate::fnmatch::fnmatch;
@@ -368,10 +368,9 @@ impl<'a> Builder<'a> {
         if !node.truthy() {
             return None;
         }
-        // Spans point into the rendered text; map them to the template.
-        let line_map = (template.text.trim_end() != text.text.trim_end())
-            .then(|| crate::render::LineMap::new(&template.text, &text.text));
-        self.record_spans(&node, &template, &what, line_map.as_ref());
+        // Spans are worked out only if a diagnostic asks for one.
+        self.sources
+            .defer_file(what.clone(), template, text.clone(), &node);
         let shared = shared_bodies(&node);
         let span = node.span.clone();
         // The parse tree is ours alone now: move its strings into the data.
@@ -584,124 +583,6 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-    }
-
-    /// Record where each ID, state module and argument of a file was written.
-    fn record_spans(
-        &mut self,
-        node: &Node,
-        file: &Arc<SourceFile>,
-        sls: &str,
-        lines: Option<&crate::render::LineMap>,
-    ) {
-        let map = |r: &std::ops::Range<usize>| match lines {
-            Some(m) => m.map(r.clone()),
-            None => r.clone(),
-        };
-        self.sources
-            .insert_file(sls.to_string(), file.clone(), map(&node.span));
-        let NodeValue::Map(entries) = &node.value else {
-            return;
-        };
-        for (k, v) in entries {
-            let key = match &k.value {
-                NodeValue::Str(s) => s.clone(),
-                NodeValue::Int(i) => i.to_string(),
-                _ => continue,
-            };
-            if key == "include" || key == "exclude" || key == "extend" {
-                // Per file: `include@env:sls`, one "argument" per entry.
-                let args = match &v.value {
-                    NodeValue::List(items) => items
-                        .iter()
-                        .map(|it| {
-                            let name = match it.to_value() {
-                                Value::Map(m) => m.values().last().map(Value::py_str),
-                                v => Some(v.py_str()),
-                            };
-                            (name, map(&it.span))
-                        })
-                        .collect(),
-                    _ => Vec::new(),
-                };
-                let mut states = IndexMap::new();
-                states.insert(
-                    key.clone(),
-                    StateSpans {
-                        key: map(&k.span),
-                        args,
-                    },
-                );
-                self.sources.insert_id(
-                    format!("{key}@{sls}"),
-                    IdSpans {
-                        file: file.clone(),
-                        sls: sls.to_string(),
-                        key: map(&k.span),
-                        states,
-                    },
-                );
-                if key != "extend" {
-                    continue;
-                }
-            }
-            if key == "extend" {
-                if let NodeValue::Map(ext) = &v.value {
-                    for (ek, ev) in ext {
-                        if let NodeValue::Str(eid) = &ek.value {
-                            self.sources
-                                .insert_extend(eid.clone(), id_spans(file, sls, ek, ev, &map));
-                        }
-                    }
-                }
-                continue;
-            }
-            self.sources.insert_id(key, id_spans(file, sls, k, v, &map));
-        }
-    }
-}
-
-fn id_spans(
-    file: &Arc<SourceFile>,
-    sls: &str,
-    key: &Node,
-    body: &Node,
-    map: &dyn Fn(&std::ops::Range<usize>) -> std::ops::Range<usize>,
-) -> IdSpans {
-    let mut states = IndexMap::new();
-    if let NodeValue::Map(decls) = &body.value {
-        for (sk, sv) in decls {
-            let NodeValue::Str(name) = &sk.value else {
-                continue;
-            };
-            let module = name.split('.').next().unwrap_or(name).to_string();
-            let mut args = Vec::new();
-            if let NodeValue::List(items) = &sv.value {
-                for it in items {
-                    let k = match &it.value {
-                        NodeValue::Map(m) => m.first().and_then(|(k, _)| match &k.value {
-                            NodeValue::Str(s) => Some(s.clone()),
-                            _ => None,
-                        }),
-                        _ => None,
-                    };
-                    args.push((k, map(&it.span)));
-                }
-            }
-            states.insert(
-                module,
-                StateSpans {
-                    key: map(&sk.span),
-                    args,
-                },
-            );
-        }
-    }
-    IdSpans {
-        file: file.clone(),
-        sls: sls.to_string(),
-        key: map(&key.span),
-        states,
     }
 }
 

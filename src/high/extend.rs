@@ -3,7 +3,8 @@
 //! blocks and the strict mode used for the extends built by `requisite_in`.
 //! Also holds the small Python-dict helpers the other high-data passes share.
 
-use crate::diag::{Diagnostic, Label};
+use crate::diag::Diagnostic;
+use crate::high::source_map::SourceRef;
 use crate::high::SourceMap;
 use crate::value::{Map, Value};
 
@@ -40,7 +41,7 @@ pub enum Strictness {
 pub struct ExtendEntry {
     pub name: Value,
     pub body: Value,
-    pub label: Option<Label>,
+    pub label: Option<SourceRef>,
 }
 
 /// Pop `__extend__` from `high` and apply every entry (plain mode). Returns
@@ -53,12 +54,12 @@ pub fn reconcile_extend(high: &mut Map, sources: &SourceMap) -> Vec<Diagnostic> 
     for chunk in py_iter(&ext) {
         if let Value::Map(m) = chunk {
             for (name, body) in m {
-                let label = name.as_str().and_then(|n| sources.extend(n));
+                let label = name.as_str().map(|n| SourceRef::Extend(n.to_string()));
                 entries.push(ExtendEntry { name, body, label });
             }
         }
     }
-    apply_extends(high, entries, Strictness::Plain)
+    apply_extends(high, entries, Strictness::Plain, sources)
 }
 
 /// Apply extend entries to `high` in order (the body of Salt's
@@ -68,6 +69,7 @@ pub fn apply_extends(
     high: &mut Map,
     entries: Vec<ExtendEntry>,
     strict: Strictness,
+    sources: &SourceMap,
 ) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
     let excluded: Vec<Value> = excluded_sls(high).into_iter().cloned().collect();
@@ -106,7 +108,7 @@ pub fn apply_extends(
                     Diagnostic::error("bad-extend", message)
                         .with_sls(format!("{env}:{sls}"))
                         .with_id(n)
-                        .or_primary(label),
+                        .or_primary(label.and_then(|l| l.resolve(sources))),
                 );
                 continue;
             }
@@ -336,10 +338,18 @@ mod tests {
             label: None,
         }];
         assert_eq!(
-            apply_extends(&mut h.clone(), entries.clone(), Strictness::Strict).len(),
+            apply_extends(
+                &mut h.clone(),
+                entries.clone(),
+                Strictness::Strict,
+                &SourceMap::default()
+            )
+            .len(),
             1
         );
-        assert!(apply_extends(&mut h, entries, Strictness::Plain).is_empty());
+        assert!(
+            apply_extends(&mut h, entries, Strictness::Plain, &SourceMap::default()).is_empty()
+        );
         assert!(h["a"].get("file").is_some());
     }
 

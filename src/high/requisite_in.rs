@@ -7,10 +7,11 @@
 //! reference added always points at the declaring state by ID.
 
 use crate::config::SaltVersion;
-use crate::diag::{Diagnostic, Label};
+use crate::diag::Diagnostic;
 use crate::high::extend::{
     apply_extends, find_name, first_key, is_dunder, ExtendEntry, Strictness,
 };
+use crate::high::source_map::SourceRef;
 use crate::high::SourceMap;
 use crate::value::{Map, Value};
 use indexmap::IndexMap;
@@ -65,6 +66,7 @@ pub fn requisite_in_for(
             extend: IndexMap::new(),
             labels: HashMap::new(),
             errors: Vec::new(),
+            sources,
             names: None,
             sls_ids: None,
             by_value: None,
@@ -94,7 +96,7 @@ pub fn requisite_in_for(
                         body: body_map,
                         key,
                         rkey: key.split('_').next().unwrap_or(key),
-                        label: sources.arg(&id.py_str(), &state.py_str(), key),
+                        label: SourceRef::Arg(id.py_str(), state.py_str(), key.to_string()),
                     };
                     match items {
                         Value::Map(items) => b.dict_form(&decl, items, old),
@@ -114,7 +116,7 @@ pub fn requisite_in_for(
             body: Value::Map(body),
         })
         .collect();
-    errors.extend(apply_extends(high, entries, Strictness::Strict));
+    errors.extend(apply_extends(high, entries, Strictness::Strict, sources));
     errors
 }
 
@@ -125,7 +127,7 @@ struct Decl<'a> {
     body: &'a Map,
     key: &'a str,
     rkey: &'a str,
-    label: Option<Label>,
+    label: SourceRef,
 }
 
 impl Decl<'_> {
@@ -146,8 +148,9 @@ impl Decl<'_> {
 struct Builder<'a> {
     high: &'a Map,
     extend: IndexMap<Value, Map>,
-    labels: HashMap<Value, Label>,
+    labels: HashMap<Value, SourceRef>,
     errors: Vec<Diagnostic>,
+    sources: &'a SourceMap,
     /// `name:` value → first (ID, module) declaring it (bare-string targets).
     names: Option<HashMap<Value, (Value, Value)>>,
     /// `__sls__` → every (ID, module) of that SLS, in high-data order.
@@ -290,9 +293,7 @@ impl<'a> Builder<'a> {
                 entry.insert(key.into(), v.clone());
             }
         }
-        if let Some(l) = &decl.label {
-            self.labels.insert(name.clone(), l.clone());
-        }
+        self.labels.insert(name.clone(), decl.label.clone());
         let Some(Value::List(list)) = entry.get_mut(&target_state) else {
             return;
         };
@@ -334,7 +335,7 @@ impl<'a> Builder<'a> {
         Diagnostic::error("requisite-dotted", message)
             .with_sls(decl.sls())
             .with_id(decl.id.py_str())
-            .or_primary(decl.label.clone())
+            .or_primary(decl.label.resolve(self.sources))
     }
 
     /// `find_name(name, state, high, strict=True)`, indexed.
