@@ -161,7 +161,11 @@ impl Session {
     /// `show_lowstate` computes it (render errors are reported together
     /// with extend, verify and requisite_in errors, as Salt does).
     pub fn plan(&self) -> Result<Plan, Diagnostics> {
-        let hs = self.highstate_with(false)?;
+        self.plan_from(self.highstate_with(false)?)
+    }
+
+    /// The plan for an already built highstate.
+    fn plan_from(&self, hs: Highstate) -> Result<Plan, Diagnostics> {
         let opts = crate::low::LowOptions::from_config(&self.config, self.options.version);
         let mut errors = hs.errors;
         match crate::low::high_to_lowstate(hs.high, &opts, &hs.sources) {
@@ -180,7 +184,10 @@ impl Session {
 
     /// The requisite graph of the plan (for `simulate`, `order`, `graph`).
     pub fn graph(&self) -> Result<(ChunkGraph, crate::high::SourceMap), Diagnostics> {
-        let plan = self.plan()?;
+        Self::graph_of(self.plan()?)
+    }
+
+    fn graph_of(plan: Plan) -> Result<(ChunkGraph, crate::high::SourceMap), Diagnostics> {
         let g = ChunkGraph::from_ordered(&plan.lowstate)
             .map_err(|e| Diagnostics::from(Diagnostic::error("graph", e.to_string())))?;
         Ok((g, plan.sources))
@@ -193,7 +200,8 @@ impl Session {
         if !hs.errors.is_empty() {
             return Err(hs.errors.into());
         }
-        let (g, _) = self.graph()?;
+        // The tree is rendered once: the plan is built from this highstate.
+        let (g, _) = Self::graph_of(self.plan_from(hs)?)?;
         let opts = SimOptions {
             failhard: self.config.failhard,
             extra_mod_watch: self.config.mod_watch.clone(),
@@ -372,9 +380,4 @@ impl TopLoader for TopFiles<'_> {
             Some(f) => self.render(env, &f.rel, &f.path),
         }
     }
-}
-
-/// Label for a config problem at the top of the minion file.
-pub fn config_label(file: &Arc<SourceFile>) -> Label {
-    Label::line(file, 1, "in this config")
 }
