@@ -242,15 +242,8 @@ impl Session {
             {
                 self.jinja_sls.render(&text, &ctx).map_err(|e| {
                     let file = SourceFile::new(file.path.display().to_string(), text.clone());
-                    let mut d = Diagnostic::error(
-                        "jinja-error",
-                        format!("Rendering SLS '{what}' failed: {}", e.message),
-                    )
-                    .with_sls(what.clone());
-                    if let Some(l) = e.line {
-                        d = d.with_primary(Label::line(&file, l, "here"));
-                    }
-                    d.into()
+                    let fail = |msg: &str| format!("Rendering SLS '{what}' failed: {msg}");
+                    crate::render::jinja_diagnostic(e, &file, &fail, &what).into()
                 })
             }
             _ => Ok(text),

@@ -350,7 +350,9 @@ pub fn template_line_for(template: &SourceFile, text: &SourceFile, offset: usize
     Some(line.min(tlines.len().max(1)))
 }
 
-fn jinja_diagnostic(
+/// A Jinja render failure as a diagnostic located in the template (or in
+/// the imported template the engine names).
+pub(crate) fn jinja_diagnostic(
     e: jinja::JinjaError,
     template: &Arc<SourceFile>,
     fail: &dyn Fn(&str) -> String,
