@@ -379,49 +379,26 @@ impl Value {
     /// list's or map's top-level items one at a time), so a large result is
     /// never held as one string.
     pub fn write_json_pretty<W: std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
-        // Items are rendered into `buf`, which is flushed whenever it grows
-        // past this size.
-        const FLUSH_AT: usize = 1 << 16;
-        let mut buf = String::new();
-        let flush = |buf: &mut String, w: &mut W, force: bool| {
-            if force || buf.len() >= FLUSH_AT {
-                w.write_all(buf.as_bytes())?;
-                buf.clear();
-            }
-            Ok::<(), std::io::Error>(())
-        };
         match self {
             Value::List(l) if !l.is_empty() => {
-                buf.push('[');
-                for (i, v) in l.iter().enumerate() {
-                    if i > 0 {
-                        buf.push(',');
-                    }
-                    newline_indent(&mut buf, 4);
-                    v.write_json(&mut buf, 4);
-                    flush(&mut buf, w, false)?;
-                }
-                newline_indent(&mut buf, 0);
-                buf.push(']');
+                w.write_all(b"[")?;
+                write_items_par(w, l.len(), |i| (None, &l[i]))?;
+                w.write_all(b"\n]")
             }
             Value::Map(m) if !m.is_empty() => {
-                buf.push('{');
-                for (i, (k, v)) in m.iter().enumerate() {
-                    if i > 0 {
-                        buf.push(',');
-                    }
-                    newline_indent(&mut buf, 4);
-                    write_json_key(&mut buf, k);
-                    buf.push_str(": ");
-                    v.write_json(&mut buf, 4);
-                    flush(&mut buf, w, false)?;
-                }
-                newline_indent(&mut buf, 0);
-                buf.push('}');
+                w.write_all(b"{")?;
+                write_items_par(w, m.len(), |i| {
+                    let (k, v) = m.get_index(i).unwrap_or((&Value::Null, &Value::Null));
+                    (Some(k), v)
+                })?;
+                w.write_all(b"\n}")
             }
-            other => other.write_json(&mut buf, 0),
+            other => {
+                let mut out = String::new();
+                other.write_json(&mut out, 0);
+                w.write_all(out.as_bytes())
+            }
         }
-        flush(&mut buf, w, true)
     }
 
     fn write_json(&self, out: &mut String, indent: usize) {
@@ -477,6 +454,47 @@ impl Value {
             }
         }
     }
+}
+
+/// The items of a top-level list or map, pretty-printed at indent 4 and
+/// written in order. Items are rendered in parallel, a batch per task and a
+/// wave of batches at a time: the bytes are those of the serial form while
+/// memory stays bounded.
+fn write_items_par<'a, W: std::io::Write>(
+    w: &mut W,
+    len: usize,
+    item: impl Fn(usize) -> (Option<&'a Value>, &'a Value) + Sync,
+) -> std::io::Result<()> {
+    use rayon::prelude::*;
+    const BATCH: usize = 256;
+    const WAVE: usize = 32 * BATCH;
+    for wave in (0..len).step_by(WAVE) {
+        let end = (wave + WAVE).min(len);
+        let texts: Vec<String> = (wave..end)
+            .into_par_iter()
+            .step_by(BATCH)
+            .map(|start| {
+                let mut out = String::new();
+                for i in start..(start + BATCH).min(end) {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    newline_indent(&mut out, 4);
+                    let (key, v) = item(i);
+                    if let Some(k) = key {
+                        write_json_key(&mut out, k);
+                        out.push_str(": ");
+                    }
+                    v.write_json(&mut out, 4);
+                }
+                out
+            })
+            .collect();
+        for t in texts {
+            w.write_all(t.as_bytes())?;
+        }
+    }
+    Ok(())
 }
 
 fn newline_indent(out: &mut String, n: usize) {

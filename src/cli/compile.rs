@@ -16,9 +16,14 @@ pub struct Args {
 pub fn run(args: Args) -> CmdResult {
     let session = args.common.session(args.selection.sls.clone())?;
     match session.lowstate() {
-        Ok(chunks) => args
-            .out
-            .write(&Value::List(chunks.into_iter().map(Value::Map).collect())),
+        Ok(chunks) => {
+            let list = Value::List(chunks.into_iter().map(Value::Map).collect());
+            let written = args.out.write(&list);
+            // The process ends next: freeing every chunk one by one would
+            // only cost time.
+            std::mem::forget(list);
+            written
+        }
         Err(d) => {
             // With --format json the diagnostics are the output.
             if args.out.format == DataFormat::Json && args.out.output.is_none() {
