@@ -6,105 +6,12 @@
 //! reports an integer ID as an error, so we must keep it). String keys hash
 //! like `str`, so `map.get("name")` works without allocating.
 
-use indexmap::{Equivalent, IndexMap};
+use indexmap::Equivalent;
 use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 
-/// The table behind a [`Map`]: insertion-ordered, hashed with foldhash's
-/// fixed-seed hasher (deterministic and far cheaper than SipHash; nothing
-/// here needs protection from hash flooding).
-pub type MapTable = IndexMap<Value, Value, foldhash::fast::FixedState>;
-
-/// An insertion-ordered map, as Python dicts are. Boxed so a [`Value`] stays
-/// 32 bytes (maps are the rare variant; strings and lists the common ones),
-/// which halves the size of every map entry. Derefs to the [`MapTable`], so
-/// all of IndexMap's methods apply.
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct Map(Box<MapTable>);
-
-impl Map {
-    pub fn new() -> Map {
-        Map::default()
-    }
-
-    pub fn with_capacity(n: usize) -> Map {
-        Map(Box::new(MapTable::with_capacity_and_hasher(
-            n,
-            Default::default(),
-        )))
-    }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    pub fn into_keys(self) -> indexmap::map::IntoKeys<Value, Value> {
-        (*self.0).into_keys()
-    }
-
-    pub fn into_values(self) -> indexmap::map::IntoValues<Value, Value> {
-        (*self.0).into_values()
-    }
-}
-
-impl std::ops::Deref for Map {
-    type Target = MapTable;
-    fn deref(&self) -> &MapTable {
-        &self.0
-    }
-}
-
-impl std::ops::DerefMut for Map {
-    fn deref_mut(&mut self) -> &mut MapTable {
-        &mut self.0
-    }
-}
-
-impl std::fmt::Debug for Map {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl IntoIterator for Map {
-    type Item = (Value, Value);
-    type IntoIter = indexmap::map::IntoIter<Value, Value>;
-    fn into_iter(self) -> Self::IntoIter {
-        (*self.0).into_iter()
-    }
-}
-
-impl<'a> IntoIterator for &'a Map {
-    type Item = (&'a Value, &'a Value);
-    type IntoIter = indexmap::map::Iter<'a, Value, Value>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
-    }
-}
-
-impl<'a> IntoIterator for &'a mut Map {
-    type Item = (&'a Value, &'a mut Value);
-    type IntoIter = indexmap::map::IterMut<'a, Value, Value>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.iter_mut()
-    }
-}
-
-impl FromIterator<(Value, Value)> for Map {
-    fn from_iter<I: IntoIterator<Item = (Value, Value)>>(iter: I) -> Map {
-        Map(Box::new(iter.into_iter().collect()))
-    }
-}
-
-impl Extend<(Value, Value)> for Map {
-    fn extend<I: IntoIterator<Item = (Value, Value)>>(&mut self, iter: I) {
-        self.0.extend(iter)
-    }
-}
+mod map;
+pub use map::{Entry, Map};
 
 /// A Python-like value: what `yaml.safe_load` or a Jinja expression yields.
 #[derive(Debug, Clone, Default)]

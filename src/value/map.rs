@@ -1,0 +1,443 @@
+//! [`Map`], the dict behind [`Value::Map`]: insertion-ordered like a Python
+//! dict, stored as a plain vector of (key, value) pairs. Most maps in state
+//! data are tiny (`{'require': [...]}`, `{'test': 'id'}`), so they are found
+//! by a linear scan; a hash index over the positions is built only once a
+//! map grows past [`INDEX_AT`] entries. Methods follow `IndexMap`'s names and
+//! meanings (`insert` keeps an existing key's place, `shift_remove` keeps
+//! the order of the rest).
+
+use super::Value;
+use hashbrown::HashTable;
+use indexmap::Equivalent;
+use std::hash::{BuildHasher, Hash};
+
+/// Maps with more entries than this get a hash index.
+const INDEX_AT: usize = 8;
+
+/// An insertion-ordered map keyed by [`Value`], as Python dicts are. Boxed,
+/// so a `Value` stays 32 bytes.
+#[derive(Default)]
+pub struct Map(Box<Inner>);
+
+#[derive(Default, Clone)]
+struct Inner {
+    entries: Vec<(Value, Value)>,
+    /// Positions in `entries`, hashed by key; only for large maps.
+    index: Option<HashTable<usize>>,
+}
+
+fn hash_of<Q: Hash + ?Sized>(q: &Q) -> u64 {
+    foldhash::fast::FixedState::default().hash_one(q)
+}
+
+impl Inner {
+    fn find<Q: Hash + Equivalent<Value> + ?Sized>(&self, key: &Q) -> Option<usize> {
+        match &self.index {
+            Some(index) => index
+                .find(hash_of(key), |&i| key.equivalent(&self.entries[i].0))
+                .copied(),
+            None => self.entries.iter().position(|(k, _)| key.equivalent(k)),
+        }
+    }
+
+    fn rebuild_index(&mut self) {
+        if self.entries.len() <= INDEX_AT {
+            self.index = None;
+            return;
+        }
+        let mut index = HashTable::with_capacity(self.entries.len());
+        for (i, (k, _)) in self.entries.iter().enumerate() {
+            let entries = &self.entries;
+            index.insert_unique(hash_of(k), i, |&j| hash_of(&entries[j].0));
+        }
+        self.index = Some(index);
+    }
+
+    /// Append a key known to be absent.
+    fn push(&mut self, key: Value, value: Value) -> usize {
+        let i = self.entries.len();
+        if let Some(index) = &mut self.index {
+            let entries = &self.entries;
+            index.insert_unique(hash_of(&key), i, |&j| hash_of(&entries[j].0));
+        }
+        self.entries.push((key, value));
+        if self.index.is_none() && self.entries.len() > INDEX_AT {
+            self.rebuild_index();
+        }
+        i
+    }
+
+    fn remove_at(&mut self, i: usize) -> (Value, Value) {
+        if let Some(index) = &mut self.index {
+            let hash = hash_of(&self.entries[i].0);
+            if let Ok(found) = index.find_entry(hash, |&j| j == i) {
+                found.remove();
+            }
+            if i + 1 < self.entries.len() {
+                for j in index.iter_mut() {
+                    if *j > i {
+                        *j -= 1;
+                    }
+                }
+            }
+        }
+        self.entries.remove(i)
+    }
+}
+
+impl Map {
+    pub fn new() -> Map {
+        Map::default()
+    }
+
+    pub fn with_capacity(n: usize) -> Map {
+        let mut m = Inner {
+            entries: Vec::with_capacity(n),
+            index: None,
+        };
+        if n > INDEX_AT {
+            m.index = Some(HashTable::with_capacity(n));
+        }
+        Map(Box::new(m))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.entries.is_empty()
+    }
+
+    pub fn reserve(&mut self, n: usize) {
+        self.0.entries.reserve(n);
+        if let Some(index) = &mut self.0.index {
+            let entries = &self.0.entries;
+            index.reserve(n, |&j| hash_of(&entries[j].0));
+        }
+    }
+
+    pub fn get<Q: Hash + Equivalent<Value> + ?Sized>(&self, key: &Q) -> Option<&Value> {
+        self.0.find(key).map(|i| &self.0.entries[i].1)
+    }
+
+    pub fn get_mut<Q: Hash + Equivalent<Value> + ?Sized>(&mut self, key: &Q) -> Option<&mut Value> {
+        self.0.find(key).map(|i| &mut self.0.entries[i].1)
+    }
+
+    pub fn get_key_value<Q: Hash + Equivalent<Value> + ?Sized>(
+        &self,
+        key: &Q,
+    ) -> Option<(&Value, &Value)> {
+        self.0.find(key).map(|i| {
+            let (k, v) = &self.0.entries[i];
+            (k, v)
+        })
+    }
+
+    pub fn get_index_of<Q: Hash + Equivalent<Value> + ?Sized>(&self, key: &Q) -> Option<usize> {
+        self.0.find(key)
+    }
+
+    pub fn contains_key<Q: Hash + Equivalent<Value> + ?Sized>(&self, key: &Q) -> bool {
+        self.0.find(key).is_some()
+    }
+
+    pub fn get_index(&self, i: usize) -> Option<(&Value, &Value)> {
+        self.0.entries.get(i).map(|(k, v)| (k, v))
+    }
+
+    pub fn get_index_mut(&mut self, i: usize) -> Option<(&Value, &mut Value)> {
+        self.0.entries.get_mut(i).map(|(k, v)| (&*k, v))
+    }
+
+    pub fn first(&self) -> Option<(&Value, &Value)> {
+        self.get_index(0)
+    }
+
+    pub fn last(&self) -> Option<(&Value, &Value)> {
+        self.0.entries.last().map(|(k, v)| (k, v))
+    }
+
+    /// Set `key` to `value`: an existing key keeps its place (and its key
+    /// object), and the old value is returned; a new key goes last.
+    pub fn insert(&mut self, key: Value, value: Value) -> Option<Value> {
+        self.insert_full(key, value).1
+    }
+
+    /// [`Map::insert`], also giving the entry's position.
+    pub fn insert_full(&mut self, key: Value, value: Value) -> (usize, Option<Value>) {
+        match self.0.find(&key) {
+            Some(i) => (i, Some(std::mem::replace(&mut self.0.entries[i].1, value))),
+            None => (self.0.push(key, value), None),
+        }
+    }
+
+    /// Remove `key`, keeping the order of the others.
+    pub fn shift_remove<Q: Hash + Equivalent<Value> + ?Sized>(&mut self, key: &Q) -> Option<Value> {
+        let i = self.0.find(key)?;
+        Some(self.0.remove_at(i).1)
+    }
+
+    pub fn shift_remove_index(&mut self, i: usize) -> Option<(Value, Value)> {
+        (i < self.len()).then(|| self.0.remove_at(i))
+    }
+
+    pub fn pop(&mut self) -> Option<(Value, Value)> {
+        let last = self.len().checked_sub(1)?;
+        Some(self.0.remove_at(last))
+    }
+
+    /// Keep the entries `keep` says yes to, in order.
+    pub fn retain(&mut self, mut keep: impl FnMut(&Value, &mut Value) -> bool) {
+        let before = self.len();
+        self.0.entries.retain_mut(|(k, v)| keep(k, v));
+        if self.len() != before {
+            self.0.rebuild_index();
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.0.entries.clear();
+        self.0.index = None;
+    }
+
+    pub fn iter(&self) -> Iter<'_> {
+        Iter(self.0.entries.iter())
+    }
+
+    pub fn iter_mut(&mut self) -> IterMut<'_> {
+        IterMut(self.0.entries.iter_mut())
+    }
+
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator + Clone + '_ {
+        self.0.entries.iter().map(|(k, _)| k)
+    }
+
+    pub fn values(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator + Clone + '_ {
+        self.0.entries.iter().map(|(_, v)| v)
+    }
+
+    pub fn values_mut(
+        &mut self,
+    ) -> impl DoubleEndedIterator<Item = &mut Value> + ExactSizeIterator + '_ {
+        self.0.entries.iter_mut().map(|(_, v)| v)
+    }
+
+    pub fn into_keys(self) -> impl DoubleEndedIterator<Item = Value> + ExactSizeIterator {
+        self.0.entries.into_iter().map(|(k, _)| k)
+    }
+
+    pub fn into_values(self) -> impl DoubleEndedIterator<Item = Value> + ExactSizeIterator {
+        self.0.entries.into_iter().map(|(_, v)| v)
+    }
+
+    /// The slot for `key`, to fill in if it is empty.
+    pub fn entry(&mut self, key: Value) -> Entry<'_> {
+        match self.0.find(&key) {
+            Some(i) => Entry {
+                map: self,
+                slot: Ok(i),
+            },
+            None => Entry {
+                map: self,
+                slot: Err(key),
+            },
+        }
+    }
+}
+
+/// One key's slot in a [`Map`] (see [`Map::entry`]).
+pub struct Entry<'a> {
+    map: &'a mut Map,
+    slot: Result<usize, Value>,
+}
+
+impl<'a> Entry<'a> {
+    pub fn or_insert_with(self, make: impl FnOnce() -> Value) -> &'a mut Value {
+        let i = match self.slot {
+            Ok(i) => i,
+            Err(key) => self.map.0.push(key, make()),
+        };
+        &mut self.map.0.entries[i].1
+    }
+
+    pub fn or_insert(self, value: Value) -> &'a mut Value {
+        self.or_insert_with(|| value)
+    }
+
+    pub fn or_default(self) -> &'a mut Value {
+        self.or_insert_with(Value::default)
+    }
+}
+
+impl Clone for Map {
+    fn clone(&self) -> Map {
+        Map(self.0.clone())
+    }
+}
+
+/// Equal when they hold the same keys with equal values, in any order (as
+/// Python dicts compare).
+impl PartialEq for Map {
+    fn eq(&self, other: &Map) -> bool {
+        self.len() == other.len() && self.iter().all(|(k, v)| other.get(k) == Some(v))
+    }
+}
+
+impl Eq for Map {}
+
+impl std::fmt::Debug for Map {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl<Q: Hash + Equivalent<Value> + ?Sized> std::ops::Index<&Q> for Map {
+    type Output = Value;
+    /// Panics when the key is missing, as indexing a map does; library
+    /// code uses [`Map::get`] on data it did not check.
+    fn index(&self, key: &Q) -> &Value {
+        self.get(key).expect("Map: key not found")
+    }
+}
+
+/// Iterator over a map's entries by reference.
+#[derive(Clone)]
+pub struct Iter<'a>(std::slice::Iter<'a, (Value, Value)>);
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = (&'a Value, &'a Value);
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(|(k, v)| (k, v))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.0.next_back().map(|(k, v)| (k, v))
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
+
+/// Iterator over a map's entries with mutable values.
+pub struct IterMut<'a>(std::slice::IterMut<'a, (Value, Value)>);
+
+impl<'a> Iterator for IterMut<'a> {
+    type Item = (&'a Value, &'a mut Value);
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(|(k, v)| (&*k, v))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for IterMut<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.0.next_back().map(|(k, v)| (&*k, v))
+    }
+}
+
+impl ExactSizeIterator for IterMut<'_> {}
+
+impl IntoIterator for Map {
+    type Item = (Value, Value);
+    type IntoIter = std::vec::IntoIter<(Value, Value)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.entries.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a Map {
+    type Item = (&'a Value, &'a Value);
+    type IntoIter = Iter<'a>;
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a mut Map {
+    type Item = (&'a Value, &'a mut Value);
+    type IntoIter = IterMut<'a>;
+    fn into_iter(self) -> IterMut<'a> {
+        self.iter_mut()
+    }
+}
+
+impl Extend<(Value, Value)> for Map {
+    fn extend<I: IntoIterator<Item = (Value, Value)>>(&mut self, iter: I) {
+        for (k, v) in iter {
+            self.insert(k, v);
+        }
+    }
+}
+
+impl FromIterator<(Value, Value)> for Map {
+    fn from_iter<I: IntoIterator<Item = (Value, Value)>>(iter: I) -> Map {
+        let iter = iter.into_iter();
+        let mut m = Map::with_capacity(iter.size_hint().0);
+        m.extend(iter);
+        m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn big(n: usize) -> Map {
+        (0..n as i64)
+            .map(|i| (Value::str(format!("k{i}")), Value::Int(i)))
+            .collect()
+    }
+
+    #[test]
+    fn small_and_indexed_maps_behave_alike() {
+        for n in [3, INDEX_AT, INDEX_AT + 1, 40] {
+            let mut m = big(n);
+            assert_eq!(m.len(), n);
+            assert_eq!(m.get("k2"), Some(&Value::Int(2)));
+            // Replacing keeps the place; a new key goes last.
+            assert_eq!(m.insert("k1".into(), Value::Int(-1)), Some(Value::Int(1)));
+            assert_eq!(m.get_index(1), Some((&Value::from("k1"), &Value::Int(-1))));
+            m.insert("new".into(), Value::Null);
+            assert_eq!(m.get_index_of("new"), Some(n));
+            // Removing shifts the rest, and lookups still find them.
+            assert_eq!(m.shift_remove("k0"), Some(Value::Int(0)));
+            assert_eq!(m.get_index_of("k2"), Some(1));
+            assert_eq!(m.get("new"), Some(&Value::Null));
+            assert_eq!(m.pop().map(|(k, _)| k), Some(Value::from("new")));
+            m.retain(|k, _| k.as_str() != Some("k2"));
+            assert!(!m.contains_key("k2"));
+            assert_eq!(m.get(&Value::from("k1")), Some(&Value::Int(-1)));
+            *m.entry("e".into()).or_default() = Value::Int(7);
+            *m.entry("e".into()).or_insert(Value::Int(8)) = Value::Int(9);
+            assert_eq!(m.get("e"), Some(&Value::Int(9)));
+            let keys: Vec<_> = m.keys().cloned().collect();
+            assert_eq!(keys.last(), Some(&Value::from("e")));
+            assert_eq!(keys.len(), m.len());
+        }
+    }
+
+    #[test]
+    fn equality_ignores_order_like_python() {
+        let a: Map = [("x".into(), Value::Int(1)), ("y".into(), Value::Int(2))]
+            .into_iter()
+            .collect();
+        let b: Map = [("y".into(), Value::Int(2)), ("x".into(), Value::Int(1))]
+            .into_iter()
+            .collect();
+        assert_eq!(a, b);
+        // Integer and float keys that compare equal are one key.
+        let mut m = Map::new();
+        m.insert(Value::Int(1), Value::Null);
+        assert!(m.contains_key(&Value::Float(1.0)));
+    }
+}
