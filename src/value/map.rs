@@ -11,8 +11,9 @@ use hashbrown::HashTable;
 use indexmap::Equivalent;
 use std::hash::{BuildHasher, Hash};
 
-/// Maps with more entries than this get a hash index.
-const INDEX_AT: usize = 8;
+/// Maps with more entries than this get a hash index (chunks, with their
+/// ten-odd keys, stay below it).
+const INDEX_AT: usize = 16;
 
 /// An insertion-ordered map keyed by [`Value`], as Python dicts are. Boxed,
 /// so a `Value` stays 32 bytes.
