@@ -10,9 +10,9 @@ use crate::diag::{Diagnostic, Label};
 use crate::fnmatch::fnmatch;
 use crate::high::extend::py_iter;
 use crate::high::SourceMap;
-use crate::low::{chunk_label, normalise_order, sort_chunks, symbolic_order, LowOptions, Num};
+use crate::low::{normalise_order, sort_chunks, symbolic_order, LowOptions, Num};
 use crate::value::{Map, Value};
-use indexmap::IndexMap;
+use indexmap::{IndexMap, IndexSet};
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -152,6 +152,23 @@ impl std::fmt::Display for ReqKind {
     }
 }
 
+/// The position of a requisite key in [`ReqKind::EDGE_KINDS`].
+fn edge_rank(key: &str) -> Option<u8> {
+    Some(match key {
+        "require" => 0,
+        "require_any" => 1,
+        "watch" => 2,
+        "watch_any" => 3,
+        "prereq" => 4,
+        "onfail" => 5,
+        "onfail_any" => 6,
+        "onfail_all" => 7,
+        "onchanges" => 8,
+        "onchanges_any" => 9,
+        _ => return None,
+    })
+}
+
 /// A node: a chunk, or the test-mode run of a prerequired chunk.
 #[derive(Debug, Clone)]
 pub struct ReqNode {
@@ -159,8 +176,6 @@ pub struct ReqNode {
     pub chunk: usize,
     /// True for the `…_|-__prereq_test__` node of a prerequired chunk.
     pub prereq_test: bool,
-    /// Salt's tag `state_|-id_|-name_|-fun` (plus `_|-__prereq_test__`).
-    pub tag: String,
 }
 
 /// The 3008 requisite graph. Edges go from dependency to dependent and carry
@@ -168,19 +183,98 @@ pub struct ReqNode {
 #[derive(Debug, Clone, Default)]
 pub struct RequisiteGraph {
     pub graph: DiGraph<ReqNode, ReqKind>,
-    tags: HashMap<String, NodeIndex, Fast>,
+    /// Salt's tag of each node (`state_|-id_|-name_|-fun`, plus
+    /// `_|-__prereq_test__` for test nodes): slot i is node i.
+    tags: IndexSet<String, Fast>,
     /// Per node: dependents in first-edge order, each with its kinds in
     /// insertion order (Salt's adjacency dict order).
     out: Vec<NodeMap<Kinds>>,
     inn: Vec<NodeMap<Kinds>>,
+    /// Every name and ID, interned (the keys of `lookup` refer to them).
+    names: IndexSet<Box<str>, Fast>,
     /// module (or `id`) → name or ID → nodes.
     lookup: HashMap<String, KeyIndex, Fast>,
     /// The node of each chunk (by chunk index).
     chunk_nodes: Vec<NodeIndex>,
+    /// Per chunk: `__prereq__` is set (kept in step with the chunk).
+    prereq_flags: Vec<bool>,
+    /// Per chunk: the end of its `state + name + fun` sort label in
+    /// `label_text` (the label starts where the previous one ends).
+    label_ends: Vec<usize>,
+    label_text: String,
     /// SLS (own or including) → nodes.
     sls: IndexMap<String, Vec<NodeIndex>, Fast>,
+    /// The slot of `sls` used last (chunks of one file come together).
+    sls_last: usize,
     /// Scratch list of requisite targets (reused between lookups).
     targets: Vec<NodeIndex>,
+    /// Scratch text for building tags.
+    scratch: String,
+}
+
+/// The nodes indexed under one key: nearly always exactly one, so the
+/// first lives inline and only further ones allocate.
+#[derive(Debug, Clone)]
+struct NodeList {
+    first: NodeIndex,
+    rest: Vec<NodeIndex>,
+}
+
+impl NodeList {
+    fn new(n: NodeIndex) -> NodeList {
+        NodeList {
+            first: n,
+            rest: Vec::new(),
+        }
+    }
+
+    /// Append unless it is the last entry (the same chunk indexed under
+    /// equal keys, e.g. name == ID). Rarer repeats are harmless: edges are
+    /// deduplicated.
+    fn push_unique(&mut self, n: NodeIndex) {
+        if *self.rest.last().unwrap_or(&self.first) != n {
+            self.rest.push(n);
+        }
+    }
+
+    fn extend_into(&self, out: &mut Vec<NodeIndex>) {
+        out.push(self.first);
+        out.extend_from_slice(&self.rest);
+    }
+}
+
+/// One chunk's fields the graph reads, found in a single pass over its keys
+/// (the same values `chunk.get(key)` returns: keys are unique).
+#[derive(Default)]
+struct ChunkFields<'c> {
+    state: Option<&'c Value>,
+    id: Option<&'c Value>,
+    name: Option<&'c Value>,
+    fun: Option<&'c Value>,
+    sls: Option<&'c Value>,
+    included_from: Option<&'c Value>,
+    prereq: Option<&'c Value>,
+}
+
+impl<'c> ChunkFields<'c> {
+    fn of(chunk: &'c Map) -> ChunkFields<'c> {
+        let mut f = ChunkFields::default();
+        for (k, v) in chunk.iter() {
+            let Value::Str(k) = k else { continue };
+            let slot = match k.as_str() {
+                "state" => &mut f.state,
+                "__id__" => &mut f.id,
+                "name" => &mut f.name,
+                "fun" => &mut f.fun,
+                "__sls__" => &mut f.sls,
+                "__sls_included_from__" => &mut f.included_from,
+                "__prereq__" => &mut f.prereq,
+                _ => continue,
+            };
+            *slot = Some(v);
+        }
+        f
+    }
 }
 
 /// Names/IDs of one module: insertion order (Salt's dict order) plus, built
@@ -188,31 +282,36 @@ pub struct RequisiteGraph {
 /// scans only that range.
 #[derive(Debug, Clone, Default)]
 struct KeyIndex {
-    keys: IndexMap<String, Vec<NodeIndex>, Fast>,
+    /// Interned name (slot in `RequisiteGraph::names`) → nodes.
+    keys: IndexMap<u32, NodeList, BuildHasherDefault<NodeHasher>>,
     /// Slots of `keys` sorted by key; `None` until a glob needs it (and
     /// again after any insertion).
     sorted: Option<Vec<usize>>,
 }
 
 impl KeyIndex {
-    fn add(&mut self, key: &str, n: NodeIndex) {
-        match self.keys.get_mut(key) {
-            Some(nodes) => push_unique(nodes, n),
+    fn add(&mut self, key: u32, n: NodeIndex) {
+        match self.keys.get_mut(&key) {
+            Some(nodes) => nodes.push_unique(n),
             None => {
-                self.keys.insert(key.to_string(), vec![n]);
+                self.keys.insert(key, NodeList::new(n));
                 self.sorted = None;
             }
         }
     }
 
-    fn get(&self, key: &str) -> Option<&Vec<NodeIndex>> {
-        self.keys.get(key)
+    fn get(&self, key: u32) -> Option<&NodeList> {
+        self.keys.get(&key)
     }
 
     /// Node lists of every key matching a glob, in insertion order.
-    fn glob(&mut self, pattern: &str) -> Vec<&Vec<NodeIndex>> {
+    fn glob(&mut self, names: &IndexSet<Box<str>, Fast>, pattern: &str) -> Vec<&NodeList> {
         let keys = &self.keys;
-        let key = |slot: usize| keys.get_index(slot).map_or("", |(k, _)| k.as_str());
+        let key = |slot: usize| {
+            keys.get_index(slot)
+                .and_then(|(k, _)| names.get_index(*k as usize))
+                .map_or("", |k| &**k)
+        };
         let sorted = self.sorted.get_or_insert_with(|| {
             let mut slots: Vec<usize> = (0..keys.len()).collect();
             slots.sort_unstable_by(|&a, &b| key(a).cmp(key(b)));
@@ -238,14 +337,20 @@ const PREREQ_SUFFIX: &str = "_|-__prereq_test__";
 
 /// Salt's tag of a chunk.
 pub fn chunk_tag(chunk: &Map) -> String {
+    let f = ChunkFields::of(chunk);
     let mut tag = String::with_capacity(64);
-    for (i, key) in ["state", "__id__", "name", "fun"].into_iter().enumerate() {
-        if i > 0 {
-            tag.push_str("_|-");
-        }
-        push_py_str(&mut tag, chunk.get(key));
-    }
+    push_tag(&mut tag, &f);
     tag
+}
+
+fn push_tag(tag: &mut String, f: &ChunkFields<'_>) {
+    push_py_str(tag, f.state);
+    tag.push_str("_|-");
+    push_py_str(tag, f.id);
+    tag.push_str("_|-");
+    push_py_str(tag, f.name);
+    tag.push_str("_|-");
+    push_py_str(tag, f.fun);
 }
 
 /// Append `str(v)` (nothing for a missing value) without a temporary for
@@ -259,7 +364,7 @@ pub(crate) fn push_py_str(out: &mut String, v: Option<&Value>) {
 }
 
 /// Append unless it is the last entry (the same chunk indexed under equal
-/// keys, e.g. name == ID). Rarer repeats are harmless: edges are deduplicated.
+/// keys). Rarer repeats are harmless: edges are deduplicated.
 fn push_unique(v: &mut Vec<NodeIndex>, n: NodeIndex) {
     if v.last() != Some(&n) {
         v.push(n);
@@ -267,9 +372,31 @@ fn push_unique(v: &mut Vec<NodeIndex>, n: NodeIndex) {
 }
 
 impl RequisiteGraph {
+    /// An empty graph with room for `chunks` chunks.
+    fn with_capacity(chunks: usize) -> RequisiteGraph {
+        RequisiteGraph {
+            graph: DiGraph::with_capacity(chunks, chunks),
+            tags: IndexSet::with_capacity_and_hasher(chunks, Fast::default()),
+            out: Vec::with_capacity(chunks),
+            inn: Vec::with_capacity(chunks),
+            names: IndexSet::with_capacity_and_hasher(chunks * 2, Fast::default()),
+            chunk_nodes: Vec::with_capacity(chunks),
+            prereq_flags: Vec::with_capacity(chunks),
+            label_ends: Vec::with_capacity(chunks),
+            label_text: String::with_capacity(chunks * 40),
+            ..RequisiteGraph::default()
+        }
+    }
+
     /// The node with a tag.
     pub fn node(&self, tag: &str) -> Option<NodeIndex> {
-        self.tags.get(tag).copied()
+        self.tags.get_index_of(tag).map(NodeIndex::new)
+    }
+
+    /// Salt's tag of a node (`state_|-id_|-name_|-fun`, plus
+    /// `_|-__prereq_test__` for a prereq test node).
+    pub fn tag(&self, n: NodeIndex) -> &str {
+        self.tags.get_index(n.index()).map_or("", String::as_str)
     }
 
     /// Dependents of a node with edge kinds, in Salt's iteration order.
@@ -288,21 +415,25 @@ impl RequisiteGraph {
 
     /// The prereq test node of a node's chunk, if one exists.
     pub fn prereq_node(&self, n: NodeIndex) -> Option<NodeIndex> {
-        self.node(&format!("{}{PREREQ_SUFFIX}", self.graph[n].tag))
+        self.node(&format!("{}{PREREQ_SUFFIX}", self.tag(n)))
     }
 
-    fn add_node(&mut self, tag: String, chunk: usize, prereq_test: bool) -> NodeIndex {
-        if let Some(&n) = self.tags.get(&tag) {
+    /// The `state + name + fun` sort label of chunk `i`.
+    fn label(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.label_ends[i - 1] };
+        self.label_text.get(start..self.label_ends[i]).unwrap_or("")
+    }
+
+    fn add_node(&mut self, tag: &str, chunk: usize, prereq_test: bool) -> NodeIndex {
+        if let Some(n) = self.node(tag) {
             // Salt's add_node on an existing tag replaces the chunk.
             self.graph[n].chunk = chunk;
             return n;
         }
-        let n = self.graph.add_node(ReqNode {
-            chunk,
-            prereq_test,
-            tag: tag.clone(),
-        });
-        self.tags.insert(tag, n);
+        let n = self.graph.add_node(ReqNode { chunk, prereq_test });
+        // Tags and nodes are added together: the slot is the node index.
+        self.tags.insert(tag.to_string());
+        debug_assert_eq!(self.tags.len(), self.graph.node_count());
         self.out.push(NodeMap::default());
         self.inn.push(NodeMap::default());
         n
@@ -318,13 +449,34 @@ impl RequisiteGraph {
         self.graph.add_edge(from, to, kind);
     }
 
+    /// The interned slot of a name or ID.
+    fn intern(&mut self, name: &str) -> u32 {
+        let slot = match self.names.get_index_of(name) {
+            Some(slot) => slot,
+            None => self.names.insert_full(name.into()).0,
+        };
+        slot as u32
+    }
+
     /// Add chunk `i` as a node and index it by (module, name), (module, ID),
     /// (`id`, ID), (`id`, name) and by its SLS and including SLS files.
+    /// Chunks are added in order, before any requisite.
     fn add_chunk(&mut self, i: usize, chunk: &Map) {
-        let n = self.add_node(chunk_tag(chunk), i, false);
+        let f = ChunkFields::of(chunk);
+        let mut tag = std::mem::take(&mut self.scratch);
+        tag.clear();
+        push_tag(&mut tag, &f);
+        let n = self.add_node(&tag, i, false);
+        self.scratch = tag;
         self.chunk_nodes.push(n);
+        self.prereq_flags.push(f.prereq.is_some_and(Value::truthy));
+        push_py_str(&mut self.label_text, f.state);
+        push_py_str(&mut self.label_text, f.name);
+        push_py_str(&mut self.label_text, f.fun);
+        self.label_ends.push(self.label_text.len());
+
         let state_owned;
-        let state = match chunk.get("state") {
+        let state = match f.state {
             Some(Value::Str(s)) => s.as_str(),
             Some(other) => {
                 state_owned = other.py_str();
@@ -332,22 +484,33 @@ impl RequisiteGraph {
             }
             None => "",
         };
-        let name = chunk.get("name").and_then(Value::as_str);
-        let id = chunk.get("__id__").and_then(Value::as_str);
-        for (kind, key) in [(state, name), (state, id), ("id", id), ("id", name)] {
-            if let Some(key) = key {
-                if !self.lookup.contains_key(kind) {
-                    self.lookup.insert(kind.to_string(), KeyIndex::default());
-                }
-                if let Some(index) = self.lookup.get_mut(kind) {
-                    index.add(key, n);
-                }
+        let name = f.name.and_then(Value::as_str);
+        let id = f.id.and_then(Value::as_str);
+        let name = name.map(|s| (s, self.intern(s)));
+        let id = match (id, name) {
+            (Some(id), Some((name, slot))) if id == name => Some((id, slot)),
+            (Some(id), _) => Some((id, self.intern(id))),
+            (None, _) => None,
+        };
+        let name = name.map(|(_, slot)| slot);
+        let id = id.map(|(_, slot)| slot);
+        // Salt's order: (module, name), (module, ID), (id, ID), (id, name).
+        for (kind, first, second) in [(state, name, id), ("id", id, name)] {
+            if first.is_none() && second.is_none() {
+                continue;
+            }
+            let index = match self.lookup.get_mut(kind) {
+                Some(index) => index,
+                None => self.lookup.entry(kind.to_string()).or_default(),
+            };
+            for key in [first, second].into_iter().flatten() {
+                index.add(key, n);
             }
         }
-        if let Some(sls) = chunk.get("__sls__").filter(|s| s.truthy()) {
+        if let Some(sls) = f.sls.filter(|s| s.truthy()) {
             self.index_sls(sls, n);
         }
-        match chunk.get("__sls_included_from__").filter(|s| s.truthy()) {
+        match f.included_from.filter(|s| s.truthy()) {
             Some(Value::List(from)) => {
                 for sls in from {
                     self.index_sls(sls, n);
@@ -371,10 +534,19 @@ impl RequisiteGraph {
                 owned.as_str()
             }
         };
-        match self.sls.get_mut(key) {
-            Some(nodes) => push_unique(nodes, n),
+        if let Some((k, nodes)) = self.sls.get_index_mut(self.sls_last) {
+            if k == key {
+                push_unique(nodes, n);
+                return;
+            }
+        }
+        match self.sls.get_full_mut(key) {
+            Some((slot, _, nodes)) => {
+                push_unique(nodes, n);
+                self.sls_last = slot;
+            }
             None => {
-                self.sls.insert(key.to_string(), vec![n]);
+                self.sls_last = self.sls.insert_full(key.to_string(), vec![n]).0;
             }
         }
     }
@@ -406,11 +578,14 @@ impl RequisiteGraph {
         let (node_chunk, req_chunk) = (self.graph[node].chunk, self.graph[req].chunk);
         chunks[node_chunk].insert("__prerequiring__".into(), Value::Bool(true));
         chunks[req_chunk].insert("__prereq__".into(), Value::Bool(true));
-        let check_tag = format!("{}{PREREQ_SUFFIX}", self.graph[req].tag);
+        if let Some(flag) = self.prereq_flags.get_mut(req_chunk) {
+            *flag = true;
+        }
+        let check_tag = format!("{}{PREREQ_SUFFIX}", self.tag(req));
         let check = match self.node(&check_tag) {
             Some(c) => c,
             None => {
-                let c = self.add_node(check_tag, req_chunk, true);
+                let c = self.add_node(&check_tag, req_chunk, true);
                 let inherited: Vec<(NodeIndex, ReqKind)> = self.dependencies(req).collect();
                 for (dep, k) in inherited {
                     if k != ReqKind::Prereq {
@@ -439,7 +614,7 @@ impl RequisiteGraph {
         let Some(&node) = self.chunk_nodes.get(i) else {
             return false;
         };
-        let has_prereq = chunks[i].get("__prereq__").is_some_and(Value::truthy);
+        let has_prereq = self.prereq_flags.get(i).copied().unwrap_or(false);
         let pattern = val.contains(['*', '?', '[', ']']);
         // Salt adds the matches group by group; the edges come out the same
         // when the groups are concatenated.
@@ -460,19 +635,18 @@ impl RequisiteGraph {
             }
         } else if pattern {
             if let Some(by_key) = self.lookup.get_mut(key) {
-                for nodes in by_key.glob(val) {
+                for nodes in by_key.glob(&self.names, val) {
                     found = true;
-                    targets.extend_from_slice(nodes);
+                    nodes.extend_into(&mut targets);
                 }
             }
         } else if let Some(nodes) = self
-            .lookup
-            .get(key)
-            .and_then(|m| m.get(val))
-            .filter(|n| !n.is_empty())
+            .names
+            .get_index_of(val)
+            .and_then(|slot| self.lookup.get(key).and_then(|m| m.get(slot as u32)))
         {
             found = true;
-            targets.extend_from_slice(nodes);
+            nodes.extend_into(&mut targets);
         }
         self.add_reqs(chunks, node, has_prereq, kind, &targets);
         self.targets = targets;
@@ -486,19 +660,23 @@ impl RequisiteGraph {
         i: usize,
         disabled: &[String],
     ) -> Result<(), (ReqKind, String)> {
-        // The chunk's requisite keys, found in one pass, in Salt's order.
-        let mut present: Vec<(usize, usize)> = Vec::new();
+        // The chunk's requisite keys, found in one pass, in Salt's order
+        // (each kind at most once: keys are unique).
+        let mut present = [(0u8, 0usize); ReqKind::EDGE_KINDS.len()];
+        let mut count = 0;
         for (slot, (k, v)) in chunks[i].iter().enumerate() {
-            let rank = k
-                .as_str()
-                .and_then(|k| ReqKind::EDGE_KINDS.iter().position(|e| e.as_str() == k));
-            if let Some(rank) = rank.filter(|_| v.truthy()) {
-                present.push((rank, slot));
+            let Some(rank) = k.as_str().and_then(edge_rank) else {
+                continue;
+            };
+            if v.truthy() && count < present.len() {
+                present[count] = (rank, slot);
+                count += 1;
             }
         }
+        let present = &mut present[..count];
         present.sort_unstable();
-        for (rank, slot) in present {
-            let kind = ReqKind::EDGE_KINDS[rank];
+        for &(rank, slot) in present.iter() {
+            let kind = ReqKind::EDGE_KINDS[usize::from(rank)];
             if disabled.iter().any(|d| d == kind.as_str()) {
                 continue;
             }
@@ -602,12 +780,11 @@ impl RequisiteGraph {
                 child_min = child_order;
             }
         }
-        let chunk = &chunks[self.graph[n].chunk];
         HeapKey {
             effective: if own > child_min { child_min } else { own },
             own,
-            label: chunk_label(chunk),
-            tag: &self.graph[n].tag,
+            label: self.label(self.graph[n].chunk),
+            tag: self.tag(n),
             node: n,
         }
     }
@@ -703,7 +880,7 @@ impl RequisiteGraph {
 struct HeapKey<'g> {
     effective: Num,
     own: Num,
-    label: String,
+    label: &'g str,
     tag: &'g str,
     node: NodeIndex,
 }
@@ -756,6 +933,9 @@ impl Lowstate {
 /// 3008: `watch` on a module without `mod_watch` becomes `require`
 /// (`watch_any` → `require_any`), appended to any existing list.
 pub fn reconcile_watch(chunk: &mut Map, opts: &LowOptions) {
+    if !chunk.contains_key("watch") && !chunk.contains_key("watch_any") {
+        return;
+    }
     let state = chunk.get("state").map(Value::py_str).unwrap_or_default();
     if opts.has_mod_watch(&state) {
         return;
@@ -794,7 +974,7 @@ pub fn order_chunks(
             nodes: Vec::new(),
         });
     }
-    let mut g = RequisiteGraph::default();
+    let mut g = RequisiteGraph::with_capacity(chunks.len());
     for (i, c) in chunks.iter().enumerate() {
         g.add_chunk(i, c);
     }
@@ -919,6 +1099,7 @@ fn cycle_error(g: &RequisiteGraph, chunks: &[Map], sources: &SourceMap) -> Diagn
 #[cfg(test)]
 mod tests {
     use super::{KeyIndex, Kinds, ReqKind};
+    use indexmap::IndexSet;
     use petgraph::graph::NodeIndex;
 
     #[test]
@@ -936,17 +1117,38 @@ mod tests {
     }
 
     #[test]
+    fn edge_rank_matches_edge_kinds() {
+        for (i, k) in ReqKind::EDGE_KINDS.iter().enumerate() {
+            assert_eq!(super::edge_rank(k.as_str()), Some(i as u8));
+        }
+        assert_eq!(super::edge_rank("listen"), None);
+        assert_eq!(super::edge_rank("require_in"), None);
+    }
+
+    #[test]
     fn key_index_globs_in_insertion_order_after_late_inserts() {
+        let mut names: IndexSet<Box<str>, super::Fast> = IndexSet::default();
+        let mut slot = |s: &str| names.insert_full(s.into()).0 as u32;
+        let (wb, db, wa, w0) = (slot("web-b"), slot("db"), slot("web-a"), slot("web-0"));
         let mut idx = KeyIndex::default();
-        for (i, key) in ["web-b", "db", "web-a"].into_iter().enumerate() {
+        for (i, key) in [wb, db, wa].into_iter().enumerate() {
             idx.add(key, NodeIndex::new(i));
         }
-        let hits: Vec<Vec<NodeIndex>> = idx.glob("web-*").into_iter().cloned().collect();
+        let flat = |hits: Vec<&super::NodeList>| -> Vec<Vec<NodeIndex>> {
+            hits.into_iter()
+                .map(|l| {
+                    let mut v = Vec::new();
+                    l.extend_into(&mut v);
+                    v
+                })
+                .collect()
+        };
+        let hits = flat(idx.glob(&names, "web-*"));
         assert_eq!(hits, [vec![NodeIndex::new(0)], vec![NodeIndex::new(2)]]);
         // A key added after the sorted view was built is still found.
-        idx.add("web-0", NodeIndex::new(3));
-        idx.add("web-a", NodeIndex::new(4));
-        let hits: Vec<Vec<NodeIndex>> = idx.glob("web-?").into_iter().cloned().collect();
+        idx.add(w0, NodeIndex::new(3));
+        idx.add(wa, NodeIndex::new(4));
+        let hits = flat(idx.glob(&names, "web-?"));
         assert_eq!(
             hits,
             [
@@ -955,7 +1157,7 @@ mod tests {
                 vec![NodeIndex::new(3)]
             ]
         );
-        assert!(idx.glob("x*").is_empty());
+        assert!(idx.glob(&names, "x*").is_empty());
     }
 
     use crate::config::SaltVersion;
