@@ -24,7 +24,47 @@ use std::hash::BuildHasherDefault;
 type Fast = foldhash::fast::FixedState;
 
 /// Node-keyed maps hash with a multiply (indices are small, dense integers).
-type NodeMap<V> = IndexMap<NodeIndex, V, BuildHasherDefault<NodeHasher>>;
+type NodeMap<V> = HashMap<NodeIndex, V, BuildHasherDefault<NodeHasher>>;
+
+/// One node's neighbours in first-edge order, each with its edge kinds
+/// (Salt's adjacency dict). Short lists are scanned; a long one gets an
+/// index so adding edges stays linear.
+#[derive(Debug, Clone, Default)]
+struct Adj {
+    list: Vec<(NodeIndex, Kinds)>,
+    index: Option<Box<NodeMap<usize>>>,
+}
+
+impl Adj {
+    /// Past this many neighbours, positions are looked up in `index`.
+    const SCAN: usize = 16;
+
+    /// The kinds towards `n`, added (empty) if new.
+    fn entry(&mut self, n: NodeIndex) -> &mut Kinds {
+        let len = self.list.len();
+        let pos = match &mut self.index {
+            Some(index) => *index.entry(n).or_insert(len),
+            None => self.list.iter().position(|(m, _)| *m == n).unwrap_or(len),
+        };
+        if pos == len {
+            self.list.push((n, Kinds::default()));
+            if self.index.is_none() && self.list.len() > Self::SCAN {
+                self.index = Some(Box::new(
+                    self.list
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (m, _))| (*m, i))
+                        .collect(),
+                ));
+            }
+        }
+        &mut self.list[pos].1
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (NodeIndex, Kinds)> + '_ {
+        self.list.iter().copied()
+    }
+}
 
 #[derive(Default)]
 struct NodeHasher(u64);
@@ -188,8 +228,8 @@ pub struct RequisiteGraph {
     tags: IndexSet<String, Fast>,
     /// Per node: dependents in first-edge order, each with its kinds in
     /// insertion order (Salt's adjacency dict order).
-    out: Vec<NodeMap<Kinds>>,
-    inn: Vec<NodeMap<Kinds>>,
+    out: Vec<Adj>,
+    inn: Vec<Adj>,
     /// Every name and ID, interned (the keys of `lookup` refer to them).
     names: IndexSet<Box<str>, Fast>,
     /// module (or `id`) → name or ID → nodes.
@@ -210,6 +250,8 @@ pub struct RequisiteGraph {
     targets: Vec<NodeIndex>,
     /// Scratch text for building tags.
     scratch: String,
+    /// How many chunks the graph was sized for.
+    chunks: usize,
 }
 
 /// The nodes indexed under one key: nearly always exactly one, so the
@@ -258,10 +300,32 @@ struct ChunkFields<'c> {
 
 impl<'c> ChunkFields<'c> {
     fn of(chunk: &'c Map) -> ChunkFields<'c> {
+        Self::scan(chunk).0
+    }
+
+    /// The fields and the chunk's [`ChunkInfo`], in one pass.
+    fn scan(chunk: &'c Map) -> (ChunkFields<'c>, ChunkInfo) {
         let mut f = ChunkFields::default();
-        for (k, v) in chunk.iter() {
+        let mut info = ChunkInfo::default();
+        for (i, (k, v)) in chunk.iter().enumerate() {
             let Value::Str(k) = k else { continue };
+            if let Some(rank) = edge_rank(k) {
+                info.add_req(rank, i, v);
+                info.has_watch |= rank == 2 || rank == 3;
+                continue;
+            }
             let slot = match k.as_str() {
+                "order" => {
+                    info.order = match Num::of(v) {
+                        Some(o) => OrderCache::Num(o),
+                        None => OrderCache::Other,
+                    };
+                    continue;
+                }
+                "name_order" => {
+                    info.name_order = true;
+                    continue;
+                }
                 "state" => &mut f.state,
                 "__id__" => &mut f.id,
                 "name" => &mut f.name,
@@ -273,7 +337,67 @@ impl<'c> ChunkFields<'c> {
             };
             *slot = Some(v);
         }
-        f
+        info.reqs[..usize::from(info.nreqs)].sort_unstable();
+        (f, info)
+    }
+}
+
+/// A chunk's `order` as the sort last saw it (the map stays the truth;
+/// this spares reading it).
+#[derive(Debug, Clone, Copy, Default)]
+enum OrderCache {
+    #[default]
+    Missing,
+    Num(Num),
+    /// Not a number: read the map.
+    Other,
+}
+
+/// What ordering needs of a chunk besides its graph node, read in the same
+/// scan as its fields.
+#[derive(Debug, Clone, Copy, Default)]
+struct ChunkInfo {
+    /// (rank in `EDGE_KINDS`, slot) of its truthy requisite keys, sorted.
+    reqs: [(u8, u32); ReqKind::EDGE_KINDS.len()],
+    nreqs: u8,
+    /// Has a `watch` or `watch_any` key (reconcile_watch may move it).
+    has_watch: bool,
+    order: OrderCache,
+    /// Has a `name_order` key.
+    name_order: bool,
+}
+
+impl ChunkInfo {
+    fn add_req(&mut self, rank: u8, slot: usize, v: &Value) {
+        let n = usize::from(self.nreqs);
+        if v.truthy() && n < self.reqs.len() {
+            self.reqs[n] = (rank, slot as u32);
+            self.nreqs += 1;
+        }
+    }
+
+    /// Find the requisite keys again (after reconcile_watch moved some).
+    fn rescan_reqs(&mut self, chunk: &Map) {
+        self.nreqs = 0;
+        for (i, (k, v)) in chunk.iter().enumerate() {
+            if let Some(rank) = k.as_str().and_then(edge_rank) {
+                self.add_req(rank, i, v);
+            }
+        }
+        self.reqs[..usize::from(self.nreqs)].sort_unstable();
+    }
+
+    /// The requisite keys, in Salt's order.
+    fn reqs(&self) -> &[(u8, u32)] {
+        &self.reqs[..usize::from(self.nreqs)]
+    }
+
+    /// `order` as an int, as Salt's cap counts it.
+    fn int_order(&self) -> Option<i64> {
+        match self.order {
+            OrderCache::Num(Num::Int(i)) => Some(i),
+            _ => None,
+        }
     }
 }
 
@@ -384,6 +508,7 @@ impl RequisiteGraph {
             prereq_flags: Vec::with_capacity(chunks),
             label_ends: Vec::with_capacity(chunks),
             label_text: String::with_capacity(chunks * 40),
+            chunks,
             ..RequisiteGraph::default()
         }
     }
@@ -403,14 +528,14 @@ impl RequisiteGraph {
     pub fn dependents(&self, n: NodeIndex) -> impl Iterator<Item = (NodeIndex, ReqKind)> + '_ {
         self.out[n.index()]
             .iter()
-            .flat_map(|(t, ks)| ks.iter().map(move |k| (*t, k)))
+            .flat_map(|(t, ks)| ks.iter().map(move |k| (t, k)))
     }
 
     /// Dependencies of a node with edge kinds, in Salt's iteration order.
     pub fn dependencies(&self, n: NodeIndex) -> impl Iterator<Item = (NodeIndex, ReqKind)> + '_ {
         self.inn[n.index()]
             .iter()
-            .flat_map(|(s, ks)| ks.iter().map(move |k| (*s, k)))
+            .flat_map(|(s, ks)| ks.iter().map(move |k| (s, k)))
     }
 
     /// The prereq test node of a node's chunk, if one exists.
@@ -434,18 +559,18 @@ impl RequisiteGraph {
         // Tags and nodes are added together: the slot is the node index.
         self.tags.insert(tag.to_string());
         debug_assert_eq!(self.tags.len(), self.graph.node_count());
-        self.out.push(NodeMap::default());
-        self.inn.push(NodeMap::default());
+        self.out.push(Adj::default());
+        self.inn.push(Adj::default());
         n
     }
 
     fn add_edge(&mut self, from: NodeIndex, to: NodeIndex, kind: ReqKind) {
-        let kinds = self.out[from.index()].entry(to).or_default();
+        let kinds = self.out[from.index()].entry(to);
         if kinds.contains(kind) {
             return;
         }
         kinds.push(kind);
-        self.inn[to.index()].entry(from).or_default().push(kind);
+        self.inn[to.index()].entry(from).push(kind);
         self.graph.add_edge(from, to, kind);
     }
 
@@ -461,8 +586,8 @@ impl RequisiteGraph {
     /// Add chunk `i` as a node and index it by (module, name), (module, ID),
     /// (`id`, ID), (`id`, name) and by its SLS and including SLS files.
     /// Chunks are added in order, before any requisite.
-    fn add_chunk(&mut self, i: usize, chunk: &Map) {
-        let f = ChunkFields::of(chunk);
+    fn add_chunk(&mut self, i: usize, chunk: &Map) -> ChunkInfo {
+        let (f, info) = ChunkFields::scan(chunk);
         let mut tag = std::mem::take(&mut self.scratch);
         tag.clear();
         push_tag(&mut tag, &f);
@@ -501,7 +626,14 @@ impl RequisiteGraph {
             }
             let index = match self.lookup.get_mut(kind) {
                 Some(index) => index,
-                None => self.lookup.entry(kind.to_string()).or_default(),
+                None => {
+                    // `id` indexes every chunk's ID and name: size it once.
+                    let room = if kind == "id" { self.chunks * 2 } else { 0 };
+                    self.lookup.entry(kind.to_string()).or_insert(KeyIndex {
+                        keys: IndexMap::with_capacity_and_hasher(room, Default::default()),
+                        sorted: None,
+                    })
+                }
             };
             for key in [first, second].into_iter().flatten() {
                 index.add(key, n);
@@ -523,6 +655,7 @@ impl RequisiteGraph {
             }
             None => {}
         }
+        info
     }
 
     fn index_sls(&mut self, sls: &Value, n: NodeIndex) {
@@ -658,24 +791,11 @@ impl RequisiteGraph {
         &mut self,
         chunks: &mut [Map],
         i: usize,
+        info: &ChunkInfo,
         disabled: &[String],
     ) -> Result<(), (ReqKind, String)> {
-        // The chunk's requisite keys, found in one pass, in Salt's order
-        // (each kind at most once: keys are unique).
-        let mut present = [(0u8, 0usize); ReqKind::EDGE_KINDS.len()];
-        let mut count = 0;
-        for (slot, (k, v)) in chunks[i].iter().enumerate() {
-            let Some(rank) = k.as_str().and_then(edge_rank) else {
-                continue;
-            };
-            if v.truthy() && count < present.len() {
-                present[count] = (rank, slot);
-                count += 1;
-            }
-        }
-        let present = &mut present[..count];
-        present.sort_unstable();
-        for &(rank, slot) in present.iter() {
+        for &(rank, slot) in info.reqs() {
+            let slot = slot as usize;
             let kind = ReqKind::EDGE_KINDS[usize::from(rank)];
             if disabled.iter().any(|d| d == kind.as_str()) {
                 continue;
@@ -755,8 +875,25 @@ impl RequisiteGraph {
 
     /// Salt's sort key of a node, computed when it becomes ready; normalises
     /// the node's own order (and symbolic orders of dependents) in place.
-    fn key(&self, chunks: &mut [Map], n: NodeIndex, cap: i64) -> HeapKey<'_> {
-        let own = normalise_order(&mut chunks[self.graph[n].chunk], cap);
+    /// `info` mirrors each chunk's `order`, so most chunks are not touched.
+    fn key(
+        &self,
+        chunks: &mut [Map],
+        info: &mut [ChunkInfo],
+        n: NodeIndex,
+        cap: i64,
+    ) -> HeapKey<'_> {
+        let c = self.graph[n].chunk;
+        let own = match info[c].order {
+            // normalise_order would change nothing.
+            OrderCache::Num(o) if !info[c].name_order && !o.is_negative() => o,
+            _ => {
+                let o = normalise_order(&mut chunks[c], cap);
+                info[c].order = OrderCache::Num(o);
+                info[c].name_order = false;
+                o
+            }
+        };
         let mut child_min = Num::Float(f64::INFINITY);
         let mut req_order: i16 = -1;
         for (child, kind) in self.dependents(n) {
@@ -764,17 +901,25 @@ impl RequisiteGraph {
                 continue;
             }
             req_order = i16::from(kind.weight());
-            let chunk = &mut chunks[self.graph[child].chunk];
-            let child_order = match chunk.get("order") {
-                None => Num::Float(f64::INFINITY),
-                Some(v) => match Num::of(v) {
-                    Some(o) => o,
-                    None => {
-                        let o = symbolic_order(Some(v), cap);
-                        chunk.insert("order".into(), o.to_value());
-                        o
+            let cc = self.graph[child].chunk;
+            let child_order = match info[cc].order {
+                OrderCache::Missing => Num::Float(f64::INFINITY),
+                OrderCache::Num(o) => o,
+                OrderCache::Other => {
+                    let chunk = &mut chunks[cc];
+                    match chunk.get("order") {
+                        None => Num::Float(f64::INFINITY),
+                        Some(v) => match Num::of(v) {
+                            Some(o) => o,
+                            None => {
+                                let o = symbolic_order(Some(v), cap);
+                                chunk.insert("order".into(), o.to_value());
+                                info[cc].order = OrderCache::Num(o);
+                                o
+                            }
+                        },
                     }
-                },
+                }
             };
             if child_order < child_min {
                 child_min = child_order;
@@ -783,34 +928,39 @@ impl RequisiteGraph {
         HeapKey {
             effective: if own > child_min { child_min } else { own },
             own,
-            label: self.label(self.graph[n].chunk),
+            label: self.label(c),
             tag: self.tag(n),
             node: n,
         }
     }
 
     /// Kahn's algorithm with Salt's min-heap key. `Err` when a cycle remains.
-    fn sort(&self, chunks: &mut [Map], cap: i64) -> Result<Vec<NodeIndex>, ()> {
+    fn sort(
+        &self,
+        chunks: &mut [Map],
+        info: &mut [ChunkInfo],
+        cap: i64,
+    ) -> Result<Vec<NodeIndex>, ()> {
         let count = self.graph.node_count();
         let mut indegree: Vec<usize> = self
             .inn
             .iter()
-            .map(|m| m.values().map(|k| k.len()).sum())
+            .map(|m| m.iter().map(|(_, k)| k.len()).sum())
             .collect();
         let mut heap = BinaryHeap::new();
         for n in self.graph.node_indices() {
             if indegree[n.index()] == 0 {
-                heap.push(Reverse(self.key(chunks, n, cap)));
+                heap.push(Reverse(self.key(chunks, info, n, cap)));
             }
         }
         let mut seq = Vec::with_capacity(count);
         while let Some(Reverse(k)) = heap.pop() {
             seq.push(k.node);
-            for (t, kinds) in &self.out[k.node.index()] {
+            for (t, kinds) in self.out[k.node.index()].iter() {
                 let d = &mut indegree[t.index()];
                 *d = d.saturating_sub(kinds.len());
                 if *d == 0 {
-                    heap.push(Reverse(self.key(chunks, *t, cap)));
+                    heap.push(Reverse(self.key(chunks, info, t, cap)));
                 }
             }
         }
@@ -975,14 +1125,19 @@ pub fn order_chunks(
         });
     }
     let mut g = RequisiteGraph::with_capacity(chunks.len());
-    for (i, c) in chunks.iter().enumerate() {
-        g.add_chunk(i, c);
-    }
+    let mut info: Vec<ChunkInfo> = chunks
+        .iter()
+        .enumerate()
+        .map(|(i, c)| g.add_chunk(i, c))
+        .collect();
     let mut errors = Vec::new();
     let mut cap: i64 = 1;
     for i in 0..chunks.len() {
-        reconcile_watch(&mut chunks[i], opts);
-        match g.add_requisites(&mut chunks, i, &opts.disabled_requisites) {
+        if info[i].has_watch {
+            reconcile_watch(&mut chunks[i], opts);
+            info[i].rescan_reqs(&chunks[i]);
+        }
+        match g.add_requisites(&mut chunks, i, &info[i], &opts.disabled_requisites) {
             Err((kind, message)) => {
                 let code = if message.starts_with("Referenced") {
                     "missing-requisite"
@@ -1002,10 +1157,10 @@ pub fn order_chunks(
                         .or_primary(sources.arg(&id, &state, kind.as_str())),
                 );
             }
-            Ok(()) => cap = compute_cap_step(cap, &chunks[i]),
+            Ok(()) => cap = compute_cap_step(cap, info[i].int_order()),
         }
     }
-    match g.sort(&mut chunks, cap) {
+    match g.sort(&mut chunks, &mut info, cap) {
         Ok(nodes) => {
             if !errors.is_empty() {
                 return Err(errors);
@@ -1025,8 +1180,8 @@ pub fn order_chunks(
     }
 }
 
-fn compute_cap_step(cap: i64, chunk: &Map) -> i64 {
-    match chunk.get("order").and_then(Num::int_of) {
+fn compute_cap_step(cap: i64, order: Option<i64>) -> i64 {
+    match order {
         Some(o) if o > cap - 1 && o > 0 => o.saturating_add(100),
         _ => cap,
     }
