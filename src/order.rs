@@ -10,9 +10,9 @@ use crate::diag::{Diagnostic, Label};
 use crate::fnmatch::fnmatch;
 use crate::high::extend::py_iter;
 use crate::high::SourceMap;
-use crate::low::{chunk_label, normalise_order, sort_chunks, symbolic_order, LowOptions, Num};
+use crate::low::{normalise_order, sort_chunks, symbolic_order, LowOptions, Num};
 use crate::value::{Map, Value};
-use indexmap::IndexMap;
+use indexmap::{IndexMap, IndexSet};
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -24,7 +24,47 @@ use std::hash::BuildHasherDefault;
 type Fast = foldhash::fast::FixedState;
 
 /// Node-keyed maps hash with a multiply (indices are small, dense integers).
-type NodeMap<V> = IndexMap<NodeIndex, V, BuildHasherDefault<NodeHasher>>;
+type NodeMap<V> = HashMap<NodeIndex, V, BuildHasherDefault<NodeHasher>>;
+
+/// One node's neighbours in first-edge order, each with its edge kinds
+/// (Salt's adjacency dict). Short lists are scanned; a long one gets an
+/// index so adding edges stays linear.
+#[derive(Debug, Clone, Default)]
+struct Adj {
+    list: Vec<(NodeIndex, Kinds)>,
+    index: Option<Box<NodeMap<usize>>>,
+}
+
+impl Adj {
+    /// Past this many neighbours, positions are looked up in `index`.
+    const SCAN: usize = 16;
+
+    /// The kinds towards `n`, added (empty) if new.
+    fn entry(&mut self, n: NodeIndex) -> &mut Kinds {
+        let len = self.list.len();
+        let pos = match &mut self.index {
+            Some(index) => *index.entry(n).or_insert(len),
+            None => self.list.iter().position(|(m, _)| *m == n).unwrap_or(len),
+        };
+        if pos == len {
+            self.list.push((n, Kinds::default()));
+            if self.index.is_none() && self.list.len() > Self::SCAN {
+                self.index = Some(Box::new(
+                    self.list
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (m, _))| (*m, i))
+                        .collect(),
+                ));
+            }
+        }
+        &mut self.list[pos].1
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (NodeIndex, Kinds)> + '_ {
+        self.list.iter().copied()
+    }
+}
 
 #[derive(Default)]
 struct NodeHasher(u64);
@@ -152,6 +192,23 @@ impl std::fmt::Display for ReqKind {
     }
 }
 
+/// The position of a requisite key in [`ReqKind::EDGE_KINDS`].
+fn edge_rank(key: &str) -> Option<u8> {
+    Some(match key {
+        "require" => 0,
+        "require_any" => 1,
+        "watch" => 2,
+        "watch_any" => 3,
+        "prereq" => 4,
+        "onfail" => 5,
+        "onfail_any" => 6,
+        "onfail_all" => 7,
+        "onchanges" => 8,
+        "onchanges_any" => 9,
+        _ => return None,
+    })
+}
+
 /// A node: a chunk, or the test-mode run of a prerequired chunk.
 #[derive(Debug, Clone)]
 pub struct ReqNode {
@@ -159,8 +216,6 @@ pub struct ReqNode {
     pub chunk: usize,
     /// True for the `…_|-__prereq_test__` node of a prerequired chunk.
     pub prereq_test: bool,
-    /// Salt's tag `state_|-id_|-name_|-fun` (plus `_|-__prereq_test__`).
-    pub tag: String,
 }
 
 /// The 3008 requisite graph. Edges go from dependency to dependent and carry
@@ -168,19 +223,182 @@ pub struct ReqNode {
 #[derive(Debug, Clone, Default)]
 pub struct RequisiteGraph {
     pub graph: DiGraph<ReqNode, ReqKind>,
-    tags: HashMap<String, NodeIndex, Fast>,
+    /// Salt's tag of each node (`state_|-id_|-name_|-fun`, plus
+    /// `_|-__prereq_test__` for test nodes): slot i is node i.
+    tags: IndexSet<String, Fast>,
     /// Per node: dependents in first-edge order, each with its kinds in
     /// insertion order (Salt's adjacency dict order).
-    out: Vec<NodeMap<Kinds>>,
-    inn: Vec<NodeMap<Kinds>>,
+    out: Vec<Adj>,
+    inn: Vec<Adj>,
+    /// Every name and ID, interned (the keys of `lookup` refer to them).
+    names: IndexSet<Box<str>, Fast>,
     /// module (or `id`) → name or ID → nodes.
     lookup: HashMap<String, KeyIndex, Fast>,
     /// The node of each chunk (by chunk index).
     chunk_nodes: Vec<NodeIndex>,
+    /// Per chunk: `__prereq__` is set (kept in step with the chunk).
+    prereq_flags: Vec<bool>,
+    /// Per chunk: the end of its `state + name + fun` sort label in
+    /// `label_text` (the label starts where the previous one ends).
+    label_ends: Vec<usize>,
+    label_text: String,
     /// SLS (own or including) → nodes.
     sls: IndexMap<String, Vec<NodeIndex>, Fast>,
+    /// The slot of `sls` used last (chunks of one file come together).
+    sls_last: usize,
     /// Scratch list of requisite targets (reused between lookups).
     targets: Vec<NodeIndex>,
+    /// Scratch text for building tags.
+    scratch: String,
+    /// How many chunks the graph was sized for.
+    chunks: usize,
+}
+
+/// The nodes indexed under one key: nearly always exactly one, so the
+/// first lives inline and only further ones allocate.
+#[derive(Debug, Clone)]
+struct NodeList {
+    first: NodeIndex,
+    rest: Vec<NodeIndex>,
+}
+
+impl NodeList {
+    fn new(n: NodeIndex) -> NodeList {
+        NodeList {
+            first: n,
+            rest: Vec::new(),
+        }
+    }
+
+    /// Append unless it is the last entry (the same chunk indexed under
+    /// equal keys, e.g. name == ID). Rarer repeats are harmless: edges are
+    /// deduplicated.
+    fn push_unique(&mut self, n: NodeIndex) {
+        if *self.rest.last().unwrap_or(&self.first) != n {
+            self.rest.push(n);
+        }
+    }
+
+    fn extend_into(&self, out: &mut Vec<NodeIndex>) {
+        out.push(self.first);
+        out.extend_from_slice(&self.rest);
+    }
+}
+
+/// One chunk's fields the graph reads, found in a single pass over its keys
+/// (the same values `chunk.get(key)` returns: keys are unique).
+#[derive(Default)]
+struct ChunkFields<'c> {
+    state: Option<&'c Value>,
+    id: Option<&'c Value>,
+    name: Option<&'c Value>,
+    fun: Option<&'c Value>,
+    sls: Option<&'c Value>,
+    included_from: Option<&'c Value>,
+    prereq: Option<&'c Value>,
+}
+
+impl<'c> ChunkFields<'c> {
+    fn of(chunk: &'c Map) -> ChunkFields<'c> {
+        Self::scan(chunk).0
+    }
+
+    /// The fields and the chunk's [`ChunkInfo`], in one pass.
+    fn scan(chunk: &'c Map) -> (ChunkFields<'c>, ChunkInfo) {
+        let mut f = ChunkFields::default();
+        let mut info = ChunkInfo::default();
+        for (i, (k, v)) in chunk.iter().enumerate() {
+            let Value::Str(k) = k else { continue };
+            if let Some(rank) = edge_rank(k) {
+                info.add_req(rank, i, v);
+                info.has_watch |= rank == 2 || rank == 3;
+                continue;
+            }
+            let slot = match k.as_str() {
+                "order" => {
+                    info.order = match Num::of(v) {
+                        Some(o) => OrderCache::Num(o),
+                        None => OrderCache::Other,
+                    };
+                    continue;
+                }
+                "name_order" => {
+                    info.name_order = true;
+                    continue;
+                }
+                "state" => &mut f.state,
+                "__id__" => &mut f.id,
+                "name" => &mut f.name,
+                "fun" => &mut f.fun,
+                "__sls__" => &mut f.sls,
+                "__sls_included_from__" => &mut f.included_from,
+                "__prereq__" => &mut f.prereq,
+                _ => continue,
+            };
+            *slot = Some(v);
+        }
+        info.reqs[..usize::from(info.nreqs)].sort_unstable();
+        (f, info)
+    }
+}
+
+/// A chunk's `order` as the sort last saw it (the map stays the truth;
+/// this spares reading it).
+#[derive(Debug, Clone, Copy, Default)]
+enum OrderCache {
+    #[default]
+    Missing,
+    Num(Num),
+    /// Not a number: read the map.
+    Other,
+}
+
+/// What ordering needs of a chunk besides its graph node, read in the same
+/// scan as its fields.
+#[derive(Debug, Clone, Copy, Default)]
+struct ChunkInfo {
+    /// (rank in `EDGE_KINDS`, slot) of its truthy requisite keys, sorted.
+    reqs: [(u8, u32); ReqKind::EDGE_KINDS.len()],
+    nreqs: u8,
+    /// Has a `watch` or `watch_any` key (reconcile_watch may move it).
+    has_watch: bool,
+    order: OrderCache,
+    /// Has a `name_order` key.
+    name_order: bool,
+}
+
+impl ChunkInfo {
+    fn add_req(&mut self, rank: u8, slot: usize, v: &Value) {
+        let n = usize::from(self.nreqs);
+        if v.truthy() && n < self.reqs.len() {
+            self.reqs[n] = (rank, slot as u32);
+            self.nreqs += 1;
+        }
+    }
+
+    /// Find the requisite keys again (after reconcile_watch moved some).
+    fn rescan_reqs(&mut self, chunk: &Map) {
+        self.nreqs = 0;
+        for (i, (k, v)) in chunk.iter().enumerate() {
+            if let Some(rank) = k.as_str().and_then(edge_rank) {
+                self.add_req(rank, i, v);
+            }
+        }
+        self.reqs[..usize::from(self.nreqs)].sort_unstable();
+    }
+
+    /// The requisite keys, in Salt's order.
+    fn reqs(&self) -> &[(u8, u32)] {
+        &self.reqs[..usize::from(self.nreqs)]
+    }
+
+    /// `order` as an int, as Salt's cap counts it.
+    fn int_order(&self) -> Option<i64> {
+        match self.order {
+            OrderCache::Num(Num::Int(i)) => Some(i),
+            _ => None,
+        }
+    }
 }
 
 /// Names/IDs of one module: insertion order (Salt's dict order) plus, built
@@ -188,31 +406,36 @@ pub struct RequisiteGraph {
 /// scans only that range.
 #[derive(Debug, Clone, Default)]
 struct KeyIndex {
-    keys: IndexMap<String, Vec<NodeIndex>, Fast>,
+    /// Interned name (slot in `RequisiteGraph::names`) → nodes.
+    keys: IndexMap<u32, NodeList, BuildHasherDefault<NodeHasher>>,
     /// Slots of `keys` sorted by key; `None` until a glob needs it (and
     /// again after any insertion).
     sorted: Option<Vec<usize>>,
 }
 
 impl KeyIndex {
-    fn add(&mut self, key: &str, n: NodeIndex) {
-        match self.keys.get_mut(key) {
-            Some(nodes) => push_unique(nodes, n),
+    fn add(&mut self, key: u32, n: NodeIndex) {
+        match self.keys.get_mut(&key) {
+            Some(nodes) => nodes.push_unique(n),
             None => {
-                self.keys.insert(key.to_string(), vec![n]);
+                self.keys.insert(key, NodeList::new(n));
                 self.sorted = None;
             }
         }
     }
 
-    fn get(&self, key: &str) -> Option<&Vec<NodeIndex>> {
-        self.keys.get(key)
+    fn get(&self, key: u32) -> Option<&NodeList> {
+        self.keys.get(&key)
     }
 
     /// Node lists of every key matching a glob, in insertion order.
-    fn glob(&mut self, pattern: &str) -> Vec<&Vec<NodeIndex>> {
+    fn glob(&mut self, names: &IndexSet<Box<str>, Fast>, pattern: &str) -> Vec<&NodeList> {
         let keys = &self.keys;
-        let key = |slot: usize| keys.get_index(slot).map_or("", |(k, _)| k.as_str());
+        let key = |slot: usize| {
+            keys.get_index(slot)
+                .and_then(|(k, _)| names.get_index(*k as usize))
+                .map_or("", |k| &**k)
+        };
         let sorted = self.sorted.get_or_insert_with(|| {
             let mut slots: Vec<usize> = (0..keys.len()).collect();
             slots.sort_unstable_by(|&a, &b| key(a).cmp(key(b)));
@@ -238,14 +461,20 @@ const PREREQ_SUFFIX: &str = "_|-__prereq_test__";
 
 /// Salt's tag of a chunk.
 pub fn chunk_tag(chunk: &Map) -> String {
+    let f = ChunkFields::of(chunk);
     let mut tag = String::with_capacity(64);
-    for (i, key) in ["state", "__id__", "name", "fun"].into_iter().enumerate() {
-        if i > 0 {
-            tag.push_str("_|-");
-        }
-        push_py_str(&mut tag, chunk.get(key));
-    }
+    push_tag(&mut tag, &f);
     tag
+}
+
+fn push_tag(tag: &mut String, f: &ChunkFields<'_>) {
+    push_py_str(tag, f.state);
+    tag.push_str("_|-");
+    push_py_str(tag, f.id);
+    tag.push_str("_|-");
+    push_py_str(tag, f.name);
+    tag.push_str("_|-");
+    push_py_str(tag, f.fun);
 }
 
 /// Append `str(v)` (nothing for a missing value) without a temporary for
@@ -259,7 +488,7 @@ pub(crate) fn push_py_str(out: &mut String, v: Option<&Value>) {
 }
 
 /// Append unless it is the last entry (the same chunk indexed under equal
-/// keys, e.g. name == ID). Rarer repeats are harmless: edges are deduplicated.
+/// keys). Rarer repeats are harmless: edges are deduplicated.
 fn push_unique(v: &mut Vec<NodeIndex>, n: NodeIndex) {
     if v.last() != Some(&n) {
         v.push(n);
@@ -267,64 +496,112 @@ fn push_unique(v: &mut Vec<NodeIndex>, n: NodeIndex) {
 }
 
 impl RequisiteGraph {
+    /// An empty graph with room for `chunks` chunks.
+    fn with_capacity(chunks: usize) -> RequisiteGraph {
+        RequisiteGraph {
+            graph: DiGraph::with_capacity(chunks, chunks),
+            tags: IndexSet::with_capacity_and_hasher(chunks, Fast::default()),
+            out: Vec::with_capacity(chunks),
+            inn: Vec::with_capacity(chunks),
+            names: IndexSet::with_capacity_and_hasher(chunks * 2, Fast::default()),
+            chunk_nodes: Vec::with_capacity(chunks),
+            prereq_flags: Vec::with_capacity(chunks),
+            label_ends: Vec::with_capacity(chunks),
+            label_text: String::with_capacity(chunks * 40),
+            chunks,
+            ..RequisiteGraph::default()
+        }
+    }
+
     /// The node with a tag.
     pub fn node(&self, tag: &str) -> Option<NodeIndex> {
-        self.tags.get(tag).copied()
+        self.tags.get_index_of(tag).map(NodeIndex::new)
+    }
+
+    /// Salt's tag of a node (`state_|-id_|-name_|-fun`, plus
+    /// `_|-__prereq_test__` for a prereq test node).
+    pub fn tag(&self, n: NodeIndex) -> &str {
+        self.tags.get_index(n.index()).map_or("", String::as_str)
     }
 
     /// Dependents of a node with edge kinds, in Salt's iteration order.
     pub fn dependents(&self, n: NodeIndex) -> impl Iterator<Item = (NodeIndex, ReqKind)> + '_ {
         self.out[n.index()]
             .iter()
-            .flat_map(|(t, ks)| ks.iter().map(move |k| (*t, k)))
+            .flat_map(|(t, ks)| ks.iter().map(move |k| (t, k)))
     }
 
     /// Dependencies of a node with edge kinds, in Salt's iteration order.
     pub fn dependencies(&self, n: NodeIndex) -> impl Iterator<Item = (NodeIndex, ReqKind)> + '_ {
         self.inn[n.index()]
             .iter()
-            .flat_map(|(s, ks)| ks.iter().map(move |k| (*s, k)))
+            .flat_map(|(s, ks)| ks.iter().map(move |k| (s, k)))
     }
 
     /// The prereq test node of a node's chunk, if one exists.
     pub fn prereq_node(&self, n: NodeIndex) -> Option<NodeIndex> {
-        self.node(&format!("{}{PREREQ_SUFFIX}", self.graph[n].tag))
+        self.node(&format!("{}{PREREQ_SUFFIX}", self.tag(n)))
     }
 
-    fn add_node(&mut self, tag: String, chunk: usize, prereq_test: bool) -> NodeIndex {
-        if let Some(&n) = self.tags.get(&tag) {
+    /// The `state + name + fun` sort label of chunk `i`.
+    fn label(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.label_ends[i - 1] };
+        self.label_text.get(start..self.label_ends[i]).unwrap_or("")
+    }
+
+    fn add_node(&mut self, tag: &str, chunk: usize, prereq_test: bool) -> NodeIndex {
+        if let Some(n) = self.node(tag) {
             // Salt's add_node on an existing tag replaces the chunk.
             self.graph[n].chunk = chunk;
             return n;
         }
-        let n = self.graph.add_node(ReqNode {
-            chunk,
-            prereq_test,
-            tag: tag.clone(),
-        });
-        self.tags.insert(tag, n);
-        self.out.push(NodeMap::default());
-        self.inn.push(NodeMap::default());
+        let n = self.graph.add_node(ReqNode { chunk, prereq_test });
+        // Tags and nodes are added together: the slot is the node index.
+        self.tags.insert(tag.to_string());
+        debug_assert_eq!(self.tags.len(), self.graph.node_count());
+        self.out.push(Adj::default());
+        self.inn.push(Adj::default());
         n
     }
 
     fn add_edge(&mut self, from: NodeIndex, to: NodeIndex, kind: ReqKind) {
-        let kinds = self.out[from.index()].entry(to).or_default();
+        let kinds = self.out[from.index()].entry(to);
         if kinds.contains(kind) {
             return;
         }
         kinds.push(kind);
-        self.inn[to.index()].entry(from).or_default().push(kind);
+        self.inn[to.index()].entry(from).push(kind);
         self.graph.add_edge(from, to, kind);
+    }
+
+    /// The interned slot of a name or ID.
+    fn intern(&mut self, name: &str) -> u32 {
+        let slot = match self.names.get_index_of(name) {
+            Some(slot) => slot,
+            None => self.names.insert_full(name.into()).0,
+        };
+        slot as u32
     }
 
     /// Add chunk `i` as a node and index it by (module, name), (module, ID),
     /// (`id`, ID), (`id`, name) and by its SLS and including SLS files.
-    fn add_chunk(&mut self, i: usize, chunk: &Map) {
-        let n = self.add_node(chunk_tag(chunk), i, false);
+    /// Chunks are added in order, before any requisite.
+    fn add_chunk(&mut self, i: usize, chunk: &Map) -> ChunkInfo {
+        let (f, info) = ChunkFields::scan(chunk);
+        let mut tag = std::mem::take(&mut self.scratch);
+        tag.clear();
+        push_tag(&mut tag, &f);
+        let n = self.add_node(&tag, i, false);
+        self.scratch = tag;
         self.chunk_nodes.push(n);
+        self.prereq_flags.push(f.prereq.is_some_and(Value::truthy));
+        push_py_str(&mut self.label_text, f.state);
+        push_py_str(&mut self.label_text, f.name);
+        push_py_str(&mut self.label_text, f.fun);
+        self.label_ends.push(self.label_text.len());
+
         let state_owned;
-        let state = match chunk.get("state") {
+        let state = match f.state {
             Some(Value::Str(s)) => s.as_str(),
             Some(other) => {
                 state_owned = other.py_str();
@@ -332,22 +609,40 @@ impl RequisiteGraph {
             }
             None => "",
         };
-        let name = chunk.get("name").and_then(Value::as_str);
-        let id = chunk.get("__id__").and_then(Value::as_str);
-        for (kind, key) in [(state, name), (state, id), ("id", id), ("id", name)] {
-            if let Some(key) = key {
-                if !self.lookup.contains_key(kind) {
-                    self.lookup.insert(kind.to_string(), KeyIndex::default());
+        let name = f.name.and_then(Value::as_str);
+        let id = f.id.and_then(Value::as_str);
+        let name = name.map(|s| (s, self.intern(s)));
+        let id = match (id, name) {
+            (Some(id), Some((name, slot))) if id == name => Some((id, slot)),
+            (Some(id), _) => Some((id, self.intern(id))),
+            (None, _) => None,
+        };
+        let name = name.map(|(_, slot)| slot);
+        let id = id.map(|(_, slot)| slot);
+        // Salt's order: (module, name), (module, ID), (id, ID), (id, name).
+        for (kind, first, second) in [(state, name, id), ("id", id, name)] {
+            if first.is_none() && second.is_none() {
+                continue;
+            }
+            let index = match self.lookup.get_mut(kind) {
+                Some(index) => index,
+                None => {
+                    // `id` indexes every chunk's ID and name: size it once.
+                    let room = if kind == "id" { self.chunks * 2 } else { 0 };
+                    self.lookup.entry(kind.to_string()).or_insert(KeyIndex {
+                        keys: IndexMap::with_capacity_and_hasher(room, Default::default()),
+                        sorted: None,
+                    })
                 }
-                if let Some(index) = self.lookup.get_mut(kind) {
-                    index.add(key, n);
-                }
+            };
+            for key in [first, second].into_iter().flatten() {
+                index.add(key, n);
             }
         }
-        if let Some(sls) = chunk.get("__sls__").filter(|s| s.truthy()) {
+        if let Some(sls) = f.sls.filter(|s| s.truthy()) {
             self.index_sls(sls, n);
         }
-        match chunk.get("__sls_included_from__").filter(|s| s.truthy()) {
+        match f.included_from.filter(|s| s.truthy()) {
             Some(Value::List(from)) => {
                 for sls in from {
                     self.index_sls(sls, n);
@@ -360,6 +655,7 @@ impl RequisiteGraph {
             }
             None => {}
         }
+        info
     }
 
     fn index_sls(&mut self, sls: &Value, n: NodeIndex) {
@@ -371,10 +667,19 @@ impl RequisiteGraph {
                 owned.as_str()
             }
         };
-        match self.sls.get_mut(key) {
-            Some(nodes) => push_unique(nodes, n),
+        if let Some((k, nodes)) = self.sls.get_index_mut(self.sls_last) {
+            if k == key {
+                push_unique(nodes, n);
+                return;
+            }
+        }
+        match self.sls.get_full_mut(key) {
+            Some((slot, _, nodes)) => {
+                push_unique(nodes, n);
+                self.sls_last = slot;
+            }
             None => {
-                self.sls.insert(key.to_string(), vec![n]);
+                self.sls_last = self.sls.insert_full(key.to_string(), vec![n]).0;
             }
         }
     }
@@ -406,11 +711,14 @@ impl RequisiteGraph {
         let (node_chunk, req_chunk) = (self.graph[node].chunk, self.graph[req].chunk);
         chunks[node_chunk].insert("__prerequiring__".into(), Value::Bool(true));
         chunks[req_chunk].insert("__prereq__".into(), Value::Bool(true));
-        let check_tag = format!("{}{PREREQ_SUFFIX}", self.graph[req].tag);
+        if let Some(flag) = self.prereq_flags.get_mut(req_chunk) {
+            *flag = true;
+        }
+        let check_tag = format!("{}{PREREQ_SUFFIX}", self.tag(req));
         let check = match self.node(&check_tag) {
             Some(c) => c,
             None => {
-                let c = self.add_node(check_tag, req_chunk, true);
+                let c = self.add_node(&check_tag, req_chunk, true);
                 let inherited: Vec<(NodeIndex, ReqKind)> = self.dependencies(req).collect();
                 for (dep, k) in inherited {
                     if k != ReqKind::Prereq {
@@ -439,7 +747,7 @@ impl RequisiteGraph {
         let Some(&node) = self.chunk_nodes.get(i) else {
             return false;
         };
-        let has_prereq = chunks[i].get("__prereq__").is_some_and(Value::truthy);
+        let has_prereq = self.prereq_flags.get(i).copied().unwrap_or(false);
         let pattern = val.contains(['*', '?', '[', ']']);
         // Salt adds the matches group by group; the edges come out the same
         // when the groups are concatenated.
@@ -460,19 +768,18 @@ impl RequisiteGraph {
             }
         } else if pattern {
             if let Some(by_key) = self.lookup.get_mut(key) {
-                for nodes in by_key.glob(val) {
+                for nodes in by_key.glob(&self.names, val) {
                     found = true;
-                    targets.extend_from_slice(nodes);
+                    nodes.extend_into(&mut targets);
                 }
             }
         } else if let Some(nodes) = self
-            .lookup
-            .get(key)
-            .and_then(|m| m.get(val))
-            .filter(|n| !n.is_empty())
+            .names
+            .get_index_of(val)
+            .and_then(|slot| self.lookup.get(key).and_then(|m| m.get(slot as u32)))
         {
             found = true;
-            targets.extend_from_slice(nodes);
+            nodes.extend_into(&mut targets);
         }
         self.add_reqs(chunks, node, has_prereq, kind, &targets);
         self.targets = targets;
@@ -484,21 +791,12 @@ impl RequisiteGraph {
         &mut self,
         chunks: &mut [Map],
         i: usize,
+        info: &ChunkInfo,
         disabled: &[String],
     ) -> Result<(), (ReqKind, String)> {
-        // The chunk's requisite keys, found in one pass, in Salt's order.
-        let mut present: Vec<(usize, usize)> = Vec::new();
-        for (slot, (k, v)) in chunks[i].iter().enumerate() {
-            let rank = k
-                .as_str()
-                .and_then(|k| ReqKind::EDGE_KINDS.iter().position(|e| e.as_str() == k));
-            if let Some(rank) = rank.filter(|_| v.truthy()) {
-                present.push((rank, slot));
-            }
-        }
-        present.sort_unstable();
-        for (rank, slot) in present {
-            let kind = ReqKind::EDGE_KINDS[rank];
+        for &(rank, slot) in info.reqs() {
+            let slot = slot as usize;
+            let kind = ReqKind::EDGE_KINDS[usize::from(rank)];
             if disabled.iter().any(|d| d == kind.as_str()) {
                 continue;
             }
@@ -577,8 +875,25 @@ impl RequisiteGraph {
 
     /// Salt's sort key of a node, computed when it becomes ready; normalises
     /// the node's own order (and symbolic orders of dependents) in place.
-    fn key(&self, chunks: &mut [Map], n: NodeIndex, cap: i64) -> HeapKey<'_> {
-        let own = normalise_order(&mut chunks[self.graph[n].chunk], cap);
+    /// `info` mirrors each chunk's `order`, so most chunks are not touched.
+    fn key(
+        &self,
+        chunks: &mut [Map],
+        info: &mut [ChunkInfo],
+        n: NodeIndex,
+        cap: i64,
+    ) -> HeapKey<'_> {
+        let c = self.graph[n].chunk;
+        let own = match info[c].order {
+            // normalise_order would change nothing.
+            OrderCache::Num(o) if !info[c].name_order && !o.is_negative() => o,
+            _ => {
+                let o = normalise_order(&mut chunks[c], cap);
+                info[c].order = OrderCache::Num(o);
+                info[c].name_order = false;
+                o
+            }
+        };
         let mut child_min = Num::Float(f64::INFINITY);
         let mut req_order: i16 = -1;
         for (child, kind) in self.dependents(n) {
@@ -586,54 +901,66 @@ impl RequisiteGraph {
                 continue;
             }
             req_order = i16::from(kind.weight());
-            let chunk = &mut chunks[self.graph[child].chunk];
-            let child_order = match chunk.get("order") {
-                None => Num::Float(f64::INFINITY),
-                Some(v) => match Num::of(v) {
-                    Some(o) => o,
-                    None => {
-                        let o = symbolic_order(Some(v), cap);
-                        chunk.insert("order".into(), o.to_value());
-                        o
+            let cc = self.graph[child].chunk;
+            let child_order = match info[cc].order {
+                OrderCache::Missing => Num::Float(f64::INFINITY),
+                OrderCache::Num(o) => o,
+                OrderCache::Other => {
+                    let chunk = &mut chunks[cc];
+                    match chunk.get("order") {
+                        None => Num::Float(f64::INFINITY),
+                        Some(v) => match Num::of(v) {
+                            Some(o) => o,
+                            None => {
+                                let o = symbolic_order(Some(v), cap);
+                                chunk.insert("order".into(), o.to_value());
+                                info[cc].order = OrderCache::Num(o);
+                                o
+                            }
+                        },
                     }
-                },
+                }
             };
             if child_order < child_min {
                 child_min = child_order;
             }
         }
-        let chunk = &chunks[self.graph[n].chunk];
         HeapKey {
             effective: if own > child_min { child_min } else { own },
             own,
-            label: chunk_label(chunk),
-            tag: &self.graph[n].tag,
+            label: self.label(c),
+            tag: self.tag(n),
             node: n,
         }
     }
 
     /// Kahn's algorithm with Salt's min-heap key. `Err` when a cycle remains.
-    fn sort(&self, chunks: &mut [Map], cap: i64) -> Result<Vec<NodeIndex>, ()> {
+    fn sort(
+        &self,
+        chunks: &mut [Map],
+        info: &mut [ChunkInfo],
+        cap: i64,
+    ) -> Result<Vec<NodeIndex>, ()> {
         let count = self.graph.node_count();
         let mut indegree: Vec<usize> = self
             .inn
             .iter()
-            .map(|m| m.values().map(|k| k.len()).sum())
+            .map(|m| m.iter().map(|(_, k)| k.len()).sum())
             .collect();
         let mut heap = BinaryHeap::new();
         for n in self.graph.node_indices() {
             if indegree[n.index()] == 0 {
-                heap.push(Reverse(self.key(chunks, n, cap)));
+                heap.push(Reverse(self.key(chunks, info, n, cap)));
             }
         }
         let mut seq = Vec::with_capacity(count);
         while let Some(Reverse(k)) = heap.pop() {
             seq.push(k.node);
-            for (t, kinds) in &self.out[k.node.index()] {
+            for (t, kinds) in self.out[k.node.index()].iter() {
                 let d = &mut indegree[t.index()];
                 *d = d.saturating_sub(kinds.len());
                 if *d == 0 {
-                    heap.push(Reverse(self.key(chunks, *t, cap)));
+                    heap.push(Reverse(self.key(chunks, info, t, cap)));
                 }
             }
         }
@@ -703,7 +1030,7 @@ impl RequisiteGraph {
 struct HeapKey<'g> {
     effective: Num,
     own: Num,
-    label: String,
+    label: &'g str,
     tag: &'g str,
     node: NodeIndex,
 }
@@ -756,6 +1083,9 @@ impl Lowstate {
 /// 3008: `watch` on a module without `mod_watch` becomes `require`
 /// (`watch_any` → `require_any`), appended to any existing list.
 pub fn reconcile_watch(chunk: &mut Map, opts: &LowOptions) {
+    if !chunk.contains_key("watch") && !chunk.contains_key("watch_any") {
+        return;
+    }
     let state = chunk.get("state").map(Value::py_str).unwrap_or_default();
     if opts.has_mod_watch(&state) {
         return;
@@ -794,15 +1124,20 @@ pub fn order_chunks(
             nodes: Vec::new(),
         });
     }
-    let mut g = RequisiteGraph::default();
-    for (i, c) in chunks.iter().enumerate() {
-        g.add_chunk(i, c);
-    }
+    let mut g = RequisiteGraph::with_capacity(chunks.len());
+    let mut info: Vec<ChunkInfo> = chunks
+        .iter()
+        .enumerate()
+        .map(|(i, c)| g.add_chunk(i, c))
+        .collect();
     let mut errors = Vec::new();
     let mut cap: i64 = 1;
     for i in 0..chunks.len() {
-        reconcile_watch(&mut chunks[i], opts);
-        match g.add_requisites(&mut chunks, i, &opts.disabled_requisites) {
+        if info[i].has_watch {
+            reconcile_watch(&mut chunks[i], opts);
+            info[i].rescan_reqs(&chunks[i]);
+        }
+        match g.add_requisites(&mut chunks, i, &info[i], &opts.disabled_requisites) {
             Err((kind, message)) => {
                 let code = if message.starts_with("Referenced") {
                     "missing-requisite"
@@ -822,10 +1157,10 @@ pub fn order_chunks(
                         .or_primary(sources.arg(&id, &state, kind.as_str())),
                 );
             }
-            Ok(()) => cap = compute_cap_step(cap, &chunks[i]),
+            Ok(()) => cap = compute_cap_step(cap, info[i].int_order()),
         }
     }
-    match g.sort(&mut chunks, cap) {
+    match g.sort(&mut chunks, &mut info, cap) {
         Ok(nodes) => {
             if !errors.is_empty() {
                 return Err(errors);
@@ -845,8 +1180,8 @@ pub fn order_chunks(
     }
 }
 
-fn compute_cap_step(cap: i64, chunk: &Map) -> i64 {
-    match chunk.get("order").and_then(Num::int_of) {
+fn compute_cap_step(cap: i64, order: Option<i64>) -> i64 {
+    match order {
         Some(o) if o > cap - 1 && o > 0 => o.saturating_add(100),
         _ => cap,
     }
@@ -919,6 +1254,7 @@ fn cycle_error(g: &RequisiteGraph, chunks: &[Map], sources: &SourceMap) -> Diagn
 #[cfg(test)]
 mod tests {
     use super::{KeyIndex, Kinds, ReqKind};
+    use indexmap::IndexSet;
     use petgraph::graph::NodeIndex;
 
     #[test]
@@ -936,17 +1272,38 @@ mod tests {
     }
 
     #[test]
+    fn edge_rank_matches_edge_kinds() {
+        for (i, k) in ReqKind::EDGE_KINDS.iter().enumerate() {
+            assert_eq!(super::edge_rank(k.as_str()), Some(i as u8));
+        }
+        assert_eq!(super::edge_rank("listen"), None);
+        assert_eq!(super::edge_rank("require_in"), None);
+    }
+
+    #[test]
     fn key_index_globs_in_insertion_order_after_late_inserts() {
+        let mut names: IndexSet<Box<str>, super::Fast> = IndexSet::default();
+        let mut slot = |s: &str| names.insert_full(s.into()).0 as u32;
+        let (wb, db, wa, w0) = (slot("web-b"), slot("db"), slot("web-a"), slot("web-0"));
         let mut idx = KeyIndex::default();
-        for (i, key) in ["web-b", "db", "web-a"].into_iter().enumerate() {
+        for (i, key) in [wb, db, wa].into_iter().enumerate() {
             idx.add(key, NodeIndex::new(i));
         }
-        let hits: Vec<Vec<NodeIndex>> = idx.glob("web-*").into_iter().cloned().collect();
+        let flat = |hits: Vec<&super::NodeList>| -> Vec<Vec<NodeIndex>> {
+            hits.into_iter()
+                .map(|l| {
+                    let mut v = Vec::new();
+                    l.extend_into(&mut v);
+                    v
+                })
+                .collect()
+        };
+        let hits = flat(idx.glob(&names, "web-*"));
         assert_eq!(hits, [vec![NodeIndex::new(0)], vec![NodeIndex::new(2)]]);
         // A key added after the sorted view was built is still found.
-        idx.add("web-0", NodeIndex::new(3));
-        idx.add("web-a", NodeIndex::new(4));
-        let hits: Vec<Vec<NodeIndex>> = idx.glob("web-?").into_iter().cloned().collect();
+        idx.add(w0, NodeIndex::new(3));
+        idx.add(wa, NodeIndex::new(4));
+        let hits = flat(idx.glob(&names, "web-?"));
         assert_eq!(
             hits,
             [
@@ -955,7 +1312,7 @@ mod tests {
                 vec![NodeIndex::new(3)]
             ]
         );
-        assert!(idx.glob("x*").is_empty());
+        assert!(idx.glob(&names, "x*").is_empty());
     }
 
     use crate::config::SaltVersion;
