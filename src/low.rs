@@ -116,94 +116,107 @@ pub fn compile_high_data(high: &Map) -> Vec<Map> {
 
 /// [`compile_high_data`] consuming the high data: arguments move into the
 /// chunks instead of being copied (only `names` expansions copy).
+/// IDs are independent, so their chunks are built in parallel (collected
+/// in high-data order).
 pub fn compile_high_data_owned(high: Map) -> Vec<Map> {
+    use rayon::prelude::*;
+    let states: Vec<(Value, Value)> = high.into_iter().collect();
+    states
+        .into_par_iter()
+        .with_min_len(256)
+        .flat_map_iter(|(id, body)| id_chunks(id, body))
+        .collect()
+}
+
+/// The chunks of one ID declaration, in Salt's order.
+fn id_chunks(id: Value, body: Value) -> Vec<Map> {
     const STAMPS: [&str; 3] = ["__sls__", "__env__", "__sls_included_from__"];
-    let mut chunks = Vec::with_capacity(high.len());
-    for (id, body) in high {
-        if is_dunder(&id) {
+    let mut chunks = Vec::new();
+    if is_dunder(&id) {
+        return chunks;
+    }
+    let Value::Map(body) = body else {
+        return chunks;
+    };
+    let stamps: Vec<(&str, Value)> = STAMPS
+        .iter()
+        .filter_map(|&k| body.get(k).map(|v| (k, v.clone())))
+        .collect();
+    for (state, run) in body {
+        if is_dunder(&state) {
             continue;
         }
-        let Value::Map(body) = body else { continue };
-        let stamps: Vec<(&str, Value)> = STAMPS
-            .iter()
-            .filter_map(|&k| body.get(k).map(|v| (k, v.clone())))
-            .collect();
-        for (state, run) in body {
-            if is_dunder(&state) {
-                continue;
+        let args: Vec<Value> = match run {
+            Value::List(l) => l,
+            other => py_iter(&other),
+        };
+        let arg_keys: usize = args.iter().filter_map(Value::as_map).map(Map::len).sum();
+        // state, name, stamps, __id__, the args, fun, and room for the
+        // `order` the sort may add.
+        let mut chunk = Map::with_capacity(arg_keys + stamps.len() + 5);
+        chunk.insert("state".into(), state);
+        chunk.insert("name".into(), id.clone());
+        for (k, v) in &stamps {
+            chunk.insert((*k).into(), v.clone());
+        }
+        chunk.insert("__id__".into(), id.clone());
+        let mut fun: Option<Value> = None;
+        let mut names: IndexSet<Value> = IndexSet::new();
+        for arg in args {
+            match arg {
+                Value::Str(_) => {
+                    fun.get_or_insert(arg);
+                }
+                Value::Map(m) => {
+                    for (key, val) in m {
+                        match key.as_str() {
+                            Some("names") => names.extend(py_iter(&val)),
+                            Some("state") => {}
+                            Some("name") if val.as_str().is_none() => {
+                                chunk.insert(key, id.clone());
+                            }
+                            _ => {
+                                chunk.insert(key, val);
+                            }
+                        }
+                    }
+                }
+                _ => {}
             }
-            let args: Vec<Value> = match run {
-                Value::List(l) => l,
-                other => py_iter(&other),
+        }
+        let Some(fun) = fun else { continue };
+        if names.is_empty() {
+            chunk.insert("fun".into(), fun);
+            chunks.push(chunk);
+            continue;
+        }
+        let count = names.len();
+        let mut base = Some(chunk);
+        for (i, entry) in names.into_iter().enumerate() {
+            // The last name takes the base chunk itself.
+            let mut live = if i + 1 == count {
+                base.take().unwrap_or_default()
+            } else {
+                base.clone().unwrap_or_default()
             };
-            let arg_keys: usize = args.iter().filter_map(Value::as_map).map(Map::len).sum();
-            // state, name, stamps, __id__, the args, fun, and room for the
-            // `order` the sort may add.
-            let mut chunk = Map::with_capacity(arg_keys + stamps.len() + 5);
-            chunk.insert("state".into(), state);
-            chunk.insert("name".into(), id.clone());
-            for (k, v) in &stamps {
-                chunk.insert((*k).into(), v.clone());
-            }
-            chunk.insert("__id__".into(), id.clone());
-            let mut fun: Option<Value> = None;
-            let mut names: IndexSet<Value> = IndexSet::new();
-            for arg in args {
-                match arg {
-                    Value::Str(_) => {
-                        fun.get_or_insert(arg);
-                    }
-                    Value::Map(m) => {
-                        for (key, val) in m {
-                            match key.as_str() {
-                                Some("names") => names.extend(py_iter(&val)),
-                                Some("state") => {}
-                                Some("name") if val.as_str().is_none() => {
-                                    chunk.insert(key, id.clone());
-                                }
-                                _ => {
-                                    chunk.insert(key, val);
-                                }
+            match entry {
+                Value::Map(m) => {
+                    if let Some((low_name, updates)) = m.into_iter().next() {
+                        live.insert("name".into(), low_name);
+                        for upd in py_iter(&updates) {
+                            if let Value::Map(u) = upd {
+                                live.extend(u);
                             }
                         }
                     }
-                    _ => {}
+                }
+                other => {
+                    live.insert("name".into(), other);
                 }
             }
-            let Some(fun) = fun else { continue };
-            if names.is_empty() {
-                chunk.insert("fun".into(), fun);
-                chunks.push(chunk);
-                continue;
-            }
-            let count = names.len();
-            let mut base = Some(chunk);
-            for (i, entry) in names.into_iter().enumerate() {
-                // The last name takes the base chunk itself.
-                let mut live = if i + 1 == count {
-                    base.take().unwrap_or_default()
-                } else {
-                    base.clone().unwrap_or_default()
-                };
-                match entry {
-                    Value::Map(m) => {
-                        if let Some((low_name, updates)) = m.into_iter().next() {
-                            live.insert("name".into(), low_name);
-                            for upd in py_iter(&updates) {
-                                if let Value::Map(u) = upd {
-                                    live.extend(u);
-                                }
-                            }
-                        }
-                    }
-                    other => {
-                        live.insert("name".into(), other);
-                    }
-                }
-                live.insert("name_order".into(), Value::Int(i as i64 + 1));
-                live.insert("fun".into(), fun.clone());
-                chunks.push(live);
-            }
+            live.insert("name_order".into(), Value::Int(i as i64 + 1));
+            live.insert("fun".into(), fun.clone());
+            chunks.push(live);
         }
     }
     chunks
