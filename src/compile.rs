@@ -144,8 +144,8 @@ impl Session {
         let known = top::known_envs(&opts, &avail);
         let steps =
             top::plan_highstate(&matches, &known, &mut |env| self.fs.list_sls(env).to_vec());
-        let cache = RenderCache::new(&self.fs, self.sls_env());
-        let mut hs = Builder::new(&self.fs, &cache, self.config.state_auto_order)
+        let cache = RenderCache::new(&self.fs, self.sls_env(), self.config.state_auto_order);
+        let mut hs = Builder::new(&self.fs, &cache)
             .for_version(self.options.version)
             .render_highstate(&matches, steps);
         self.locate(&mut hs.errors, &hs.sources);

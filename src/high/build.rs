@@ -23,15 +23,71 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 /// The result of rendering one SLS file.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum SlsRender {
     /// No such SLS in that saltenv.
     Missing,
     Failed(Diagnostic),
-    Ok {
-        file: SlsFile,
-        rendered: Rendered,
-    },
+    Ok(Box<Prepared>),
+}
+
+/// A rendered SLS file, with the per-file part of Salt's `render_state`
+/// already done (parse tree to data, `include` / `extend` / `exclude`
+/// popped, state declarations normalised), so that the order-sensitive
+/// walk only has includes, auto-order numbers and merging left to do.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub file: SlsFile,
+    /// `None` when the file has no states (renders to nothing or a falsy
+    /// value).
+    body: Option<Body>,
+}
+
+#[derive(Debug, Clone)]
+struct Body {
+    template: Arc<SourceFile>,
+    /// The text the data stage parsed.
+    text: Arc<SourceFile>,
+    /// The parse tree, kept for the source map only when its spans are
+    /// empty (data not from YAML).
+    spanless: Option<Node>,
+    /// The state dict, or the value the file rendered to when it is not a
+    /// dict (the error is then in `errors`).
+    state: Result<Map, Value>,
+    /// The `include` list (empty if none or not a list).
+    include: Vec<Value>,
+    /// See [`shared_bodies`].
+    shared: Vec<(Value, Value)>,
+    /// With auto-order: the state declarations of this file that had no
+    /// order, as (ID index, declaration index) in `state`, in that order.
+    /// Each got an `{order: 0}` placeholder as its last argument; the walk
+    /// numbers them (see [`Builder::handle_iorder`]).
+    slots: Vec<(usize, usize)>,
+    /// Errors found while preparing, in Salt's order, each with the place
+    /// in the source map to point at (looked up during the walk, when the
+    /// source map holds this file and those walked before it).
+    errors: Vec<(Diagnostic, LabelAt)>,
+}
+
+/// Where a diagnostic found while preparing a file should point, resolved
+/// through the source map during the walk.
+#[derive(Debug, Clone)]
+enum LabelAt {
+    Nowhere,
+    /// [`SourceMap::id`].
+    Id(String),
+    /// [`SourceMap::state`]: ID, state module.
+    State(String, String),
+}
+
+impl LabelAt {
+    fn resolve(self, sources: &SourceMap) -> Option<crate::diag::Label> {
+        match self {
+            LabelAt::Nowhere => None,
+            LabelAt::Id(id) => sources.id(&id),
+            LabelAt::State(id, module) => sources.state(&id, &module),
+        }
+    }
 }
 
 /// Rendered SLS files by (saltenv, sls), shared by the prefetch waves and
@@ -39,14 +95,17 @@ pub enum SlsRender {
 pub struct RenderCache<'a> {
     fs: &'a FileServer,
     env: RenderEnv<'a>,
+    /// `state_auto_order`: number declarations without an `order`.
+    auto_order: bool,
     done: Mutex<HashMap<(String, String), Arc<SlsRender>>>,
 }
 
 impl<'a> RenderCache<'a> {
-    pub fn new(fs: &'a FileServer, env: RenderEnv<'a>) -> Self {
+    pub fn new(fs: &'a FileServer, env: RenderEnv<'a>, auto_order: bool) -> Self {
         RenderCache {
             fs,
             env,
+            auto_order,
             done: Mutex::new(HashMap::new()),
         }
     }
@@ -88,14 +147,22 @@ impl<'a> RenderCache<'a> {
             tplfile: file.rel.clone(),
             tplpath: file.path.display().to_string(),
         };
-        match render_file(&self.env, template, &ctx, &format!("{saltenv}:{sls}")) {
-            Ok(rendered) => SlsRender::Ok { file, rendered },
+        let what = format!("{saltenv}:{sls}");
+        match render_file(&self.env, template, &ctx, &what) {
+            Ok(rendered) => SlsRender::Ok(Box::new(prepare(
+                file,
+                rendered,
+                sls,
+                saltenv,
+                &what,
+                self.auto_order,
+            ))),
             Err(d) => SlsRender::Failed(d),
         }
     }
 
     /// Like [`RenderCache::get`], but removes the result from the cache: the
-    /// walk consumes each file once, so its parse tree need not outlive it.
+    /// walk consumes each file once, so its data need not outlive it.
     pub fn take(&self, saltenv: &str, sls: &str) -> Arc<SlsRender> {
         let taken = {
             let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
@@ -117,9 +184,7 @@ impl<'a> RenderCache<'a> {
                 .map(|(env, sls)| {
                     let r = self.get(env, sls);
                     match &*r {
-                        SlsRender::Ok { file, rendered } => {
-                            likely_includes(self.fs, env, sls, file, rendered)
-                        }
+                        SlsRender::Ok(p) => likely_includes(self.fs, env, sls, p),
                         _ => Vec::new(),
                     }
                 })
@@ -133,17 +198,161 @@ impl<'a> RenderCache<'a> {
     }
 }
 
+/// The per-file part of Salt's `render_state`, done where the file was
+/// rendered (in parallel): the parse tree becomes data, `include` is
+/// popped, `extend` / `exclude` / state declarations are handled.
+fn prepare(
+    file: SlsFile,
+    rendered: Rendered,
+    sls: &str,
+    saltenv: &str,
+    what: &str,
+    auto_order: bool,
+) -> Prepared {
+    let Rendered {
+        data,
+        template,
+        text,
+    } = rendered;
+    let Some(node) = data.filter(Node::truthy) else {
+        return Prepared { file, body: None };
+    };
+    let spanless = node.span.is_empty().then(|| node.clone());
+    let shared = shared_bodies(&node);
+    let span = node.span.clone();
+    // The parse tree is ours alone: move its strings into the data.
+    let data = node.into_value();
+    let mut errors = Vec::new();
+    let Value::Map(mut state) = data else {
+        errors.push((
+            Diagnostic::error(
+                "sls-not-dict",
+                format!("SLS {sls} does not render to a dictionary"),
+            )
+            .with_sls(what)
+            .with_primary(crate::diag::Label::new(&text, span, "renders to this")),
+            LabelAt::Nowhere,
+        ));
+        return Prepared {
+            file,
+            body: Some(Body {
+                template,
+                text,
+                spanless,
+                state: Err(data),
+                include: Vec::new(),
+                shared,
+                slots: Vec::new(),
+                errors,
+            }),
+        };
+    };
+    let mut include = Vec::new();
+    if let Some(inc) = state.get("include") {
+        match inc {
+            Value::List(_) => {
+                if let Some(Value::List(l)) = state.shift_remove("include") {
+                    include = l;
+                }
+            }
+            _ => errors.push((
+                Diagnostic::error(
+                    "include-not-list",
+                    format!("Include Declaration in SLS {sls} is not formed as a list"),
+                )
+                .with_sls(what),
+                LabelAt::Id(format!("include@{what}")),
+            )),
+        }
+    }
+    let mut plain = Vec::new();
+    handle_extend(&mut state, sls, saltenv, &mut plain);
+    handle_exclude(&mut state, sls, &mut plain);
+    errors.extend(plain.into_iter().map(|d| (d, LabelAt::Nowhere)));
+    handle_state_decls(&mut state, sls, saltenv, &mut errors);
+    share_bodies(&mut state, &shared);
+    let slots = if auto_order {
+        order_slots(&mut state, &shared)
+    } else {
+        Vec::new()
+    };
+    Prepared {
+        file,
+        body: Some(Body {
+            template,
+            text,
+            spanless,
+            state: Ok(state),
+            include,
+            shared,
+            slots,
+            errors,
+        }),
+    }
+}
+
+/// Whether a state declaration gets an auto-order number: a list without
+/// an `{order: ...}` argument under a key not starting with `_`.
+fn wants_order(key: &Value, decl: &Value) -> bool {
+    if key.as_str().is_none_or(|k| k.starts_with('_')) {
+        return false;
+    }
+    let Value::List(args) = decl else {
+        return false;
+    };
+    !args.iter().any(
+        |a| matches!(a, Value::Map(m) if m.keys().next().and_then(Value::as_str) == Some("order")),
+    )
+}
+
+/// The placeholder argument [`order_slots`] appends.
+fn order_placeholder() -> Value {
+    let mut m = Map::new();
+    m.insert("order".into(), Value::Int(0));
+    Value::Map(m)
+}
+
+/// Append an `{order: 0}` placeholder to every declaration of `state`
+/// that [`Builder::handle_iorder`] will number (alias bodies are numbered
+/// through their anchor) and return where they are.
+fn order_slots(state: &mut Map, shared: &[(Value, Value)]) -> Vec<(usize, usize)> {
+    let mut slots = Vec::new();
+    for (i, (id, body)) in state.iter_mut().enumerate() {
+        if shared.iter().any(|(alias, _)| alias == id) {
+            continue;
+        }
+        let Value::Map(body) = body else { continue };
+        for (j, (key, decl)) in body.iter_mut().enumerate() {
+            if wants_order(key, decl) {
+                if let Value::List(args) = decl {
+                    args.push(order_placeholder());
+                    slots.push((i, j));
+                }
+            }
+        }
+    }
+    slots
+}
+
+/// Take back the placeholders [`order_slots`] put into the body at
+/// `index` (about to be replaced by an included file's body, which is
+/// compared with it first, as Salt compares the unnumbered one).
+fn drop_order_slots(state: &mut Map, index: usize, slots: &[(usize, usize)]) {
+    let Some((_, Value::Map(body))) = state.get_index_mut(index) else {
+        return;
+    };
+    let start = slots.partition_point(|&(i, _)| i < index);
+    for &(_, j) in slots[start..].iter().take_while(|&&(i, _)| i == index) {
+        if let Some((_, Value::List(args))) = body.get_index_mut(j) {
+            args.pop();
+        }
+    }
+}
+
 /// The render result itself: the walk holds the only reference once the
 /// cache gave it up (a copy is made otherwise).
 fn owned(r: Arc<SlsRender>) -> SlsRender {
-    Arc::try_unwrap(r).unwrap_or_else(|shared| match &*shared {
-        SlsRender::Missing => SlsRender::Missing,
-        SlsRender::Failed(d) => SlsRender::Failed(d.clone()),
-        SlsRender::Ok { file, rendered } => SlsRender::Ok {
-            file: file.clone(),
-            rendered: rendered.clone(),
-        },
-    })
+    Arc::try_unwrap(r).unwrap_or_else(|shared| (*shared).clone())
 }
 
 fn display_path(file: &SlsFile) -> String {
@@ -152,56 +361,38 @@ fn display_path(file: &SlsFile) -> String {
 
 /// A cheap guess at what a rendered file includes (same-env and explicit-env
 /// entries, relative names, globs), used only to render ahead of the walk.
-fn likely_includes(
-    fs: &FileServer,
-    env: &str,
-    sls: &str,
-    file: &SlsFile,
-    rendered: &Rendered,
-) -> Vec<(String, String)> {
-    let Some(Node {
-        value: NodeValue::Map(entries),
-        ..
-    }) = &rendered.data
-    else {
-        return Vec::new();
-    };
-    let Some((_, inc)) = entries
-        .iter()
-        .find(|(k, _)| matches!(&k.value, NodeValue::Str(s) if s == "include"))
-    else {
-        return Vec::new();
-    };
-    let Value::List(items) = inc.to_value() else {
+fn likely_includes(fs: &FileServer, env: &str, sls: &str, p: &Prepared) -> Vec<(String, String)> {
+    let Some(body) = &p.body else {
         return Vec::new();
     };
     let mut out = Vec::new();
-    for item in items {
+    for item in &body.include {
         let (ienv, name) = match item {
-            Value::Str(s) => (env.to_string(), s),
-            Value::Map(m) => match m.into_iter().last() {
-                Some((Value::Str(e), Value::Str(s))) if fs.has_env(&e) => (e, s),
+            Value::Str(s) => (env, s),
+            Value::Map(m) => match m.iter().last() {
+                Some((Value::Str(e), Value::Str(s))) if fs.has_env(e) => (e.as_str(), s),
                 _ => continue,
             },
             _ => continue,
         };
-        let Ok(name) = resolve_relative(&name, sls, file.is_init()) else {
+        let Ok(name) = resolve_relative(name, sls, p.file.is_init()) else {
             continue;
         };
-        for target in expand_glob(fs.list_sls(env), &name) {
-            out.push((ienv.clone(), target));
+        for target in expand_glob(|| fs.list_sls(env), &name) {
+            out.push((ienv.to_string(), target));
         }
     }
     out
 }
 
-/// `fnmatch.filter(listing, pattern) or [pattern]`.
-pub fn expand_glob(listing: &[String], pattern: &str) -> Vec<String> {
+/// `fnmatch.filter(listing, pattern) or [pattern]`; the listing is only
+/// asked for when `pattern` is a glob.
+pub fn expand_glob<'l>(listing: impl FnOnce() -> &'l [String], pattern: &str) -> Vec<String> {
     if !crate::fnmatch::is_glob(pattern) {
         // A plain name matches itself or nothing; either way the result is it.
         return vec![pattern.to_string()];
     }
-    let hits: Vec<String> = listing
+    let hits: Vec<String> = listing()
         .iter()
         .filter(|s| fnmatch(s, pattern))
         .cloned()
@@ -262,11 +453,12 @@ impl<'a> Builder<'a> {
         self
     }
 
-    pub fn new(fs: &'a FileServer, cache: &'a RenderCache<'a>, auto_order: bool) -> Self {
+    /// Auto-order numbering follows the cache's `auto_order`.
+    pub fn new(fs: &'a FileServer, cache: &'a RenderCache<'a>) -> Self {
         Builder {
             fs,
             cache,
-            auto_order,
+            auto_order: cache.auto_order,
             iorder: 10000,
             mods: HashSet::new(),
             sources: SourceMap::default(),
@@ -338,7 +530,7 @@ impl<'a> Builder<'a> {
         errors: &mut Vec<Diagnostic>,
     ) -> Option<Value> {
         let what = format!("{saltenv}:{sls}");
-        let (file, rendered) = match owned(self.cache.take(saltenv, sls)) {
+        let prepared = match owned(self.cache.take(saltenv, sls)) {
             SlsRender::Missing => {
                 errors.push(
                     Diagnostic::error(
@@ -356,69 +548,41 @@ impl<'a> Builder<'a> {
                 self.mods.insert(what);
                 return None;
             }
-            SlsRender::Ok { file, rendered } => (file, rendered),
+            SlsRender::Ok(p) => p,
         };
+        let Prepared { file, body } = *prepared;
         self.mods.insert(what.clone());
-        let Rendered {
-            data,
+        let Body {
             template,
             text,
-        } = rendered;
-        let node = data?;
-        if !node.truthy() {
-            return None;
-        }
+            spanless,
+            state,
+            include,
+            shared,
+            slots,
+            errors: found,
+        } = body?;
         // Spans are worked out only if a diagnostic asks for one.
-        self.sources
-            .defer_file(what.clone(), template, text.clone(), &node);
-        let shared = shared_bodies(&node);
-        let span = node.span.clone();
-        // The parse tree is ours alone now: move its strings into the data.
-        let data = node.into_value();
-        let Value::Map(mut state) = data else {
-            errors.push(
-                Diagnostic::error(
-                    "sls-not-dict",
-                    format!("SLS {sls} does not render to a dictionary"),
-                )
-                .with_sls(what)
-                .with_primary(crate::diag::Label::new(
-                    &text,
-                    span,
-                    "renders to this",
-                )),
-            );
-            return Some(data);
-        };
-
-        let mut include = Vec::new();
-        if let Some(inc) = state.get("include") {
-            match inc {
-                Value::List(_) => {
-                    if let Some(Value::List(l)) = state.shift_remove("include") {
-                        include = l;
-                    }
-                }
-                _ => errors.push(
-                    Diagnostic::error(
-                        "include-not-list",
-                        format!("Include Declaration in SLS {sls} is not formed as a list"),
-                    )
-                    .with_sls(what.clone())
-                    .or_primary(self.sources.id(&format!("include@{what}"))),
-                ),
-            }
+        self.sources.defer_file(what, template, text, spanless);
+        for (d, at) in found {
+            errors.push(d.or_primary(at.resolve(&self.sources)));
         }
-        handle_extend(&mut state, sls, saltenv, errors);
-        handle_exclude(&mut state, sls, errors);
-        handle_state_decls(&mut state, sls, saltenv, errors, &self.sources);
-        share_bodies(&mut state, &shared);
-
+        let mut state = match state {
+            Ok(state) => state,
+            Err(data) => return Some(data),
+        };
+        let mut own = Own {
+            len: state.len(),
+            slots,
+            replaced: Vec::new(),
+        };
         for inc in include {
-            self.process_include(inc, &mut state, sls, saltenv, &file, matches, errors);
+            self.process_include(
+                inc, &mut state, &mut own, sls, saltenv, &file, matches, errors,
+            );
         }
         if self.auto_order {
-            self.handle_iorder(&mut state, &shared);
+            self.handle_iorder(&mut state, &shared, &own);
             share_bodies(&mut state, &shared);
         }
         Some(Value::Map(state))
@@ -429,6 +593,7 @@ impl<'a> Builder<'a> {
         &mut self,
         inc: Value,
         state: &mut Map,
+        own: &mut Own,
         sls: &str,
         saltenv: &str,
         file: &SlsFile,
@@ -496,7 +661,7 @@ impl<'a> Builder<'a> {
             } else {
                 saltenv.to_string()
             };
-            for target in expand_glob(self.fs.list_sls(saltenv), &inc_sls) {
+            for target in expand_glob(|| self.fs.list_sls(saltenv), &inc_sls) {
                 if self.mods.contains(&format!("{r_env}:{target}")) {
                     continue;
                 }
@@ -516,6 +681,7 @@ impl<'a> Builder<'a> {
                             }
                         }
                     }
+                    own.replaced_by(state, &nstate);
                     merge_included_states(state, Value::Map(nstate), errors);
                 } else if let Some(other) = nstate {
                     merge_included_states(state, other, errors);
@@ -560,27 +726,77 @@ impl<'a> Builder<'a> {
     }
 
     /// Append `{order: N}` to every state declaration without an order.
-    fn handle_iorder(&mut self, state: &mut Map, shared: &[(Value, Value)]) {
-        for (id, body) in state.iter_mut() {
+    /// The file's own declarations have their placeholder already (see
+    /// [`order_slots`]): only IDs an include brought in are checked here.
+    fn handle_iorder(&mut self, state: &mut Map, shared: &[(Value, Value)], own: &Own) {
+        let mut next = 0;
+        for (i, (id, body)) in state.iter_mut().enumerate() {
+            let start = next;
+            while own.slots.get(next).is_some_and(|&(si, _)| si == i) {
+                next += 1;
+            }
+            if i < own.len && !own.replaced.get(i).copied().unwrap_or(false) {
+                let Value::Map(body) = body else { continue };
+                for &(_, j) in &own.slots[start..next] {
+                    let slot = match body.get_index_mut(j) {
+                        Some((_, Value::List(args))) => args.last_mut(),
+                        _ => None,
+                    };
+                    if let Some(Value::Map(m)) = slot {
+                        if let Some(n) = m.values_mut().next() {
+                            *n = Value::Int(self.iorder);
+                        }
+                    }
+                    self.iorder += 1;
+                }
+                continue;
+            }
             // An alias body is its anchor's dict: numbered once, through it.
             if shared.iter().any(|(alias, _)| alias == id) {
                 continue;
             }
             let Value::Map(body) = body else { continue };
             for (key, decl) in body.iter_mut() {
-                if key.as_str().is_none_or(|k| k.starts_with('_')) {
-                    continue;
+                if wants_order(key, decl) {
+                    if let Value::List(args) = decl {
+                        let mut m = Map::new();
+                        m.insert("order".into(), Value::Int(self.iorder));
+                        args.push(Value::Map(m));
+                        self.iorder += 1;
+                    }
                 }
-                let Value::List(args) = decl else { continue };
-                let found = args.iter().any(|a| {
-                    matches!(a, Value::Map(m) if m.keys().next().and_then(Value::as_str) == Some("order"))
-                });
-                if !found {
-                    let mut m = Map::new();
-                    m.insert("order".into(), Value::Int(self.iorder));
-                    args.push(Value::Map(m));
-                    self.iorder += 1;
-                }
+            }
+        }
+    }
+}
+
+/// A file's own IDs during its walk: the first `len` IDs of its state, the
+/// auto-order placeholders in them, and which of them an included file's
+/// body replaced.
+struct Own {
+    len: usize,
+    slots: Vec<(usize, usize)>,
+    replaced: Vec<bool>,
+}
+
+impl Own {
+    /// `included` is about to be merged into `state`: an own body it
+    /// replaces loses its placeholders first (Salt compares the included
+    /// body with the unnumbered one) and is numbered like an included one.
+    fn replaced_by(&mut self, state: &mut Map, included: &Map) {
+        if self.slots.is_empty() {
+            return;
+        }
+        for id in included.keys() {
+            let Some(i) = state.get_index_of(id).filter(|&i| i < self.len) else {
+                continue;
+            };
+            if self.replaced.is_empty() {
+                self.replaced = vec![false; self.len];
+            }
+            if let Some(r) = self.replaced.get_mut(i).filter(|r| !**r) {
+                *r = true;
+                drop_order_slots(state, i, &self.slots);
             }
         }
     }
@@ -723,8 +939,7 @@ fn handle_state_decls(
     state: &mut Map,
     sls: &str,
     saltenv: &str,
-    errors: &mut Vec<Diagnostic>,
-    sources: &SourceMap,
+    errors: &mut Vec<(Diagnostic, LabelAt)>,
 ) {
     for (name, body) in state.iter_mut() {
         let id = name.py_str();
@@ -745,15 +960,15 @@ fn handle_state_decls(
                     continue;
                 }
             }
-            errors.push(
+            errors.push((
                 Diagnostic::error(
                     "bad-state-declaration",
                     format!("ID {id} in SLS {sls} is not a dictionary"),
                 )
                 .with_sls(format!("{saltenv}:{sls}"))
-                .with_id(id.clone())
-                .or_primary(sources.id(&id)),
-            );
+                .with_id(id.clone()),
+                LabelAt::Id(id),
+            ));
             continue;
         }
         let Value::Map(body) = body else { continue };
@@ -776,7 +991,7 @@ fn handle_state_decls(
                 let fun = comps.next().unwrap_or("").to_string();
                 // (A linear scan: an ID declares a handful of modules.)
                 if skeys.contains(&module) {
-                    errors.push(
+                    errors.push((
                         Diagnostic::error(
                             "duplicate-state-module",
                             format!(
@@ -784,9 +999,9 @@ fn handle_state_decls(
                             ),
                         )
                         .with_sls(format!("{saltenv}:{sls}"))
-                        .with_id(id.clone())
-                        .or_primary(sources.state(&id, &module)),
-                    );
+                        .with_id(id.clone()),
+                        LabelAt::State(id.clone(), module),
+                    ));
                     pos += 1;
                     continue;
                 }
@@ -836,33 +1051,43 @@ pub fn merge_included_states(high: &mut Map, state: Value, errors: &mut Vec<Diag
             }
         }
     }
-    for (id, body) in &state {
-        if let Some(existing) = high.get(id) {
-            if existing != body {
-                let loc = |b: &Value| {
-                    format!(
-                        "{}:{}",
-                        b.get("__env__").map(Value::py_str).unwrap_or_default(),
-                        b.get("__sls__").map(Value::py_str).unwrap_or_default()
-                    )
-                };
-                errors.push(
-                    Diagnostic::error(
-                        "duplicate-id",
-                        format!(
-                            "Detected conflicting IDs, SLS IDs need to be globally unique.\n    The conflicting ID is '{}' and is found in SLS '{}' and SLS '{}'",
-                            id.py_str(),
-                            loc(existing),
-                            loc(body)
-                        ),
-                    )
-                    .with_id(id.py_str()),
-                );
-            }
-        }
-    }
+    // One lookup per ID: an ID already present keeps its place and takes
+    // the new body, the old one is compared afterwards (the IDs of `state`
+    // are distinct, so errors come out in the same order).
     for (id, body) in state {
-        high.insert(id, body);
+        // The message names the ID as `state` writes it: the same text for
+        // a string; a number may differ from the equal key kept (1 vs 1.0).
+        let name = match &id {
+            Value::Str(_) => None,
+            other => Some(other.py_str()),
+        };
+        let (i, old) = high.insert_full(id, body);
+        let Some(existing) = old else { continue };
+        let Some((key, body)) = high.get_index(i) else {
+            continue;
+        };
+        if existing != *body {
+            let id = name.unwrap_or_else(|| key.py_str());
+            let loc = |b: &Value| {
+                format!(
+                    "{}:{}",
+                    b.get("__env__").map(Value::py_str).unwrap_or_default(),
+                    b.get("__sls__").map(Value::py_str).unwrap_or_default()
+                )
+            };
+            errors.push(
+                Diagnostic::error(
+                    "duplicate-id",
+                    format!(
+                        "Detected conflicting IDs, SLS IDs need to be globally unique.\n    The conflicting ID is '{}' and is found in SLS '{}' and SLS '{}'",
+                        id,
+                        loc(&existing),
+                        loc(body)
+                    ),
+                )
+                .with_id(id),
+            );
+        }
     }
 }
 
@@ -918,9 +1143,9 @@ mod tests {
         let mut state = Map::new();
         state.insert("id".into(), Value::Map(body));
         let mut errors = vec![];
-        handle_state_decls(&mut state, "s", "base", &mut errors, &SourceMap::default());
+        handle_state_decls(&mut state, "s", "base", &mut errors);
         assert_eq!(errors.len(), 1);
-        assert_eq!(errors[0].code, "duplicate-state-module");
+        assert_eq!(errors[0].0.code, "duplicate-state-module");
         let body = state.get("id").and_then(Value::as_map).unwrap();
         let keys: Vec<&str> = body.keys().filter_map(Value::as_str).collect();
         assert_eq!(
@@ -940,13 +1165,7 @@ mod tests {
         state.insert("httpd".into(), Value::Map(body));
         state.insert("short".into(), "test.nop".into());
         let mut errors = vec![];
-        handle_state_decls(
-            &mut state,
-            "web",
-            "base",
-            &mut errors,
-            &SourceMap::default(),
-        );
+        handle_state_decls(&mut state, "web", "base", &mut errors);
         assert!(errors.is_empty());
         let keys: Vec<String> = state["httpd"]
             .as_map()

@@ -133,16 +133,18 @@ impl Index {
 }
 
 impl SourceMap {
-    /// Record a rendered file (`sls` is `env:sls`): `node` is its parse
-    /// tree, with spans into `text`, which `template` rendered to.
+    /// Record a rendered file (`sls` is `env:sls`) whose parse tree has
+    /// spans into `text`, which `template` rendered to. `spanless` is the
+    /// parse tree when its spans are empty (data not from YAML): `text`
+    /// cannot be parsed again to it then.
     pub fn defer_file(
         &mut self,
         sls: String,
         template: Arc<SourceFile>,
         text: Arc<SourceFile>,
-        node: &Node,
+        spanless: Option<Node>,
     ) {
-        let node = node.span.is_empty().then(|| node.clone());
+        let node = spanless;
         self.pending.push(Pending {
             sls,
             template,
@@ -435,7 +437,12 @@ mod tests {
         let template = SourceFile::new(format!("{sls}.sls"), template);
         let text = SourceFile::new(format!("{sls} (rendered)"), text);
         let node = crate::render::yaml::load(&text.text).expect("yaml");
-        map.defer_file(sls.into(), template, text, &node);
+        map.defer_file(
+            sls.into(),
+            template,
+            text,
+            node.span.is_empty().then(|| node.clone()),
+        );
     }
 
     #[test]

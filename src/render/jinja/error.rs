@@ -107,7 +107,7 @@ pub fn map_error(err: &Error, top: &TopLevel) -> JinjaError {
             loader::resolve(name).and_then(|p| top.loader.read(top.saltenv, &p))
         }
     };
-    let text = text_of(&template).map(|t| loader::normalize_newlines(&t));
+    let text = text_of(&template).map(|t| loader::normalize_newlines(&t).into_owned());
     if let (Some(l), Some(text)) = (line, &text) {
         if is_top {
             message.push_str(&format!("; line {l}\n\n{}", get_context(text, l)));

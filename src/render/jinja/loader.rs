@@ -139,11 +139,11 @@ pub fn resolve(name: &str) -> Option<String> {
 }
 
 /// Jinja2 reads templates with universal newlines: `\r\n` and `\r` become `\n`.
-pub fn normalize_newlines(s: &str) -> String {
+pub fn normalize_newlines(s: &str) -> std::borrow::Cow<'_, str> {
     if s.contains('\r') {
-        s.replace("\r\n", "\n").replace('\r', "\n")
+        s.replace("\r\n", "\n").replace('\r', "\n").into()
     } else {
-        s.to_string()
+        s.into()
     }
 }
 

@@ -16,6 +16,7 @@ mod setup;
 
 use crate::config::JinjaOptions;
 use crate::value::Value;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
@@ -179,37 +180,36 @@ impl Jinja {
     /// Apply a `#jinja2: {json}` header (first line, or second after a
     /// renderer shebang): returns the options, the source without the
     /// header line, and the 1-based number of the removed line.
-    fn file_options(&self, source: &str) -> (EnvOptions, String, Option<usize>) {
+    fn file_options<'s>(&self, source: &'s str) -> (EnvOptions, Cow<'s, str>, Option<usize>) {
         let mut options = self.base.clone();
-        let lines: Vec<&str> = source.split_inclusive('\n').collect();
-        let idx = usize::from(
-            lines
-                .first()
-                .is_some_and(|l| l.starts_with("#!") && !l.starts_with("#!/")),
-        );
-        let Some(line) = lines.get(idx) else {
-            return (options, source.to_string(), None);
+        let mut lines = source.split_inclusive('\n');
+        let first = lines.next();
+        let idx = usize::from(first.is_some_and(|l| l.starts_with("#!") && !l.starts_with("#!/")));
+        // The candidate line and where it starts.
+        let (line, start) = match (idx, first) {
+            (0, l) => (l, 0),
+            (_, f) => (lines.next(), f.map_or(0, str::len)),
+        };
+        let Some(line) = line else {
+            return (options, source.into(), None);
         };
         let Some(payload) = line.strip_prefix("#jinja2:") else {
-            return (options, source.to_string(), None);
+            return (options, source.into(), None);
         };
         if payload.trim().is_empty() {
-            return (options, source.to_string(), None);
+            return (options, source.into(), None);
         }
         let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(payload)
         else {
-            return (options, source.to_string(), None);
+            return (options, source.into(), None);
         };
         for (k, v) in &map {
             options.apply(k, &Value::from_json(v));
         }
         let mut out = String::with_capacity(source.len());
-        for (i, l) in lines.iter().enumerate() {
-            if i != idx {
-                out.push_str(l);
-            }
-        }
-        (options, out, Some(idx + 1))
+        out.push_str(&source[..start]);
+        out.push_str(&source[start + line.len()..]);
+        (options, out.into(), Some(idx + 1))
     }
 
     fn environment(

@@ -16,6 +16,8 @@
 //! * `{% set NAME = RHS %}` (single target) → `{% set NAME = __mut((RHS)) %}`;
 //! * `'literal' % OPERAND` → `'literal'|__pyfmt(OPERAND)`.
 
+use std::borrow::Cow;
+
 use minijinja::machinery::{tokenize, Token};
 use minijinja::syntax::SyntaxConfig;
 
@@ -41,14 +43,23 @@ fn lex<'a>(src: &'a str, syntax: &SyntaxConfig) -> Option<Vec<Tok<'a>>> {
 
 /// Rewrite `src`. A source the tokenizer rejects is returned unchanged (the
 /// engine then reports the syntax error itself).
-pub fn rewrite(src: &str, syntax: &SyntaxConfig) -> String {
-    let Some(first) = statements(src, syntax) else {
-        return src.to_string();
+pub fn rewrite<'s>(src: &'s str, syntax: &SyntaxConfig) -> Cow<'s, str> {
+    let Some(tokens) = lex(src, syntax) else {
+        return src.into();
     };
-    let text = first.as_deref().unwrap_or(src);
-    match expressions(text, syntax) {
-        Some(s) => s,
-        None => text.to_string(),
+    match statements(src, &tokens, syntax) {
+        // Unchanged by the first pass: its tokens serve the second.
+        None => expressions(src, &tokens),
+        Some(text) => {
+            let rewritten = match lex(&text, syntax) {
+                Some(tokens) => match expressions(&text, &tokens) {
+                    Cow::Owned(s) => Some(s),
+                    Cow::Borrowed(_) => None,
+                },
+                None => None,
+            };
+            rewritten.unwrap_or(text).into()
+        }
     }
 }
 
@@ -86,10 +97,9 @@ fn replace(pos: usize, end: usize, text: String) -> Edit {
     }
 }
 
-/// First pass. `None` if the source does not tokenize; `Some(None)` if
-/// nothing needed rewriting.
-fn statements(src: &str, syntax: &SyntaxConfig) -> Option<Option<String>> {
-    let t = lex(src, syntax)?;
+/// First pass over the tokens `t` of `src`. `None` if nothing needed
+/// rewriting.
+fn statements(src: &str, t: &[Tok], syntax: &SyntaxConfig) -> Option<String> {
     let (bstart, bend) = syntax.block_delimiters();
     let mut edits = Vec::new();
     let mut loads: Vec<(String, &str)> = Vec::new();
@@ -109,7 +119,7 @@ fn statements(src: &str, syntax: &SyntaxConfig) -> Option<Option<String>> {
                 "import_yaml" | "import_json" | "import_text" if j > i + 2 => {
                     // `{% import_yaml EXPR as NAME [with|without context] %}`
                     let as_idx = (i + 3..j).rev().find(|&k| {
-                        matches!(t[k].tok, Token::Ident("as")) && depth_at(&t, i + 2, k) == 0
+                        matches!(t[k].tok, Token::Ident("as")) && depth_at(t, i + 2, k) == 0
                     });
                     if let Some(a) = as_idx {
                         if let Some(Token::Ident(name)) = t.get(a + 1).map(|x| &x.tok) {
@@ -153,9 +163,9 @@ fn statements(src: &str, syntax: &SyntaxConfig) -> Option<Option<String>> {
         i = j + 1;
     }
     if edits.is_empty() {
-        return Some(None);
+        return None;
     }
-    Some(Some(apply(src, edits)))
+    Some(apply(src, edits))
 }
 
 /// Bracket depth of token `k` counted from token `from`.
@@ -265,20 +275,19 @@ fn wrap_edits(wraps: Vec<Wrap>) -> Vec<Edit> {
     edits
 }
 
-/// Second pass. `None` if the source does not tokenize.
-fn expressions(src: &str, syntax: &SyntaxConfig) -> Option<String> {
-    let t = lex(src, syntax)?;
+/// Second pass over the tokens `t` of `src`.
+fn expressions<'s>(src: &'s str, t: &[Tok]) -> Cow<'s, str> {
     let mut wraps = Vec::new();
     for i in 0..t.len() {
         if matches!(t[i].tok, Token::BlockStart)
             && matches!(t.get(i + 1).map(|x| &x.tok), Some(Token::Ident("set")))
         {
-            set_rhs(&t, i, &mut wraps);
+            set_rhs(t, i, &mut wraps);
         }
         match t[i].tok {
             Token::BraceOpen => wraps.push(Wrap {
                 open: t[i].start,
-                close: t[matching(&t, i)].end,
+                close: t[matching(t, i)].end,
                 del: 0,
                 pre: "__mut(",
                 post: ")",
@@ -290,7 +299,7 @@ fn expressions(src: &str, syntax: &SyntaxConfig) -> Option<String> {
                 }
                 wraps.push(Wrap {
                     open: t[i].start,
-                    close: t[matching(&t, i)].end,
+                    close: t[matching(t, i)].end,
                     del: 0,
                     pre: "__mut(",
                     post: ")",
@@ -300,7 +309,7 @@ fn expressions(src: &str, syntax: &SyntaxConfig) -> Option<String> {
             Token::Mod => {
                 let lhs_is_str = i > 0 && matches!(t[i - 1].tok, Token::Str(_) | Token::String(_));
                 if lhs_is_str && i + 1 < t.len() && !is_end(&t[i + 1].tok) {
-                    let end = operand_end(&t, i + 1);
+                    let end = operand_end(t, i + 1);
                     wraps.push(Wrap {
                         open: t[i].start,
                         close: t[end].end,
@@ -315,9 +324,9 @@ fn expressions(src: &str, syntax: &SyntaxConfig) -> Option<String> {
         }
     }
     if wraps.is_empty() {
-        return Some(src.to_string());
+        return src.into();
     }
-    Some(apply(src, wrap_edits(wraps)))
+    apply(src, wrap_edits(wraps)).into()
 }
 
 fn is_end(tok: &Token) -> bool {
@@ -354,7 +363,7 @@ mod tests {
     use super::*;
 
     fn rw(s: &str) -> String {
-        rewrite(s, &SyntaxConfig::default())
+        rewrite(s, &SyntaxConfig::default()).into_owned()
     }
 
     #[test]

@@ -65,13 +65,17 @@ pub fn build_environment(
         };
         Ok(templates
             .read(&saltenv, &path)
-            .map(|src| prepass::rewrite(&loader::normalize_newlines(&src), &syntax)))
+            .map(|src| prepass::rewrite(&loader::normalize_newlines(&src), &syntax).into_owned()))
     });
     env.set_path_join_callback(|name, _parent| Cow::Owned(loader::join_path(name)));
     env.set_unknown_method_callback(super::mutable::unknown_method);
     env.set_formatter(|out, state, value| {
         if value.is_undefined() || value.as_str().is_some() {
             return minijinja::escape_formatter(out, state, value);
+        }
+        // What `pyfmt::finalize` prints for an integer, without the buffer.
+        if value.is_integer() {
+            return write!(out, "{value}").map_err(Error::from);
         }
         out.write_str(&pyfmt::finalize(value)).map_err(Error::from)
     });
