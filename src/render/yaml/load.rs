@@ -362,26 +362,7 @@ impl<'a> Composer<'a> {
     /// Where the `[` / `{` of a collection start event is, if it is a flow
     /// collection (skipping the anchor and tag before it).
     fn flow_token(&self, start: usize, end: usize) -> Option<usize> {
-        let src = self.text.src.as_bytes();
-        let mut p = start;
-        while p < end {
-            match src[p] {
-                b'[' | b'{' => return Some(p),
-                b'&' | b'!' => {
-                    while p < end && !matches!(src[p], b' ' | b'\t' | b'\n' | b'\r') {
-                        p += 1;
-                    }
-                }
-                b' ' | b'\t' | b'\n' | b'\r' => p += 1,
-                b'#' => {
-                    while p < end && src[p] != b'\n' {
-                        p += 1;
-                    }
-                }
-                _ => return None,
-            }
-        }
-        None
+        flow_token(self.text.src.as_bytes(), start, end)
     }
 
     fn close(&mut self, span: &Span) {
@@ -715,13 +696,40 @@ impl<'a> Composer<'a> {
     }
 }
 
+/// Where the `[` / `{` of a collection start event spanning `start..end`
+/// is, if it is a flow collection (skipping the anchor and tag before it).
+fn flow_token(src: &[u8], start: usize, end: usize) -> Option<usize> {
+    let end = end.min(src.len());
+    let mut p = start;
+    while p < end {
+        match src[p] {
+            b'[' | b'{' => return Some(p),
+            b'&' | b'!' => {
+                while p < end && !matches!(src[p], b' ' | b'\t' | b'\n' | b'\r') {
+                    p += 1;
+                }
+            }
+            b' ' | b'\t' | b'\n' | b'\r' => p += 1,
+            b'#' => {
+                while p < end && src[p] != b'\n' {
+                    p += 1;
+                }
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// libyaml's reader refuses control characters (a `ReaderError`).
 fn reader_error(src: &str) -> Option<YamlError> {
     // Fast path: printable ASCII, tabs and line breaks only.
-    if src
+    // (Counted without early exit, so the loop vectorises.)
+    let bad = src
         .bytes()
-        .all(|b| matches!(b, b'\t' | b'\n' | b'\r' | 0x20..=0x7E))
-    {
+        .filter(|&b| !matches!(b, b'\t' | b'\n' | b'\r' | 0x20..=0x7E))
+        .count();
+    if bad == 0 {
         return None;
     }
     let (pos, c) = src.char_indices().find(|&(_, c)| {
@@ -1448,8 +1456,202 @@ impl Builder {
     }
 }
 
+/// An open collection on the direct path.
+struct Frame {
+    start: usize,
+    /// End of the start event (the span when the collection stays empty).
+    end: usize,
+    flow: bool,
+    implicit: bool,
+    /// A mapping: its pending key, once read.
+    key: Option<Option<Node>>,
+    /// Where its children start on the shared item or pair stack.
+    base: usize,
+}
+
+/// The direct path for the common document: events straight into the
+/// tree, no node graph. It gives up (`None`) on anything needing the full
+/// machinery: tabs, control characters, anchors, aliases, tags, merge and
+/// `=` keys, collection keys, duplicate keys, construction failures, parser
+/// errors, more than one document. On every document it accepts it gives
+/// what [`load_graph`] gives.
+fn load_direct(src: &str) -> Option<Node> {
+    let bytes = src.as_bytes();
+    // One pass for the usual text: printable ASCII and line breaks only.
+    let plain_ascii = bytes
+        .iter()
+        .filter(|&&b| !matches!(b, b'\n' | b'\r' | 0x20..=0x7E))
+        .count()
+        == 0;
+    if !plain_ascii && (bytes.contains(&b'\t') || reader_error(src).is_some()) {
+        return None;
+    }
+    let text = Text {
+        src,
+        ascii: plain_ascii || src.is_ascii(),
+        cursor: Cell::new((0, 0)),
+    };
+    let mut parser = Parser::new_from_str(src);
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut items: Vec<Node> = Vec::new();
+    let mut pairs: Vec<(Node, Node)> = Vec::new();
+    let mut root: Option<Node> = None;
+    let mut documents = 0;
+    loop {
+        let (ev, span) = match parser.next_event() {
+            None => break,
+            Some(x) => x.ok()?,
+        };
+        let start = text.byte(span.start.index());
+        let end = text.byte(span.end.index());
+        let node = match ev {
+            Event::StreamEnd => break,
+            Event::DocumentStart(_) => {
+                documents += 1;
+                if documents > 1 {
+                    return None;
+                }
+                continue;
+            }
+            Event::Nothing | Event::StreamStart | Event::DocumentEnd => continue,
+            Event::Alias(_) => return None,
+            Event::Scalar(value, style, anchor, tag) => {
+                if anchor > 0 || tag.is_some() {
+                    return None;
+                }
+                let tag = if style == ScalarStyle::Plain {
+                    resolve::resolve_plain(&value)
+                } else {
+                    ScalarTag::Str
+                };
+                if let Some(Frame {
+                    flow: false,
+                    key: Some(None),
+                    ..
+                }) = stack.last()
+                {
+                    // An empty block mapping key: libyaml may object.
+                    if start == end && value.is_empty() && tag == ScalarTag::Null {
+                        return None;
+                    }
+                }
+                let value = match tag {
+                    ScalarTag::Str | ScalarTag::Timestamp => NodeValue::Str(value.into_owned()),
+                    ScalarTag::Null | ScalarTag::Bool | ScalarTag::Int | ScalarTag::Float => {
+                        match resolve::construct(&tag, &value).ok()? {
+                            Scalar::Null => NodeValue::Null,
+                            Scalar::Bool(b) => NodeValue::Bool(b),
+                            Scalar::Int(i) => NodeValue::Int(i),
+                            Scalar::Float(f) => NodeValue::Float(f),
+                            Scalar::Str(s) => NodeValue::Str(s),
+                        }
+                    }
+                    _ => return None,
+                };
+                Node {
+                    value,
+                    span: start..end,
+                }
+            }
+            Event::SequenceStart(anchor, ref tag) | Event::MappingStart(anchor, ref tag) => {
+                if anchor > 0 || tag.is_some() || stack.len() >= MAX_DEPTH {
+                    return None;
+                }
+                let is_map = matches!(ev, Event::MappingStart(..));
+                let explicit_flow = flow_token(bytes, start, end);
+                let flow = explicit_flow.is_some() || stack.last().is_some_and(|f| f.flow);
+                stack.push(Frame {
+                    start,
+                    end,
+                    flow,
+                    implicit: flow && explicit_flow.is_none(),
+                    key: is_map.then_some(None),
+                    base: if is_map { pairs.len() } else { items.len() },
+                });
+                continue;
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                let f = stack.pop()?;
+                let (value, last_end) = match f.key {
+                    Some(None) => {
+                        let own = pairs.split_off(f.base);
+                        if has_duplicate_or_collection_key(&own) {
+                            return None;
+                        }
+                        let last = own.last().map(|(_, v)| v.span.end);
+                        (NodeValue::Map(own), last)
+                    }
+                    Some(Some(_)) => return None,
+                    None => {
+                        let own = items.split_off(f.base);
+                        let last = own.last().map(|n| n.span.end);
+                        (NodeValue::List(own), last)
+                    }
+                };
+                let node_end = if f.flow && !f.implicit && end > start {
+                    end
+                } else {
+                    last_end.unwrap_or(f.end)
+                }
+                .max(f.start);
+                Node {
+                    value,
+                    span: f.start..node_end,
+                }
+            }
+        };
+        match stack.last_mut() {
+            None => root = Some(node),
+            Some(Frame { key: None, .. }) => items.push(node),
+            Some(Frame { key: Some(k), .. }) => match k.take() {
+                None => *k = Some(node),
+                Some(key) => pairs.push((key, node)),
+            },
+        }
+    }
+    if !stack.is_empty() {
+        return None;
+    }
+    Some(root.unwrap_or(Node {
+        value: NodeValue::Null,
+        span: 0..0,
+    }))
+}
+
+/// Whether a mapping's keys (as Python compares them) repeat, or one is a
+/// collection.
+fn has_duplicate_or_collection_key(pairs: &[(Node, Node)]) -> bool {
+    fn key(n: &Node) -> Option<PyKey<'_>> {
+        Some(match &n.value {
+            NodeValue::Null => PyKey::Null,
+            NodeValue::Bool(b) => PyKey::Bool(*b),
+            NodeValue::Int(i) => PyKey::Int(*i),
+            NodeValue::Float(f) => PyKey::Float(*f),
+            NodeValue::Str(s) => PyKey::Str(Cow::Borrowed(s)),
+            NodeValue::List(_) | NodeValue::Map(_) => return None,
+        })
+    }
+    let mut seen = SeenKeys::new(pairs.len());
+    for (i, (k, _)) in pairs.iter().enumerate() {
+        let Some(k) = key(k) else { return true };
+        if seen.insert(k, i, pairs.len()).is_some() {
+            return true;
+        }
+    }
+    false
+}
+
 /// Load one document as Salt's YAML renderer does.
 pub(super) fn load(src: &str) -> Result<Node, YamlError> {
+    match load_direct(src) {
+        Some(node) => Ok(node),
+        None => load_graph(src),
+    }
+}
+
+/// The full loader: compose the node graph, construct it as Salt does,
+/// expand it into a tree; every libyaml and Salt error reproduced.
+fn load_graph(src: &str) -> Result<Node, YamlError> {
     let mut text = std::borrow::Cow::Borrowed(src);
     let mut fixes = 0;
     let (nodes, root) = loop {
@@ -1531,4 +1733,46 @@ fn colon_tab_fix(text: &str, e: &YamlError) -> Option<String> {
         return None;
     }
     String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every input the direct path accepts loads to the same tree (values
+    /// and spans) as the full loader.
+    #[test]
+    fn direct_path_agrees_with_graph_path() {
+        let data: Vec<serde_json::Value> =
+            serde_json::from_str(include_str!("../../../tests/data/yaml/load.json")).expect("json");
+        let mut inputs: Vec<String> = data
+            .iter()
+            .filter_map(|c| c["input"].as_str().map(str::to_string))
+            .collect();
+        let mut dirs = vec![std::path::PathBuf::from("tests")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("readable dir").flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "sls") {
+                    inputs.push(std::fs::read_to_string(&path).unwrap_or_default());
+                }
+            }
+        }
+        inputs.push("a: &x {b: 1}\nc: *x\n".into());
+        let mut direct = 0;
+        for input in &inputs {
+            let graph = load_graph(input);
+            if let Some(node) = load_direct(input) {
+                direct += 1;
+                assert_eq!(
+                    format!("{:?}", Ok::<_, YamlError>(node)),
+                    format!("{graph:?}"),
+                    "{input:?}"
+                );
+            }
+        }
+        assert!(direct > 300, "{direct} of {}", inputs.len());
+    }
 }

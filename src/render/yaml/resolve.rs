@@ -102,10 +102,13 @@ pub(crate) fn resolve_plain(s: &str) -> ScalarTag {
     let Some(&first) = s.as_bytes().first() else {
         return ScalarTag::Null;
     };
-    if matches!(
-        first,
-        b'y' | b'Y' | b'n' | b'N' | b't' | b'T' | b'f' | b'F' | b'o' | b'O'
-    ) && BOOL.is_match(s)
+    // The boolean words are 2 to 5 letters long.
+    if s.len() <= 5
+        && matches!(
+            first,
+            b'y' | b'Y' | b'n' | b'N' | b't' | b'T' | b'f' | b'F' | b'o' | b'O'
+        )
+        && BOOL.is_match(s)
     {
         return ScalarTag::Bool;
     }
