@@ -809,7 +809,7 @@ fn compose(src: &str) -> Result<(Vec<Raw>, Option<Id>), YamlError> {
                 }
             }
             Event::Scalar(value, style, anchor, tag) => {
-                c.scalar(&span, value.into_owned(), style, anchor, tag.as_deref())?
+                c.scalar(&span, owned(value), style, anchor, tag.as_deref())?
             }
             Event::SequenceStart(anchor, tag) => c.open(&span, anchor, tag.as_deref(), false)?,
             Event::MappingStart(anchor, tag) => c.open(&span, anchor, tag.as_deref(), true)?,
@@ -1456,6 +1456,14 @@ impl Builder {
     }
 }
 
+/// A scalar's text as a string of its own length: the parser's buffers
+/// have spare room, and these strings end up in long-lived values.
+fn owned(value: Cow<'_, str>) -> String {
+    let mut s = value.into_owned();
+    s.shrink_to_fit();
+    s
+}
+
 /// An open collection on the direct path.
 struct Frame {
     start: usize,
@@ -1536,7 +1544,7 @@ fn load_direct(src: &str) -> Option<Node> {
                     }
                 }
                 let value = match tag {
-                    ScalarTag::Str | ScalarTag::Timestamp => NodeValue::Str(value.into_owned()),
+                    ScalarTag::Str | ScalarTag::Timestamp => NodeValue::Str(owned(value)),
                     ScalarTag::Null | ScalarTag::Bool | ScalarTag::Int | ScalarTag::Float => {
                         match resolve::construct(&tag, &value).ok()? {
                             Scalar::Null => NodeValue::Null,
