@@ -8,6 +8,8 @@ use super::resolve::{self, ConstructFail, Scalar, ScalarTag, CORE};
 use super::{Node, NodeValue, YamlError, YamlErrorKind};
 use crate::value::py_str_repr;
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span};
+use std::borrow::Cow;
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::hash::{Hash, Hasher};
 
@@ -38,6 +40,10 @@ struct Raw {
     kind: RawKind,
     start: usize,
     end: usize,
+    /// Reachable from more than one place (an alias target, or an entry
+    /// copied into another mapping by a merge key): the tree gets copies of
+    /// its strings instead of taking them.
+    shared: bool,
 }
 
 impl Raw {
@@ -51,42 +57,51 @@ impl Raw {
     }
 }
 
-/// Byte offsets and line/column marks of the text.
+/// Byte offsets and line/column marks of the text. saphyr reports char
+/// indexes; events come in text order, so a cursor converts them to byte
+/// offsets in amortised constant time. Line and column are only needed for
+/// diagnostics and are computed on demand.
 struct Text<'a> {
     src: &'a str,
-    /// Byte offset of every char index, when the text is not ASCII.
-    char_bytes: Option<Vec<usize>>,
-    /// Byte offset where each line starts (for O(log n) line/column).
-    line_starts: Vec<usize>,
+    ascii: bool,
+    /// Last conversion: (char index, byte offset).
+    cursor: Cell<(usize, usize)>,
 }
 
 impl<'a> Text<'a> {
     fn new(src: &'a str) -> Self {
-        let char_bytes = (!src.is_ascii()).then(|| {
-            let mut v: Vec<usize> = src.char_indices().map(|(i, _)| i).collect();
-            v.push(src.len());
-            v
-        });
-        let line_starts = std::iter::once(0)
-            .chain(
-                src.bytes()
-                    .enumerate()
-                    .filter(|&(_, b)| b == b'\n')
-                    .map(|(i, _)| i + 1),
-            )
-            .collect();
         Text {
             src,
-            char_bytes,
-            line_starts,
+            ascii: src.is_ascii(),
+            cursor: Cell::new((0, 0)),
         }
     }
 
     fn byte(&self, char_index: usize) -> usize {
-        match &self.char_bytes {
-            None => char_index.min(self.src.len()),
-            Some(v) => v.get(char_index).copied().unwrap_or(self.src.len()),
+        if self.ascii {
+            return char_index.min(self.src.len());
         }
+        let bytes = self.src.as_bytes();
+        let (mut c, mut b) = self.cursor.get();
+        if char_index < c / 2 {
+            (c, b) = (0, 0);
+        }
+        while c < char_index && b < bytes.len() {
+            b += 1;
+            while b < bytes.len() && (bytes[b] & 0xC0) == 0x80 {
+                b += 1;
+            }
+            c += 1;
+        }
+        while c > char_index {
+            b -= 1;
+            while b > 0 && (bytes[b] & 0xC0) == 0x80 {
+                b -= 1;
+            }
+            c -= 1;
+        }
+        self.cursor.set((c, b));
+        b
     }
 
     /// `  in "<unicode string>", line L, column C` for a byte offset.
@@ -98,15 +113,22 @@ impl<'a> Text<'a> {
     /// 1-based line and column (columns count characters, as libyaml does).
     fn line_col(&self, byte: usize) -> (usize, usize) {
         let byte = byte.min(self.src.len());
-        // The last line start at or before `byte`.
-        let line = self.line_starts.partition_point(|&s| s <= byte);
-        let line_start = self.line_starts[line.saturating_sub(1)];
-        let col = self
-            .src
+        let before = &self.src.as_bytes()[..byte];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        (line, self.column(byte))
+    }
+
+    /// 1-based column (in characters) of a byte offset.
+    fn column(&self, byte: usize) -> usize {
+        let byte = byte.min(self.src.len());
+        let line_start = self.src.as_bytes()[..byte]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
+        self.src
             .get(line_start..byte)
             .map_or(0, |t| t.chars().count())
-            + 1;
-        (line, col)
+            + 1
     }
 }
 
@@ -157,6 +179,8 @@ struct Open {
     /// Byte offset of the collection's start token (libyaml's context mark).
     token: usize,
     pending_key: Option<Id>,
+    /// The 0-based column of `token`, once computed.
+    indent: Option<isize>,
 }
 
 /// Parse and compose one document into the node arena.
@@ -175,6 +199,9 @@ struct Composer<'a> {
     plains: Vec<(usize, usize, isize)>,
     /// Block scalars (`|`, `>`).
     blocks: Vec<(usize, usize)>,
+    /// Whether the text has a tab at all (else the three lists above are
+    /// not needed and not recorded).
+    has_tab: bool,
 }
 
 impl<'a> Composer<'a> {
@@ -287,7 +314,8 @@ impl<'a> Composer<'a> {
             self.check_anchor(start, end, true)?;
         }
         let explicit_flow = self.flow_token(start, end);
-        let in_flow = self.stack.iter().any(|o| o.flow);
+        // An open collection is in flow context when any enclosing one is.
+        let in_flow = self.stack.last().is_some_and(|o| o.flow);
         let flow = explicit_flow.is_some() || in_flow;
         let tag = Self::tag_string(tag);
         let id = self.nodes.len();
@@ -302,7 +330,12 @@ impl<'a> Composer<'a> {
                 items: Vec::new(),
             }
         };
-        self.nodes.push(Raw { kind, start, end });
+        self.nodes.push(Raw {
+            kind,
+            start,
+            end,
+            shared: false,
+        });
         if anchor > 0 {
             self.anchors.insert(anchor, id);
         }
@@ -321,6 +354,7 @@ impl<'a> Composer<'a> {
             is_map,
             token: explicit_flow.unwrap_or(end),
             pending_key: None,
+            indent: None,
         });
         Ok(())
     }
@@ -328,26 +362,7 @@ impl<'a> Composer<'a> {
     /// Where the `[` / `{` of a collection start event is, if it is a flow
     /// collection (skipping the anchor and tag before it).
     fn flow_token(&self, start: usize, end: usize) -> Option<usize> {
-        let src = self.text.src.as_bytes();
-        let mut p = start;
-        while p < end {
-            match src[p] {
-                b'[' | b'{' => return Some(p),
-                b'&' | b'!' => {
-                    while p < end && !matches!(src[p], b' ' | b'\t' | b'\n' | b'\r') {
-                        p += 1;
-                    }
-                }
-                b' ' | b'\t' | b'\n' | b'\r' => p += 1,
-                b'#' => {
-                    while p < end && src[p] != b'\n' {
-                        p += 1;
-                    }
-                }
-                _ => return None,
-            }
-        }
-        None
+        flow_token(self.text.src.as_bytes(), start, end)
     }
 
     fn close(&mut self, span: &Span) {
@@ -365,7 +380,7 @@ impl<'a> Composer<'a> {
                 last_child.unwrap_or(node.end)
             }
             .max(node.start);
-            if open.flow && !open.implicit {
+            if open.flow && !open.implicit && self.has_tab {
                 self.exempt.push((node.start, node.end));
             }
         }
@@ -394,13 +409,22 @@ impl<'a> Composer<'a> {
             None if style == ScalarStyle::Plain => resolve::resolve_plain(&value),
             None => ScalarTag::Str,
         };
-        let in_flow = self.stack.iter().any(|o| o.flow);
-        if style == ScalarStyle::Plain {
+        let in_flow = self.stack.last().is_some_and(|o| o.flow);
+        if !self.has_tab {
+            // Only the tab checks use what follows.
+        } else if style == ScalarStyle::Plain {
             if !in_flow {
-                let indent = self
-                    .stack
-                    .last()
-                    .map_or(-1, |o| self.text.line_col(o.token).1 as isize - 1);
+                let indent = match self.stack.last_mut() {
+                    None => -1,
+                    Some(o) => match o.indent {
+                        Some(i) => i,
+                        None => {
+                            let i = self.text.column(o.token) as isize - 1;
+                            o.indent = Some(i);
+                            i
+                        }
+                    },
+                };
                 self.plains.push((start, end, indent));
             }
         } else {
@@ -433,6 +457,7 @@ impl<'a> Composer<'a> {
             kind: RawKind::Scalar { text: value, tag },
             start,
             end,
+            shared: false,
         });
         if anchor > 0 {
             self.anchors.insert(anchor, id);
@@ -446,6 +471,7 @@ impl<'a> Composer<'a> {
         self.check_anchor(start, end, false)?;
         match self.anchors.get(&anchor) {
             Some(&id) => {
+                self.nodes[id].shared = true;
                 self.attach(id);
                 Ok(())
             }
@@ -670,8 +696,42 @@ impl<'a> Composer<'a> {
     }
 }
 
+/// Where the `[` / `{` of a collection start event spanning `start..end`
+/// is, if it is a flow collection (skipping the anchor and tag before it).
+fn flow_token(src: &[u8], start: usize, end: usize) -> Option<usize> {
+    let end = end.min(src.len());
+    let mut p = start;
+    while p < end {
+        match src[p] {
+            b'[' | b'{' => return Some(p),
+            b'&' | b'!' => {
+                while p < end && !matches!(src[p], b' ' | b'\t' | b'\n' | b'\r') {
+                    p += 1;
+                }
+            }
+            b' ' | b'\t' | b'\n' | b'\r' => p += 1,
+            b'#' => {
+                while p < end && src[p] != b'\n' {
+                    p += 1;
+                }
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// libyaml's reader refuses control characters (a `ReaderError`).
 fn reader_error(src: &str) -> Option<YamlError> {
+    // Fast path: printable ASCII, tabs and line breaks only.
+    // (Counted without early exit, so the loop vectorises.)
+    let bad = src
+        .bytes()
+        .filter(|&b| !matches!(b, b'\t' | b'\n' | b'\r' | 0x20..=0x7E))
+        .count();
+    if bad == 0 {
+        return None;
+    }
     let (pos, c) = src.char_indices().find(|&(_, c)| {
         let v = c as u32;
         !(v == 0x09
@@ -710,6 +770,7 @@ fn compose(src: &str) -> Result<(Vec<Raw>, Option<Id>), YamlError> {
         exempt: Vec::new(),
         plains: Vec::new(),
         blocks: Vec::new(),
+        has_tab: src.as_bytes().contains(&b'\t'),
     };
     let mut parser = Parser::new_from_str(src);
     let mut documents = 0;
@@ -748,7 +809,7 @@ fn compose(src: &str) -> Result<(Vec<Raw>, Option<Id>), YamlError> {
                 }
             }
             Event::Scalar(value, style, anchor, tag) => {
-                c.scalar(&span, value.into_owned(), style, anchor, tag.as_deref())?
+                c.scalar(&span, owned(value), style, anchor, tag.as_deref())?
             }
             Event::SequenceStart(anchor, tag) => c.open(&span, anchor, tag.as_deref(), false)?,
             Event::MappingStart(anchor, tag) => c.open(&span, anchor, tag.as_deref(), true)?,
@@ -764,28 +825,57 @@ fn compose(src: &str) -> Result<(Vec<Raw>, Option<Id>), YamlError> {
 }
 
 /// A constructed key compared as Python compares dict keys (`1 == 1.0 == True`).
-struct PyKey(Scalar);
+enum PyKey<'a> {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(Cow<'a, str>),
+}
 
-impl PyKey {
+impl<'a> PyKey<'a> {
+    /// The key a constructed scalar node (with raw text `text`) stands for.
+    fn new(text: &'a str, cons: &Option<Cons>) -> Self {
+        match cons {
+            Some(Cons::Text) => PyKey::Str(Cow::Borrowed(text)),
+            None | Some(Cons::Value(Scalar::Null)) => PyKey::Null,
+            Some(Cons::Value(Scalar::Bool(b))) => PyKey::Bool(*b),
+            Some(Cons::Value(Scalar::Int(i))) => PyKey::Int(*i),
+            Some(Cons::Value(Scalar::Float(f))) => PyKey::Float(*f),
+            Some(Cons::Value(Scalar::Str(s))) => PyKey::Str(Cow::Owned(s.clone())),
+        }
+    }
+
     fn number(&self) -> Option<f64> {
-        match self.0 {
-            Scalar::Bool(b) => Some(b as i64 as f64),
-            Scalar::Int(i) => Some(i as f64),
-            Scalar::Float(f) => Some(f),
+        match *self {
+            PyKey::Bool(b) => Some(b as i64 as f64),
+            PyKey::Int(i) => Some(i as f64),
+            PyKey::Float(f) => Some(f),
             _ => None,
+        }
+    }
+
+    fn to_value(&self) -> crate::value::Value {
+        use crate::value::Value;
+        match self {
+            PyKey::Null => Value::Null,
+            PyKey::Bool(b) => Value::Bool(*b),
+            PyKey::Int(i) => Value::Int(*i),
+            PyKey::Float(f) => Value::Float(*f),
+            PyKey::Str(s) => Value::Str(s.to_string()),
         }
     }
 }
 
-impl PartialEq for PyKey {
+impl PartialEq for PyKey<'_> {
     fn eq(&self, other: &Self) -> bool {
-        match (&self.0, &other.0) {
-            (Scalar::Null, Scalar::Null) => true,
-            (Scalar::Str(a), Scalar::Str(b)) => a == b,
-            (Scalar::Int(a), Scalar::Int(b)) => a == b,
+        match (self, other) {
+            (PyKey::Null, PyKey::Null) => true,
+            (PyKey::Str(a), PyKey::Str(b)) => a == b,
+            (PyKey::Int(a), PyKey::Int(b)) => a == b,
             // Salt's loader returns the same NaN object every time, so two
             // `.nan` keys collide.
-            (Scalar::Float(a), Scalar::Float(b)) if a.is_nan() && b.is_nan() => true,
+            (PyKey::Float(a), PyKey::Float(b)) if a.is_nan() && b.is_nan() => true,
             _ => match (self.number(), other.number()) {
                 (Some(a), Some(b)) => a == b,
                 _ => false,
@@ -793,13 +883,13 @@ impl PartialEq for PyKey {
         }
     }
 }
-impl Eq for PyKey {}
+impl Eq for PyKey<'_> {}
 
-impl Hash for PyKey {
+impl Hash for PyKey<'_> {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        match &self.0 {
-            Scalar::Null => 0u8.hash(state),
-            Scalar::Str(s) => s.hash(state),
+        match self {
+            PyKey::Null => 0u8.hash(state),
+            PyKey::Str(s) => s.hash(state),
             _ => match self.number() {
                 Some(f) if f.fract() == 0.0 && f.abs() < 9.0e18 => (f as i64).hash(state),
                 Some(f) if f.is_nan() => 1u8.hash(state),
@@ -808,6 +898,137 @@ impl Hash for PyKey {
             },
         }
     }
+}
+
+/// The keys of one mapping seen so far: a short list scanned linearly, a
+/// hash map once it grows.
+struct SeenKeys<'a> {
+    few: Vec<(PyKey<'a>, Id)>,
+    many: HashMap<PyKey<'a>, Id, foldhash::fast::FixedState>,
+}
+
+impl<'a> SeenKeys<'a> {
+    const FEW: usize = 12;
+
+    fn new(len: usize) -> Self {
+        if len <= Self::FEW {
+            SeenKeys {
+                few: Vec::with_capacity(len),
+                many: HashMap::default(),
+            }
+        } else {
+            SeenKeys {
+                few: Vec::new(),
+                many: HashMap::with_capacity_and_hasher(len, Default::default()),
+            }
+        }
+    }
+
+    /// Record `key` (node `id`), or return the node that already had it.
+    fn insert(&mut self, key: PyKey<'a>, id: Id, len: usize) -> Option<Id> {
+        if len <= Self::FEW {
+            if let Some(&(_, first)) = self.few.iter().find(|(k, _)| *k == key) {
+                return Some(first);
+            }
+            self.few.push((key, id));
+            None
+        } else {
+            match self.many.entry(key) {
+                std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(id);
+                    None
+                }
+            }
+        }
+    }
+}
+
+/// A constructed scalar.
+#[derive(Debug, Clone)]
+enum Cons {
+    /// A string: the raw node's text, unchanged.
+    Text,
+    Value(Scalar),
+}
+
+/// The parts of the [`Constructor`] that visiting a node changes, apart
+/// from the node graph (so keys can borrow the graph meanwhile).
+struct Visitor<'n, 't> {
+    nodes: &'n [Raw],
+    text: &'n Text<'t>,
+    scalars: &'n mut [Option<Cons>],
+    queued: &'n mut [bool],
+}
+
+impl Visitor<'_, '_> {
+    /// `construct_object(node, deep=False)`: scalars now, collections later.
+    fn visit(&mut self, id: Id, queue: &mut VecDeque<Id>) -> Result<(), YamlError> {
+        match &self.nodes[id].kind {
+            RawKind::Scalar { text, tag, .. } => {
+                if self.scalars[id].is_some() {
+                    return Ok(());
+                }
+                let start = self.nodes[id].start;
+                let value = match tag {
+                    // Strings stay in the node: nothing to construct.
+                    ScalarTag::Str | ScalarTag::Timestamp => {
+                        self.scalars[id] = Some(Cons::Text);
+                        return Ok(());
+                    }
+                    ScalarTag::Other(t) if t.strip_prefix(CORE) == Some("seq") => {
+                        Err(ConstructFail::Constructor(
+                            "expected a sequence node, but found scalar".into(),
+                        ))
+                    }
+                    ScalarTag::Other(t)
+                        if matches!(t.strip_prefix(CORE), Some("map" | "omap" | "set")) =>
+                    {
+                        Err(ConstructFail::Constructor(
+                            "expected a mapping node, but found scalar".into(),
+                        ))
+                    }
+                    _ => resolve::construct(tag, text),
+                };
+                match value {
+                    Ok(v) => self.scalars[id] = Some(Cons::Value(v)),
+                    Err(ConstructFail::Constructor(problem)) => {
+                        return Err(constructor_error(
+                            self.nodes, self.text, &problem, start, None,
+                        ))
+                    }
+                    Err(ConstructFail::Python(message)) => {
+                        let end = self.nodes[id].end.max(start + 1).min(self.text.src.len());
+                        return Err(err(message, start..end, None));
+                    }
+                }
+            }
+            RawKind::Seq { .. } | RawKind::Map { .. } => {
+                if !self.queued[id] {
+                    self.queued[id] = true;
+                    queue.push_back(id);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A `ConstructorError` at `at` (with the mapping start `ctx`).
+fn constructor_error(
+    nodes: &[Raw],
+    text: &Text,
+    problem: &str,
+    at: usize,
+    ctx: Option<usize>,
+) -> YamlError {
+    let context = ctx.map(|c| ("while constructing a mapping", Some(c)));
+    let end = nodes
+        .iter()
+        .find(|n| n.start == at)
+        .map_or(at + 1, |n| n.end.max(at + 1))
+        .min(text.src.len().max(at));
+    err(marked(text, context, problem, Some(at)), at..end, ctx)
 }
 
 /// What a collection node is constructed as.
@@ -821,26 +1042,13 @@ enum Shape {
 struct Constructor<'a> {
     text: &'a Text<'a>,
     nodes: Vec<Raw>,
-    scalars: Vec<Option<Scalar>>,
+    scalars: Vec<Option<Cons>>,
     queued: Vec<bool>,
 }
 
 impl<'a> Constructor<'a> {
     fn constructor_error(&self, problem: &str, at: usize, ctx: Option<usize>) -> YamlError {
-        let context = ctx.map(|c| ("while constructing a mapping", Some(c)));
-        err(
-            marked(self.text, context, problem, Some(at)),
-            at..self.nodes_end_at(at),
-            ctx,
-        )
-    }
-
-    fn nodes_end_at(&self, at: usize) -> usize {
-        self.nodes
-            .iter()
-            .find(|n| n.start == at)
-            .map_or(at + 1, |n| n.end.max(at + 1))
-            .min(self.text.src.len().max(at))
+        constructor_error(&self.nodes, self.text, problem, at, ctx)
     }
 
     /// How a collection node's tag constructs it, or the error it raises.
@@ -902,46 +1110,13 @@ impl<'a> Constructor<'a> {
 
     /// `construct_object(node, deep=False)`: scalars now, collections later.
     fn visit(&mut self, id: Id, queue: &mut VecDeque<Id>) -> Result<(), YamlError> {
-        match &self.nodes[id].kind {
-            RawKind::Scalar { text, tag, .. } => {
-                if self.scalars[id].is_some() {
-                    return Ok(());
-                }
-                let start = self.nodes[id].start;
-                let value = match tag {
-                    ScalarTag::Other(t) if t.strip_prefix(CORE) == Some("seq") => {
-                        Err(ConstructFail::Constructor(
-                            "expected a sequence node, but found scalar".into(),
-                        ))
-                    }
-                    ScalarTag::Other(t)
-                        if matches!(t.strip_prefix(CORE), Some("map" | "omap" | "set")) =>
-                    {
-                        Err(ConstructFail::Constructor(
-                            "expected a mapping node, but found scalar".into(),
-                        ))
-                    }
-                    _ => resolve::construct(tag, text),
-                };
-                match value {
-                    Ok(v) => self.scalars[id] = Some(v),
-                    Err(ConstructFail::Constructor(problem)) => {
-                        return Err(self.constructor_error(&problem, start, None))
-                    }
-                    Err(ConstructFail::Python(message)) => {
-                        let end = self.nodes[id].end.max(start + 1).min(self.text.src.len());
-                        return Err(err(message, start..end, None));
-                    }
-                }
-            }
-            RawKind::Seq { .. } | RawKind::Map { .. } => {
-                if !self.queued[id] {
-                    self.queued[id] = true;
-                    queue.push_back(id);
-                }
-            }
-        }
-        Ok(())
+        let mut v = Visitor {
+            nodes: &self.nodes,
+            text: self.text,
+            scalars: &mut self.scalars,
+            queued: &mut self.queued,
+        };
+        v.visit(id, queue)
     }
 
     fn pairs(&self, id: Id) -> Vec<(Id, Id)> {
@@ -970,6 +1145,28 @@ impl<'a> Constructor<'a> {
                 self.nodes[id].start,
                 None,
             ));
+        }
+        let (len, has_merge) = match &self.nodes[id].kind {
+            RawKind::Map { pairs, .. } => (
+                pairs.len(),
+                pairs.iter().any(|&(k, _)| self.is_merge_key(k)),
+            ),
+            _ => (0, false),
+        };
+        if !has_merge {
+            // The common case: only the `=` keys to turn into strings.
+            for i in 0..len {
+                let k = match &self.nodes[id].kind {
+                    RawKind::Map { pairs, .. } => pairs[i].0,
+                    _ => break,
+                };
+                if let RawKind::Scalar { tag, .. } = &mut self.nodes[k].kind {
+                    if *tag == ScalarTag::Value {
+                        *tag = ScalarTag::Str;
+                    }
+                }
+            }
+            return Ok(());
         }
         let mut pairs = self.pairs(id);
         let mut merge: Vec<(Id, Id)> = Vec::new();
@@ -1029,6 +1226,11 @@ impl<'a> Constructor<'a> {
                 .into_iter()
                 .filter(|&(k, _)| !existing.contains(&self.raw_key(k)))
                 .collect();
+            // These entries now also belong to this mapping.
+            for &(k, v) in &merged {
+                self.nodes[k].shared = true;
+                self.nodes[v].shared = true;
+            }
             merged.extend(pairs);
             pairs = merged;
         }
@@ -1053,12 +1255,17 @@ impl<'a> Constructor<'a> {
         while let Some(id) = queue.pop_front() {
             match self.shape(id)? {
                 Shape::Seq => {
-                    let items = match &self.nodes[id].kind {
-                        RawKind::Seq { items, .. } => items.clone(),
-                        _ => Vec::new(),
+                    let nodes = &self.nodes;
+                    let mut v = Visitor {
+                        nodes,
+                        text: self.text,
+                        scalars: &mut self.scalars,
+                        queued: &mut self.queued,
                     };
-                    for item in items {
-                        self.visit(item, &mut queue)?;
+                    if let RawKind::Seq { items, .. } = &nodes[id].kind {
+                        for &item in items {
+                            v.visit(item, &mut queue)?;
+                        }
                     }
                 }
                 Shape::Map => self.construct_mapping(id, &mut queue)?,
@@ -1070,31 +1277,41 @@ impl<'a> Constructor<'a> {
     fn construct_mapping(&mut self, id: Id, queue: &mut VecDeque<Id>) -> Result<(), YamlError> {
         self.flatten(id, 0)?;
         let map_start = self.nodes[id].start;
-        let mut seen: HashMap<PyKey, Id> = HashMap::new();
-        for (k, v) in self.pairs(id) {
-            if !matches!(self.nodes[k].kind, RawKind::Scalar { .. }) {
+        let nodes = &self.nodes;
+        let RawKind::Map { pairs, .. } = &nodes[id].kind else {
+            return Ok(());
+        };
+        let mut v = Visitor {
+            nodes,
+            text: self.text,
+            scalars: &mut self.scalars,
+            queued: &mut self.queued,
+        };
+        let mut seen = SeenKeys::new(pairs.len());
+        for &(k, val) in pairs {
+            let RawKind::Scalar { text, .. } = &nodes[k].kind else {
                 // A collection key: constructing it can fail first, else it is unhashable.
                 self.shape(k)?;
                 let problem = format!("found unacceptable key {}", self.node_value_repr(k, 0));
-                let mut e = self.constructor_error(&problem, self.nodes[k].start, Some(map_start));
+                let mut e = self.constructor_error(&problem, nodes[k].start, Some(map_start));
                 e.kind = YamlErrorKind::UnhashableKey;
                 return Err(e);
-            }
-            self.visit(k, queue)?;
-            self.visit(v, queue)?;
-            let key = PyKey(self.scalars[k].clone().unwrap_or(Scalar::Null));
-            if let Some(&first) = seen.get(&key) {
-                let shown = scalar_value(&key.0).py_str();
-                let mut e = self.constructor_error(
+            };
+            v.visit(k, queue)?;
+            v.visit(val, queue)?;
+            if let Some(first) = seen.insert(PyKey::new(text, &v.scalars[k]), k, pairs.len()) {
+                let shown = PyKey::new(text, &v.scalars[k]).to_value().py_str();
+                let mut e = constructor_error(
+                    nodes,
+                    self.text,
                     &format!("found conflicting ID {}", quote_id(&shown)),
-                    self.nodes[k].start,
+                    nodes[k].start,
                     Some(map_start),
                 );
                 e.kind = YamlErrorKind::DuplicateKey;
-                e.context = Some(self.nodes[first].start..self.nodes[first].end);
+                e.context = Some(nodes[first].start..nodes[first].end);
                 return Err(e);
             }
-            seen.insert(key, k);
         }
         Ok(())
     }
@@ -1160,27 +1377,19 @@ enum RawKey {
     Node(Id),
 }
 
-fn scalar_value(s: &Scalar) -> crate::value::Value {
-    use crate::value::Value;
-    match s {
-        Scalar::Null => Value::Null,
-        Scalar::Bool(b) => Value::Bool(*b),
-        Scalar::Int(i) => Value::Int(*i),
-        Scalar::Float(f) => Value::Float(*f),
-        Scalar::Str(s) => Value::Str(s.clone()),
-    }
-}
-
-/// Expand the constructed graph into a tree (aliases copied).
-struct Builder<'a> {
-    c: &'a Constructor<'a>,
+/// Expand the constructed graph into a tree (aliases copied). Strings
+/// are moved out of the graph, copied only for nodes reachable twice.
+struct Builder {
+    nodes: Vec<Raw>,
+    scalars: Vec<Option<Cons>>,
     budget: usize,
     active: Vec<bool>,
 }
 
-impl Builder<'_> {
-    fn build(&mut self, id: Id) -> Result<Node, YamlError> {
-        let node = &self.c.nodes[id];
+impl Builder {
+    /// Build node `id`; `shared` when an enclosing node is reachable twice.
+    fn build(&mut self, id: Id, shared: bool) -> Result<Node, YamlError> {
+        let node = &mut self.nodes[id];
         let span = node.start..node.end;
         if self.budget == 0 {
             return Err(err(
@@ -1190,28 +1399,42 @@ impl Builder<'_> {
             ));
         }
         self.budget -= 1;
-        let value = match &node.kind {
-            RawKind::Scalar { .. } => match self.c.scalars[id].clone().unwrap_or(Scalar::Null) {
-                Scalar::Null => NodeValue::Null,
-                Scalar::Bool(b) => NodeValue::Bool(b),
-                Scalar::Int(i) => NodeValue::Int(i),
-                Scalar::Float(f) => NodeValue::Float(f),
-                Scalar::Str(s) => NodeValue::Str(s),
+        let shared = shared || node.shared;
+        let value = match &mut node.kind {
+            RawKind::Scalar { text, .. } => match &mut self.scalars[id] {
+                Some(Cons::Text) if shared => NodeValue::Str(text.clone()),
+                Some(Cons::Text) => NodeValue::Str(std::mem::take(text)),
+                Some(Cons::Value(Scalar::Str(s))) if shared => NodeValue::Str(s.clone()),
+                Some(Cons::Value(Scalar::Str(s))) => NodeValue::Str(std::mem::take(s)),
+                None | Some(Cons::Value(Scalar::Null)) => NodeValue::Null,
+                Some(Cons::Value(Scalar::Bool(b))) => NodeValue::Bool(*b),
+                Some(Cons::Value(Scalar::Int(i))) => NodeValue::Int(*i),
+                Some(Cons::Value(Scalar::Float(f))) => NodeValue::Float(*f),
             },
             RawKind::Seq { items, .. } => {
+                let len = items.len();
                 self.enter(id, &span)?;
-                let mut out = Vec::with_capacity(items.len());
-                for &i in items {
-                    out.push(self.build(i)?);
+                let mut out = Vec::with_capacity(len);
+                for i in 0..len {
+                    let item = match &self.nodes[id].kind {
+                        RawKind::Seq { items, .. } => items[i],
+                        _ => break,
+                    };
+                    out.push(self.build(item, shared)?);
                 }
                 self.active[id] = false;
                 NodeValue::List(out)
             }
             RawKind::Map { pairs, .. } => {
+                let len = pairs.len();
                 self.enter(id, &span)?;
-                let mut out = Vec::with_capacity(pairs.len());
-                for &(k, v) in pairs {
-                    out.push((self.build(k)?, self.build(v)?));
+                let mut out = Vec::with_capacity(len);
+                for i in 0..len {
+                    let (k, v) = match &self.nodes[id].kind {
+                        RawKind::Map { pairs, .. } => pairs[i],
+                        _ => break,
+                    };
+                    out.push((self.build(k, shared)?, self.build(v, shared)?));
                 }
                 self.active[id] = false;
                 NodeValue::Map(out)
@@ -1233,8 +1456,210 @@ impl Builder<'_> {
     }
 }
 
+/// A scalar's text as a string of its own length: the parser's buffers
+/// have spare room, and these strings end up in long-lived values.
+fn owned(value: Cow<'_, str>) -> String {
+    let mut s = value.into_owned();
+    s.shrink_to_fit();
+    s
+}
+
+/// An open collection on the direct path.
+struct Frame {
+    start: usize,
+    /// End of the start event (the span when the collection stays empty).
+    end: usize,
+    flow: bool,
+    implicit: bool,
+    /// A mapping: its pending key, once read.
+    key: Option<Option<Node>>,
+    /// Where its children start on the shared item or pair stack.
+    base: usize,
+}
+
+/// The direct path for the common document: events straight into the
+/// tree, no node graph. It gives up (`None`) on anything needing the full
+/// machinery: tabs, control characters, anchors, aliases, tags, merge and
+/// `=` keys, collection keys, duplicate keys, construction failures, parser
+/// errors, more than one document. On every document it accepts it gives
+/// what [`load_graph`] gives.
+fn load_direct(src: &str) -> Option<Node> {
+    let bytes = src.as_bytes();
+    // One pass for the usual text: printable ASCII and line breaks only.
+    let plain_ascii = bytes
+        .iter()
+        .filter(|&&b| !matches!(b, b'\n' | b'\r' | 0x20..=0x7E))
+        .count()
+        == 0;
+    if !plain_ascii && (bytes.contains(&b'\t') || reader_error(src).is_some()) {
+        return None;
+    }
+    let text = Text {
+        src,
+        ascii: plain_ascii || src.is_ascii(),
+        cursor: Cell::new((0, 0)),
+    };
+    let mut parser = Parser::new_from_str(src);
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut items: Vec<Node> = Vec::new();
+    let mut pairs: Vec<(Node, Node)> = Vec::new();
+    let mut root: Option<Node> = None;
+    let mut documents = 0;
+    loop {
+        let (ev, span) = match parser.next_event() {
+            None => break,
+            Some(x) => x.ok()?,
+        };
+        let start = text.byte(span.start.index());
+        let end = text.byte(span.end.index());
+        let node = match ev {
+            Event::StreamEnd => break,
+            Event::DocumentStart(_) => {
+                documents += 1;
+                if documents > 1 {
+                    return None;
+                }
+                continue;
+            }
+            Event::Nothing | Event::StreamStart | Event::DocumentEnd => continue,
+            Event::Alias(_) => return None,
+            Event::Scalar(value, style, anchor, tag) => {
+                if anchor > 0 || tag.is_some() {
+                    return None;
+                }
+                let tag = if style == ScalarStyle::Plain {
+                    resolve::resolve_plain(&value)
+                } else {
+                    ScalarTag::Str
+                };
+                if let Some(Frame {
+                    flow: false,
+                    key: Some(None),
+                    ..
+                }) = stack.last()
+                {
+                    // An empty block mapping key: libyaml may object.
+                    if start == end && value.is_empty() && tag == ScalarTag::Null {
+                        return None;
+                    }
+                }
+                let value = match tag {
+                    ScalarTag::Str | ScalarTag::Timestamp => NodeValue::Str(owned(value)),
+                    ScalarTag::Null | ScalarTag::Bool | ScalarTag::Int | ScalarTag::Float => {
+                        match resolve::construct(&tag, &value).ok()? {
+                            Scalar::Null => NodeValue::Null,
+                            Scalar::Bool(b) => NodeValue::Bool(b),
+                            Scalar::Int(i) => NodeValue::Int(i),
+                            Scalar::Float(f) => NodeValue::Float(f),
+                            Scalar::Str(s) => NodeValue::Str(s),
+                        }
+                    }
+                    _ => return None,
+                };
+                Node {
+                    value,
+                    span: start..end,
+                }
+            }
+            Event::SequenceStart(anchor, ref tag) | Event::MappingStart(anchor, ref tag) => {
+                if anchor > 0 || tag.is_some() || stack.len() >= MAX_DEPTH {
+                    return None;
+                }
+                let is_map = matches!(ev, Event::MappingStart(..));
+                let explicit_flow = flow_token(bytes, start, end);
+                let flow = explicit_flow.is_some() || stack.last().is_some_and(|f| f.flow);
+                stack.push(Frame {
+                    start,
+                    end,
+                    flow,
+                    implicit: flow && explicit_flow.is_none(),
+                    key: is_map.then_some(None),
+                    base: if is_map { pairs.len() } else { items.len() },
+                });
+                continue;
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                let f = stack.pop()?;
+                let (value, last_end) = match f.key {
+                    Some(None) => {
+                        let own = pairs.split_off(f.base);
+                        if has_duplicate_or_collection_key(&own) {
+                            return None;
+                        }
+                        let last = own.last().map(|(_, v)| v.span.end);
+                        (NodeValue::Map(own), last)
+                    }
+                    Some(Some(_)) => return None,
+                    None => {
+                        let own = items.split_off(f.base);
+                        let last = own.last().map(|n| n.span.end);
+                        (NodeValue::List(own), last)
+                    }
+                };
+                let node_end = if f.flow && !f.implicit && end > start {
+                    end
+                } else {
+                    last_end.unwrap_or(f.end)
+                }
+                .max(f.start);
+                Node {
+                    value,
+                    span: f.start..node_end,
+                }
+            }
+        };
+        match stack.last_mut() {
+            None => root = Some(node),
+            Some(Frame { key: None, .. }) => items.push(node),
+            Some(Frame { key: Some(k), .. }) => match k.take() {
+                None => *k = Some(node),
+                Some(key) => pairs.push((key, node)),
+            },
+        }
+    }
+    if !stack.is_empty() {
+        return None;
+    }
+    Some(root.unwrap_or(Node {
+        value: NodeValue::Null,
+        span: 0..0,
+    }))
+}
+
+/// Whether a mapping's keys (as Python compares them) repeat, or one is a
+/// collection.
+fn has_duplicate_or_collection_key(pairs: &[(Node, Node)]) -> bool {
+    fn key(n: &Node) -> Option<PyKey<'_>> {
+        Some(match &n.value {
+            NodeValue::Null => PyKey::Null,
+            NodeValue::Bool(b) => PyKey::Bool(*b),
+            NodeValue::Int(i) => PyKey::Int(*i),
+            NodeValue::Float(f) => PyKey::Float(*f),
+            NodeValue::Str(s) => PyKey::Str(Cow::Borrowed(s)),
+            NodeValue::List(_) | NodeValue::Map(_) => return None,
+        })
+    }
+    let mut seen = SeenKeys::new(pairs.len());
+    for (i, (k, _)) in pairs.iter().enumerate() {
+        let Some(k) = key(k) else { return true };
+        if seen.insert(k, i, pairs.len()).is_some() {
+            return true;
+        }
+    }
+    false
+}
+
 /// Load one document as Salt's YAML renderer does.
 pub(super) fn load(src: &str) -> Result<Node, YamlError> {
+    match load_direct(src) {
+        Some(node) => Ok(node),
+        None => load_graph(src),
+    }
+}
+
+/// The full loader: compose the node graph, construct it as Salt does,
+/// expand it into a tree; every libyaml and Salt error reproduced.
+fn load_graph(src: &str) -> Result<Node, YamlError> {
     let mut text = std::borrow::Cow::Borrowed(src);
     let mut fixes = 0;
     let (nodes, root) = loop {
@@ -1266,11 +1691,13 @@ pub(super) fn load(src: &str) -> Result<Node, YamlError> {
     };
     c.run(root)?;
     let mut b = Builder {
-        c: &c,
+        nodes: c.nodes,
+        scalars: c.scalars,
         budget: EXPANSION_BUDGET.max(n * 4),
-        active: vec![false; n],
+        active: c.queued,
     };
-    b.build(root)
+    b.active.fill(false);
+    b.build(root, false)
 }
 
 /// libyaml accepts a tab right after a mapping's `:`; saphyr does not. When
@@ -1314,4 +1741,46 @@ fn colon_tab_fix(text: &str, e: &YamlError) -> Option<String> {
         return None;
     }
     String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every input the direct path accepts loads to the same tree (values
+    /// and spans) as the full loader.
+    #[test]
+    fn direct_path_agrees_with_graph_path() {
+        let data: Vec<serde_json::Value> =
+            serde_json::from_str(include_str!("../../../tests/data/yaml/load.json")).expect("json");
+        let mut inputs: Vec<String> = data
+            .iter()
+            .filter_map(|c| c["input"].as_str().map(str::to_string))
+            .collect();
+        let mut dirs = vec![std::path::PathBuf::from("tests")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("readable dir").flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "sls") {
+                    inputs.push(std::fs::read_to_string(&path).unwrap_or_default());
+                }
+            }
+        }
+        inputs.push("a: &x {b: 1}\nc: *x\n".into());
+        let mut direct = 0;
+        for input in &inputs {
+            let graph = load_graph(input);
+            if let Some(node) = load_direct(input) {
+                direct += 1;
+                assert_eq!(
+                    format!("{:?}", Ok::<_, YamlError>(node)),
+                    format!("{graph:?}"),
+                    "{input:?}"
+                );
+            }
+        }
+        assert!(direct > 300, "{direct} of {}", inputs.len());
+    }
 }

@@ -112,7 +112,7 @@ pub fn load(text: &str) -> Result<Node, YamlError> {
 
 /// Parse to a plain value.
 pub fn load_value(text: &str) -> Result<Value, YamlError> {
-    load(text).map(|n| n.to_value())
+    load(text).map(Node::into_value)
 }
 
 /// Options for [`dump`], mirroring PyYAML's `safe_dump` keywords.
@@ -544,6 +544,25 @@ mod tests {
         assert!(e("a: !!str [1]\n")
             .message
             .starts_with("expected a scalar node, but found sequence"));
+    }
+
+    #[test]
+    fn shared_nodes_keep_their_strings() {
+        // Strings move out of the parsed graph into the tree; nodes reached
+        // twice (aliases, merged entries) must be copied instead.
+        let text = "a: &a {p: x, q: [y, z]}\nb:\n  <<: *a\n  r: w\nc: *a\n\
+                    d:\n  <<: [{s: t}, *a]\ne: [*a, *a]\n";
+        let a = vmap! {"p" => "x", "q" => vec![Value::from("y"), Value::from("z")]};
+        let want = vmap! {
+            "a" => a.clone(),
+            "b" => vmap! {"p" => "x", "q" => vec![Value::from("y"), Value::from("z")], "r" => "w"},
+            "c" => a.clone(),
+            "d" => vmap! {"p" => "x", "q" => vec![Value::from("y"), Value::from("z")], "s" => "t"},
+            "e" => vec![a.clone(), a],
+        };
+        let node = load(text).expect("loads");
+        assert_eq!(node.to_value(), want);
+        assert_eq!(node.into_value(), want);
     }
 
     #[test]

@@ -99,17 +99,32 @@ static TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
 /// PyYAML's implicit resolution of a plain scalar (resolvers are tried in
 /// registration order among those registered for the first character).
 pub(crate) fn resolve_plain(s: &str) -> ScalarTag {
-    let Some(first) = s.chars().next() else {
+    let Some(&first) = s.as_bytes().first() else {
         return ScalarTag::Null;
     };
-    if "yYnNtTfFoO".contains(first) && BOOL.is_match(s) {
+    // The boolean words are 2 to 5 letters long.
+    if s.len() <= 5
+        && matches!(
+            first,
+            b'y' | b'Y' | b'n' | b'N' | b't' | b'T' | b'f' | b'F' | b'o' | b'O'
+        )
+        && BOOL.is_match(s)
+    {
         return ScalarTag::Bool;
     }
-    if "-+0123456789.".contains(first) && FLOAT.is_match(s) {
+    let numeric = matches!(first, b'-' | b'+' | b'0'..=b'9');
+    if (numeric || first == b'.') && FLOAT.is_match(s) {
         return ScalarTag::Float;
     }
-    if "-+0123456789".contains(first) && INT.is_match(s) {
-        return ScalarTag::Int;
+    if numeric {
+        // Plain decimal digits (no leading zero): an int without asking the regex.
+        let b = s.as_bytes();
+        if b.iter().all(u8::is_ascii_digit) && (b[0] != b'0' || b.len() == 1) {
+            return ScalarTag::Int;
+        }
+        if INT.is_match(s) {
+            return ScalarTag::Int;
+        }
     }
     if s == "<<" {
         return ScalarTag::Merge;
@@ -149,6 +164,19 @@ pub(crate) fn construct(tag: &ScalarTag, text: &str) -> Result<Scalar, Construct
     match tag {
         ScalarTag::Null => Ok(Scalar::Null),
         ScalarTag::Str | ScalarTag::Timestamp => Ok(Scalar::Str(text.to_string())),
+        ScalarTag::Bool if text.is_ascii() => {
+            const TRUE: [&str; 3] = ["yes", "true", "on"];
+            const FALSE: [&str; 3] = ["no", "false", "off"];
+            if TRUE.iter().any(|w| w.eq_ignore_ascii_case(text)) {
+                Ok(Scalar::Bool(true))
+            } else if FALSE.iter().any(|w| w.eq_ignore_ascii_case(text)) {
+                Ok(Scalar::Bool(false))
+            } else {
+                Err(ConstructFail::Python(crate::value::py_str_repr(
+                    &text.to_ascii_lowercase(),
+                )))
+            }
+        }
         ScalarTag::Bool => match text.to_lowercase().as_str() {
             "yes" | "true" | "on" => Ok(Scalar::Bool(true)),
             "no" | "false" | "off" => Ok(Scalar::Bool(false)),
@@ -170,6 +198,17 @@ const INDEX_ERROR: &str = "string index out of range";
 
 /// `SafeConstructor.construct_yaml_int` after Salt's leading-zero stripping.
 fn construct_int(text: &str) -> Result<Scalar, ConstructFail> {
+    // Fast path: plain decimal digits without a leading zero that fit in i64.
+    let b = text.as_bytes();
+    if !b.is_empty()
+        && b.len() <= 18
+        && b.iter().all(u8::is_ascii_digit)
+        && (b[0] != b'0' || b.len() == 1)
+    {
+        if let Ok(i) = text.parse::<i64>() {
+            return Ok(Scalar::Int(i));
+        }
+    }
     let mut value = text.to_string();
     if value != "0"
         && value.starts_with('0')
