@@ -369,7 +369,7 @@ fn likely_includes(fs: &FileServer, env: &str, sls: &str, p: &Prepared) -> Vec<(
     for item in &body.include {
         let (ienv, name) = match item {
             Value::Str(s) => (env, s),
-            Value::Map(m) => match m.iter().last() {
+            Value::Map(m) => match m.last() {
                 Some((Value::Str(e), Value::Str(s))) if fs.has_env(e) => (e.as_str(), s),
                 _ => continue,
             },
