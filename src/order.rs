@@ -1314,6 +1314,50 @@ mod tests {
     use petgraph::graph::NodeIndex;
 
     #[test]
+    fn prereq_flag_on_a_later_watching_chunk_keeps_salts_key_order() {
+        use crate::low::LowOptions;
+        use crate::value::{Map, Value};
+        let chunk = |id: &str, extra: &[(&str, Value)]| {
+            let mut m = Map::new();
+            for (k, v) in [
+                ("state", "nomodwatch"),
+                ("__id__", id),
+                ("name", id),
+                ("fun", "run"),
+                ("__sls__", "s"),
+            ] {
+                m.insert(k.into(), Value::Str(v.into()));
+            }
+            for (k, v) in extra {
+                m.insert((*k).into(), v.clone());
+            }
+            m
+        };
+        let req = |id: &str| Value::List(vec![Value::Str(id.into())]);
+        let chunks = vec![
+            chunk("a", &[("prereq", req("b"))]),
+            chunk("b", &[("watch", req("c"))]),
+            chunk("c", &[]),
+        ];
+        let opts = LowOptions::default();
+        let low = super::order_chunks(chunks, &opts, &Default::default()).expect("orders");
+        let keys: Vec<String> = low.chunks[1].keys().map(|k| k.py_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "state",
+                "__id__",
+                "name",
+                "fun",
+                "__sls__",
+                "__prereq__",
+                "require",
+                "order"
+            ]
+        );
+    }
+
+    #[test]
     fn packed_kinds_keep_insertion_order() {
         let mut k = Kinds::default();
         assert_eq!(k.len(), 0);
