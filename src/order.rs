@@ -14,9 +14,11 @@ use crate::low::{normalise_order, sort_chunks, symbolic_order, LowOptions, Num};
 use crate::value::{Map, Value};
 use indexmap::{IndexMap, IndexSet};
 use petgraph::graph::{DiGraph, NodeIndex};
+use rayon::prelude::*;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::hash::BuildHasherDefault;
+use std::sync::OnceLock;
 
 /// Hash builder for the graph's internal tables: deterministic and much
 /// cheaper than SipHash on tags and names (nothing here is attacker-facing
@@ -246,12 +248,19 @@ pub struct RequisiteGraph {
     sls: IndexMap<String, Vec<NodeIndex>, Fast>,
     /// The slot of `sls` used last (chunks of one file come together).
     sls_last: usize,
-    /// Scratch list of requisite targets (reused between lookups).
-    targets: Vec<NodeIndex>,
-    /// Scratch text for building tags.
-    scratch: String,
+    /// Per chunk whose requisites are not added yet: how many keys its
+    /// ahead-of-time `reconcile_watch` appended (see `flag`).
+    watch_tail: Vec<u8>,
     /// How many chunks the graph was sized for.
     chunks: usize,
+}
+
+/// One chunk's requisites resolved against the indexes: the edges to add
+/// (kind, dependency) in Salt's order, then the first problem, if any.
+#[derive(Default)]
+struct Resolved {
+    edges: Vec<(ReqKind, NodeIndex)>,
+    error: Option<(ReqKind, String)>,
 }
 
 /// The nodes indexed under one key: nearly always exactly one, so the
@@ -279,6 +288,7 @@ impl NodeList {
         }
     }
 
+    #[cfg(test)]
     fn extend_into(&self, out: &mut Vec<NodeIndex>) {
         out.push(self.first);
         out.extend_from_slice(&self.rest);
@@ -408,9 +418,9 @@ impl ChunkInfo {
 struct KeyIndex {
     /// Interned name (slot in `RequisiteGraph::names`) → nodes.
     keys: IndexMap<u32, NodeList, BuildHasherDefault<NodeHasher>>,
-    /// Slots of `keys` sorted by key; `None` until a glob needs it (and
-    /// again after any insertion).
-    sorted: Option<Vec<usize>>,
+    /// Slots of `keys` sorted by key; empty until a glob needs it (and
+    /// again after any insertion). Globs run on several threads at once.
+    sorted: OnceLock<Vec<usize>>,
 }
 
 impl KeyIndex {
@@ -419,7 +429,7 @@ impl KeyIndex {
             Some(nodes) => nodes.push_unique(n),
             None => {
                 self.keys.insert(key, NodeList::new(n));
-                self.sorted = None;
+                self.sorted.take();
             }
         }
     }
@@ -429,14 +439,14 @@ impl KeyIndex {
     }
 
     /// Node lists of every key matching a glob, in insertion order.
-    fn glob(&mut self, names: &IndexSet<Box<str>, Fast>, pattern: &str) -> Vec<&NodeList> {
+    fn glob(&self, names: &IndexSet<Box<str>, Fast>, pattern: &str) -> Vec<&NodeList> {
         let keys = &self.keys;
         let key = |slot: usize| {
             keys.get_index(slot)
                 .and_then(|(k, _)| names.get_index(*k as usize))
                 .map_or("", |k| &**k)
         };
-        let sorted = self.sorted.get_or_insert_with(|| {
+        let sorted = self.sorted.get_or_init(|| {
             let mut slots: Vec<usize> = (0..keys.len()).collect();
             slots.sort_unstable_by(|&a, &b| key(a).cmp(key(b)));
             slots
@@ -549,15 +559,15 @@ impl RequisiteGraph {
         self.label_text.get(start..self.label_ends[i]).unwrap_or("")
     }
 
-    fn add_node(&mut self, tag: &str, chunk: usize, prereq_test: bool) -> NodeIndex {
-        if let Some(n) = self.node(tag) {
+    fn add_node(&mut self, tag: String, chunk: usize, prereq_test: bool) -> NodeIndex {
+        if let Some(n) = self.node(&tag) {
             // Salt's add_node on an existing tag replaces the chunk.
             self.graph[n].chunk = chunk;
             return n;
         }
         let n = self.graph.add_node(ReqNode { chunk, prereq_test });
         // Tags and nodes are added together: the slot is the node index.
-        self.tags.insert(tag.to_string());
+        self.tags.insert(tag);
         debug_assert_eq!(self.tags.len(), self.graph.node_count());
         self.out.push(Adj::default());
         self.inn.push(Adj::default());
@@ -583,16 +593,12 @@ impl RequisiteGraph {
         slot as u32
     }
 
-    /// Add chunk `i` as a node and index it by (module, name), (module, ID),
-    /// (`id`, ID), (`id`, name) and by its SLS and including SLS files.
-    /// Chunks are added in order, before any requisite.
-    fn add_chunk(&mut self, i: usize, chunk: &Map) -> ChunkInfo {
-        let (f, info) = ChunkFields::scan(chunk);
-        let mut tag = std::mem::take(&mut self.scratch);
-        tag.clear();
-        push_tag(&mut tag, &f);
-        let n = self.add_node(&tag, i, false);
-        self.scratch = tag;
+    /// Add chunk `i` (its fields and tag, scanned beforehand) as a node and
+    /// index it by (module, name), (module, ID), (`id`, ID), (`id`, name)
+    /// and by its SLS and including SLS files. Chunks are added in order,
+    /// before any requisite.
+    fn add_fields(&mut self, i: usize, f: &ChunkFields<'_>, tag: String) {
+        let n = self.add_node(tag, i, false);
         self.chunk_nodes.push(n);
         self.prereq_flags.push(f.prereq.is_some_and(Value::truthy));
         push_py_str(&mut self.label_text, f.state);
@@ -631,7 +637,7 @@ impl RequisiteGraph {
                     let room = if kind == "id" { self.chunks * 2 } else { 0 };
                     self.lookup.entry(kind.to_string()).or_insert(KeyIndex {
                         keys: IndexMap::with_capacity_and_hasher(room, Default::default()),
-                        sorted: None,
+                        sorted: OnceLock::new(),
                     })
                 }
             };
@@ -655,7 +661,6 @@ impl RequisiteGraph {
             }
             None => {}
         }
-        info
     }
 
     fn index_sls(&mut self, sls: &Value, n: NodeIndex) {
@@ -709,8 +714,8 @@ impl RequisiteGraph {
     /// `node` declares `prereq: req`.
     fn add_prereq(&mut self, chunks: &mut [Map], node: NodeIndex, req: NodeIndex) {
         let (node_chunk, req_chunk) = (self.graph[node].chunk, self.graph[req].chunk);
-        chunks[node_chunk].insert("__prerequiring__".into(), Value::Bool(true));
-        chunks[req_chunk].insert("__prereq__".into(), Value::Bool(true));
+        self.flag(chunks, node_chunk, "__prerequiring__");
+        self.flag(chunks, req_chunk, "__prereq__");
         if let Some(flag) = self.prereq_flags.get_mut(req_chunk) {
             *flag = true;
         }
@@ -718,7 +723,7 @@ impl RequisiteGraph {
         let check = match self.node(&check_tag) {
             Some(c) => c,
             None => {
-                let c = self.add_node(&check_tag, req_chunk, true);
+                let c = self.add_node(check_tag, req_chunk, true);
                 let inherited: Vec<(NodeIndex, ReqKind)> = self.dependencies(req).collect();
                 for (dep, k) in inherited {
                     if k != ReqKind::Prereq {
@@ -735,42 +740,58 @@ impl RequisiteGraph {
         }
     }
 
-    /// Salt's `add_dependency`: false when nothing matched.
-    fn add_dependency(
-        &mut self,
-        chunks: &mut [Map],
-        i: usize,
+    /// Set a flag key on chunk `c`. A chunk whose turn has not come yet
+    /// already had its `watch` reconciled (ahead of time, in parallel):
+    /// Salt sets the flag before that appends `require`/`require_any`, so a
+    /// new flag goes in front of those keys.
+    fn flag(&mut self, chunks: &mut [Map], c: usize, key: &str) {
+        let behind = self.watch_tail.get(c).copied().unwrap_or(0);
+        let chunk = &mut chunks[c];
+        if chunk.insert(key.into(), Value::Bool(true)).is_some() || behind == 0 {
+            return;
+        }
+        let Some(new) = chunk.pop() else { return };
+        let mut tail: Vec<(Value, Value)> = Vec::with_capacity(usize::from(behind));
+        for _ in 0..behind {
+            tail.extend(chunk.pop());
+        }
+        chunk.insert(new.0, new.1);
+        for (k, v) in tail.into_iter().rev() {
+            chunk.insert(k, v);
+        }
+    }
+
+    /// Salt's `add_dependency`, lookup part: appends every match to
+    /// `edges`; false when nothing matched. Read-only (runs in parallel).
+    fn find(
+        &self,
         kind: ReqKind,
         key: &str,
         val: &str,
+        edges: &mut Vec<(ReqKind, NodeIndex)>,
     ) -> bool {
-        let Some(&node) = self.chunk_nodes.get(i) else {
-            return false;
-        };
-        let has_prereq = self.prereq_flags.get(i).copied().unwrap_or(false);
         let pattern = val.contains(['*', '?', '[', ']']);
         // Salt adds the matches group by group; the edges come out the same
         // when the groups are concatenated.
         let mut found = false;
-        let mut targets = std::mem::take(&mut self.targets);
-        targets.clear();
         if key == "sls" {
             if pattern {
                 found = true;
                 for (sls, nodes) in &self.sls {
                     if fnmatch(sls, val) {
-                        targets.extend_from_slice(nodes);
+                        edges.extend(nodes.iter().map(|&n| (kind, n)));
                     }
                 }
             } else if let Some(nodes) = self.sls.get(val).filter(|n| !n.is_empty()) {
                 found = true;
-                targets.extend_from_slice(nodes);
+                edges.extend(nodes.iter().map(|&n| (kind, n)));
             }
         } else if pattern {
-            if let Some(by_key) = self.lookup.get_mut(key) {
+            if let Some(by_key) = self.lookup.get(key) {
                 for nodes in by_key.glob(&self.names, val) {
                     found = true;
-                    nodes.extend_into(&mut targets);
+                    edges.push((kind, nodes.first));
+                    edges.extend(nodes.rest.iter().map(|&n| (kind, n)));
                 }
             }
         } else if let Some(nodes) = self
@@ -779,52 +800,39 @@ impl RequisiteGraph {
             .and_then(|slot| self.lookup.get(key).and_then(|m| m.get(slot as u32)))
         {
             found = true;
-            nodes.extend_into(&mut targets);
+            edges.push((kind, nodes.first));
+            edges.extend(nodes.rest.iter().map(|&n| (kind, n)));
         }
-        self.add_reqs(chunks, node, has_prereq, kind, &targets);
-        self.targets = targets;
         found
     }
 
-    /// Salt's `add_requisites` for chunk `i`: the first problem as a message.
-    fn add_requisites(
-        &mut self,
-        chunks: &mut [Map],
-        i: usize,
-        info: &ChunkInfo,
-        disabled: &[String],
-    ) -> Result<(), (ReqKind, String)> {
+    /// Salt's `add_requisites` for one chunk, lookup part: the edges to add
+    /// and the first problem. Read-only (runs in parallel).
+    fn resolve(&self, chunk: &Map, info: &ChunkInfo, disabled: &[String]) -> Resolved {
+        let mut out = Resolved::default();
         for &(rank, slot) in info.reqs() {
-            let slot = slot as usize;
             let kind = ReqKind::EDGE_KINDS[usize::from(rank)];
             if disabled.iter().any(|d| d == kind.as_str()) {
                 continue;
             }
-            // Lend the requisites out of the chunk while their edges are
-            // added: that may flag chunks (this one too) but never moves or
-            // removes their keys, so the slot stays valid.
-            let Some(reqs) = chunks[i]
-                .get_index_mut(slot)
-                .map(|(_, v)| std::mem::take(v))
-            else {
+            let Some((_, reqs)) = chunk.get_index(slot as usize) else {
                 continue;
             };
-            let result = self.add_kind(chunks, i, kind, &reqs);
-            if let Some((_, v)) = chunks[i].get_index_mut(slot) {
-                *v = reqs;
+            if let Err(e) = self.resolve_kind(chunk, kind, reqs, &mut out.edges) {
+                out.error = Some(e);
+                break;
             }
-            result?;
         }
-        Ok(())
+        out
     }
 
-    /// The requisites of one kind of chunk `i` (`reqs`, lent out of it).
-    fn add_kind(
-        &mut self,
-        chunks: &mut [Map],
-        i: usize,
+    /// The requisites of one kind of a chunk (`reqs`).
+    fn resolve_kind(
+        &self,
+        chunk: &Map,
         kind: ReqKind,
         reqs: &Value,
+        edges: &mut Vec<(ReqKind, NodeIndex)>,
     ) -> Result<(), (ReqKind, String)> {
         let owned;
         let items: &[Value] = match reqs {
@@ -853,24 +861,36 @@ impl RequisiteGraph {
                         kind,
                         format!(
                             "Requisite [{kind}: {key}] in state [{}] in SLS [{}] must have a string as the value",
-                            chunks[i].get("name").map(Value::py_str).unwrap_or_default(),
-                            chunks[i].get("__sls__").map_or("None".to_string(), Value::py_str),
+                            chunk.get("name").map(Value::py_str).unwrap_or_default(),
+                            chunk.get("__sls__").map_or("None".to_string(), Value::py_str),
                         ),
                     ))
                 }
             };
-            if !self.add_dependency(chunks, i, kind, key, val) {
+            if !self.find(kind, key, val, edges) {
                 return Err((
                     kind,
                     format!(
                         "Referenced state does not exist for requisite [{kind}: ({key}: {val})] in state [{}] in SLS [{}]",
-                        chunks[i].get("name").map(Value::py_str).unwrap_or_default(),
-                        chunks[i].get("__sls__").map_or("None".to_string(), Value::py_str),
+                        chunk.get("name").map(Value::py_str).unwrap_or_default(),
+                        chunk.get("__sls__").map_or("None".to_string(), Value::py_str),
                     ),
                 ));
             }
         }
         Ok(())
+    }
+
+    /// Add chunk `i`'s resolved edges, in order (prereqs flag chunks and
+    /// add test nodes as they come).
+    fn add_edges(&mut self, chunks: &mut [Map], i: usize, edges: &[(ReqKind, NodeIndex)]) {
+        let Some(&node) = self.chunk_nodes.get(i) else {
+            return;
+        };
+        for &(kind, req) in edges {
+            let has_prereq = self.prereq_flags.get(i).copied().unwrap_or(false);
+            self.add_reqs(chunks, node, has_prereq, kind, &[req]);
+        }
     }
 
     /// Salt's sort key of a node, computed when it becomes ready; normalises
@@ -1125,20 +1145,55 @@ pub fn order_chunks(
         });
     }
     let mut g = RequisiteGraph::with_capacity(chunks.len());
-    let mut info: Vec<ChunkInfo> = chunks
-        .iter()
-        .enumerate()
-        .map(|(i, c)| g.add_chunk(i, c))
-        .collect();
+    // Indexing goes in chunk order (a parallel scan first was no faster:
+    // the indexing is bound on its hash tables, and reads the chunks again).
+    let mut info: Vec<ChunkInfo> = Vec::with_capacity(chunks.len());
+    for (i, c) in chunks.iter().enumerate() {
+        let (f, ci) = ChunkFields::scan(c);
+        let mut tag = String::with_capacity(64);
+        push_tag(&mut tag, &f);
+        g.add_fields(i, &f, tag);
+        info.push(ci);
+    }
+    // With every chunk indexed, each chunk's requisites resolve on their
+    // own: `reconcile_watch` touches only its chunk, and the lookups only
+    // read the indexes. Edges then go in sequentially, in chunk order, so
+    // nodes, edges and errors come out as with Salt's single pass.
+    let disabled = &opts.disabled_requisites;
+    let resolved: Vec<(Resolved, u8)> = {
+        let g = &g;
+        chunks
+            .par_iter_mut()
+            .zip(info.par_iter_mut())
+            .with_min_len(256)
+            .map(|(chunk, ci)| {
+                let mut tail = 0;
+                if ci.has_watch {
+                    let had = [
+                        chunk.contains_key("require"),
+                        chunk.contains_key("require_any"),
+                    ];
+                    reconcile_watch(chunk, opts);
+                    let has = [
+                        chunk.contains_key("require"),
+                        chunk.contains_key("require_any"),
+                    ];
+                    tail = had.iter().zip(has).filter(|(h, n)| !**h && *n).count() as u8;
+                    ci.rescan_reqs(chunk);
+                }
+                (g.resolve(chunk, ci, disabled), tail)
+            })
+            .collect()
+    };
+    g.watch_tail = resolved.iter().map(|(_, tail)| *tail).collect();
     let mut errors = Vec::new();
     let mut cap: i64 = 1;
-    for i in 0..chunks.len() {
-        if info[i].has_watch {
-            reconcile_watch(&mut chunks[i], opts);
-            info[i].rescan_reqs(&chunks[i]);
-        }
-        match g.add_requisites(&mut chunks, i, &info[i], &opts.disabled_requisites) {
-            Err((kind, message)) => {
+    for (i, (r, _)) in resolved.iter().enumerate() {
+        // Salt reconciles this chunk now: flags set from here on append.
+        g.watch_tail[i] = 0;
+        g.add_edges(&mut chunks, i, &r.edges);
+        match &r.error {
+            Some((kind, message)) => {
                 let code = if message.starts_with("Referenced") {
                     "missing-requisite"
                 } else {
@@ -1146,7 +1201,7 @@ pub fn order_chunks(
                 };
                 let (id, state) = id_state(&chunks[i]);
                 errors.push(
-                    Diagnostic::error(code, message)
+                    Diagnostic::error(code, message.clone())
                         .with_sls(
                             chunks[i]
                                 .get("__sls__")
@@ -1157,9 +1212,10 @@ pub fn order_chunks(
                         .or_primary(sources.arg(&id, &state, kind.as_str())),
                 );
             }
-            Ok(()) => cap = compute_cap_step(cap, info[i].int_order()),
+            None => cap = compute_cap_step(cap, info[i].int_order()),
         }
     }
+    g.watch_tail = Vec::new();
     match g.sort(&mut chunks, &mut info, cap) {
         Ok(nodes) => {
             if !errors.is_empty() {
@@ -1256,6 +1312,50 @@ mod tests {
     use super::{KeyIndex, Kinds, ReqKind};
     use indexmap::IndexSet;
     use petgraph::graph::NodeIndex;
+
+    #[test]
+    fn prereq_flag_on_a_later_watching_chunk_keeps_salts_key_order() {
+        use crate::low::LowOptions;
+        use crate::value::{Map, Value};
+        let chunk = |id: &str, extra: &[(&str, Value)]| {
+            let mut m = Map::new();
+            for (k, v) in [
+                ("state", "nomodwatch"),
+                ("__id__", id),
+                ("name", id),
+                ("fun", "run"),
+                ("__sls__", "s"),
+            ] {
+                m.insert(k.into(), Value::Str(v.into()));
+            }
+            for (k, v) in extra {
+                m.insert((*k).into(), v.clone());
+            }
+            m
+        };
+        let req = |id: &str| Value::List(vec![Value::Str(id.into())]);
+        let chunks = vec![
+            chunk("a", &[("prereq", req("b"))]),
+            chunk("b", &[("watch", req("c"))]),
+            chunk("c", &[]),
+        ];
+        let opts = LowOptions::default();
+        let low = super::order_chunks(chunks, &opts, &Default::default()).expect("orders");
+        let keys: Vec<String> = low.chunks[1].keys().map(|k| k.py_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "state",
+                "__id__",
+                "name",
+                "fun",
+                "__sls__",
+                "__prereq__",
+                "require",
+                "order"
+            ]
+        );
+    }
 
     #[test]
     fn packed_kinds_keep_insertion_order() {
