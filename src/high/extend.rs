@@ -145,48 +145,62 @@ pub fn apply_extends(
 /// any other matching option is replaced, `name` replaces `names`, the rest
 /// is appended).
 fn merge_args(existing: &mut Vec<Value>, run: &Value) {
-    for arg in py_iter(run) {
-        let mut update = false;
-        for slot in existing.iter_mut() {
-            match (&arg, &*slot) {
-                (Value::Str(_), Value::Str(_)) => {
-                    *slot = arg.clone();
-                    update = true;
-                }
-                (Value::Map(a), Value::Map(_)) => {
-                    let Some(argfirst) = a.keys().next() else {
-                        continue;
-                    };
-                    let valfirst = first_key(slot).cloned();
-                    if valfirst.as_ref() == Some(argfirst) {
-                        let is_req = argfirst
-                            .as_str()
-                            .is_some_and(|k| REQUISITE_KEYWORDS.contains(&k));
-                        if is_req {
-                            let extra = a.get(argfirst).map(py_iter).unwrap_or_default();
-                            if let Some(Value::List(list)) =
-                                slot.as_map_mut().and_then(|m| m.get_mut(argfirst))
-                            {
-                                list.extend(extra);
-                            }
-                        } else {
-                            *slot = arg.clone();
-                        }
-                        update = true;
-                    }
-                    // `name` overrides `names`; Salt still appends the arg too.
-                    if argfirst.as_str() == Some("name")
-                        && first_key(slot).and_then(Value::as_str) == Some("names")
-                    {
-                        *slot = arg.clone();
-                    }
-                }
-                _ => {}
+    match run {
+        // The usual case: borrow the items, copying only what is stored.
+        Value::List(items) => {
+            for arg in items {
+                merge_arg(existing, arg);
             }
         }
-        if !update {
-            existing.push(arg);
+        other => {
+            for arg in py_iter(other) {
+                merge_arg(existing, &arg);
+            }
         }
+    }
+}
+
+/// Merge one extend argument (see [`merge_args`]).
+fn merge_arg(existing: &mut Vec<Value>, arg: &Value) {
+    let mut update = false;
+    for slot in existing.iter_mut() {
+        match (arg, &*slot) {
+            (Value::Str(_), Value::Str(_)) => {
+                *slot = arg.clone();
+                update = true;
+            }
+            (Value::Map(a), Value::Map(_)) => {
+                let Some(argfirst) = a.keys().next() else {
+                    continue;
+                };
+                if first_key(slot) == Some(argfirst) {
+                    let is_req = argfirst
+                        .as_str()
+                        .is_some_and(|k| REQUISITE_KEYWORDS.contains(&k));
+                    if is_req {
+                        let extra = a.get(argfirst).map(py_iter).unwrap_or_default();
+                        if let Some(Value::List(list)) =
+                            slot.as_map_mut().and_then(|m| m.get_mut(argfirst))
+                        {
+                            list.extend(extra);
+                        }
+                    } else {
+                        *slot = arg.clone();
+                    }
+                    update = true;
+                }
+                // `name` overrides `names`; Salt still appends the arg too.
+                if argfirst.as_str() == Some("name")
+                    && first_key(slot).and_then(Value::as_str) == Some("names")
+                {
+                    *slot = arg.clone();
+                }
+            }
+            _ => {}
+        }
+    }
+    if !update {
+        existing.push(arg.clone());
     }
 }
 

@@ -8,6 +8,7 @@ use crate::diag::Diagnostic;
 use crate::high::extend::{is_dunder, REQUISITE_KEYWORDS};
 use crate::high::SourceMap;
 use crate::value::{Map, Value};
+use std::borrow::Cow;
 
 /// Requisite keys 3006/3007 check (3008 checks all of `REQUISITE_KEYWORDS`).
 const OLD_REQUISITE_KEYS: &[&str] = &["require", "watch", "prereq", "onchanges"];
@@ -18,152 +19,198 @@ pub fn verify_high(high: &Map, sources: &SourceMap) -> Vec<Diagnostic> {
 }
 
 /// `verify_high` as the given Salt release words and scopes it.
+///
+/// 3008 checks each ID on its own, so IDs are checked in parallel and their
+/// errors gathered in high-data order. 3006/3007 build a cross-ID map of
+/// requisites for their recursion check, so they run serially.
 pub fn verify_high_for(high: &Map, version: SaltVersion, sources: &SourceMap) -> Vec<Diagnostic> {
-    let old = version < SaltVersion::V3008;
-    let mut errors = Vec::new();
-    // 3006/3007 only: ID → {"state": module, <required value>: <module>}.
-    let mut reqs: Map = Map::new();
-    for (id, body) in high {
-        let id_str = id.py_str();
-        let sls_of = |b: &Value| b.get("__sls__").map_or("None".to_string(), Value::py_str);
-        let err = |code: &'static str, msg: String, sls: &str| {
-            let d = Diagnostic::error(code, msg).with_id(id_str.clone());
-            if sls.is_empty() {
-                d
-            } else {
-                d.with_sls(sls.to_string())
+    if version < SaltVersion::V3008 {
+        // 3006/3007 only: ID → {"state": module, <required value>: <module>}.
+        let mut reqs: Map = Map::new();
+        let mut errors = Vec::new();
+        for (id, body) in high {
+            verify_id(id, body, Some(&mut reqs), sources, &mut errors);
+        }
+        return errors;
+    }
+    use rayon::prelude::*;
+    (0..high.len())
+        .into_par_iter()
+        .with_min_len(256)
+        .flat_map_iter(|i| {
+            let mut errors = Vec::new();
+            if let Some((id, body)) = high.get_index(i) {
+                verify_id(id, body, None, sources, &mut errors);
             }
+            errors
+        })
+        .collect()
+}
+
+/// `str(value)` without copying a string.
+fn py_str_cow(v: &Value) -> Cow<'_, str> {
+    match v {
+        Value::Str(s) => Cow::Borrowed(s.as_str()),
+        other => Cow::Owned(other.py_repr()),
+    }
+}
+
+/// `str(body["__sls__"])`, `None` when absent.
+fn sls_of(body: &Value) -> Cow<'_, str> {
+    body.get("__sls__")
+        .map_or(Cow::Borrowed("None"), py_str_cow)
+}
+
+/// The checks for one ID. `reqs` is given for 3006/3007 (whose wording and
+/// requisite keys differ, and which check for mutual requires).
+fn verify_id(
+    id: &Value,
+    body: &Value,
+    mut reqs: Option<&mut Map>,
+    sources: &SourceMap,
+    errors: &mut Vec<Diagnostic>,
+) {
+    let old = reqs.is_some();
+    let id_str = py_str_cow(id);
+    let id_str: &str = &id_str;
+    let err = |code: &'static str, msg: String, sls: &str| {
+        let d = Diagnostic::error(code, msg).with_id(id_str);
+        if sls.is_empty() {
+            d
+        } else {
+            d.with_sls(sls)
+        }
+    };
+    if id.as_str().is_none() {
+        let sls = sls_of(body);
+        let msg = if old {
+            format!(
+                "ID '{id_str}' in SLS '{sls}' is not formed as a string, but is a {}. It may need to be quoted.",
+                id.py_type_name()
+            )
+        } else {
+            format!(
+                "ID '{id_str}' in SLS '{sls}' is not formed as a string, but is type {}. It may need to be quoted.",
+                id.py_type_name()
+            )
         };
-        if id.as_str().is_none() {
-            let sls = sls_of(body);
-            let msg = if old {
+        errors.push(err("id-not-string", msg, &sls));
+    } else if is_dunder(id) {
+        return;
+    }
+    let Value::Map(body_map) = body else {
+        errors.push(
+            err(
+                "bad-state-declaration",
                 format!(
-                    "ID '{id_str}' in SLS '{sls}' is not formed as a string, but is a {}. It may need to be quoted.",
-                    id.py_type_name()
-                )
-            } else {
-                format!(
-                    "ID '{id_str}' in SLS '{sls}' is not formed as a string, but is type {}. It may need to be quoted.",
-                    id.py_type_name()
-                )
-            };
-            errors.push(err("id-not-string", msg, &sls));
-        } else if is_dunder(id) {
+                    "The type {id_str} in {} is not formatted as a dictionary",
+                    body.py_str()
+                ),
+                "",
+            )
+            .or_primary(sources.id(id_str)),
+        );
+        return;
+    };
+    let sls = sls_of(body);
+    let sls: &str = &sls;
+    for (state, args) in body_map {
+        if is_dunder(state) {
             continue;
         }
-        let Value::Map(body_map) = body else {
-            errors.push(
-                err(
-                    "bad-state-declaration",
-                    format!(
-                        "The type {id_str} in {} is not formatted as a dictionary",
-                        body.py_str()
-                    ),
-                    "",
-                )
-                .or_primary(sources.id(&id_str)),
-            );
+        let state_str = py_str_cow(state);
+        let state_str: &str = &state_str;
+        let module = state_str.split('.').next().unwrap_or_default();
+        let at_state = || sources.state(id_str, module);
+        let Value::List(args) = args else {
+            if args.is_null() {
+                errors.push(
+                    err(
+                        "bad-state-declaration",
+                        format!(
+                            "ID '{id_str}' in SLS '{sls}' contains a short declaration ({state_str}) with a trailing colon. When not passing any arguments to a state, the colon must be omitted."
+                        ),
+                        sls,
+                    )
+                    .or_primary(at_state()),
+                );
+            } else {
+                errors.push(
+                    err(
+                        "bad-state-declaration",
+                        format!("State '{id_str}' in SLS '{sls}' is not formed as a list"),
+                        sls,
+                    )
+                    .or_primary(at_state()),
+                );
+            }
             continue;
         };
-        let sls = sls_of(body);
-        for (state, args) in body_map {
-            if is_dunder(state) {
-                continue;
-            }
-            let state_str = state.py_str();
-            let module = state_str.split('.').next().unwrap_or_default().to_string();
-            let at_state = || sources.state(&id_str, &module);
-            let Value::List(args) = args else {
-                if args.is_null() {
-                    errors.push(
-                        err(
-                            "bad-state-declaration",
-                            format!(
-                                "ID '{id_str}' in SLS '{sls}' contains a short declaration ({state_str}) with a trailing colon. When not passing any arguments to a state, the colon must be omitted."
-                            ),
-                            &sls,
-                        )
-                        .or_primary(at_state()),
-                    );
-                } else {
-                    errors.push(
-                        err(
-                            "bad-state-declaration",
-                            format!("State '{id_str}' in SLS '{sls}' is not formed as a list"),
-                            &sls,
-                        )
-                        .or_primary(at_state()),
-                    );
-                }
-                continue;
-            };
-            let mut fun_count = usize::from(state_str.contains('.'));
-            for arg in args {
-                match arg {
-                    Value::Str(f) => {
-                        fun_count += 1;
-                        if f.trim().contains(' ') {
-                            errors.push(
-                                err(
-                                    "function-whitespace",
-                                    format!(
-                                        "The function \"{f}\" in state \"{id_str}\" in SLS \"{sls}\" has whitespace, a function with whitespace is not supported, perhaps this is an argument that is missing a \":\""
-                                    ),
-                                    &sls,
-                                )
-                                .or_primary(at_state()),
-                            );
-                        }
+        let mut fun_count = usize::from(state_str.contains('.'));
+        for arg in args {
+            match arg {
+                Value::Str(f) => {
+                    fun_count += 1;
+                    if f.trim().contains(' ') {
+                        errors.push(
+                            err(
+                                "function-whitespace",
+                                format!(
+                                    "The function \"{f}\" in state \"{id_str}\" in SLS \"{sls}\" has whitespace, a function with whitespace is not supported, perhaps this is an argument that is missing a \":\""
+                                ),
+                                sls,
+                            )
+                            .or_primary(at_state()),
+                        );
                     }
-                    Value::Map(a) => {
-                        let Some(argfirst) = a.keys().next() else {
-                            continue;
-                        };
-                        let first = argfirst.py_str();
-                        let at_arg = || sources.arg(&id_str, &module, &first);
-                        if first == "names" && !matches!(a.get(argfirst), Some(Value::List(_))) {
-                            errors.push(
-                                err(
-                                    "names-not-list",
-                                    format!(
-                                        "The 'names' argument in state '{id_str}' in SLS '{sls}' needs to be formed as a list"
-                                    ),
-                                    &sls,
-                                )
-                                .or_primary(at_arg()),
-                            );
+                }
+                Value::Map(a) => {
+                    let Some((argfirst, argval)) = a.iter().next() else {
+                        continue;
+                    };
+                    let first = py_str_cow(argfirst);
+                    let first: &str = &first;
+                    let at_arg = || sources.arg(id_str, module, first);
+                    if first == "names" && !matches!(argval, Value::List(_)) {
+                        errors.push(
+                            err(
+                                "names-not-list",
+                                format!(
+                                    "The 'names' argument in state '{id_str}' in SLS '{sls}' needs to be formed as a list"
+                                ),
+                                sls,
+                            )
+                            .or_primary(at_arg()),
+                        );
+                    }
+                    let is_req = argfirst.as_str().is_some_and(|k| {
+                        if old {
+                            OLD_REQUISITE_KEYS.contains(&k)
+                        } else {
+                            REQUISITE_KEYWORDS.contains(&k)
                         }
-                        let is_req = argfirst.as_str().is_some_and(|k| {
-                            if old {
-                                OLD_REQUISITE_KEYS.contains(&k)
-                            } else {
-                                REQUISITE_KEYWORDS.contains(&k)
+                    });
+                    if !is_req {
+                        continue;
+                    }
+                    match argval {
+                        Value::List(items) => {
+                            if let Some(reqs) = reqs.as_deref_mut() {
+                                let mut entry = Map::new();
+                                entry.insert("state".into(), state.clone());
+                                reqs.insert(id.clone(), Value::Map(entry));
                             }
-                        });
-                        if !is_req {
-                            continue;
-                        }
-                        match a.get(argfirst) {
-                            Some(Value::List(items)) => {
-                                if old {
-                                    let mut entry = Map::new();
-                                    entry.insert("state".into(), state.clone());
-                                    reqs.insert(id.clone(), Value::Map(entry));
-                                }
-                                for req in items {
-                                    let req = match req {
-                                        Value::Str(_) => {
-                                            let mut m = Map::new();
-                                            m.insert("id".into(), req.clone());
-                                            Value::Map(m)
+                            for req in items {
+                                // A bare string stands for `{"id": <string>}`.
+                                let (req_key, req_val): (Cow<'_, Value>, &Value) = match req {
+                                    Value::Str(_) => (Cow::Owned(Value::from("id")), req),
+                                    Value::Map(m) if old && !m.is_empty() || m.len() == 1 => {
+                                        match m.iter().next() {
+                                            Some((k, v)) => (Cow::Borrowed(k), v),
+                                            None => continue,
                                         }
-                                        other => other.clone(),
-                                    };
-                                    let single = match &req {
-                                        Value::Map(m) => old && !m.is_empty() || m.len() == 1,
-                                        _ => false,
-                                    };
-                                    if !single {
+                                    }
+                                    _ => {
                                         let msg = if old {
                                             format!(
                                                 "Requisite declaration {} in SLS {sls} is not formed as a single key dictionary",
@@ -176,120 +223,112 @@ pub fn verify_high_for(high: &Map, version: SaltVersion, sources: &SourceMap) ->
                                             )
                                         };
                                         errors.push(
-                                            err("bad-requisite", msg, &sls).or_primary(at_arg()),
+                                            err("bad-requisite", msg, sls).or_primary(at_arg()),
                                         );
                                         continue;
                                     }
-                                    let Some((req_key, req_val)) =
-                                        req.as_map().and_then(|m| m.iter().next())
-                                    else {
-                                        continue;
+                                };
+                                let key = py_str_cow(&req_key);
+                                if let Some(dot) = key.find('.') {
+                                    errors.push(
+                                        err(
+                                            "requisite-dotted",
+                                            format!(
+                                                "Invalid requisite type '{key}' in state '{id_str}', in SLS '{sls}'. Requisite types must not contain dots, did you mean '{}'?",
+                                                &key[..dot]
+                                            ),
+                                            sls,
+                                        )
+                                        .or_primary(at_arg()),
+                                    );
+                                }
+                                if matches!(req_val, Value::List(_) | Value::Map(_)) {
+                                    let msg = if old {
+                                        format!(
+                                            "Illegal requisite \"{}\", please check your syntax.\n",
+                                            req_val.py_str()
+                                        )
+                                    } else {
+                                        format!(
+                                            "Illegal requisite \"{}\" in SLS \"{sls}\", please check your syntax.\n",
+                                            req_val.py_str()
+                                        )
                                     };
-                                    let key = req_key.py_str();
-                                    if let Some(dot) = key.find('.') {
+                                    errors
+                                        .push(err("bad-requisite", msg, sls).or_primary(at_arg()));
+                                    continue;
+                                }
+                                if let Some(reqs) = reqs.as_deref_mut() {
+                                    if let Some(e) =
+                                        old_recursion_check(reqs, id, state, &req_key, req_val, sls)
+                                    {
                                         errors.push(
-                                            err(
-                                                "requisite-dotted",
-                                                format!(
-                                                    "Invalid requisite type '{key}' in state '{id_str}', in SLS '{sls}'. Requisite types must not contain dots, did you mean '{}'?",
-                                                    &key[..dot]
-                                                ),
-                                                &sls,
-                                            )
-                                            .or_primary(at_arg()),
+                                            err("requisite-cycle", e, sls).or_primary(at_arg()),
                                         );
-                                    }
-                                    if matches!(req_val, Value::List(_) | Value::Map(_)) {
-                                        let msg = if old {
-                                            format!(
-                                                "Illegal requisite \"{}\", please check your syntax.\n",
-                                                req_val.py_str()
-                                            )
-                                        } else {
-                                            format!(
-                                                "Illegal requisite \"{}\" in SLS \"{sls}\", please check your syntax.\n",
-                                                req_val.py_str()
-                                            )
-                                        };
-                                        errors.push(
-                                            err("bad-requisite", msg, &sls).or_primary(at_arg()),
-                                        );
-                                        continue;
-                                    }
-                                    if old {
-                                        if let Some(e) = old_recursion_check(
-                                            &mut reqs, id, state, req_key, req_val, &sls,
-                                        ) {
-                                            errors.push(
-                                                err("requisite-cycle", e, &sls)
-                                                    .or_primary(at_arg()),
-                                            );
-                                        }
                                     }
                                 }
                             }
-                            _ => {
-                                errors.push(
-                                    err(
-                                        "requisite-not-list",
-                                        format!(
-                                            "The {first} statement in state '{id_str}' in SLS '{sls}' needs to be formed as a list"
-                                        ),
-                                        &sls,
-                                    )
-                                    .or_primary(at_arg()),
-                                );
-                            }
                         }
-                        if a.len() != 1 {
+                        _ => {
                             errors.push(
                                 err(
-                                    "bad-requisite",
+                                    "requisite-not-list",
                                     format!(
-                                        "Multiple dictionaries defined in argument of state '{id_str}' in SLS '{sls}'"
+                                        "The {first} statement in state '{id_str}' in SLS '{sls}' needs to be formed as a list"
                                     ),
-                                    &sls,
+                                    sls,
                                 )
                                 .or_primary(at_arg()),
                             );
                         }
                     }
-                    _ => {}
+                    if a.len() != 1 {
+                        errors.push(
+                            err(
+                                "bad-requisite",
+                                format!(
+                                    "Multiple dictionaries defined in argument of state '{id_str}' in SLS '{sls}'"
+                                ),
+                                sls,
+                            )
+                            .or_primary(at_arg()),
+                        );
+                    }
                 }
-            }
-            if fun_count == 0 {
-                if old && (state_str == "require" || state_str == "watch") {
-                    continue;
-                }
-                errors.push(
-                    err(
-                        "no-function",
-                        format!("No function declared in state '{id_str}' in SLS '{sls}'"),
-                        &sls,
-                    )
-                    .or_primary(at_state()),
-                );
-            } else if fun_count > 1 {
-                let mut funs: Vec<String> = state_str
-                    .split_once('.')
-                    .map(|(_, f)| vec![f.to_string()])
-                    .unwrap_or_default();
-                funs.extend(args.iter().filter_map(|a| a.as_str().map(str::to_string)));
-                errors.push(
-                    err(
-                        "multiple-functions",
-                        format!(
-                            "Too many functions declared in state '{id_str}' in SLS '{sls}'. Please choose one of the following: {}",
-                            funs.join(", ")
-                        ),
-                        &sls,
-                    )
-                    .or_primary(at_state()),
-                );
+                _ => {}
             }
         }
+        if fun_count == 0 {
+            if old && (state_str == "require" || state_str == "watch") {
+                continue;
+            }
+            errors.push(
+                err(
+                    "no-function",
+                    format!("No function declared in state '{id_str}' in SLS '{sls}'"),
+                    sls,
+                )
+                .or_primary(at_state()),
+            );
+        } else if fun_count > 1 {
+            let mut funs: Vec<&str> = state_str
+                .split_once('.')
+                .map(|(_, f)| vec![f])
+                .unwrap_or_default();
+            funs.extend(args.iter().filter_map(Value::as_str));
+            errors.push(
+                err(
+                    "multiple-functions",
+                    format!(
+                        "Too many functions declared in state '{id_str}' in SLS '{sls}'. Please choose one of the following: {}",
+                        funs.join(", ")
+                    ),
+                    sls,
+                )
+                .or_primary(at_state()),
+            );
+        }
     }
-    errors
 }
 
 /// 3006/3007's static check for two states requiring each other with an
