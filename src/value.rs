@@ -283,8 +283,8 @@ impl Value {
     }
 
     /// Like [`Value::to_json_pretty`] but written to `w` as it goes (a
-    /// list's or map's top-level items one at a time), so a large result is
-    /// never held as one string.
+    /// list's or map's top-level items rendered in parallel batches, written
+    /// in order), so a large result is never held as one string.
     pub fn write_json_pretty<W: std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
         match self {
             Value::List(l) if !l.is_empty() => {
@@ -332,11 +332,7 @@ impl Value {
                 }
                 out.push('[');
                 for (i, v) in l.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    newline_indent(out, indent + 4);
-                    v.write_json(out, indent + 4);
+                    write_json_item(out, i, None, v, indent + 4);
                 }
                 newline_indent(out, indent);
                 out.push(']');
@@ -348,13 +344,7 @@ impl Value {
                 }
                 out.push('{');
                 for (i, (k, v)) in m.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    newline_indent(out, indent + 4);
-                    write_json_key(out, k);
-                    out.push_str(": ");
-                    v.write_json(out, indent + 4);
+                    write_json_item(out, i, Some(k), v, indent + 4);
                 }
                 newline_indent(out, indent);
                 out.push('}');
@@ -383,16 +373,8 @@ fn write_items_par<'a, W: std::io::Write>(
             .map(|start| {
                 let mut out = String::new();
                 for i in start..(start + BATCH).min(end) {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    newline_indent(&mut out, 4);
                     let (key, v) = item(i);
-                    if let Some(k) = key {
-                        write_json_key(&mut out, k);
-                        out.push_str(": ");
-                    }
-                    v.write_json(&mut out, 4);
+                    write_json_item(&mut out, i, key, v, 4);
                 }
                 out
             })
@@ -402,6 +384,20 @@ fn write_items_par<'a, W: std::io::Write>(
         }
     }
     Ok(())
+}
+
+/// Item `i` of a list (`key` None) or map, on its own line at `indent`,
+/// after a comma unless it is the first.
+fn write_json_item(out: &mut String, i: usize, key: Option<&Value>, v: &Value, indent: usize) {
+    if i > 0 {
+        out.push(',');
+    }
+    newline_indent(out, indent);
+    if let Some(k) = key {
+        write_json_key(out, k);
+        out.push_str(": ");
+    }
+    v.write_json(out, indent);
 }
 
 fn newline_indent(out: &mut String, n: usize) {
