@@ -6,9 +6,10 @@
 # Generates each tree with benches/gen-big-tree (a copy of the shared
 # generator), times `lowstate compile` (best of 3) and, when a Salt venv is
 # found ($SALT_CALL, $SALT_VENV/bin/salt-call or ./.salt-venv/bin/salt-call),
-# `salt-call --local state.show_lowstate` on the same tree (one run), and
-# prints time and peak memory ratios. Also prints lowstate's scaling from the
-# first size to the last. Nothing here is needed by `cargo test`.
+# `salt-call --local state.show_lowstate` on the same tree (one run), checks
+# that both printed the same lowstate, and prints time and peak memory
+# ratios. Also prints lowstate's scaling from the first size to the last.
+# Nothing here is needed by `cargo test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@")
@@ -24,10 +25,11 @@ salt_call=${SALT_CALL:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# peak RSS (KiB) and wall seconds of one run of a command.
+# peak RSS (KiB) and wall seconds of one run of a command; its output goes
+# to $to (default /dev/null).
 measure() {
   local out=$work/time.txt
-  /usr/bin/time -f '%e %M' -o "$out" "$@" > /dev/null 2> "$work/stderr.txt" || {
+  /usr/bin/time -f '%e %M' -o "$out" "$@" > "${to:-/dev/null}" 2> "$work/stderr.txt" || {
     cat "$work/stderr.txt" >&2; return 1; }
   cat "$out"
 }
@@ -53,7 +55,8 @@ id: bench-minion
 grains: {os: Debian, os_family: Debian, kernel: Linux}
 file_roots: {base: [salt]}
 MINION
-  chunks=$("$bin" compile -c "$tree" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+  "$bin" compile -c "$tree" > "$work/ours.json"
+  chunks=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$work/ours.json")
   read -r lt lm < <(best_of_3 "$bin" compile -c "$tree")
   st="-"; sm="-"; ratio="-"; memfrac="-"
   if [ -n "$salt_call" ]; then
@@ -64,12 +67,20 @@ file_client: local
 root_dir: $cfg/root
 file_roots: {base: [$tree/salt]}
 pillar_roots: {base: [$cfg/pillar]}
-grains: {os: Debian, os_family: Debian, kernel: Linux}
+grains: {id: bench-minion, os: Debian, os_family: Debian, kernel: Linux}
 grains_blacklist: ['*']
 enable_fqdns_grains: False
 log_file: $cfg/log
 MINION
-    read -r st sm < <(measure "$salt_call" --local -c "$cfg" --out=json state.show_lowstate)
+    # grains_blacklist drops every computed grain, `id` too: the config
+    # gives it back, as ../shared/oracle/salt-case does (the tree uses it).
+    read -r st sm < <(to=$work/salt.json measure "$salt_call" --local -c "$cfg" --out=json state.show_lowstate)
+    python3 - "$work/salt.json" "$work/ours.json" <<'PY' || { echo "$size: Salt and lowstate printed different lowstates" >&2; exit 1; }
+import json, sys
+salt = json.load(open(sys.argv[1]))["local"]
+ours = json.load(open(sys.argv[2]))
+sys.exit(0 if salt == ours else 1)
+PY
     ratio=$(awk "BEGIN{printf \"%.0fx\", $st / ($lt > 0 ? $lt : 0.001)}")
     memfrac=$(awk "BEGIN{printf \"%.2f\", $lm / $sm}")
     sm=$(awk "BEGIN{printf \"%.0f\", $sm/1024}")
