@@ -57,7 +57,7 @@ impl LowOptions {
         o.mod_watch.extend(config.mod_watch.iter().cloned());
         match config.opts.get("disabled_requisites") {
             Some(Value::List(l)) => o.disabled_requisites = l.iter().map(Value::py_str).collect(),
-            Some(Value::Str(s)) => o.disabled_requisites = vec![s.clone()],
+            Some(Value::Str(s)) => o.disabled_requisites = vec![s.to_string()],
             _ => {}
         }
         o

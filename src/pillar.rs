@@ -262,8 +262,8 @@ impl Compiler<'_> {
                         let list = matches.entry(env.clone()).or_default();
                         for item in data {
                             if let Value::Str(s) = item {
-                                if !list.contains(s) {
-                                    list.push(s.clone());
+                                if !list.iter().any(|x| x == s) {
+                                    list.push(s.to_string());
                                 }
                             }
                         }

@@ -13,6 +13,10 @@ use std::hash::{Hash, Hasher};
 mod map;
 pub use map::{Entry, Map};
 
+/// The string of [`Value::Str`]: up to 24 bytes inline, so keys and most
+/// values in state data need no allocation of their own.
+pub type Str = compact_str::CompactString;
+
 /// A Python-like value: what `yaml.safe_load` or a Jinja expression yields.
 #[derive(Debug, Clone, Default)]
 pub enum Value {
@@ -21,7 +25,7 @@ pub enum Value {
     Bool(bool),
     Int(i64),
     Float(f64),
-    Str(String),
+    Str(Str),
     List(Vec<Value>),
     Map(Map),
 }
@@ -82,12 +86,12 @@ impl Equivalent<Value> for str {
 
 impl From<&str> for Value {
     fn from(s: &str) -> Self {
-        Value::Str(s.to_string())
+        Value::Str(s.into())
     }
 }
 impl From<String> for Value {
     fn from(s: String) -> Self {
-        Value::Str(s)
+        Value::Str(s.into())
     }
 }
 impl From<bool> for Value {
@@ -118,7 +122,7 @@ impl From<Map> for Value {
 
 impl Value {
     pub fn str(s: impl Into<String>) -> Value {
-        Value::Str(s.into())
+        Value::Str(s.into().into())
     }
     pub fn as_str(&self) -> Option<&str> {
         match self {
@@ -187,7 +191,7 @@ impl Value {
     /// `str(value)` as Python prints it: strings bare, everything else as repr.
     pub fn py_str(&self) -> String {
         match self {
-            Value::Str(s) => s.clone(),
+            Value::Str(s) => s.to_string(),
             other => other.py_repr(),
         }
     }
@@ -246,11 +250,11 @@ impl Value {
                     Value::Float(n.as_f64().unwrap_or(f64::NAN))
                 }
             }
-            serde_json::Value::String(s) => Value::Str(s.clone()),
+            serde_json::Value::String(s) => Value::Str(s.as_str().into()),
             serde_json::Value::Array(a) => Value::List(a.iter().map(Value::from_json).collect()),
             serde_json::Value::Object(o) => Value::Map(
                 o.iter()
-                    .map(|(k, v)| (Value::Str(k.clone()), Value::from_json(v)))
+                    .map(|(k, v)| (Value::Str(k.as_str().into()), Value::from_json(v)))
                     .collect(),
             ),
         }
@@ -266,7 +270,7 @@ impl Value {
             Value::Float(f) => serde_json::Number::from_f64(*f)
                 .map(serde_json::Value::Number)
                 .unwrap_or(serde_json::Value::Null),
-            Value::Str(s) => serde_json::Value::String(s.clone()),
+            Value::Str(s) => serde_json::Value::String(s.to_string()),
             Value::List(l) => serde_json::Value::Array(l.iter().map(Value::to_json).collect()),
             Value::Map(m) => serde_json::Value::Object(
                 m.iter().map(|(k, v)| (json_key(k), v.to_json())).collect(),
@@ -421,7 +425,7 @@ fn write_json_key(out: &mut String, k: &Value) {
 
 fn json_key(k: &Value) -> String {
     match k {
-        Value::Str(s) => s.clone(),
+        Value::Str(s) => s.to_string(),
         Value::Null => "null".into(),
         Value::Bool(b) => if *b { "true" } else { "false" }.into(),
         other => other.py_str(),

@@ -824,7 +824,7 @@ fn shared_bodies(node: &Node) -> Vec<(Value, Value)> {
 
 fn key_value(k: &Node) -> Value {
     match &k.value {
-        NodeValue::Str(s) => Value::Str(s.clone()),
+        NodeValue::Str(s) => Value::Str(s.as_str().into()),
         NodeValue::Int(i) => Value::Int(*i),
         NodeValue::Bool(b) => Value::Bool(*b),
         NodeValue::Float(f) => Value::Float(*f),
@@ -919,7 +919,7 @@ fn handle_exclude(state: &mut Map, sls: &str, errors: &mut Vec<Diagnostic>) {
             ));
             // Python's list.extend iterates what it is given.
             match other {
-                Value::Str(s) => s.chars().map(|c| Value::Str(c.to_string())).collect(),
+                Value::Str(s) => s.chars().map(|c| Value::from(c.encode_utf8(&mut [0; 4]) as &str)).collect(),
                 Value::Map(m) => m.into_keys().collect(),
                 _ => vec![],
             }

@@ -290,7 +290,7 @@ pub fn py_iter(v: &Value) -> Vec<Value> {
     match v {
         Value::List(l) => l.clone(),
         Value::Map(m) => m.keys().cloned().collect(),
-        Value::Str(s) => s.chars().map(|c| Value::Str(c.to_string())).collect(),
+        Value::Str(s) => s.chars().map(|c| Value::from(c.encode_utf8(&mut [0; 4]) as &str)).collect(),
         _ => Vec::new(),
     }
 }

@@ -178,7 +178,7 @@ impl<'a> Builder<'a> {
                 ));
                 target_state.truncate(dot);
             }
-            self.add_requisite(decl, name, Value::Str(target_state));
+            self.add_requisite(decl, name, Value::Str(target_state.into()));
         }
     }
 
@@ -246,7 +246,7 @@ impl<'a> Builder<'a> {
                     for (ext_id, req_state) in self.find_strict(&name, &target_state) {
                         self.push_arg(
                             &ext_id,
-                            &Value::Str(req_state),
+                            &Value::Str(req_state.into()),
                             "prerequired",
                             decl.reference(),
                         );
@@ -258,7 +258,7 @@ impl<'a> Builder<'a> {
                         if !ext_id.truthy() {
                             continue;
                         }
-                        let req_state = Value::Str(req_state);
+                        let req_state = Value::Str(req_state.into());
                         let skip = state_args(high, &ext_id, &target_state);
                         let copied = usable_args(high, decl.id, decl.state, &skip);
                         self.extend_args(&ext_id, &req_state, copied);
@@ -271,7 +271,7 @@ impl<'a> Builder<'a> {
                             continue;
                         }
                         let skip = state_args(high, decl.id, decl.state);
-                        let copied = usable_args(high, &ext_id, &Value::Str(req_state), &skip);
+                        let copied = usable_args(high, &ext_id, &Value::Str(req_state.into()), &skip);
                         self.extend_args(decl.id, decl.state, copied);
                     }
                     continue;

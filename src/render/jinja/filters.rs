@@ -218,7 +218,7 @@ fn py_iter(v: &Value) -> Result<Vec<Value>, Error> {
     match v {
         Value::List(l) => Ok(l.clone()),
         Value::Map(m) => Ok(m.keys().cloned().collect()),
-        Value::Str(s) => Ok(s.chars().map(|c| Value::Str(c.to_string())).collect()),
+        Value::Str(s) => Ok(s.chars().map(|c| Value::from(c.encode_utf8(&mut [0; 4]) as &str)).collect()),
         other => Err(type_error(format!(
             "'{}' object is not iterable",
             other.py_type_name()
@@ -291,7 +291,7 @@ fn json_indent(v: &Value) -> Option<String> {
     match v {
         Value::Null => None,
         Value::Int(n) => Some(" ".repeat((*n).max(0) as usize)),
-        Value::Str(s) => Some(s.clone()),
+        Value::Str(s) => Some(s.to_string()),
         other => Some(other.py_str()),
     }
 }
@@ -310,7 +310,7 @@ pub(crate) fn py_json_dumps(v: &Value, o: &JsonOptions) -> String {
 
 fn json_key(k: &Value) -> String {
     match k {
-        Value::Str(s) => s.clone(),
+        Value::Str(s) => s.to_string(),
         Value::Null => "null".into(),
         Value::Bool(b) => if *b { "true" } else { "false" }.into(),
         Value::Float(f) => json_float(*f),
@@ -569,7 +569,7 @@ fn f_indent(a: Args) -> Result<MjValue, Error> {
         .unwrap_or_else(|| s.to_string());
     let width = match a.value(1, "width")? {
         Some(Value::Int(n)) => " ".repeat(n.max(0) as usize),
-        Some(Value::Str(w)) => w,
+        Some(Value::Str(w)) => w.to_string(),
         None => "    ".into(),
         Some(other) => {
             return Err(type_error(format!(

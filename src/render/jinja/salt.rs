@@ -568,7 +568,7 @@ impl Inner {
                 let pos = pos.iter().map(from_mj).collect::<Result<Vec<_>, _>>()?;
                 let mut kwargs = Map::new();
                 for (k, v) in kw {
-                    kwargs.insert(Value::Str(k), from_mj(&v)?);
+                    kwargs.insert(Value::Str(k.into()), from_mj(&v)?);
                 }
                 match self.mocks.get(name).and_then(|m| m.answer(&pos, &kwargs)) {
                     Some(v) => Ok(to_mj(v)),
@@ -595,7 +595,7 @@ impl Inner {
                     .collect();
                 let mut kwargs = Map::new();
                 for (k, v) in kw {
-                    kwargs.insert(Value::Str(k), from_mj(&v).unwrap_or(Value::Null));
+                    kwargs.insert(Value::Str(k.into()), from_mj(&v).unwrap_or(Value::Null));
                 }
                 let un = UnmockedCall {
                     function: name.to_string(),
