@@ -147,7 +147,7 @@ fn id_chunks(id: Value, body: Value) -> Vec<Map> {
             continue;
         }
         let args: Vec<Value> = match run {
-            Value::List(l) => l,
+            Value::List(l) => l.into_iter().collect(),
             other => py_iter(&other),
         };
         let arg_keys: usize = args.iter().filter_map(Value::as_map).map(Map::len).sum();

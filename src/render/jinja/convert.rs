@@ -191,9 +191,11 @@ pub(crate) fn scalar_from_jinja(v: &JValue) -> Option<Value> {
             }
         }
         ValueKind::String => Value::Str(v.as_str().unwrap_or_default().into()),
-        ValueKind::Bytes => {
-            Value::Str(String::from_utf8_lossy(v.as_bytes().unwrap_or_default()).into_owned().into())
-        }
+        ValueKind::Bytes => Value::Str(
+            String::from_utf8_lossy(v.as_bytes().unwrap_or_default())
+                .into_owned()
+                .into(),
+        ),
         _ => return None,
     })
 }
@@ -210,7 +212,7 @@ mod tests {
             "a" => 1.0f64,
             "b" => true,
             "n" => Value::Null,
-            "l" => Value::List(vec![Value::Int(1), Value::str("x")]),
+            "l" => Value::List(crate::value::list![Value::Int(1), Value::str("x")]),
         };
         let j = to_jinja(&v);
         assert!(is_mutable(&j));

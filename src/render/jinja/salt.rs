@@ -109,7 +109,7 @@ pub(crate) fn from_mj(v: &MjValue) -> Result<Value, Error> {
             for item in v.try_iter()? {
                 out.push(from_mj(&item)?);
             }
-            Value::List(out)
+            Value::List(out.into())
         }
         ValueKind::Map => {
             let mut out = Map::with_capacity(v.len().unwrap_or(0));
@@ -407,7 +407,7 @@ pub(crate) fn bind(pyname: &str, sig: &'static str, args: &[MjValue]) -> Result<
 
 #[derive(Debug, Clone)]
 struct MockCall {
-    args: Option<Vec<Value>>,
+    args: Option<crate::value::List>,
     kwargs: Option<Map>,
     ret: Value,
 }
@@ -474,7 +474,7 @@ impl Mock {
                         .map(|m| MockCall {
                             args: m.get("args").map(|a| match a {
                                 Value::List(l) => l.clone(),
-                                other => vec![other.clone()],
+                                other => crate::value::list![other.clone()],
                             }),
                             kwargs: m.get("kwargs").and_then(Value::as_map).cloned(),
                             ret: m.get("return").cloned().unwrap_or_default(),

@@ -442,7 +442,7 @@ fn grains_items(c: &mut Call, _a: Bound) -> Result<MjValue, Error> {
 fn grains_ls(c: &mut Call, _a: Bound) -> Result<MjValue, Error> {
     let mut keys: Vec<Value> = map_of(&c.data.grains).keys().cloned().collect();
     keys.sort_by_key(Value::py_str);
-    Ok(to_mj(&Value::List(keys)))
+    Ok(to_mj(&Value::List(keys.into())))
 }
 
 fn grains_has_value(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
@@ -825,9 +825,12 @@ fn slsutil_merge_all(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
     let merge_lists = a.flag("merge_lists", false);
     let mut ret = Value::Map(Map::new());
     let items: Vec<Value> = match lst {
-        Value::List(l) => l,
+        Value::List(l) => l.to_vec(),
         Value::Map(m) => m.into_keys().collect(),
-        Value::Str(s) => s.chars().map(|c| Value::from(c.encode_utf8(&mut [0; 4]) as &str)).collect(),
+        Value::Str(s) => s
+            .chars()
+            .map(|c| Value::from(c.encode_utf8(&mut [0; 4]) as &str))
+            .collect(),
         other => {
             return Err(py_error(format!(
                 "'{}' object is not iterable",
