@@ -149,7 +149,7 @@ impl Config {
         let string = |k: &str, default: &str| -> Result<String, Diagnostic> {
             match get(k) {
                 None => Ok(default.to_string()),
-                Some(Value::Str(s)) => Ok(s.clone()),
+                Some(Value::Str(s)) => Ok(s.to_string()),
                 Some(v @ (Value::Int(_) | Value::Float(_) | Value::Bool(_))) => Ok(v.py_str()),
                 Some(_) => Err(bad(k, "a string")),
             }

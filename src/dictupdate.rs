@@ -186,7 +186,7 @@ fn merge_aggregate(a: &Value, b: &Value) -> Value {
         _ => {
             let wrap = |v: &Value| match v {
                 Value::List(l) => l.clone(),
-                other => vec![other.clone()],
+                other => crate::value::list![other.clone()],
             };
             match (a, b) {
                 (_, Value::Map(_)) => b.clone(),
@@ -209,7 +209,7 @@ fn merge_list(a: &Value, b: &Value) -> Result<Value, DictUpdateError> {
     let mut out = Map::with_capacity(a.len());
     for (k, v) in a {
         let nv = match b.get(k) {
-            Some(bv) => Value::List(vec![v.clone(), bv.clone()]),
+            Some(bv) => Value::List(crate::value::list![v.clone(), bv.clone()]),
             None => v.clone(),
         };
         out.insert(k.clone(), nv);

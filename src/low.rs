@@ -57,7 +57,7 @@ impl LowOptions {
         o.mod_watch.extend(config.mod_watch.iter().cloned());
         match config.opts.get("disabled_requisites") {
             Some(Value::List(l)) => o.disabled_requisites = l.iter().map(Value::py_str).collect(),
-            Some(Value::Str(s)) => o.disabled_requisites = vec![s.clone()],
+            Some(Value::Str(s)) => o.disabled_requisites = vec![s.to_string()],
             _ => {}
         }
         o
@@ -147,7 +147,7 @@ fn id_chunks(id: Value, body: Value) -> Vec<Map> {
             continue;
         }
         let args: Vec<Value> = match run {
-            Value::List(l) => l,
+            Value::List(l) => l.into_iter().collect(),
             other => py_iter(&other),
         };
         let arg_keys: usize = args.iter().filter_map(Value::as_map).map(Map::len).sum();

@@ -1115,7 +1115,7 @@ pub fn reconcile_watch(chunk: &mut Map, opts: &LowOptions) {
             continue;
         }
         if !chunk.contains_key(to) {
-            chunk.insert(to.into(), Value::List(Vec::new()));
+            chunk.insert(to.into(), Value::List(crate::value::List::new()));
         }
         let moved = chunk
             .shift_remove(from)
@@ -1333,7 +1333,7 @@ mod tests {
             }
             m
         };
-        let req = |id: &str| Value::List(vec![Value::Str(id.into())]);
+        let req = |id: &str| Value::List(crate::value::list![Value::Str(id.into())]);
         let chunks = vec![
             chunk("a", &[("prereq", req("b"))]),
             chunk("b", &[("watch", req("c"))]),

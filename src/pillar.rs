@@ -210,7 +210,7 @@ impl Compiler<'_> {
                     let mut matchers = Vec::new();
                     let mut states: Vec<Value> = Vec::new();
                     let mut order = 0;
-                    for comp in comps.as_list().map(Vec::as_slice).unwrap_or(&[]) {
+                    for comp in comps.as_list().map(|l| l.as_slice()).unwrap_or(&[]) {
                         match comp {
                             Value::Map(c) => {
                                 if c.contains_key("match") {
@@ -262,8 +262,8 @@ impl Compiler<'_> {
                         let list = matches.entry(env.clone()).or_default();
                         for item in data {
                             if let Value::Str(s) = item {
-                                if !list.contains(s) {
-                                    list.push(s.clone());
+                                if !list.iter().any(|x| x == s) {
+                                    list.push(s.to_string());
                                 }
                             }
                         }

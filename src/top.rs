@@ -263,9 +263,13 @@ pub fn get_top(
 /// `None` where Python raises `TypeError`.
 fn py_iter(v: &Value) -> Option<Vec<Value>> {
     match v {
-        Value::List(l) => Some(l.clone()),
+        Value::List(l) => Some(l.to_vec()),
         Value::Map(m) => Some(m.keys().cloned().collect()),
-        Value::Str(s) => Some(s.chars().map(|c| Value::Str(c.to_string())).collect()),
+        Value::Str(s) => Some(
+            s.chars()
+                .map(|c| Value::from(c.encode_utf8(&mut [0; 4]) as &str))
+                .collect(),
+        ),
         _ => None,
     }
 }
@@ -471,7 +475,7 @@ fn merge_tops_merge_all(tops: &Tops) -> Result<MergedTop, Diagnostic> {
                             merged.push(s);
                         }
                     }
-                    targets.insert(tgt, Value::List(merged));
+                    targets.insert(tgt, Value::List(merged.into()));
                 }
             }
         }
@@ -621,7 +625,7 @@ impl MatchCx<'_, '_> {
         self.matches.entry(env.to_string()).or_default();
         for item in items {
             match item {
-                Value::Str(s) => self.push(env, s),
+                Value::Str(s) => self.push(env, s.to_string()),
                 Value::Map(mut m) => {
                     if let Some(sub) = m.shift_remove("subfilter") {
                         match sub.as_map() {
@@ -657,7 +661,7 @@ impl MatchCx<'_, '_> {
                         continue;
                     }
                     match sls {
-                        Value::Str(s) => self.push(other_env, s),
+                        Value::Str(s) => self.push(other_env, s.to_string()),
                         other => self.diags.push(Diagnostic::error(
                             "top-match",
                             format!(

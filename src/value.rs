@@ -13,6 +13,16 @@ use std::hash::{Hash, Hasher};
 mod map;
 pub use map::{Entry, Map};
 
+/// The string of [`Value::Str`]: up to 24 bytes inline, so keys and most
+/// values in state data need no allocation of their own.
+pub type Str = compact_str::CompactString;
+
+/// The list of [`Value::List`]: one pointer wide (length and capacity live
+/// in its allocation), which with [`Str`]'s spare byte keeps a `Value` at
+/// 24 bytes.
+pub type List = thin_vec::ThinVec<Value>;
+pub use thin_vec::thin_vec as list;
+
 /// A Python-like value: what `yaml.safe_load` or a Jinja expression yields.
 #[derive(Debug, Clone, Default)]
 pub enum Value {
@@ -21,8 +31,8 @@ pub enum Value {
     Bool(bool),
     Int(i64),
     Float(f64),
-    Str(String),
-    List(Vec<Value>),
+    Str(Str),
+    List(List),
     Map(Map),
 }
 
@@ -82,12 +92,12 @@ impl Equivalent<Value> for str {
 
 impl From<&str> for Value {
     fn from(s: &str) -> Self {
-        Value::Str(s.to_string())
+        Value::Str(s.into())
     }
 }
 impl From<String> for Value {
     fn from(s: String) -> Self {
-        Value::Str(s)
+        Value::Str(s.into())
     }
 }
 impl From<bool> for Value {
@@ -107,7 +117,7 @@ impl From<f64> for Value {
 }
 impl From<Vec<Value>> for Value {
     fn from(l: Vec<Value>) -> Self {
-        Value::List(l)
+        Value::List(l.into())
     }
 }
 impl From<Map> for Value {
@@ -118,7 +128,7 @@ impl From<Map> for Value {
 
 impl Value {
     pub fn str(s: impl Into<String>) -> Value {
-        Value::Str(s.into())
+        Value::Str(s.into().into())
     }
     pub fn as_str(&self) -> Option<&str> {
         match self {
@@ -138,13 +148,13 @@ impl Value {
             _ => None,
         }
     }
-    pub fn as_list(&self) -> Option<&Vec<Value>> {
+    pub fn as_list(&self) -> Option<&List> {
         match self {
             Value::List(l) => Some(l),
             _ => None,
         }
     }
-    pub fn as_list_mut(&mut self) -> Option<&mut Vec<Value>> {
+    pub fn as_list_mut(&mut self) -> Option<&mut List> {
         match self {
             Value::List(l) => Some(l),
             _ => None,
@@ -187,7 +197,7 @@ impl Value {
     /// `str(value)` as Python prints it: strings bare, everything else as repr.
     pub fn py_str(&self) -> String {
         match self {
-            Value::Str(s) => s.clone(),
+            Value::Str(s) => s.to_string(),
             other => other.py_repr(),
         }
     }
@@ -246,11 +256,11 @@ impl Value {
                     Value::Float(n.as_f64().unwrap_or(f64::NAN))
                 }
             }
-            serde_json::Value::String(s) => Value::Str(s.clone()),
+            serde_json::Value::String(s) => Value::Str(s.as_str().into()),
             serde_json::Value::Array(a) => Value::List(a.iter().map(Value::from_json).collect()),
             serde_json::Value::Object(o) => Value::Map(
                 o.iter()
-                    .map(|(k, v)| (Value::Str(k.clone()), Value::from_json(v)))
+                    .map(|(k, v)| (Value::Str(k.as_str().into()), Value::from_json(v)))
                     .collect(),
             ),
         }
@@ -266,7 +276,7 @@ impl Value {
             Value::Float(f) => serde_json::Number::from_f64(*f)
                 .map(serde_json::Value::Number)
                 .unwrap_or(serde_json::Value::Null),
-            Value::Str(s) => serde_json::Value::String(s.clone()),
+            Value::Str(s) => serde_json::Value::String(s.to_string()),
             Value::List(l) => serde_json::Value::Array(l.iter().map(Value::to_json).collect()),
             Value::Map(m) => serde_json::Value::Object(
                 m.iter().map(|(k, v)| (json_key(k), v.to_json())).collect(),
@@ -421,7 +431,7 @@ fn write_json_key(out: &mut String, k: &Value) {
 
 fn json_key(k: &Value) -> String {
     match k {
-        Value::Str(s) => s.clone(),
+        Value::Str(s) => s.to_string(),
         Value::Null => "null".into(),
         Value::Bool(b) => if *b { "true" } else { "false" }.into(),
         other => other.py_str(),
@@ -628,14 +638,21 @@ mod tests {
     }
 
     #[test]
+    fn a_value_is_three_words() {
+        // Str's spare byte holds the variant; List and Map are thin. A
+        // chunk entry (key and value) is then 48 bytes instead of 64.
+        assert_eq!(std::mem::size_of::<Value>(), 24);
+    }
+
+    #[test]
     fn streamed_json_matches_the_string_form() {
-        let long: Vec<Value> = (0..5000)
+        let long: crate::value::List = (0..5000)
             .map(|i| vmap! {"i" => i as i64, "s" => format!("é\"{i}"), "e" => Map::new()})
             .collect();
         for v in [
             Value::List(long),
             vmap! {"z" => 10000.0, "a" => vec![Value::Null, Value::from(true)]},
-            Value::List(vec![]),
+            Value::List(crate::value::list![]),
             Value::Map(Map::new()),
             Value::from("x"),
             Value::Int(3),

@@ -66,8 +66,8 @@ pub fn to_json_document(g: &ChunkGraph) -> Value {
         .collect();
     let mut doc = Map::new();
     doc.insert("version".into(), Value::Int(JSON_VERSION));
-    doc.insert("nodes".into(), Value::List(nodes));
-    doc.insert("edges".into(), Value::List(edges));
+    doc.insert("nodes".into(), Value::List(nodes.into()));
+    doc.insert("edges".into(), Value::List(edges.into()));
     doc.insert(
         "order".into(),
         Value::List(g.order.iter().map(|&n| node_id(n)).collect()),

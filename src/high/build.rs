@@ -252,7 +252,7 @@ fn prepare(
         match inc {
             Value::List(_) => {
                 if let Some(Value::List(l)) = state.shift_remove("include") {
-                    include = l;
+                    include = l.into_iter().collect();
                 }
             }
             _ => errors.push((
@@ -606,7 +606,7 @@ impl<'a> Builder<'a> {
             other => other.py_str(),
         };
         let (env_key, inc_sls) = match inc {
-            Value::Map(m) => match m.into_iter().last() {
+            Value::Map(m) => match m.last() {
                 Some((k, v)) => (k.py_str(), v.py_str()),
                 None => return,
             },
@@ -675,7 +675,7 @@ impl<'a> Builder<'a> {
                         if let Value::Map(b) = body {
                             let list = b
                                 .entry("__sls_included_from__".into())
-                                .or_insert_with(|| Value::List(vec![]));
+                                .or_insert_with(|| Value::List(crate::value::List::new()));
                             if let Value::List(l) = list {
                                 l.push(sls.into());
                             }
@@ -824,7 +824,7 @@ fn shared_bodies(node: &Node) -> Vec<(Value, Value)> {
 
 fn key_value(k: &Node) -> Value {
     match &k.value {
-        NodeValue::Str(s) => Value::Str(s.clone()),
+        NodeValue::Str(s) => Value::Str(s.as_str().into()),
         NodeValue::Int(i) => Value::Int(*i),
         NodeValue::Bool(b) => Value::Bool(*b),
         NodeValue::Float(f) => Value::Float(*f),
@@ -899,7 +899,7 @@ fn handle_extend(state: &mut Map, sls: &str, saltenv: &str, errors: &mut Vec<Dia
     }
     state
         .entry("__extend__".into())
-        .or_insert_with(|| Value::List(vec![]));
+        .or_insert_with(|| Value::List(crate::value::List::new()));
     if let Some(Value::List(l)) = state.get_mut("__extend__") {
         l.push(Value::Map(ext));
     }
@@ -911,7 +911,7 @@ fn handle_exclude(state: &mut Map, sls: &str, errors: &mut Vec<Diagnostic>) {
         return;
     };
     let items: Vec<Value> = match exc {
-        Value::List(l) => l,
+        Value::List(l) => l.into_iter().collect(),
         other => {
             errors.push(Diagnostic::error(
                 "exclude-not-list",
@@ -919,7 +919,10 @@ fn handle_exclude(state: &mut Map, sls: &str, errors: &mut Vec<Diagnostic>) {
             ));
             // Python's list.extend iterates what it is given.
             match other {
-                Value::Str(s) => s.chars().map(|c| Value::Str(c.to_string())).collect(),
+                Value::Str(s) => s
+                    .chars()
+                    .map(|c| Value::from(c.encode_utf8(&mut [0; 4]) as &str))
+                    .collect(),
                 Value::Map(m) => m.into_keys().collect(),
                 _ => vec![],
             }
@@ -927,7 +930,7 @@ fn handle_exclude(state: &mut Map, sls: &str, errors: &mut Vec<Diagnostic>) {
     };
     state
         .entry("__exclude__".into())
-        .or_insert_with(|| Value::List(vec![]));
+        .or_insert_with(|| Value::List(crate::value::List::new()));
     if let Some(Value::List(l)) = state.get_mut("__exclude__") {
         l.extend(items);
     }
@@ -955,7 +958,7 @@ fn handle_state_decls(
                     let mut m = Map::new();
                     m.insert("__sls__".into(), sls.into());
                     m.insert("__env__".into(), saltenv.into());
-                    m.insert(module.into(), Value::List(vec![fun.into()]));
+                    m.insert(module.into(), Value::List(crate::value::list![fun.into()]));
                     *body = Value::Map(m);
                     continue;
                 }
@@ -1045,7 +1048,7 @@ pub fn merge_included_states(high: &mut Map, state: Value, errors: &mut Vec<Diag
         if let Some(Value::List(items)) = state.shift_remove(key) {
             let entry = high
                 .entry(key.into())
-                .or_insert_with(|| Value::List(vec![]));
+                .or_insert_with(|| Value::List(crate::value::List::new()));
             if let Value::List(l) = entry {
                 l.extend(items);
             }
@@ -1160,8 +1163,11 @@ mod tests {
     fn state_decls_fold_dotted_keys() {
         let mut state = Map::new();
         let mut body = Map::new();
-        body.insert("service.running".into(), Value::List(vec![]));
-        body.insert("pkg".into(), Value::List(vec!["installed".into()]));
+        body.insert("service.running".into(), Value::List(crate::value::list![]));
+        body.insert(
+            "pkg".into(),
+            Value::List(crate::value::list!["installed".into()]),
+        );
         state.insert("httpd".into(), Value::Map(body));
         state.insert("short".into(), "test.nop".into());
         let mut errors = vec![];

@@ -18,7 +18,7 @@ pub fn apply_exclude(high: &mut Map) {
     let mut ex_id: HashSet<Value> = HashSet::new();
     for exc in exclude.as_list().into_iter().flatten() {
         match exc {
-            Value::Str(s) => ex_sls.push(s.clone()),
+            Value::Str(s) => ex_sls.push(s.to_string()),
             Value::Map(m) if m.len() == 1 => {
                 let Some((key, val)) = m.iter().next() else {
                     continue;

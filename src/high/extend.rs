@@ -144,7 +144,7 @@ pub fn apply_extends(
 /// function string replaces the function, a requisite list is appended to,
 /// any other matching option is replaced, `name` replaces `names`, the rest
 /// is appended).
-fn merge_args(existing: &mut Vec<Value>, run: &Value) {
+fn merge_args(existing: &mut crate::value::List, run: &Value) {
     match run {
         // The usual case: borrow the items, copying only what is stored.
         Value::List(items) => {
@@ -161,7 +161,7 @@ fn merge_args(existing: &mut Vec<Value>, run: &Value) {
 }
 
 /// Merge one extend argument (see [`merge_args`]).
-fn merge_arg(existing: &mut Vec<Value>, arg: &Value) {
+fn merge_arg(existing: &mut crate::value::List, arg: &Value) {
     let mut update = false;
     for slot in existing.iter_mut() {
         match (arg, &*slot) {
@@ -288,9 +288,12 @@ pub fn first_key(v: &Value) -> Option<&Value> {
 /// characters of a string; nothing for scalars (where Python would fail).
 pub fn py_iter(v: &Value) -> Vec<Value> {
     match v {
-        Value::List(l) => l.clone(),
+        Value::List(l) => l.to_vec(),
         Value::Map(m) => m.keys().cloned().collect(),
-        Value::Str(s) => s.chars().map(|c| Value::Str(c.to_string())).collect(),
+        Value::Str(s) => s
+            .chars()
+            .map(|c| Value::from(c.encode_utf8(&mut [0; 4]) as &str))
+            .collect(),
         _ => Vec::new(),
     }
 }

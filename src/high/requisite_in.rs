@@ -178,7 +178,7 @@ impl<'a> Builder<'a> {
                 ));
                 target_state.truncate(dot);
             }
-            self.add_requisite(decl, name, Value::Str(target_state));
+            self.add_requisite(decl, name, Value::Str(target_state.into()));
         }
     }
 
@@ -246,7 +246,7 @@ impl<'a> Builder<'a> {
                     for (ext_id, req_state) in self.find_strict(&name, &target_state) {
                         self.push_arg(
                             &ext_id,
-                            &Value::Str(req_state),
+                            &Value::Str(req_state.into()),
                             "prerequired",
                             decl.reference(),
                         );
@@ -258,7 +258,7 @@ impl<'a> Builder<'a> {
                         if !ext_id.truthy() {
                             continue;
                         }
-                        let req_state = Value::Str(req_state);
+                        let req_state = Value::Str(req_state.into());
                         let skip = state_args(high, &ext_id, &target_state);
                         let copied = usable_args(high, decl.id, decl.state, &skip);
                         self.extend_args(&ext_id, &req_state, copied);
@@ -271,7 +271,8 @@ impl<'a> Builder<'a> {
                             continue;
                         }
                         let skip = state_args(high, decl.id, decl.state);
-                        let copied = usable_args(high, &ext_id, &Value::Str(req_state), &skip);
+                        let copied =
+                            usable_args(high, &ext_id, &Value::Str(req_state.into()), &skip);
                         self.extend_args(decl.id, decl.state, copied);
                     }
                     continue;
@@ -286,7 +287,7 @@ impl<'a> Builder<'a> {
     fn add_requisite(&mut self, decl: &Decl, name: &Value, target_state: Value) {
         let entry = self.extend.entry(name.clone()).or_default();
         if !entry.contains_key(&target_state) {
-            entry.insert(target_state.clone(), Value::List(Vec::new()));
+            entry.insert(target_state.clone(), Value::List(crate::value::List::new()));
         }
         for key in ["__env__", "__sls__"] {
             if let Some(v) = decl.body.get(key) {
@@ -310,14 +311,17 @@ impl<'a> Builder<'a> {
         }
         if !found {
             let mut m = Map::new();
-            m.insert(decl.rkey.into(), Value::List(vec![decl.reference()]));
+            m.insert(
+                decl.rkey.into(),
+                Value::List(crate::value::list![decl.reference()]),
+            );
             list.push(Value::Map(m));
         }
     }
 
     fn push_arg(&mut self, id: &Value, state: &Value, key: &str, reference: Value) {
         let mut m = Map::new();
-        m.insert(key.into(), Value::List(vec![reference]));
+        m.insert(key.into(), Value::List(crate::value::list![reference]));
         self.extend_args(id, state, vec![Value::Map(m)]);
     }
 
@@ -325,7 +329,7 @@ impl<'a> Builder<'a> {
         let entry = self.extend.entry(id.clone()).or_default();
         let list = entry
             .entry(state.clone())
-            .or_insert_with(|| Value::List(Vec::new()));
+            .or_insert_with(|| Value::List(crate::value::List::new()));
         if let Value::List(list) = list {
             list.extend(args);
         }

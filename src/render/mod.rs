@@ -401,7 +401,7 @@ pub fn node_from_value(v: &Value, span: std::ops::Range<usize>) -> Node {
         Value::Bool(b) => NodeValue::Bool(*b),
         Value::Int(i) => NodeValue::Int(*i),
         Value::Float(f) => NodeValue::Float(*f),
-        Value::Str(s) => NodeValue::Str(s.clone()),
+        Value::Str(s) => NodeValue::Str(s.to_string()),
         Value::List(l) => {
             NodeValue::List(l.iter().map(|x| node_from_value(x, span.clone())).collect())
         }

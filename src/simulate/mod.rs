@@ -149,7 +149,7 @@ impl RunResult {
             }
             states.push(row);
         }
-        m.insert("states".into(), Value::List(states));
+        m.insert("states".into(), Value::List(states.into()));
         m.insert(
             "errors".into(),
             Value::List(self.errors.iter().map(|e| Value::str(e.clone())).collect()),
@@ -786,7 +786,7 @@ impl<'a> Executor<'a> {
             let c = &self.lows[li].chunk;
             if let Some(l) = c.arg("listen") {
                 let refs = l.as_list().cloned().unwrap_or_default();
-                listeners.push(((c.state.clone(), Value::str(c.id.clone())), refs));
+                listeners.push(((c.state.clone(), Value::str(c.id.clone())), refs.to_vec()));
             }
             if let Some(Value::List(items)) = c.arg("listen_in") {
                 for item in items {

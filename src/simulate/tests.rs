@@ -301,13 +301,13 @@ fn documents_and_lists() {
     let doc = r.to_document();
     assert_eq!(doc.get("version"), Some(&Value::Int(1)));
     assert_eq!(
-        doc.get("states").and_then(Value::as_list).map(Vec::len),
+        doc.get("states").and_then(Value::as_list).map(|l| l.len()),
         Some(1)
     );
     let list = r.to_value();
-    assert_eq!(list.as_list().map(Vec::len), Some(1));
+    assert_eq!(list.as_list().map(|l| l.len()), Some(1));
     let e = RunResult::from_errors(vec!["boom".into()]).to_value();
-    assert_eq!(e, Value::List(vec![Value::str("boom")]));
+    assert_eq!(e, Value::List(crate::value::list![Value::str("boom")]));
     let n = RunResult::no_states(NO_TOP_MATCH).to_value();
     assert_eq!(
         n.as_list().and_then(|l| l[0].get("id")),

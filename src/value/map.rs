@@ -10,21 +10,24 @@ use super::Value;
 use hashbrown::HashTable;
 use indexmap::Equivalent;
 use std::hash::{BuildHasher, Hash};
+use thin_vec::ThinVec;
 
 /// Maps with more entries than this get a hash index (chunks, with their
 /// ten-odd keys, stay below it).
 const INDEX_AT: usize = 16;
 
-/// An insertion-ordered map keyed by [`Value`], as Python dicts are. Boxed,
-/// so a `Value` stays 32 bytes.
+/// An insertion-ordered map keyed by [`Value`], as Python dicts are. Two
+/// pointers wide, so a `Value` stays 32 bytes: the entries sit behind one
+/// pointer with their length and capacity (`ThinVec`: one allocation per
+/// map, none while empty), the index behind the other.
 #[derive(Default)]
-pub struct Map(Box<Inner>);
+pub struct Map(Inner);
 
 #[derive(Default, Clone)]
 struct Inner {
-    entries: Vec<(Value, Value)>,
+    entries: ThinVec<(Value, Value)>,
     /// Positions in `entries`, hashed by key; only for large maps.
-    index: Option<HashTable<usize>>,
+    index: Option<Box<HashTable<usize>>>,
 }
 
 fn hash_of<Q: Hash + ?Sized>(q: &Q) -> u64 {
@@ -51,7 +54,7 @@ impl Inner {
             let entries = &self.entries;
             index.insert_unique(hash_of(k), i, |&j| hash_of(&entries[j].0));
         }
-        self.index = Some(index);
+        self.index = Some(Box::new(index));
     }
 
     /// Append a key known to be absent.
@@ -60,6 +63,11 @@ impl Inner {
         if let Some(index) = &mut self.index {
             let entries = &self.entries;
             index.insert_unique(hash_of(&key), i, |&j| hash_of(&entries[j].0));
+        }
+        // Grow 1, 2, 4, …: most maps in state data keep one or two keys,
+        // and the default first step (4 entries) would be mostly slack.
+        if i == self.entries.capacity() {
+            self.entries.reserve_exact(i.max(1));
         }
         self.entries.push((key, value));
         if self.index.is_none() && self.entries.len() > INDEX_AT {
@@ -93,13 +101,13 @@ impl Map {
 
     pub fn with_capacity(n: usize) -> Map {
         let mut m = Inner {
-            entries: Vec::with_capacity(n),
+            entries: ThinVec::with_capacity(n),
             index: None,
         };
         if n > INDEX_AT {
-            m.index = Some(HashTable::with_capacity(n));
+            m.index = Some(Box::new(HashTable::with_capacity(n)));
         }
-        Map(Box::new(m))
+        Map(m)
     }
 
     pub fn len(&self) -> usize {
@@ -350,7 +358,7 @@ impl ExactSizeIterator for IterMut<'_> {}
 
 impl IntoIterator for Map {
     type Item = (Value, Value);
-    type IntoIter = std::vec::IntoIter<(Value, Value)>;
+    type IntoIter = thin_vec::IntoIter<(Value, Value)>;
     fn into_iter(self) -> Self::IntoIter {
         self.0.entries.into_iter()
     }

@@ -157,7 +157,7 @@ pub fn from_jinja(v: &JValue) -> Value {
         ValueKind::Undefined => Value::Null,
         ValueKind::Seq | ValueKind::Iterable => match v.try_iter() {
             Ok(it) => Value::List(it.map(|x| from_jinja(&x)).collect()),
-            Err(_) => Value::Str(v.to_string()),
+            Err(_) => Value::Str(v.to_string().into()),
         },
         ValueKind::Map => {
             let mut out = Map::new();
@@ -169,7 +169,7 @@ pub fn from_jinja(v: &JValue) -> Value {
             }
             Value::Map(out)
         }
-        _ => Value::Str(v.to_string()),
+        _ => Value::Str(v.to_string().into()),
     }
 }
 
@@ -190,10 +190,12 @@ pub(crate) fn scalar_from_jinja(v: &JValue) -> Option<Value> {
                 Value::Float(f64::try_from(v.clone()).unwrap_or(f64::NAN))
             }
         }
-        ValueKind::String => Value::Str(v.as_str().unwrap_or_default().to_string()),
-        ValueKind::Bytes => {
-            Value::Str(String::from_utf8_lossy(v.as_bytes().unwrap_or_default()).into_owned())
-        }
+        ValueKind::String => Value::Str(v.as_str().unwrap_or_default().into()),
+        ValueKind::Bytes => Value::Str(
+            String::from_utf8_lossy(v.as_bytes().unwrap_or_default())
+                .into_owned()
+                .into(),
+        ),
         _ => return None,
     })
 }
@@ -210,7 +212,7 @@ mod tests {
             "a" => 1.0f64,
             "b" => true,
             "n" => Value::Null,
-            "l" => Value::List(vec![Value::Int(1), Value::str("x")]),
+            "l" => Value::List(crate::value::list![Value::Int(1), Value::str("x")]),
         };
         let j = to_jinja(&v);
         assert!(is_mutable(&j));

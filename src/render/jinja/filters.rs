@@ -216,9 +216,12 @@ fn type_error(msg: impl Into<String>) -> Error {
 /// Iterate a value as Python would (`list(x)`): lists, map keys, characters.
 fn py_iter(v: &Value) -> Result<Vec<Value>, Error> {
     match v {
-        Value::List(l) => Ok(l.clone()),
+        Value::List(l) => Ok(l.to_vec()),
         Value::Map(m) => Ok(m.keys().cloned().collect()),
-        Value::Str(s) => Ok(s.chars().map(|c| Value::Str(c.to_string())).collect()),
+        Value::Str(s) => Ok(s
+            .chars()
+            .map(|c| Value::from(c.encode_utf8(&mut [0; 4]) as &str))
+            .collect()),
         other => Err(type_error(format!(
             "'{}' object is not iterable",
             other.py_type_name()
@@ -271,7 +274,7 @@ impl JsonOptions {
                 "ensure_ascii" => o.ensure_ascii = v.truthy(),
                 "indent" => o.indent = json_indent(v),
                 "separators" => {
-                    if let Some([a, b]) = v.as_list().map(Vec::as_slice) {
+                    if let Some([a, b]) = v.as_list().map(|l| l.as_slice()) {
                         o.separators = Some((a.py_str(), b.py_str()));
                     }
                 }
@@ -291,7 +294,7 @@ fn json_indent(v: &Value) -> Option<String> {
     match v {
         Value::Null => None,
         Value::Int(n) => Some(" ".repeat((*n).max(0) as usize)),
-        Value::Str(s) => Some(s.clone()),
+        Value::Str(s) => Some(s.to_string()),
         other => Some(other.py_str()),
     }
 }
@@ -310,7 +313,7 @@ pub(crate) fn py_json_dumps(v: &Value, o: &JsonOptions) -> String {
 
 fn json_key(k: &Value) -> String {
     match k {
-        Value::Str(s) => s.clone(),
+        Value::Str(s) => s.to_string(),
         Value::Null => "null".into(),
         Value::Bool(b) => if *b { "true" } else { "false" }.into(),
         Value::Float(f) => json_float(*f),
@@ -475,7 +478,7 @@ fn yaml_data(v: &MjValue) -> Result<Value, Error> {
             for item in v.try_iter()? {
                 out.push(yaml_data(&item)?);
             }
-            Ok(Value::List(out))
+            Ok(Value::List(out.into()))
         }
         _ => Ok(sorted_keys_deep(&from_mj(v)?)),
     }
@@ -549,7 +552,7 @@ fn f_dict_to_sls_yaml_params(a: Args) -> Result<MjValue, Error> {
                 .collect()
         })
         .unwrap_or_default();
-    let text = yaml_dump_sorted(&Value::List(list), Some(flow));
+    let text = yaml_dump_sorted(&Value::List(list.into()), Some(flow));
     let text = text.trim();
     Ok(MjValue::from_safe_string(
         text.strip_suffix("\n...").unwrap_or(text).to_string(),
@@ -569,7 +572,7 @@ fn f_indent(a: Args) -> Result<MjValue, Error> {
         .unwrap_or_else(|| s.to_string());
     let width = match a.value(1, "width")? {
         Some(Value::Int(n)) => " ".repeat(n.max(0) as usize),
-        Some(Value::Str(w)) => w,
+        Some(Value::Str(w)) => w.to_string(),
         None => "    ".into(),
         Some(other) => {
             return Err(type_error(format!(
@@ -650,7 +653,7 @@ fn py_splitlines(s: &str) -> Vec<&str> {
 
 fn f_unique(a: Args) -> Result<MjValue, Error> {
     let v = a.req(0, "values")?;
-    ret(Value::List(unique_list(py_iter(&v)?)))
+    ret(Value::List(unique_list(py_iter(&v)?).into()))
 }
 
 fn min_max(a: Args, want: std::cmp::Ordering) -> Result<MjValue, Error> {
@@ -749,7 +752,7 @@ fn two_lists(a: &Args) -> Result<(Vec<Value>, Vec<Value>), Error> {
     let x = a.req(0, "lst1")?;
     let y = a.req(1, "lst2")?;
     match (&x, &y) {
-        (Value::List(p), Value::List(q)) => Ok((p.clone(), q.clone())),
+        (Value::List(p), Value::List(q)) => Ok((p.to_vec(), q.to_vec())),
         _ => Ok((py_iter(&x)?, py_iter(&y)?)),
     }
 }
@@ -761,21 +764,21 @@ fn contains(list: &[Value], x: &Value) -> bool {
 fn f_union(a: Args) -> Result<MjValue, Error> {
     let (mut x, y) = two_lists(&a)?;
     x.extend(y);
-    ret(Value::List(unique_list(x)))
+    ret(Value::List(unique_list(x).into()))
 }
 
 fn f_intersect(a: Args) -> Result<MjValue, Error> {
     let (x, y) = two_lists(&a)?;
-    ret(Value::List(unique_list(
-        x.into_iter().filter(|e| contains(&y, e)).collect(),
-    )))
+    ret(Value::List(
+        unique_list(x.into_iter().filter(|e| contains(&y, e)).collect()).into(),
+    ))
 }
 
 fn f_difference(a: Args) -> Result<MjValue, Error> {
     let (x, y) = two_lists(&a)?;
-    ret(Value::List(unique_list(
-        x.into_iter().filter(|e| !contains(&y, e)).collect(),
-    )))
+    ret(Value::List(
+        unique_list(x.into_iter().filter(|e| !contains(&y, e)).collect()).into(),
+    ))
 }
 
 fn f_symmetric_difference(a: Args) -> Result<MjValue, Error> {
@@ -784,9 +787,9 @@ fn f_symmetric_difference(a: Args) -> Result<MjValue, Error> {
     let mut all = x;
     all.extend(y);
     let all = unique_list(all);
-    ret(Value::List(unique_list(
-        all.into_iter().filter(|e| !contains(&both, e)).collect(),
-    )))
+    ret(Value::List(
+        unique_list(all.into_iter().filter(|e| !contains(&both, e)).collect()).into(),
+    ))
 }
 
 fn f_sequence(a: Args) -> Result<MjValue, Error> {
@@ -1155,7 +1158,7 @@ fn f_flatten(a: Args) -> Result<MjValue, Error> {
     };
     let mut out = Vec::new();
     flatten(&data, levels, a.flag(2, "preserve_nulls", false), &mut out);
-    ret(Value::List(out))
+    ret(Value::List(out.into()))
 }
 
 fn f_is_list(a: Args) -> Result<MjValue, Error> {
@@ -1177,10 +1180,10 @@ fn f_compare_lists(a: Args) -> Result<MjValue, Error> {
     let added: Vec<Value> = new.iter().filter(|x| !contains(&old, x)).cloned().collect();
     let removed: Vec<Value> = old.iter().filter(|x| !contains(&new, x)).cloned().collect();
     if !added.is_empty() {
-        out.insert(Value::str("new"), Value::List(added));
+        out.insert(Value::str("new"), Value::List(added.into()));
     }
     if !removed.is_empty() {
-        out.insert(Value::str("old"), Value::List(removed));
+        out.insert(Value::str("old"), Value::List(removed.into()));
     }
     ret(Value::Map(out))
 }
@@ -1252,7 +1255,7 @@ fn f_sorted_ignorecase(a: Args) -> Result<MjValue, Error> {
         )));
     }
     items.sort_by_key(|x| x.py_str().to_lowercase());
-    ret(Value::List(items))
+    ret(Value::List(items.into()))
 }
 
 fn f_substring_in_list(a: Args) -> Result<MjValue, Error> {
@@ -1280,7 +1283,7 @@ fn f_to_entries(a: Args) -> Result<MjValue, Error> {
             .collect(),
         _ => return Err(py_error("Input data must be a dict or list")),
     };
-    ret(Value::List(out))
+    ret(Value::List(out.into()))
 }
 
 fn f_from_entries(a: Args) -> Result<MjValue, Error> {
@@ -1377,10 +1380,14 @@ fn f_update_dict_key_value(a: Args) -> Result<MjValue, Error> {
 
 /// The list at `m[k]` (a new one when the key is missing or `None`), or
 /// Salt's error naming `verb` when the key holds something else.
-fn list_slot<'m>(m: &'m mut Map, k: Value, verb: &str) -> Result<&'m mut Vec<Value>, Error> {
+fn list_slot<'m>(
+    m: &'m mut Map,
+    k: Value,
+    verb: &str,
+) -> Result<&'m mut crate::value::List, Error> {
     let slot = m.entry(k).or_insert(Value::Null);
     if slot.is_null() {
-        *slot = Value::List(Vec::new());
+        *slot = Value::List(crate::value::List::new());
     }
     match slot {
         Value::List(l) => Ok(l),

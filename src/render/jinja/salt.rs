@@ -109,7 +109,7 @@ pub(crate) fn from_mj(v: &MjValue) -> Result<Value, Error> {
             for item in v.try_iter()? {
                 out.push(from_mj(&item)?);
             }
-            Value::List(out)
+            Value::List(out.into())
         }
         ValueKind::Map => {
             let mut out = Map::with_capacity(v.len().unwrap_or(0));
@@ -407,7 +407,7 @@ pub(crate) fn bind(pyname: &str, sig: &'static str, args: &[MjValue]) -> Result<
 
 #[derive(Debug, Clone)]
 struct MockCall {
-    args: Option<Vec<Value>>,
+    args: Option<crate::value::List>,
     kwargs: Option<Map>,
     ret: Value,
 }
@@ -474,7 +474,7 @@ impl Mock {
                         .map(|m| MockCall {
                             args: m.get("args").map(|a| match a {
                                 Value::List(l) => l.clone(),
-                                other => vec![other.clone()],
+                                other => crate::value::list![other.clone()],
                             }),
                             kwargs: m.get("kwargs").and_then(Value::as_map).cloned(),
                             ret: m.get("return").cloned().unwrap_or_default(),
@@ -568,7 +568,7 @@ impl Inner {
                 let pos = pos.iter().map(from_mj).collect::<Result<Vec<_>, _>>()?;
                 let mut kwargs = Map::new();
                 for (k, v) in kw {
-                    kwargs.insert(Value::Str(k), from_mj(&v)?);
+                    kwargs.insert(Value::Str(k.into()), from_mj(&v)?);
                 }
                 match self.mocks.get(name).and_then(|m| m.answer(&pos, &kwargs)) {
                     Some(v) => Ok(to_mj(v)),
@@ -595,7 +595,7 @@ impl Inner {
                     .collect();
                 let mut kwargs = Map::new();
                 for (k, v) in kw {
-                    kwargs.insert(Value::Str(k), from_mj(&v).unwrap_or(Value::Null));
+                    kwargs.insert(Value::Str(k.into()), from_mj(&v).unwrap_or(Value::Null));
                 }
                 let un = UnmockedCall {
                     function: name.to_string(),

@@ -40,7 +40,7 @@ fn jinja_with(files: &[(&str, &str)], options: JinjaOptions) -> Jinja {
     );
     let data = RenderData {
         grains: vmap! {"os" => "Debian", "os_family" => "Debian", "id" => "web01"},
-        pillar: vmap! {"user" => vmap!{"name" => "alice"}, "roles" => Value::List(vec!["web".into()])},
+        pillar: vmap! {"user" => vmap!{"name" => "alice"}, "roles" => Value::List(crate::value::list!["web".into()])},
         opts: vmap! {"id" => "web01", "renderer" => "jinja|yaml"},
         mocks: Value::Null,
     };
@@ -531,7 +531,7 @@ fn corpus_dump() {
         let dir = root.join(case).join("salt");
         let data = RenderData {
             grains: vmap! {"os" => "Debian", "os_family" => "Debian", "kernel" => "Linux", "id" => "web01"},
-            pillar: vmap! {"roles" => Value::List(vec!["web".into(), "cache".into()])},
+            pillar: vmap! {"roles" => Value::List(crate::value::list!["web".into(), "cache".into()])},
             opts: vmap! {"id" => "web01"},
             mocks: Value::Null,
         };

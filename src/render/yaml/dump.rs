@@ -217,7 +217,7 @@ fn represent(v: &Value) -> Option<(String, bool)> {
         Value::Bool(b) => Some((if *b { "true" } else { "false" }.into(), true)),
         Value::Int(i) => Some((i.to_string(), true)),
         Value::Float(f) => Some((float_text(*f), true)),
-        Value::Str(s) => Some((s.clone(), resolve_plain(s) == ScalarTag::Str)),
+        Value::Str(s) => Some((s.to_string(), resolve_plain(s) == ScalarTag::Str)),
         Value::List(_) | Value::Map(_) => None,
     }
 }

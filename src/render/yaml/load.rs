@@ -862,7 +862,7 @@ impl<'a> PyKey<'a> {
             PyKey::Bool(b) => Value::Bool(*b),
             PyKey::Int(i) => Value::Int(*i),
             PyKey::Float(f) => Value::Float(*f),
-            PyKey::Str(s) => Value::Str(s.to_string()),
+            PyKey::Str(s) => Value::Str((&**s).into()),
         }
     }
 }

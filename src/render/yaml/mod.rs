@@ -58,7 +58,7 @@ impl Node {
             NodeValue::Bool(b) => Value::Bool(b),
             NodeValue::Int(i) => Value::Int(i),
             NodeValue::Float(f) => Value::Float(f),
-            NodeValue::Str(s) => Value::Str(s),
+            NodeValue::Str(s) => Value::Str(s.into()),
             NodeValue::List(items) => {
                 Value::List(items.into_iter().map(Node::into_value).collect())
             }
@@ -91,7 +91,7 @@ impl Node {
             NodeValue::Bool(b) => Value::Bool(*b),
             NodeValue::Int(i) => Value::Int(*i),
             NodeValue::Float(f) => Value::Float(*f),
-            NodeValue::Str(s) => Value::Str(s.clone()),
+            NodeValue::Str(s) => Value::Str(s.as_str().into()),
             NodeValue::List(items) => Value::List(items.iter().map(Node::to_value).collect()),
             NodeValue::Map(pairs) => {
                 let mut m = Map::with_capacity(pairs.len());

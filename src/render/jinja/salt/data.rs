@@ -33,7 +33,7 @@ pub(crate) fn filter_by(
     default: &Value,
     base: Option<&Value>,
 ) -> Result<FilterBy, String> {
-    let empty = Value::List(Vec::new());
+    let empty = Value::List(crate::value::List::new());
     let val = traverse(traverse_data, lookup, ":").unwrap_or(&empty);
     let each_values: Vec<&Value> = match val {
         Value::List(l) => l.iter().collect(),

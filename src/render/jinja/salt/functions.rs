@@ -397,7 +397,7 @@ fn cp_list_states(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
         }
     }
     Ok(to_mj(&Value::List(
-        states.into_iter().map(Value::Str).collect(),
+        states.into_iter().map(Value::from).collect(),
     )))
 }
 
@@ -442,7 +442,7 @@ fn grains_items(c: &mut Call, _a: Bound) -> Result<MjValue, Error> {
 fn grains_ls(c: &mut Call, _a: Bound) -> Result<MjValue, Error> {
     let mut keys: Vec<Value> = map_of(&c.data.grains).keys().cloned().collect();
     keys.sort_by_key(Value::py_str);
-    Ok(to_mj(&Value::List(keys)))
+    Ok(to_mj(&Value::List(keys.into())))
 }
 
 fn grains_has_value(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
@@ -825,9 +825,12 @@ fn slsutil_merge_all(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
     let merge_lists = a.flag("merge_lists", false);
     let mut ret = Value::Map(Map::new());
     let items: Vec<Value> = match lst {
-        Value::List(l) => l,
+        Value::List(l) => l.to_vec(),
         Value::Map(m) => m.into_keys().collect(),
-        Value::Str(s) => s.chars().map(|c| Value::Str(c.to_string())).collect(),
+        Value::Str(s) => s
+            .chars()
+            .map(|c| Value::from(c.encode_utf8(&mut [0; 4]) as &str))
+            .collect(),
         other => {
             return Err(py_error(format!(
                 "'{}' object is not iterable",
@@ -914,7 +917,7 @@ fn slsutil_boolstr(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
 
 fn str_arg(a: &Bound, name: &str) -> Result<String, Error> {
     match a.get(name)? {
-        Some(Value::Str(s)) => Ok(s),
+        Some(Value::Str(s)) => Ok(s.to_string()),
         Some(other) => Err(py_error(format!(
             "expected str, bytes or os.PathLike object, not {}",
             other.py_type_name()
@@ -937,7 +940,7 @@ fn file_join(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
     let mut parts = Vec::new();
     for v in &a.varargs {
         match from_mj(v)? {
-            Value::Str(s) => parts.push(s),
+            Value::Str(s) => parts.push(s.to_string()),
             other => {
                 return Err(py_error(format!(
                     "join() argument must be str, bytes, or os.PathLike object, not '{}'",
