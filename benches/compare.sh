@@ -4,7 +4,7 @@
 #   benches/compare.sh [SIZES...]      sizes as FILESxSTATES, default: 200x25 1000x25
 #
 # Generates each tree with benches/gen-big-tree (a copy of the shared
-# generator), times `lowstate compile` (best of 3) and, when a Salt venv is
+# generator), times `lowstate compile` (best of 5) and, when a Salt venv is
 # found ($SALT_CALL, $SALT_VENV/bin/salt-call or ./.salt-venv/bin/salt-call),
 # `salt-call --local state.show_lowstate` on the same tree (one run), checks
 # that both printed the same lowstate, and prints time and peak memory
@@ -25,21 +25,24 @@ salt_call=${SALT_CALL:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# peak RSS (KiB) and wall seconds of one run of a command; its output goes
-# to $to (default /dev/null).
+# Wall seconds and peak RSS (KiB) of one run of a command; its output goes
+# to $to (default /dev/null). The clock is bash's (time's %e has 10 ms steps).
 measure() {
-  local out=$work/time.txt
-  /usr/bin/time -f '%e %M' -o "$out" "$@" > "${to:-/dev/null}" 2> "$work/stderr.txt" || {
+  local out=$work/time.txt start end
+  start=$EPOCHREALTIME
+  /usr/bin/time -f '%M' -o "$out" "$@" > "${to:-/dev/null}" 2> "$work/stderr.txt" || {
     cat "$work/stderr.txt" >&2; return 1; }
-  cat "$out"
+  end=$EPOCHREALTIME
+  echo "$(awk "BEGIN{printf \"%.3f\", $end - $start}") $(cat "$out")"
 }
 
-best_of_3() {
-  local best="" mem=""
-  for _ in 1 2 3; do
+# The best time of 5 runs (the machine is shared), and the highest peak.
+best_of_5() {
+  local best="" mem=0
+  for _ in 1 2 3 4 5; do
     read -r t m < <(measure "$@")
     if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
-    mem=$m
+    if [ "$m" -gt "$mem" ]; then mem=$m; fi
   done
   echo "$best $mem"
 }
@@ -57,7 +60,7 @@ file_roots: {base: [salt]}
 MINION
   "$bin" compile -c "$tree" > "$work/ours.json"
   chunks=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$work/ours.json")
-  read -r lt lm < <(best_of_3 "$bin" compile -c "$tree")
+  read -r lt lm < <(best_of_5 "$bin" compile -c "$tree")
   st="-"; sm="-"; ratio="-"; memfrac="-"
   if [ -n "$salt_call" ]; then
     cfg=$work/salt-$size; mkdir -p "$cfg/root"
