@@ -12,13 +12,14 @@ use crate::high::extend::py_iter;
 use crate::high::SourceMap;
 use crate::low::{normalise_order, sort_chunks, symbolic_order, LowOptions, Num};
 use crate::value::{Map, Value};
-use indexmap::{IndexMap, IndexSet};
+use indexmap::IndexMap;
 use petgraph::graph::{DiGraph, NodeIndex};
 use rayon::prelude::*;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::hash::BuildHasherDefault;
 use std::sync::OnceLock;
+use thin_vec::ThinVec;
 
 /// Hash builder for the graph's internal tables: deterministic and much
 /// cheaper than SipHash on tags and names (nothing here is attacker-facing
@@ -33,7 +34,9 @@ type NodeMap<V> = HashMap<NodeIndex, V, BuildHasherDefault<NodeHasher>>;
 /// index so adding edges stays linear.
 #[derive(Debug, Clone, Default)]
 struct Adj {
-    list: Vec<(NodeIndex, Kinds)>,
+    /// One pointer wide, grown 1, 2, 4, ...: most nodes have one to three
+    /// neighbours.
+    list: ThinVec<(NodeIndex, Kinds)>,
     index: Option<Box<NodeMap<usize>>>,
 }
 
@@ -49,6 +52,9 @@ impl Adj {
             None => self.list.iter().position(|(m, _)| *m == n).unwrap_or(len),
         };
         if pos == len {
+            if len == self.list.capacity() {
+                self.list.reserve_exact(len.max(1));
+            }
             self.list.push((n, Kinds::default()));
             if self.index.is_none() && self.list.len() > Self::SCAN {
                 self.index = Some(Box::new(
@@ -89,6 +95,68 @@ impl std::hash::Hasher for NodeHasher {
     }
     fn write_usize(&mut self, i: usize) {
         self.write_u64(i as u64);
+    }
+}
+
+/// Distinct strings stored end to end in one buffer and found by hash: slot
+/// `i` is the `i`-th string added. One allocation for all of them instead
+/// of one per string (tags, names and IDs of tens of thousands of chunks).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Interner {
+    text: String,
+    ends: Vec<usize>,
+    index: hashbrown::HashTable<u32>,
+}
+
+impl Interner {
+    fn with_capacity(strings: usize, bytes: usize) -> Interner {
+        Interner {
+            text: String::with_capacity(bytes),
+            ends: Vec::with_capacity(strings),
+            index: hashbrown::HashTable::with_capacity(strings),
+        }
+    }
+
+    fn hash(s: &str) -> u64 {
+        use std::hash::BuildHasher;
+        Fast::default().hash_one(s)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// The string in slot `i`.
+    pub(crate) fn get(&self, i: usize) -> Option<&str> {
+        let end = *self.ends.get(i)?;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        self.text.get(start..end)
+    }
+
+    /// The slot of `s`, if it was added.
+    pub(crate) fn find(&self, s: &str) -> Option<usize> {
+        self.index
+            .find(Self::hash(s), |&i| self.get(i as usize) == Some(s))
+            .map(|&i| i as usize)
+    }
+
+    /// The slot of `s`, added last if new.
+    pub(crate) fn insert(&mut self, s: &str) -> usize {
+        if let Some(i) = self.find(s) {
+            return i;
+        }
+        let i = self.ends.len();
+        self.text.push_str(s);
+        self.ends.push(self.text.len());
+        let (text, ends) = (&self.text, &self.ends);
+        let slot = |j: u32| {
+            let j = j as usize;
+            let start = if j == 0 { 0 } else { ends[j - 1] };
+            Self::hash(&text[start..ends[j]])
+        };
+        self.index
+            .insert_unique(Self::hash(s), i as u32, |&j| slot(j));
+        i
     }
 }
 
@@ -224,16 +292,18 @@ pub struct ReqNode {
 /// the requisite kind; a (from, to, kind) triple exists at most once.
 #[derive(Debug, Clone, Default)]
 pub struct RequisiteGraph {
+    /// The nodes. The edges live in `out`/`inn` only (in Salt's order);
+    /// petgraph's own edge list would be a second copy nobody reads.
     pub graph: DiGraph<ReqNode, ReqKind>,
     /// Salt's tag of each node (`state_|-id_|-name_|-fun`, plus
     /// `_|-__prereq_test__` for test nodes): slot i is node i.
-    tags: IndexSet<String, Fast>,
+    tags: Interner,
     /// Per node: dependents in first-edge order, each with its kinds in
     /// insertion order (Salt's adjacency dict order).
     out: Vec<Adj>,
     inn: Vec<Adj>,
     /// Every name and ID, interned (the keys of `lookup` refer to them).
-    names: IndexSet<Box<str>, Fast>,
+    names: Interner,
     /// module (or `id`) → name or ID → nodes.
     lookup: HashMap<String, KeyIndex, Fast>,
     /// The node of each chunk (by chunk index).
@@ -259,8 +329,9 @@ pub struct RequisiteGraph {
 /// (kind, dependency) in Salt's order, then the first problem, if any.
 #[derive(Default)]
 struct Resolved {
-    edges: Vec<(ReqKind, NodeIndex)>,
-    error: Option<(ReqKind, String)>,
+    /// Thin, as one of these waits for every chunk until edges go in.
+    edges: ThinVec<(ReqKind, NodeIndex)>,
+    error: Option<Box<(ReqKind, String)>>,
 }
 
 /// The nodes indexed under one key: nearly always exactly one, so the
@@ -268,14 +339,14 @@ struct Resolved {
 #[derive(Debug, Clone)]
 struct NodeList {
     first: NodeIndex,
-    rest: Vec<NodeIndex>,
+    rest: ThinVec<NodeIndex>,
 }
 
 impl NodeList {
     fn new(n: NodeIndex) -> NodeList {
         NodeList {
             first: n,
-            rest: Vec::new(),
+            rest: ThinVec::new(),
         }
     }
 
@@ -317,10 +388,10 @@ impl<'c> ChunkFields<'c> {
     fn scan(chunk: &'c Map) -> (ChunkFields<'c>, ChunkInfo) {
         let mut f = ChunkFields::default();
         let mut info = ChunkInfo::default();
-        for (i, (k, v)) in chunk.iter().enumerate() {
+        for (k, v) in chunk.iter() {
             let Value::Str(k) = k else { continue };
             if let Some(rank) = edge_rank(k) {
-                info.add_req(rank, i, v);
+                info.add_req(rank, v);
                 info.has_watch |= rank == 2 || rank == 3;
                 continue;
             }
@@ -347,7 +418,6 @@ impl<'c> ChunkFields<'c> {
             };
             *slot = Some(v);
         }
-        info.reqs[..usize::from(info.nreqs)].sort_unstable();
         (f, info)
     }
 }
@@ -367,9 +437,9 @@ enum OrderCache {
 /// scan as its fields.
 #[derive(Debug, Clone, Copy, Default)]
 struct ChunkInfo {
-    /// (rank in `EDGE_KINDS`, slot) of its truthy requisite keys, sorted.
-    reqs: [(u8, u32); ReqKind::EDGE_KINDS.len()],
-    nreqs: u8,
+    /// Bit `r` set: the chunk has a truthy requisite key of rank `r` in
+    /// `EDGE_KINDS` (keys are unique, so a rank appears at most once).
+    reqs: u16,
     /// Has a `watch` or `watch_any` key (reconcile_watch may move it).
     has_watch: bool,
     order: OrderCache,
@@ -378,28 +448,29 @@ struct ChunkInfo {
 }
 
 impl ChunkInfo {
-    fn add_req(&mut self, rank: u8, slot: usize, v: &Value) {
-        let n = usize::from(self.nreqs);
-        if v.truthy() && n < self.reqs.len() {
-            self.reqs[n] = (rank, slot as u32);
-            self.nreqs += 1;
+    fn add_req(&mut self, rank: u8, v: &Value) {
+        if v.truthy() {
+            self.reqs |= 1 << rank;
         }
     }
 
     /// Find the requisite keys again (after reconcile_watch moved some).
     fn rescan_reqs(&mut self, chunk: &Map) {
-        self.nreqs = 0;
-        for (i, (k, v)) in chunk.iter().enumerate() {
+        self.reqs = 0;
+        for (k, v) in chunk.iter() {
             if let Some(rank) = k.as_str().and_then(edge_rank) {
-                self.add_req(rank, i, v);
+                self.add_req(rank, v);
             }
         }
-        self.reqs[..usize::from(self.nreqs)].sort_unstable();
     }
 
-    /// The requisite keys, in Salt's order.
-    fn reqs(&self) -> &[(u8, u32)] {
-        &self.reqs[..usize::from(self.nreqs)]
+    /// The requisite kinds the chunk has, in Salt's order.
+    fn reqs(&self) -> impl Iterator<Item = ReqKind> + '_ {
+        ReqKind::EDGE_KINDS
+            .iter()
+            .enumerate()
+            .filter(|(r, _)| self.reqs & (1 << r) != 0)
+            .map(|(_, k)| *k)
     }
 
     /// `order` as an int, as Salt's cap counts it.
@@ -416,35 +487,62 @@ impl ChunkInfo {
 /// scans only that range.
 #[derive(Debug, Clone, Default)]
 struct KeyIndex {
-    /// Interned name (slot in `RequisiteGraph::names`) → nodes.
-    keys: IndexMap<u32, NodeList, BuildHasherDefault<NodeHasher>>,
+    /// (interned name: slot in `RequisiteGraph::names`, its nodes), in
+    /// insertion order.
+    keys: Vec<(u32, NodeList)>,
+    /// Positions in `keys`, hashed by name slot.
+    index: hashbrown::HashTable<u32>,
     /// Slots of `keys` sorted by key; empty until a glob needs it (and
     /// again after any insertion). Globs run on several threads at once.
     sorted: OnceLock<Vec<usize>>,
 }
 
 impl KeyIndex {
+    fn with_capacity(n: usize) -> KeyIndex {
+        KeyIndex {
+            keys: Vec::with_capacity(n),
+            index: hashbrown::HashTable::with_capacity(n),
+            sorted: OnceLock::new(),
+        }
+    }
+
+    fn hash(key: u32) -> u64 {
+        // Fibonacci hashing: name slots are small dense integers.
+        u64::from(key).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+
+    fn position(&self, key: u32) -> Option<usize> {
+        let keys = &self.keys;
+        self.index
+            .find(Self::hash(key), |&i| keys[i as usize].0 == key)
+            .map(|&i| i as usize)
+    }
+
     fn add(&mut self, key: u32, n: NodeIndex) {
-        match self.keys.get_mut(&key) {
-            Some(nodes) => nodes.push_unique(n),
+        match self.position(key) {
+            Some(i) => self.keys[i].1.push_unique(n),
             None => {
-                self.keys.insert(key, NodeList::new(n));
+                let i = self.keys.len() as u32;
+                self.keys.push((key, NodeList::new(n)));
+                let keys = &self.keys;
+                self.index
+                    .insert_unique(Self::hash(key), i, |&j| Self::hash(keys[j as usize].0));
                 self.sorted.take();
             }
         }
     }
 
     fn get(&self, key: u32) -> Option<&NodeList> {
-        self.keys.get(&key)
+        self.position(key).map(|i| &self.keys[i].1)
     }
 
     /// Node lists of every key matching a glob, in insertion order.
-    fn glob(&self, names: &IndexSet<Box<str>, Fast>, pattern: &str) -> Vec<&NodeList> {
+    fn glob(&self, names: &Interner, pattern: &str) -> Vec<&NodeList> {
         let keys = &self.keys;
         let key = |slot: usize| {
-            keys.get_index(slot)
-                .and_then(|(k, _)| names.get_index(*k as usize))
-                .map_or("", |k| &**k)
+            keys.get(slot)
+                .and_then(|(k, _)| names.get(*k as usize))
+                .unwrap_or("")
         };
         let sorted = self.sorted.get_or_init(|| {
             let mut slots: Vec<usize> = (0..keys.len()).collect();
@@ -462,7 +560,7 @@ impl KeyIndex {
         slots.sort_unstable();
         slots
             .iter()
-            .filter_map(|&i| keys.get_index(i).map(|(_, v)| v))
+            .filter_map(|&i| keys.get(i).map(|(_, v)| v))
             .collect()
     }
 }
@@ -509,11 +607,11 @@ impl RequisiteGraph {
     /// An empty graph with room for `chunks` chunks.
     fn with_capacity(chunks: usize) -> RequisiteGraph {
         RequisiteGraph {
-            graph: DiGraph::with_capacity(chunks, chunks),
-            tags: IndexSet::with_capacity_and_hasher(chunks, Fast::default()),
+            graph: DiGraph::with_capacity(chunks, 0),
+            tags: Interner::with_capacity(chunks, chunks * 48),
             out: Vec::with_capacity(chunks),
             inn: Vec::with_capacity(chunks),
-            names: IndexSet::with_capacity_and_hasher(chunks * 2, Fast::default()),
+            names: Interner::with_capacity(chunks * 2, chunks * 16),
             chunk_nodes: Vec::with_capacity(chunks),
             prereq_flags: Vec::with_capacity(chunks),
             label_ends: Vec::with_capacity(chunks),
@@ -525,13 +623,13 @@ impl RequisiteGraph {
 
     /// The node with a tag.
     pub fn node(&self, tag: &str) -> Option<NodeIndex> {
-        self.tags.get_index_of(tag).map(NodeIndex::new)
+        self.tags.find(tag).map(NodeIndex::new)
     }
 
     /// Salt's tag of a node (`state_|-id_|-name_|-fun`, plus
     /// `_|-__prereq_test__` for a prereq test node).
     pub fn tag(&self, n: NodeIndex) -> &str {
-        self.tags.get_index(n.index()).map_or("", String::as_str)
+        self.tags.get(n.index()).unwrap_or("")
     }
 
     /// Dependents of a node with edge kinds, in Salt's iteration order.
@@ -567,7 +665,7 @@ impl RequisiteGraph {
         }
         let n = self.graph.add_node(ReqNode { chunk, prereq_test });
         // Tags and nodes are added together: the slot is the node index.
-        self.tags.insert(tag);
+        self.tags.insert(&tag);
         debug_assert_eq!(self.tags.len(), self.graph.node_count());
         self.out.push(Adj::default());
         self.inn.push(Adj::default());
@@ -581,16 +679,11 @@ impl RequisiteGraph {
         }
         kinds.push(kind);
         self.inn[to.index()].entry(from).push(kind);
-        self.graph.add_edge(from, to, kind);
     }
 
     /// The interned slot of a name or ID.
     fn intern(&mut self, name: &str) -> u32 {
-        let slot = match self.names.get_index_of(name) {
-            Some(slot) => slot,
-            None => self.names.insert_full(name.into()).0,
-        };
-        slot as u32
+        self.names.insert(name) as u32
     }
 
     /// Add chunk `i` (its fields and tag, scanned beforehand) as a node and
@@ -635,10 +728,9 @@ impl RequisiteGraph {
                 None => {
                     // `id` indexes every chunk's ID and name: size it once.
                     let room = if kind == "id" { self.chunks * 2 } else { 0 };
-                    self.lookup.entry(kind.to_string()).or_insert(KeyIndex {
-                        keys: IndexMap::with_capacity_and_hasher(room, Default::default()),
-                        sorted: OnceLock::new(),
-                    })
+                    self.lookup
+                        .entry(kind.to_string())
+                        .or_insert(KeyIndex::with_capacity(room))
                 }
             };
             for key in [first, second].into_iter().flatten() {
@@ -768,7 +860,7 @@ impl RequisiteGraph {
         kind: ReqKind,
         key: &str,
         val: &str,
-        edges: &mut Vec<(ReqKind, NodeIndex)>,
+        edges: &mut ThinVec<(ReqKind, NodeIndex)>,
     ) -> bool {
         let pattern = val.contains(['*', '?', '[', ']']);
         // Salt adds the matches group by group; the edges come out the same
@@ -796,7 +888,7 @@ impl RequisiteGraph {
             }
         } else if let Some(nodes) = self
             .names
-            .get_index_of(val)
+            .find(val)
             .and_then(|slot| self.lookup.get(key).and_then(|m| m.get(slot as u32)))
         {
             found = true;
@@ -810,16 +902,15 @@ impl RequisiteGraph {
     /// and the first problem. Read-only (runs in parallel).
     fn resolve(&self, chunk: &Map, info: &ChunkInfo, disabled: &[String]) -> Resolved {
         let mut out = Resolved::default();
-        for &(rank, slot) in info.reqs() {
-            let kind = ReqKind::EDGE_KINDS[usize::from(rank)];
+        for kind in info.reqs() {
             if disabled.iter().any(|d| d == kind.as_str()) {
                 continue;
             }
-            let Some((_, reqs)) = chunk.get_index(slot as usize) else {
+            let Some(reqs) = chunk.get(kind.as_str()) else {
                 continue;
             };
             if let Err(e) = self.resolve_kind(chunk, kind, reqs, &mut out.edges) {
-                out.error = Some(e);
+                out.error = Some(Box::new(e));
                 break;
             }
         }
@@ -832,7 +923,7 @@ impl RequisiteGraph {
         chunk: &Map,
         kind: ReqKind,
         reqs: &Value,
-        edges: &mut Vec<(ReqKind, NodeIndex)>,
+        edges: &mut ThinVec<(ReqKind, NodeIndex)>,
     ) -> Result<(), (ReqKind, String)> {
         let owned;
         let items: &[Value] = match reqs {
@@ -1188,11 +1279,12 @@ pub fn order_chunks(
     g.watch_tail = resolved.iter().map(|(_, tail)| *tail).collect();
     let mut errors = Vec::new();
     let mut cap: i64 = 1;
-    for (i, (r, _)) in resolved.iter().enumerate() {
+    // Each chunk's resolution is freed once its edges are in.
+    for (i, (r, _)) in resolved.into_iter().enumerate() {
         // Salt reconciles this chunk now: flags set from here on append.
         g.watch_tail[i] = 0;
         g.add_edges(&mut chunks, i, &r.edges);
-        match &r.error {
+        match r.error.as_deref() {
             Some((kind, message)) => {
                 let code = if message.starts_with("Referenced") {
                     "missing-requisite"
@@ -1310,7 +1402,6 @@ fn cycle_error(g: &RequisiteGraph, chunks: &[Map], sources: &SourceMap) -> Diagn
 #[cfg(test)]
 mod tests {
     use super::{KeyIndex, Kinds, ReqKind};
-    use indexmap::IndexSet;
     use petgraph::graph::NodeIndex;
 
     #[test]
@@ -1358,6 +1449,23 @@ mod tests {
     }
 
     #[test]
+    fn interner_keeps_slots_in_insertion_order() {
+        let mut i = super::Interner::default();
+        let words = ["web", "", "db", "web-1", "w", "eb"];
+        for (n, w) in words.iter().enumerate() {
+            assert_eq!(i.insert(w), n);
+        }
+        assert_eq!(i.insert("db"), 2);
+        assert_eq!(i.len(), words.len());
+        for (n, w) in words.iter().enumerate() {
+            assert_eq!(i.get(n), Some(*w));
+            assert_eq!(i.find(w), Some(n));
+        }
+        assert_eq!(i.find("we"), None);
+        assert_eq!(i.get(words.len()), None);
+    }
+
+    #[test]
     fn packed_kinds_keep_insertion_order() {
         let mut k = Kinds::default();
         assert_eq!(k.len(), 0);
@@ -1382,8 +1490,8 @@ mod tests {
 
     #[test]
     fn key_index_globs_in_insertion_order_after_late_inserts() {
-        let mut names: IndexSet<Box<str>, super::Fast> = IndexSet::default();
-        let mut slot = |s: &str| names.insert_full(s.into()).0 as u32;
+        let mut names = super::Interner::default();
+        let mut slot = |s: &str| names.insert(s) as u32;
         let (wb, db, wa, w0) = (slot("web-b"), slot("db"), slot("web-a"), slot("web-0"));
         let mut idx = KeyIndex::default();
         for (i, key) in [wb, db, wa].into_iter().enumerate() {
