@@ -122,6 +122,7 @@ impl Interner {
         Fast::default().hash_one(s)
     }
 
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.ends.len()
     }
@@ -295,14 +296,20 @@ pub struct RequisiteGraph {
     /// The nodes. The edges live in `out`/`inn` only (in Salt's order);
     /// petgraph's own edge list would be a second copy nobody reads.
     pub graph: DiGraph<ReqNode, ReqKind>,
-    /// Salt's tag of each node (`state_|-id_|-name_|-fun`, plus
-    /// `_|-__prereq_test__` for test nodes): slot i is node i.
-    tags: Interner,
+    /// Per node: its tag's `state`, `id`, `name` and `fun` (slots in
+    /// `names`). Salt's tag of a node is `state_|-id_|-name_|-fun`, plus
+    /// `_|-__prereq_test__` for test nodes; it is spelled out only when
+    /// needed (the parts are shared with the name index, and the sort
+    /// label `state + name + fun` is made of them too).
+    tag_parts: Vec<[u32; 4]>,
+    /// Node indices, hashed by their tag.
+    tag_index: hashbrown::HashTable<u32>,
     /// Per node: dependents in first-edge order, each with its kinds in
     /// insertion order (Salt's adjacency dict order).
     out: Vec<Adj>,
     inn: Vec<Adj>,
-    /// Every name and ID, interned (the keys of `lookup` refer to them).
+    /// Every name and ID, interned (the keys of `lookup` refer to them),
+    /// and every other tag part.
     names: Interner,
     /// module (or `id`) → name or ID → nodes.
     lookup: HashMap<String, KeyIndex, Fast>,
@@ -310,10 +317,6 @@ pub struct RequisiteGraph {
     chunk_nodes: Vec<NodeIndex>,
     /// Per chunk: `__prereq__` is set (kept in step with the chunk).
     prereq_flags: Vec<bool>,
-    /// Per chunk: the end of its `state + name + fun` sort label in
-    /// `label_text` (the label starts where the previous one ends).
-    label_ends: Vec<usize>,
-    label_text: String,
     /// SLS (own or including) → nodes.
     sls: IndexMap<String, Vec<NodeIndex>, Fast>,
     /// The slot of `sls` used last (chunks of one file come together).
@@ -332,38 +335,6 @@ struct Resolved {
     /// Thin, as one of these waits for every chunk until edges go in.
     edges: ThinVec<(ReqKind, NodeIndex)>,
     error: Option<Box<(ReqKind, String)>>,
-}
-
-/// The nodes indexed under one key: nearly always exactly one, so the
-/// first lives inline and only further ones allocate.
-#[derive(Debug, Clone)]
-struct NodeList {
-    first: NodeIndex,
-    rest: ThinVec<NodeIndex>,
-}
-
-impl NodeList {
-    fn new(n: NodeIndex) -> NodeList {
-        NodeList {
-            first: n,
-            rest: ThinVec::new(),
-        }
-    }
-
-    /// Append unless it is the last entry (the same chunk indexed under
-    /// equal keys, e.g. name == ID). Rarer repeats are harmless: edges are
-    /// deduplicated.
-    fn push_unique(&mut self, n: NodeIndex) {
-        if *self.rest.last().unwrap_or(&self.first) != n {
-            self.rest.push(n);
-        }
-    }
-
-    #[cfg(test)]
-    fn extend_into(&self, out: &mut Vec<NodeIndex>) {
-        out.push(self.first);
-        out.extend_from_slice(&self.rest);
-    }
 }
 
 /// One chunk's fields the graph reads, found in a single pass over its keys
@@ -487,9 +458,13 @@ impl ChunkInfo {
 /// scans only that range.
 #[derive(Debug, Clone, Default)]
 struct KeyIndex {
-    /// (interned name: slot in `RequisiteGraph::names`, its nodes), in
-    /// insertion order.
-    keys: Vec<(u32, NodeList)>,
+    /// (interned name: slot in `RequisiteGraph::names`, its node), in
+    /// insertion order. Nearly every key has exactly one node, stored here;
+    /// a node with the `MANY` bit set is instead the position in `more` of
+    /// the key's full node list.
+    keys: Vec<(u32, NodeIndex)>,
+    /// The node lists of keys indexed with more than one node.
+    more: Vec<Vec<NodeIndex>>,
     /// Positions in `keys`, hashed by name slot.
     index: hashbrown::HashTable<u32>,
     /// Slots of `keys` sorted by key; empty until a glob needs it (and
@@ -498,11 +473,14 @@ struct KeyIndex {
 }
 
 impl KeyIndex {
+    /// Marks a `keys` entry whose node list lives in `more`.
+    const MANY: u32 = 1 << 31;
+
     fn with_capacity(n: usize) -> KeyIndex {
         KeyIndex {
             keys: Vec::with_capacity(n),
             index: hashbrown::HashTable::with_capacity(n),
-            sorted: OnceLock::new(),
+            ..KeyIndex::default()
         }
     }
 
@@ -518,12 +496,39 @@ impl KeyIndex {
             .map(|&i| i as usize)
     }
 
+    /// Move a node list into `more`; the entry to store in `keys`.
+    fn spill(&mut self, nodes: Vec<NodeIndex>) -> NodeIndex {
+        self.more.push(nodes);
+        NodeIndex::new(((self.more.len() - 1) as u32 | Self::MANY) as usize)
+    }
+
+    /// Index `n` under `key`: appended unless it is the key's last node
+    /// (the same chunk indexed under equal keys, e.g. name == ID). Rarer
+    /// repeats are harmless: edges are deduplicated.
     fn add(&mut self, key: u32, n: NodeIndex) {
         match self.position(key) {
-            Some(i) => self.keys[i].1.push_unique(n),
+            Some(i) => {
+                let entry = self.keys[i].1.index() as u32;
+                if entry & Self::MANY != 0 {
+                    if let Some(nodes) = self.more.get_mut((entry & !Self::MANY) as usize) {
+                        if nodes.last() != Some(&n) {
+                            nodes.push(n);
+                        }
+                    }
+                } else if entry as usize != n.index() {
+                    let mut nodes = Vec::with_capacity(2);
+                    nodes.extend([self.keys[i].1, n]);
+                    self.keys[i].1 = self.spill(nodes);
+                }
+            }
             None => {
                 let i = self.keys.len() as u32;
-                self.keys.push((key, NodeList::new(n)));
+                let entry = if n.index() as u32 & Self::MANY != 0 {
+                    self.spill(vec![n])
+                } else {
+                    n
+                };
+                self.keys.push((key, entry));
                 let keys = &self.keys;
                 self.index
                     .insert_unique(Self::hash(key), i, |&j| Self::hash(keys[j as usize].0));
@@ -532,12 +537,33 @@ impl KeyIndex {
         }
     }
 
-    fn get(&self, key: u32) -> Option<&NodeList> {
-        self.position(key).map(|i| &self.keys[i].1)
+    /// The nodes of the key at position `i` of `keys`.
+    fn nodes(&self, i: usize) -> &[NodeIndex] {
+        let Some((_, entry)) = self.keys.get(i) else {
+            return &[];
+        };
+        let e = entry.index() as u32;
+        if e & Self::MANY == 0 {
+            std::slice::from_ref(entry)
+        } else {
+            self.more
+                .get((e & !Self::MANY) as usize)
+                .map_or(&[], Vec::as_slice)
+        }
+    }
+
+    fn get(&self, key: u32) -> Option<&[NodeIndex]> {
+        self.position(key).map(|i| self.nodes(i))
+    }
+
+    /// Free the slack growth left (the index is complete).
+    fn shrink(&mut self) {
+        self.keys.shrink_to_fit();
+        self.more.shrink_to_fit();
     }
 
     /// Node lists of every key matching a glob, in insertion order.
-    fn glob(&self, names: &Interner, pattern: &str) -> Vec<&NodeList> {
+    fn glob(&self, names: &Interner, pattern: &str) -> Vec<&[NodeIndex]> {
         let keys = &self.keys;
         let key = |slot: usize| {
             keys.get(slot)
@@ -558,14 +584,13 @@ impl KeyIndex {
             .filter(|&slot| fnmatch(key(slot), pattern))
             .collect();
         slots.sort_unstable();
-        slots
-            .iter()
-            .filter_map(|&i| keys.get(i).map(|(_, v)| v))
-            .collect()
+        slots.iter().map(|&i| self.nodes(i)).collect()
     }
 }
 
 const PREREQ_SUFFIX: &str = "_|-__prereq_test__";
+/// Separates the parts of a tag.
+const TAG_SEP: &str = "_|-";
 
 /// Salt's tag of a chunk.
 pub fn chunk_tag(chunk: &Map) -> String {
@@ -577,11 +602,11 @@ pub fn chunk_tag(chunk: &Map) -> String {
 
 fn push_tag(tag: &mut String, f: &ChunkFields<'_>) {
     push_py_str(tag, f.state);
-    tag.push_str("_|-");
+    tag.push_str(TAG_SEP);
     push_py_str(tag, f.id);
-    tag.push_str("_|-");
+    tag.push_str(TAG_SEP);
     push_py_str(tag, f.name);
-    tag.push_str("_|-");
+    tag.push_str(TAG_SEP);
     push_py_str(tag, f.fun);
 }
 
@@ -608,14 +633,13 @@ impl RequisiteGraph {
     fn with_capacity(chunks: usize) -> RequisiteGraph {
         RequisiteGraph {
             graph: DiGraph::with_capacity(chunks, 0),
-            tags: Interner::with_capacity(chunks, chunks * 48),
+            tag_parts: Vec::with_capacity(chunks),
+            tag_index: hashbrown::HashTable::with_capacity(chunks),
             out: Vec::with_capacity(chunks),
             inn: Vec::with_capacity(chunks),
             names: Interner::with_capacity(chunks * 2, chunks * 16),
             chunk_nodes: Vec::with_capacity(chunks),
             prereq_flags: Vec::with_capacity(chunks),
-            label_ends: Vec::with_capacity(chunks),
-            label_text: String::with_capacity(chunks * 40),
             chunks,
             ..RequisiteGraph::default()
         }
@@ -623,13 +647,47 @@ impl RequisiteGraph {
 
     /// The node with a tag.
     pub fn node(&self, tag: &str) -> Option<NodeIndex> {
-        self.tags.find(tag).map(NodeIndex::new)
+        self.tag_index
+            .find(Interner::hash(tag), |&i| self.tag_is(i as usize, tag))
+            .map(|&i| NodeIndex::new(i as usize))
+    }
+
+    /// Node `i`'s tag parts: state, ID, name, fun.
+    fn tag_strs(&self, i: usize) -> [&str; 4] {
+        let parts = self.tag_parts.get(i).copied().unwrap_or_default();
+        parts.map(|slot| self.names.get(slot as usize).unwrap_or(""))
+    }
+
+    /// Whether node `i`'s tag is `tag` (compared part by part).
+    fn tag_is(&self, i: usize, tag: &str) -> bool {
+        let [state, id, name, fun] = self.tag_strs(i);
+        let suffix = match self.graph.node_weight(NodeIndex::new(i)) {
+            Some(w) if w.prereq_test => PREREQ_SUFFIX,
+            _ => "",
+        };
+        let mut rest = tag;
+        for part in [state, TAG_SEP, id, TAG_SEP, name, TAG_SEP, fun, suffix] {
+            match rest.strip_prefix(part) {
+                Some(r) => rest = r,
+                None => return false,
+            }
+        }
+        rest.is_empty()
     }
 
     /// Salt's tag of a node (`state_|-id_|-name_|-fun`, plus
     /// `_|-__prereq_test__` for a prereq test node).
-    pub fn tag(&self, n: NodeIndex) -> &str {
-        self.tags.get(n.index()).unwrap_or("")
+    pub fn tag(&self, n: NodeIndex) -> String {
+        let [state, id, name, fun] = self.tag_strs(n.index());
+        let test = self.graph.node_weight(n).is_some_and(|w| w.prereq_test);
+        let mut tag = String::new();
+        for part in [state, TAG_SEP, id, TAG_SEP, name, TAG_SEP, fun] {
+            tag.push_str(part);
+        }
+        if test {
+            tag.push_str(PREREQ_SUFFIX);
+        }
+        tag
     }
 
     /// Dependents of a node with edge kinds, in Salt's iteration order.
@@ -651,22 +709,28 @@ impl RequisiteGraph {
         self.node(&format!("{}{PREREQ_SUFFIX}", self.tag(n)))
     }
 
-    /// The `state + name + fun` sort label of chunk `i`.
-    fn label(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.label_ends[i - 1] };
-        self.label_text.get(start..self.label_ends[i]).unwrap_or("")
-    }
-
-    fn add_node(&mut self, tag: String, chunk: usize, prereq_test: bool) -> NodeIndex {
-        if let Some(n) = self.node(&tag) {
+    /// Add a node with tag `tag`, made of `parts` (plus the test suffix
+    /// for a prereq test node), unless one has that tag already.
+    fn add_node(
+        &mut self,
+        tag: &str,
+        parts: [u32; 4],
+        chunk: usize,
+        prereq_test: bool,
+    ) -> NodeIndex {
+        if let Some(n) = self.node(tag) {
             // Salt's add_node on an existing tag replaces the chunk.
             self.graph[n].chunk = chunk;
             return n;
         }
         let n = self.graph.add_node(ReqNode { chunk, prereq_test });
-        // Tags and nodes are added together: the slot is the node index.
-        self.tags.insert(&tag);
-        debug_assert_eq!(self.tags.len(), self.graph.node_count());
+        self.tag_parts.push(parts);
+        let mut tag_index = std::mem::take(&mut self.tag_index);
+        // Rehashing (past the presized room) spells the tags out again.
+        tag_index.insert_unique(Interner::hash(tag), n.index() as u32, |&j| {
+            Interner::hash(&self.tag(NodeIndex::new(j as usize)))
+        });
+        self.tag_index = tag_index;
         self.out.push(Adj::default());
         self.inn.push(Adj::default());
         n
@@ -681,24 +745,32 @@ impl RequisiteGraph {
         self.inn[to.index()].entry(from).push(kind);
     }
 
+    /// Every chunk is indexed: free the growth slack of the indexes.
+    fn shrink_indexes(&mut self) {
+        for index in self.lookup.values_mut() {
+            index.shrink();
+        }
+    }
+
     /// The interned slot of a name or ID.
     fn intern(&mut self, name: &str) -> u32 {
         self.names.insert(name) as u32
+    }
+
+    /// The interned slot of `str(v)` (empty for a missing value).
+    fn intern_py_str(&mut self, v: Option<&Value>) -> u32 {
+        match v {
+            Some(Value::Str(s)) => self.intern(s),
+            Some(other) => self.intern(&other.py_str()),
+            None => self.intern(""),
+        }
     }
 
     /// Add chunk `i` (its fields and tag, scanned beforehand) as a node and
     /// index it by (module, name), (module, ID), (`id`, ID), (`id`, name)
     /// and by its SLS and including SLS files. Chunks are added in order,
     /// before any requisite.
-    fn add_fields(&mut self, i: usize, f: &ChunkFields<'_>, tag: String) {
-        let n = self.add_node(tag, i, false);
-        self.chunk_nodes.push(n);
-        self.prereq_flags.push(f.prereq.is_some_and(Value::truthy));
-        push_py_str(&mut self.label_text, f.state);
-        push_py_str(&mut self.label_text, f.name);
-        push_py_str(&mut self.label_text, f.fun);
-        self.label_ends.push(self.label_text.len());
-
+    fn add_fields(&mut self, i: usize, f: &ChunkFields<'_>, tag: &str) {
         let state_owned;
         let state = match f.state {
             Some(Value::Str(s)) => s.as_str(),
@@ -718,6 +790,16 @@ impl RequisiteGraph {
         };
         let name = name.map(|(_, slot)| slot);
         let id = id.map(|(_, slot)| slot);
+        let parts = [
+            self.intern(state),
+            id.unwrap_or_else(|| self.intern_py_str(f.id)),
+            name.unwrap_or_else(|| self.intern_py_str(f.name)),
+            self.intern_py_str(f.fun),
+        ];
+        let n = self.add_node(tag, parts, i, false);
+        self.chunk_nodes.push(n);
+        self.prereq_flags.push(f.prereq.is_some_and(Value::truthy));
+
         // Salt's order: (module, name), (module, ID), (id, ID), (id, name).
         for (kind, first, second) in [(state, name, id), ("id", id, name)] {
             if first.is_none() && second.is_none() {
@@ -815,7 +897,10 @@ impl RequisiteGraph {
         let check = match self.node(&check_tag) {
             Some(c) => c,
             None => {
-                let c = self.add_node(check_tag, req_chunk, true);
+                // `req` is a chunk's node (the indexes hold only those), so
+                // its parts plus the test suffix spell `check_tag`.
+                let parts = self.tag_parts.get(req.index()).copied().unwrap_or_default();
+                let c = self.add_node(&check_tag, parts, req_chunk, true);
                 let inherited: Vec<(NodeIndex, ReqKind)> = self.dependencies(req).collect();
                 for (dep, k) in inherited {
                     if k != ReqKind::Prereq {
@@ -882,8 +967,7 @@ impl RequisiteGraph {
             if let Some(by_key) = self.lookup.get(key) {
                 for nodes in by_key.glob(&self.names, val) {
                     found = true;
-                    edges.push((kind, nodes.first));
-                    edges.extend(nodes.rest.iter().map(|&n| (kind, n)));
+                    edges.extend(nodes.iter().map(|&n| (kind, n)));
                 }
             }
         } else if let Some(nodes) = self
@@ -892,8 +976,7 @@ impl RequisiteGraph {
             .and_then(|slot| self.lookup.get(key).and_then(|m| m.get(slot as u32)))
         {
             found = true;
-            edges.push((kind, nodes.first));
-            edges.extend(nodes.rest.iter().map(|&n| (kind, n)));
+            edges.extend(nodes.iter().map(|&n| (kind, n)));
         }
         found
     }
@@ -1039,8 +1122,8 @@ impl RequisiteGraph {
         HeapKey {
             effective: if own > child_min { child_min } else { own },
             own,
-            label: self.label(c),
-            tag: self.tag(n),
+            parts: self.tag_strs(n.index()),
+            prereq_test: self.graph[n].prereq_test,
             node: n,
         }
     }
@@ -1137,13 +1220,92 @@ impl RequisiteGraph {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+/// Salt's sort key of a node: (effective order, own order, `state + name +
+/// fun` label, tag, node). The label and the tag are compared from their
+/// parts, as if spelled out.
+#[derive(Debug, Clone)]
 struct HeapKey<'g> {
     effective: Num,
     own: Num,
-    label: &'g str,
-    tag: &'g str,
+    /// The tag's parts: state, ID, name, fun.
+    parts: [&'g str; 4],
+    /// The tag ends with the prereq test suffix.
+    prereq_test: bool,
     node: NodeIndex,
+}
+
+impl HeapKey<'_> {
+    fn label(&self) -> [&str; 3] {
+        let [state, _, name, fun] = self.parts;
+        [state, name, fun]
+    }
+
+    fn tag(&self) -> [&str; 8] {
+        let [state, id, name, fun] = self.parts;
+        let suffix = if self.prereq_test { PREREQ_SUFFIX } else { "" };
+        [state, TAG_SEP, id, TAG_SEP, name, TAG_SEP, fun, suffix]
+    }
+}
+
+impl Ord for HeapKey<'_> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.effective
+            .cmp(&other.effective)
+            .then_with(|| self.own.cmp(&other.own))
+            .then_with(|| cmp_concat(&self.label(), &other.label()))
+            .then_with(|| cmp_concat(&self.tag(), &other.tag()))
+            .then_with(|| self.node.cmp(&other.node))
+    }
+}
+
+impl PartialOrd for HeapKey<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for HeapKey<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for HeapKey<'_> {}
+
+/// Compare the concatenations of two lists of strings (byte order, as
+/// `str` compares) without building them.
+fn cmp_concat(a: &[&str], b: &[&str]) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (mut a, mut b) = (
+        a.iter().map(|s| s.as_bytes()),
+        b.iter().map(|s| s.as_bytes()),
+    );
+    let (mut x, mut y): (&[u8], &[u8]) = (&[], &[]);
+    loop {
+        while x.is_empty() {
+            match a.next() {
+                Some(next) => x = next,
+                None => break,
+            }
+        }
+        while y.is_empty() {
+            match b.next() {
+                Some(next) => y = next,
+                None => break,
+            }
+        }
+        match (x.is_empty(), y.is_empty()) {
+            (true, true) => return Ordering::Equal,
+            (true, false) => return Ordering::Less,
+            (false, true) => return Ordering::Greater,
+            (false, false) => {}
+        }
+        let n = x.len().min(y.len());
+        match x[..n].cmp(&y[..n]) {
+            Ordering::Equal => (x, y) = (&x[n..], &y[n..]),
+            unequal => return unequal,
+        }
+    }
 }
 
 /// The ordered result: the chunks and the sequence in which the lowstate
@@ -1239,13 +1401,15 @@ pub fn order_chunks(
     // Indexing goes in chunk order (a parallel scan first was no faster:
     // the indexing is bound on its hash tables, and reads the chunks again).
     let mut info: Vec<ChunkInfo> = Vec::with_capacity(chunks.len());
+    let mut tag = String::new();
     for (i, c) in chunks.iter().enumerate() {
         let (f, ci) = ChunkFields::scan(c);
-        let mut tag = String::with_capacity(64);
+        tag.clear();
         push_tag(&mut tag, &f);
-        g.add_fields(i, &f, tag);
+        g.add_fields(i, &f, &tag);
         info.push(ci);
     }
+    g.shrink_indexes();
     // With every chunk indexed, each chunk's requisites resolve on their
     // own: `reconcile_watch` touches only its chunk, and the lookups only
     // read the indexes. Edges then go in sequentially, in chunk order, so
@@ -1497,14 +1661,8 @@ mod tests {
         for (i, key) in [wb, db, wa].into_iter().enumerate() {
             idx.add(key, NodeIndex::new(i));
         }
-        let flat = |hits: Vec<&super::NodeList>| -> Vec<Vec<NodeIndex>> {
-            hits.into_iter()
-                .map(|l| {
-                    let mut v = Vec::new();
-                    l.extend_into(&mut v);
-                    v
-                })
-                .collect()
+        let flat = |hits: Vec<&[NodeIndex]>| -> Vec<Vec<NodeIndex>> {
+            hits.into_iter().map(<[NodeIndex]>::to_vec).collect()
         };
         let hits = flat(idx.glob(&names, "web-*"));
         assert_eq!(hits, [vec![NodeIndex::new(0)], vec![NodeIndex::new(2)]]);
