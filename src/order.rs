@@ -30,47 +30,75 @@ type Fast = foldhash::fast::FixedState;
 type NodeMap<V> = HashMap<NodeIndex, V, BuildHasherDefault<NodeHasher>>;
 
 /// One node's neighbours in first-edge order, each with its edge kinds
-/// (Salt's adjacency dict). Short lists are scanned; a long one gets an
-/// index so adding edges stays linear.
-#[derive(Debug, Clone, Default)]
-struct Adj {
-    /// One pointer wide, grown 1, 2, 4, ...: most nodes have one to three
-    /// neighbours.
-    list: ThinVec<(NodeIndex, Kinds)>,
-    index: Option<Box<NodeMap<usize>>>,
+/// (Salt's adjacency dict). A single neighbour is stored inline (most
+/// nodes have one); longer lists are one pointer wide, grown 2, 4, 8, ...
+/// and scanned; past `SCAN` neighbours, positions are looked up in an
+/// index kept beside the lists (see [`Adj::entry`]) so adding edges stays
+/// linear.
+#[derive(Debug, Clone)]
+enum Adj {
+    One(NodeIndex, Kinds),
+    Many(ThinVec<(NodeIndex, Kinds)>),
+}
+
+impl Default for Adj {
+    fn default() -> Adj {
+        Adj::Many(ThinVec::new())
+    }
 }
 
 impl Adj {
-    /// Past this many neighbours, positions are looked up in `index`.
+    /// Past this many neighbours, positions are looked up in an index.
     const SCAN: usize = 16;
 
-    /// The kinds towards `n`, added (empty) if new.
-    fn entry(&mut self, n: NodeIndex) -> &mut Kinds {
-        let len = self.list.len();
-        let pos = match &mut self.index {
+    /// The kinds towards `n`, added (empty) if new. `indexes` holds the
+    /// position indexes of the long lists of one direction, by node
+    /// (`at` is this list's node).
+    fn entry<'a>(
+        &'a mut self,
+        indexes: &mut NodeMap<NodeMap<usize>>,
+        at: NodeIndex,
+        n: NodeIndex,
+    ) -> &'a mut Kinds {
+        match *self {
+            Adj::One(m, kinds) if m != n => {
+                let mut list = ThinVec::with_capacity(2);
+                list.push((m, kinds));
+                *self = Adj::Many(list);
+            }
+            Adj::Many(ref list) if list.is_empty() => *self = Adj::One(n, Kinds::default()),
+            _ => {}
+        }
+        let list = match self {
+            Adj::One(_, kinds) => return kinds,
+            Adj::Many(list) => list,
+        };
+        let len = list.len();
+        let pos = match indexes.get_mut(&at) {
             Some(index) => *index.entry(n).or_insert(len),
-            None => self.list.iter().position(|(m, _)| *m == n).unwrap_or(len),
+            None => list.iter().position(|(m, _)| *m == n).unwrap_or(len),
         };
         if pos == len {
-            if len == self.list.capacity() {
-                self.list.reserve_exact(len.max(1));
+            if len == list.capacity() {
+                list.reserve_exact(len.max(1));
             }
-            self.list.push((n, Kinds::default()));
-            if self.index.is_none() && self.list.len() > Self::SCAN {
-                self.index = Some(Box::new(
-                    self.list
-                        .iter()
-                        .enumerate()
-                        .map(|(i, (m, _))| (*m, i))
-                        .collect(),
-                ));
+            list.push((n, Kinds::default()));
+            if list.len() == Self::SCAN + 1 {
+                indexes.insert(
+                    at,
+                    list.iter().enumerate().map(|(i, (m, _))| (*m, i)).collect(),
+                );
             }
         }
-        &mut self.list[pos].1
+        &mut list[pos].1
     }
 
     fn iter(&self) -> impl Iterator<Item = (NodeIndex, Kinds)> + '_ {
-        self.list.iter().copied()
+        let (one, many): (_, &[(NodeIndex, Kinds)]) = match self {
+            Adj::One(n, kinds) => (Some((*n, *kinds)), &[]),
+            Adj::Many(list) => (None, list),
+        };
+        one.into_iter().chain(many.iter().copied())
     }
 }
 
@@ -308,6 +336,9 @@ pub struct RequisiteGraph {
     /// insertion order (Salt's adjacency dict order).
     out: Vec<Adj>,
     inn: Vec<Adj>,
+    /// Position indexes of the long lists in `out` and `inn`, by node.
+    out_index: NodeMap<NodeMap<usize>>,
+    inn_index: NodeMap<NodeMap<usize>>,
     /// Every name and ID, interned (the keys of `lookup` refer to them),
     /// and every other tag part.
     names: Interner,
@@ -737,12 +768,14 @@ impl RequisiteGraph {
     }
 
     fn add_edge(&mut self, from: NodeIndex, to: NodeIndex, kind: ReqKind) {
-        let kinds = self.out[from.index()].entry(to);
+        let kinds = self.out[from.index()].entry(&mut self.out_index, from, to);
         if kinds.contains(kind) {
             return;
         }
         kinds.push(kind);
-        self.inn[to.index()].entry(from).push(kind);
+        self.inn[to.index()]
+            .entry(&mut self.inn_index, to, from)
+            .push(kind);
     }
 
     /// Every chunk is indexed: free the growth slack of the indexes.
@@ -1122,9 +1155,8 @@ impl RequisiteGraph {
         HeapKey {
             effective: if own > child_min { child_min } else { own },
             own,
-            parts: self.tag_strs(n.index()),
-            prereq_test: self.graph[n].prereq_test,
             node: n,
+            graph: self,
         }
     }
 
@@ -1136,10 +1168,14 @@ impl RequisiteGraph {
         cap: i64,
     ) -> Result<Vec<NodeIndex>, ()> {
         let count = self.graph.node_count();
-        let mut indegree: Vec<usize> = self
+        let mut indegree: Vec<u32> = self
             .inn
             .iter()
-            .map(|m| m.iter().map(|(_, k)| k.len()).sum())
+            .map(|m| {
+                m.iter()
+                    .map(|(_, k)| k.len() as u32)
+                    .fold(0, u32::saturating_add)
+            })
             .collect();
         let mut heap = BinaryHeap::new();
         for n in self.graph.node_indices() {
@@ -1152,7 +1188,7 @@ impl RequisiteGraph {
             seq.push(k.node);
             for (t, kinds) in self.out[k.node.index()].iter() {
                 let d = &mut indegree[t.index()];
-                *d = d.saturating_sub(kinds.len());
+                *d = d.saturating_sub(kinds.len() as u32);
                 if *d == 0 {
                     heap.push(Reverse(self.key(chunks, info, t, cap)));
                 }
@@ -1221,28 +1257,28 @@ impl RequisiteGraph {
 }
 
 /// Salt's sort key of a node: (effective order, own order, `state + name +
-/// fun` label, tag, node). The label and the tag are compared from their
-/// parts, as if spelled out.
+/// fun` label, tag, node). The label and the tag are compared from the
+/// node's tag parts, as if spelled out (most keys differ in their orders).
 #[derive(Debug, Clone)]
 struct HeapKey<'g> {
     effective: Num,
     own: Num,
-    /// The tag's parts: state, ID, name, fun.
-    parts: [&'g str; 4],
-    /// The tag ends with the prereq test suffix.
-    prereq_test: bool,
     node: NodeIndex,
+    graph: &'g RequisiteGraph,
 }
 
 impl HeapKey<'_> {
     fn label(&self) -> [&str; 3] {
-        let [state, _, name, fun] = self.parts;
+        let [state, _, name, fun] = self.graph.tag_strs(self.node.index());
         [state, name, fun]
     }
 
     fn tag(&self) -> [&str; 8] {
-        let [state, id, name, fun] = self.parts;
-        let suffix = if self.prereq_test { PREREQ_SUFFIX } else { "" };
+        let [state, id, name, fun] = self.graph.tag_strs(self.node.index());
+        let suffix = match self.graph.graph.node_weight(self.node) {
+            Some(w) if w.prereq_test => PREREQ_SUFFIX,
+            _ => "",
+        };
         [state, TAG_SEP, id, TAG_SEP, name, TAG_SEP, fun, suffix]
     }
 }
