@@ -162,6 +162,12 @@ impl Interner {
         self.text.get(start..end)
     }
 
+    /// Free the growth slack.
+    fn shrink(&mut self) {
+        self.text.shrink_to_fit();
+        self.ends.shrink_to_fit();
+    }
+
     /// The slot of `s`, if it was added.
     pub(crate) fn find(&self, s: &str) -> Option<usize> {
         self.index
@@ -342,7 +348,8 @@ pub struct RequisiteGraph {
     /// Every name and ID, interned (the keys of `lookup` refer to them),
     /// and every other tag part.
     names: Interner,
-    /// module (or `id`) → name or ID → nodes.
+    /// module (or `id`) → name or ID → nodes (emptied once every
+    /// requisite is resolved, as is `sls`).
     lookup: HashMap<String, KeyIndex, Fast>,
     /// The node of each chunk (by chunk index).
     chunk_nodes: Vec<NodeIndex>,
@@ -359,13 +366,24 @@ pub struct RequisiteGraph {
     chunks: usize,
 }
 
-/// One chunk's requisites resolved against the indexes: the edges to add
-/// (kind, dependency) in Salt's order, then the first problem, if any.
+/// The requisites of a run of consecutive chunks resolved against the
+/// indexes: per chunk, the edges to add (kind, dependency) in Salt's order,
+/// then its first problem, if any. One flat list per run, not per chunk:
+/// these wait for every chunk until edges go in.
 #[derive(Default)]
 struct Resolved {
-    /// Thin, as one of these waits for every chunk until edges go in.
-    edges: ThinVec<(ReqKind, NodeIndex)>,
-    error: Option<Box<(ReqKind, String)>>,
+    edges: Vec<(ReqKind, NodeIndex)>,
+    /// Per chunk: the end of its edges in `edges`.
+    ends: Vec<u32>,
+    /// (chunk position in the run, its first problem), in chunk order.
+    errors: Vec<(usize, (ReqKind, String))>,
+    /// Per chunk: how many keys its `reconcile_watch` appended.
+    tails: Vec<u8>,
+}
+
+impl Resolved {
+    /// Chunks per run.
+    const RUN: usize = 256;
 }
 
 /// One chunk's fields the graph reads, found in a single pass over its keys
@@ -783,6 +801,14 @@ impl RequisiteGraph {
         for index in self.lookup.values_mut() {
             index.shrink();
         }
+        self.names.shrink();
+    }
+
+    /// Every requisite is resolved: free the lookup indexes (the graph
+    /// outlives ordering, and nothing looks names or SLS up any more).
+    fn drop_lookups(&mut self) {
+        self.lookup = HashMap::default();
+        self.sls = IndexMap::default();
     }
 
     /// The interned slot of a name or ID.
@@ -978,7 +1004,7 @@ impl RequisiteGraph {
         kind: ReqKind,
         key: &str,
         val: &str,
-        edges: &mut ThinVec<(ReqKind, NodeIndex)>,
+        edges: &mut Vec<(ReqKind, NodeIndex)>,
     ) -> bool {
         let pattern = val.contains(['*', '?', '[', ']']);
         // Salt adds the matches group by group; the edges come out the same
@@ -1016,8 +1042,13 @@ impl RequisiteGraph {
 
     /// Salt's `add_requisites` for one chunk, lookup part: the edges to add
     /// and the first problem. Read-only (runs in parallel).
-    fn resolve(&self, chunk: &Map, info: &ChunkInfo, disabled: &[String]) -> Resolved {
-        let mut out = Resolved::default();
+    fn resolve(
+        &self,
+        chunk: &Map,
+        info: &ChunkInfo,
+        disabled: &[String],
+        edges: &mut Vec<(ReqKind, NodeIndex)>,
+    ) -> Result<(), (ReqKind, String)> {
         for kind in info.reqs() {
             if disabled.iter().any(|d| d == kind.as_str()) {
                 continue;
@@ -1025,12 +1056,9 @@ impl RequisiteGraph {
             let Some(reqs) = chunk.get(kind.as_str()) else {
                 continue;
             };
-            if let Err(e) = self.resolve_kind(chunk, kind, reqs, &mut out.edges) {
-                out.error = Some(Box::new(e));
-                break;
-            }
+            self.resolve_kind(chunk, kind, reqs, edges)?;
         }
-        out
+        Ok(())
     }
 
     /// The requisites of one kind of a chunk (`reqs`).
@@ -1039,7 +1067,7 @@ impl RequisiteGraph {
         chunk: &Map,
         kind: ReqKind,
         reqs: &Value,
-        edges: &mut ThinVec<(ReqKind, NodeIndex)>,
+        edges: &mut Vec<(ReqKind, NodeIndex)>,
     ) -> Result<(), (ReqKind, String)> {
         let owned;
         let items: &[Value] = match reqs {
@@ -1451,60 +1479,70 @@ pub fn order_chunks(
     // read the indexes. Edges then go in sequentially, in chunk order, so
     // nodes, edges and errors come out as with Salt's single pass.
     let disabled = &opts.disabled_requisites;
-    let resolved: Vec<(Resolved, u8)> = {
+    let resolved: Vec<Resolved> = {
         let g = &g;
         chunks
-            .par_iter_mut()
-            .zip(info.par_iter_mut())
-            .with_min_len(256)
-            .map(|(chunk, ci)| {
-                let mut tail = 0;
-                if ci.has_watch {
-                    let had = [
-                        chunk.contains_key("require"),
-                        chunk.contains_key("require_any"),
-                    ];
-                    reconcile_watch(chunk, opts);
-                    let has = [
-                        chunk.contains_key("require"),
-                        chunk.contains_key("require_any"),
-                    ];
-                    tail = had.iter().zip(has).filter(|(h, n)| !**h && *n).count() as u8;
-                    ci.rescan_reqs(chunk);
+            .par_chunks_mut(Resolved::RUN)
+            .zip(info.par_chunks_mut(Resolved::RUN))
+            .map(|(run, infos)| {
+                let mut r = Resolved {
+                    ends: Vec::with_capacity(run.len()),
+                    tails: Vec::with_capacity(run.len()),
+                    ..Resolved::default()
+                };
+                for (j, (chunk, ci)) in run.iter_mut().zip(infos).enumerate() {
+                    r.tails.push(watch_ahead(chunk, ci, opts));
+                    if let Err(e) = g.resolve(chunk, ci, disabled, &mut r.edges) {
+                        r.errors.push((j, e));
+                    }
+                    r.ends
+                        .push(u32::try_from(r.edges.len()).unwrap_or(u32::MAX));
                 }
-                (g.resolve(chunk, ci, disabled), tail)
+                r.edges.shrink_to_fit();
+                r
             })
             .collect()
     };
-    g.watch_tail = resolved.iter().map(|(_, tail)| *tail).collect();
+    g.drop_lookups();
+    g.watch_tail = resolved
+        .iter()
+        .flat_map(|r| r.tails.iter().copied())
+        .collect();
     let mut errors = Vec::new();
     let mut cap: i64 = 1;
-    // Each chunk's resolution is freed once its edges are in.
-    for (i, (r, _)) in resolved.into_iter().enumerate() {
-        // Salt reconciles this chunk now: flags set from here on append.
-        g.watch_tail[i] = 0;
-        g.add_edges(&mut chunks, i, &r.edges);
-        match r.error.as_deref() {
-            Some((kind, message)) => {
-                let code = if message.starts_with("Referenced") {
-                    "missing-requisite"
-                } else {
-                    "bad-requisite"
-                };
-                let (id, state) = id_state(&chunks[i]);
-                errors.push(
-                    Diagnostic::error(code, message.clone())
-                        .with_sls(
-                            chunks[i]
-                                .get("__sls__")
-                                .map(Value::py_str)
-                                .unwrap_or_default(),
-                        )
-                        .with_id(id.clone())
-                        .or_primary(sources.arg(&id, &state, kind.as_str())),
-                );
+    // Each run's resolution is freed once its edges are in.
+    for (run, r) in resolved.into_iter().enumerate() {
+        let mut problems = r.errors.into_iter().peekable();
+        let mut start = 0;
+        for (j, &end) in r.ends.iter().enumerate() {
+            let i = run * Resolved::RUN + j;
+            let end = end as usize;
+            // Salt reconciles this chunk now: flags set from here on append.
+            g.watch_tail[i] = 0;
+            g.add_edges(&mut chunks, i, r.edges.get(start..end).unwrap_or(&[]));
+            start = end;
+            match problems.next_if(|(at, _)| *at == j) {
+                Some((_, (kind, message))) => {
+                    let code = if message.starts_with("Referenced") {
+                        "missing-requisite"
+                    } else {
+                        "bad-requisite"
+                    };
+                    let (id, state) = id_state(&chunks[i]);
+                    errors.push(
+                        Diagnostic::error(code, message)
+                            .with_sls(
+                                chunks[i]
+                                    .get("__sls__")
+                                    .map(Value::py_str)
+                                    .unwrap_or_default(),
+                            )
+                            .with_id(id.clone())
+                            .or_primary(sources.arg(&id, &state, kind.as_str())),
+                    );
+                }
+                None => cap = compute_cap_step(cap, info[i].int_order()),
             }
-            None => cap = compute_cap_step(cap, info[i].int_order()),
         }
     }
     g.watch_tail = Vec::new();
@@ -1526,6 +1564,25 @@ pub fn order_chunks(
             Err(errors)
         }
     }
+}
+
+/// Chunk `ci`'s `reconcile_watch`, done ahead of its turn: how many keys it
+/// appended (see `RequisiteGraph::flag`). Rescans the requisite keys.
+fn watch_ahead(chunk: &mut Map, ci: &mut ChunkInfo, opts: &LowOptions) -> u8 {
+    if !ci.has_watch {
+        return 0;
+    }
+    let had = [
+        chunk.contains_key("require"),
+        chunk.contains_key("require_any"),
+    ];
+    reconcile_watch(chunk, opts);
+    let has = [
+        chunk.contains_key("require"),
+        chunk.contains_key("require_any"),
+    ];
+    ci.rescan_reqs(chunk);
+    had.iter().zip(has).filter(|(h, n)| !**h && *n).count() as u8
 }
 
 fn compute_cap_step(cap: i64, order: Option<i64>) -> i64 {
