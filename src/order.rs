@@ -128,7 +128,8 @@ impl std::hash::Hasher for NodeHasher {
 
 /// Distinct strings stored end to end in one buffer and found by hash: slot
 /// `i` is the `i`-th string added. One allocation for all of them instead
-/// of one per string (tags, names and IDs of tens of thousands of chunks).
+/// of one per string (the names, IDs and other tag parts of tens of thousands
+/// of chunks).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Interner {
     text: String,
@@ -417,10 +418,10 @@ impl<'c> ChunkFields<'c> {
             }
             let slot = match k.as_str() {
                 "order" => {
-                    info.order = match Num::of(v) {
+                    info.set_order(match Num::of(v) {
                         Some(o) => OrderCache::Num(o),
                         None => OrderCache::Other,
-                    };
+                    });
                     continue;
                 }
                 "name_order" => {
@@ -462,12 +463,33 @@ struct ChunkInfo {
     reqs: u16,
     /// Has a `watch` or `watch_any` key (reconcile_watch may move it).
     has_watch: bool,
-    order: OrderCache,
+    /// The `OrderCache` variant (0 missing, 1 int, 2 float, 3 other) and
+    /// the number's bits: packed, this is 16 bytes instead of 24.
+    order_kind: u8,
+    order_bits: u64,
     /// Has a `name_order` key.
     name_order: bool,
 }
 
 impl ChunkInfo {
+    fn order(&self) -> OrderCache {
+        match self.order_kind {
+            1 => OrderCache::Num(Num::Int(self.order_bits as i64)),
+            2 => OrderCache::Num(Num::Float(f64::from_bits(self.order_bits))),
+            3 => OrderCache::Other,
+            _ => OrderCache::Missing,
+        }
+    }
+
+    fn set_order(&mut self, order: OrderCache) {
+        (self.order_kind, self.order_bits) = match order {
+            OrderCache::Missing => (0, 0),
+            OrderCache::Num(Num::Int(i)) => (1, i as u64),
+            OrderCache::Num(Num::Float(f)) => (2, f.to_bits()),
+            OrderCache::Other => (3, 0),
+        };
+    }
+
     fn add_req(&mut self, rank: u8, v: &Value) {
         if v.truthy() {
             self.reqs |= 1 << rank;
@@ -495,7 +517,7 @@ impl ChunkInfo {
 
     /// `order` as an int, as Salt's cap counts it.
     fn int_order(&self) -> Option<i64> {
-        match self.order {
+        match self.order() {
             OrderCache::Num(Num::Int(i)) => Some(i),
             _ => None,
         }
@@ -686,7 +708,7 @@ impl RequisiteGraph {
             tag_index: hashbrown::HashTable::with_capacity(chunks),
             out: Vec::with_capacity(chunks),
             inn: Vec::with_capacity(chunks),
-            names: Interner::with_capacity(chunks * 2, chunks * 16),
+            names: Interner::with_capacity(chunks * 2, chunks * 24),
             chunk_nodes: Vec::with_capacity(chunks),
             prereq_flags: Vec::with_capacity(chunks),
             chunks,
@@ -1139,12 +1161,12 @@ impl RequisiteGraph {
         cap: i64,
     ) -> HeapKey<'_> {
         let c = self.graph[n].chunk;
-        let own = match info[c].order {
+        let own = match info[c].order() {
             // normalise_order would change nothing.
             OrderCache::Num(o) if !info[c].name_order && !o.is_negative() => o,
             _ => {
                 let o = normalise_order(&mut chunks[c], cap);
-                info[c].order = OrderCache::Num(o);
+                info[c].set_order(OrderCache::Num(o));
                 info[c].name_order = false;
                 o
             }
@@ -1157,7 +1179,7 @@ impl RequisiteGraph {
             }
             req_order = i16::from(kind.weight());
             let cc = self.graph[child].chunk;
-            let child_order = match info[cc].order {
+            let child_order = match info[cc].order() {
                 OrderCache::Missing => Num::Float(f64::INFINITY),
                 OrderCache::Num(o) => o,
                 OrderCache::Other => {
@@ -1169,7 +1191,7 @@ impl RequisiteGraph {
                             None => {
                                 let o = symbolic_order(Some(v), cap);
                                 chunk.insert("order".into(), o.to_value());
-                                info[cc].order = OrderCache::Num(o);
+                                info[cc].set_order(OrderCache::Num(o));
                                 o
                             }
                         },
