@@ -331,7 +331,7 @@ pub struct RequisiteGraph {
     /// The nodes. The edges live in `out`/`inn` only (in Salt's order);
     /// petgraph's own edge list would be a second copy nobody reads.
     pub graph: DiGraph<ReqNode, ReqKind>,
-    /// Per node: its tag's `state`, `id`, `name` and `fun` (slots in
+    /// Per node: the `state`, `id`, `name` and `fun` of its chunk (slots in
     /// `names`). Salt's tag of a node is `state_|-id_|-name_|-fun`, plus
     /// `_|-__prereq_test__` for test nodes; it is spelled out only when
     /// needed (the parts are shared with the name index, and the sort
@@ -790,8 +790,15 @@ impl RequisiteGraph {
         prereq_test: bool,
     ) -> NodeIndex {
         if let Some(n) = self.node(tag) {
-            // Salt's add_node on an existing tag replaces the chunk.
+            // Salt's add_node on an existing tag replaces the chunk. The
+            // new chunk's parts spell the same tag, but its sort label is
+            // its own (it differs if a part contains the separator).
             self.graph[n].chunk = chunk;
+            if !self.graph[n].prereq_test && !prereq_test {
+                if let Some(p) = self.tag_parts.get_mut(n.index()) {
+                    *p = parts;
+                }
+            }
             return n;
         }
         let n = self.graph.add_node(ReqNode { chunk, prereq_test });
