@@ -30,47 +30,75 @@ type Fast = foldhash::fast::FixedState;
 type NodeMap<V> = HashMap<NodeIndex, V, BuildHasherDefault<NodeHasher>>;
 
 /// One node's neighbours in first-edge order, each with its edge kinds
-/// (Salt's adjacency dict). Short lists are scanned; a long one gets an
-/// index so adding edges stays linear.
-#[derive(Debug, Clone, Default)]
-struct Adj {
-    /// One pointer wide, grown 1, 2, 4, ...: most nodes have one to three
-    /// neighbours.
-    list: ThinVec<(NodeIndex, Kinds)>,
-    index: Option<Box<NodeMap<usize>>>,
+/// (Salt's adjacency dict). A single neighbour is stored inline (most
+/// nodes have one); longer lists are one pointer wide, grown 2, 4, 8, ...
+/// and scanned; past `SCAN` neighbours, positions are looked up in an
+/// index kept beside the lists (see [`Adj::entry`]) so adding edges stays
+/// linear.
+#[derive(Debug, Clone)]
+enum Adj {
+    One(NodeIndex, Kinds),
+    Many(ThinVec<(NodeIndex, Kinds)>),
+}
+
+impl Default for Adj {
+    fn default() -> Adj {
+        Adj::Many(ThinVec::new())
+    }
 }
 
 impl Adj {
-    /// Past this many neighbours, positions are looked up in `index`.
+    /// Past this many neighbours, positions are looked up in an index.
     const SCAN: usize = 16;
 
-    /// The kinds towards `n`, added (empty) if new.
-    fn entry(&mut self, n: NodeIndex) -> &mut Kinds {
-        let len = self.list.len();
-        let pos = match &mut self.index {
+    /// The kinds towards `n`, added (empty) if new. `indexes` holds the
+    /// position indexes of the long lists of one direction, by node
+    /// (`at` is this list's node).
+    fn entry<'a>(
+        &'a mut self,
+        indexes: &mut NodeMap<NodeMap<usize>>,
+        at: NodeIndex,
+        n: NodeIndex,
+    ) -> &'a mut Kinds {
+        match *self {
+            Adj::One(m, kinds) if m != n => {
+                let mut list = ThinVec::with_capacity(2);
+                list.push((m, kinds));
+                *self = Adj::Many(list);
+            }
+            Adj::Many(ref list) if list.is_empty() => *self = Adj::One(n, Kinds::default()),
+            _ => {}
+        }
+        let list = match self {
+            Adj::One(_, kinds) => return kinds,
+            Adj::Many(list) => list,
+        };
+        let len = list.len();
+        let pos = match indexes.get_mut(&at) {
             Some(index) => *index.entry(n).or_insert(len),
-            None => self.list.iter().position(|(m, _)| *m == n).unwrap_or(len),
+            None => list.iter().position(|(m, _)| *m == n).unwrap_or(len),
         };
         if pos == len {
-            if len == self.list.capacity() {
-                self.list.reserve_exact(len.max(1));
+            if len == list.capacity() {
+                list.reserve_exact(len.max(1));
             }
-            self.list.push((n, Kinds::default()));
-            if self.index.is_none() && self.list.len() > Self::SCAN {
-                self.index = Some(Box::new(
-                    self.list
-                        .iter()
-                        .enumerate()
-                        .map(|(i, (m, _))| (*m, i))
-                        .collect(),
-                ));
+            list.push((n, Kinds::default()));
+            if list.len() == Self::SCAN + 1 {
+                indexes.insert(
+                    at,
+                    list.iter().enumerate().map(|(i, (m, _))| (*m, i)).collect(),
+                );
             }
         }
-        &mut self.list[pos].1
+        &mut list[pos].1
     }
 
     fn iter(&self) -> impl Iterator<Item = (NodeIndex, Kinds)> + '_ {
-        self.list.iter().copied()
+        let (one, many): (_, &[(NodeIndex, Kinds)]) = match self {
+            Adj::One(n, kinds) => (Some((*n, *kinds)), &[]),
+            Adj::Many(list) => (None, list),
+        };
+        one.into_iter().chain(many.iter().copied())
     }
 }
 
@@ -100,7 +128,8 @@ impl std::hash::Hasher for NodeHasher {
 
 /// Distinct strings stored end to end in one buffer and found by hash: slot
 /// `i` is the `i`-th string added. One allocation for all of them instead
-/// of one per string (tags, names and IDs of tens of thousands of chunks).
+/// of one per string (the names, IDs and other tag parts of tens of thousands
+/// of chunks).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Interner {
     text: String,
@@ -122,6 +151,7 @@ impl Interner {
         Fast::default().hash_one(s)
     }
 
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.ends.len()
     }
@@ -131,6 +161,12 @@ impl Interner {
         let end = *self.ends.get(i)?;
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
         self.text.get(start..end)
+    }
+
+    /// Free the growth slack.
+    fn shrink(&mut self) {
+        self.text.shrink_to_fit();
+        self.ends.shrink_to_fit();
     }
 
     /// The slot of `s`, if it was added.
@@ -295,25 +331,31 @@ pub struct RequisiteGraph {
     /// The nodes. The edges live in `out`/`inn` only (in Salt's order);
     /// petgraph's own edge list would be a second copy nobody reads.
     pub graph: DiGraph<ReqNode, ReqKind>,
-    /// Salt's tag of each node (`state_|-id_|-name_|-fun`, plus
-    /// `_|-__prereq_test__` for test nodes): slot i is node i.
-    tags: Interner,
+    /// Per node: the `state`, `id`, `name` and `fun` of its chunk (slots in
+    /// `names`). Salt's tag of a node is `state_|-id_|-name_|-fun`, plus
+    /// `_|-__prereq_test__` for test nodes; it is spelled out only when
+    /// needed (the parts are shared with the name index, and the sort
+    /// label `state + name + fun` is made of them too).
+    tag_parts: Vec<[u32; 4]>,
+    /// Node indices, hashed by their tag.
+    tag_index: hashbrown::HashTable<u32>,
     /// Per node: dependents in first-edge order, each with its kinds in
     /// insertion order (Salt's adjacency dict order).
     out: Vec<Adj>,
     inn: Vec<Adj>,
-    /// Every name and ID, interned (the keys of `lookup` refer to them).
+    /// Position indexes of the long lists in `out` and `inn`, by node.
+    out_index: NodeMap<NodeMap<usize>>,
+    inn_index: NodeMap<NodeMap<usize>>,
+    /// Every name and ID, interned (the keys of `lookup` refer to them),
+    /// and every other tag part.
     names: Interner,
-    /// module (or `id`) → name or ID → nodes.
+    /// module (or `id`) → name or ID → nodes (emptied once every
+    /// requisite is resolved, as is `sls`).
     lookup: HashMap<String, KeyIndex, Fast>,
     /// The node of each chunk (by chunk index).
     chunk_nodes: Vec<NodeIndex>,
     /// Per chunk: `__prereq__` is set (kept in step with the chunk).
     prereq_flags: Vec<bool>,
-    /// Per chunk: the end of its `state + name + fun` sort label in
-    /// `label_text` (the label starts where the previous one ends).
-    label_ends: Vec<usize>,
-    label_text: String,
     /// SLS (own or including) → nodes.
     sls: IndexMap<String, Vec<NodeIndex>, Fast>,
     /// The slot of `sls` used last (chunks of one file come together).
@@ -325,45 +367,24 @@ pub struct RequisiteGraph {
     chunks: usize,
 }
 
-/// One chunk's requisites resolved against the indexes: the edges to add
-/// (kind, dependency) in Salt's order, then the first problem, if any.
+/// The requisites of a run of consecutive chunks resolved against the
+/// indexes: per chunk, the edges to add (kind, dependency) in Salt's order,
+/// then its first problem, if any. One flat list per run, not per chunk:
+/// these wait for every chunk until edges go in.
 #[derive(Default)]
 struct Resolved {
-    /// Thin, as one of these waits for every chunk until edges go in.
-    edges: ThinVec<(ReqKind, NodeIndex)>,
-    error: Option<Box<(ReqKind, String)>>,
+    edges: Vec<(ReqKind, NodeIndex)>,
+    /// Per chunk: the end of its edges in `edges`.
+    ends: Vec<u32>,
+    /// (chunk position in the run, its first problem), in chunk order.
+    errors: Vec<(usize, (ReqKind, String))>,
+    /// Per chunk: how many keys its `reconcile_watch` appended.
+    tails: Vec<u8>,
 }
 
-/// The nodes indexed under one key: nearly always exactly one, so the
-/// first lives inline and only further ones allocate.
-#[derive(Debug, Clone)]
-struct NodeList {
-    first: NodeIndex,
-    rest: ThinVec<NodeIndex>,
-}
-
-impl NodeList {
-    fn new(n: NodeIndex) -> NodeList {
-        NodeList {
-            first: n,
-            rest: ThinVec::new(),
-        }
-    }
-
-    /// Append unless it is the last entry (the same chunk indexed under
-    /// equal keys, e.g. name == ID). Rarer repeats are harmless: edges are
-    /// deduplicated.
-    fn push_unique(&mut self, n: NodeIndex) {
-        if *self.rest.last().unwrap_or(&self.first) != n {
-            self.rest.push(n);
-        }
-    }
-
-    #[cfg(test)]
-    fn extend_into(&self, out: &mut Vec<NodeIndex>) {
-        out.push(self.first);
-        out.extend_from_slice(&self.rest);
-    }
+impl Resolved {
+    /// Chunks per run.
+    const RUN: usize = 256;
 }
 
 /// One chunk's fields the graph reads, found in a single pass over its keys
@@ -397,10 +418,10 @@ impl<'c> ChunkFields<'c> {
             }
             let slot = match k.as_str() {
                 "order" => {
-                    info.order = match Num::of(v) {
+                    info.set_order(match Num::of(v) {
                         Some(o) => OrderCache::Num(o),
                         None => OrderCache::Other,
-                    };
+                    });
                     continue;
                 }
                 "name_order" => {
@@ -442,12 +463,33 @@ struct ChunkInfo {
     reqs: u16,
     /// Has a `watch` or `watch_any` key (reconcile_watch may move it).
     has_watch: bool,
-    order: OrderCache,
+    /// The `OrderCache` variant (0 missing, 1 int, 2 float, 3 other) and
+    /// the number's bits: packed, this is 16 bytes instead of 24.
+    order_kind: u8,
+    order_bits: u64,
     /// Has a `name_order` key.
     name_order: bool,
 }
 
 impl ChunkInfo {
+    fn order(&self) -> OrderCache {
+        match self.order_kind {
+            1 => OrderCache::Num(Num::Int(self.order_bits as i64)),
+            2 => OrderCache::Num(Num::Float(f64::from_bits(self.order_bits))),
+            3 => OrderCache::Other,
+            _ => OrderCache::Missing,
+        }
+    }
+
+    fn set_order(&mut self, order: OrderCache) {
+        (self.order_kind, self.order_bits) = match order {
+            OrderCache::Missing => (0, 0),
+            OrderCache::Num(Num::Int(i)) => (1, i as u64),
+            OrderCache::Num(Num::Float(f)) => (2, f.to_bits()),
+            OrderCache::Other => (3, 0),
+        };
+    }
+
     fn add_req(&mut self, rank: u8, v: &Value) {
         if v.truthy() {
             self.reqs |= 1 << rank;
@@ -475,7 +517,7 @@ impl ChunkInfo {
 
     /// `order` as an int, as Salt's cap counts it.
     fn int_order(&self) -> Option<i64> {
-        match self.order {
+        match self.order() {
             OrderCache::Num(Num::Int(i)) => Some(i),
             _ => None,
         }
@@ -487,9 +529,13 @@ impl ChunkInfo {
 /// scans only that range.
 #[derive(Debug, Clone, Default)]
 struct KeyIndex {
-    /// (interned name: slot in `RequisiteGraph::names`, its nodes), in
-    /// insertion order.
-    keys: Vec<(u32, NodeList)>,
+    /// (interned name: slot in `RequisiteGraph::names`, its node), in
+    /// insertion order. Nearly every key has exactly one node, stored here;
+    /// a node with the `MANY` bit set is instead the position in `more` of
+    /// the key's full node list.
+    keys: Vec<(u32, NodeIndex)>,
+    /// The node lists of keys indexed with more than one node.
+    more: Vec<Vec<NodeIndex>>,
     /// Positions in `keys`, hashed by name slot.
     index: hashbrown::HashTable<u32>,
     /// Slots of `keys` sorted by key; empty until a glob needs it (and
@@ -498,11 +544,14 @@ struct KeyIndex {
 }
 
 impl KeyIndex {
+    /// Marks a `keys` entry whose node list lives in `more`.
+    const MANY: u32 = 1 << 31;
+
     fn with_capacity(n: usize) -> KeyIndex {
         KeyIndex {
             keys: Vec::with_capacity(n),
             index: hashbrown::HashTable::with_capacity(n),
-            sorted: OnceLock::new(),
+            ..KeyIndex::default()
         }
     }
 
@@ -518,12 +567,39 @@ impl KeyIndex {
             .map(|&i| i as usize)
     }
 
+    /// Move a node list into `more`; the entry to store in `keys`.
+    fn spill(&mut self, nodes: Vec<NodeIndex>) -> NodeIndex {
+        self.more.push(nodes);
+        NodeIndex::new(((self.more.len() - 1) as u32 | Self::MANY) as usize)
+    }
+
+    /// Index `n` under `key`: appended unless it is the key's last node
+    /// (the same chunk indexed under equal keys, e.g. name == ID). Rarer
+    /// repeats are harmless: edges are deduplicated.
     fn add(&mut self, key: u32, n: NodeIndex) {
         match self.position(key) {
-            Some(i) => self.keys[i].1.push_unique(n),
+            Some(i) => {
+                let entry = self.keys[i].1.index() as u32;
+                if entry & Self::MANY != 0 {
+                    if let Some(nodes) = self.more.get_mut((entry & !Self::MANY) as usize) {
+                        if nodes.last() != Some(&n) {
+                            nodes.push(n);
+                        }
+                    }
+                } else if entry as usize != n.index() {
+                    let mut nodes = Vec::with_capacity(2);
+                    nodes.extend([self.keys[i].1, n]);
+                    self.keys[i].1 = self.spill(nodes);
+                }
+            }
             None => {
                 let i = self.keys.len() as u32;
-                self.keys.push((key, NodeList::new(n)));
+                let entry = if n.index() as u32 & Self::MANY != 0 {
+                    self.spill(vec![n])
+                } else {
+                    n
+                };
+                self.keys.push((key, entry));
                 let keys = &self.keys;
                 self.index
                     .insert_unique(Self::hash(key), i, |&j| Self::hash(keys[j as usize].0));
@@ -532,12 +608,33 @@ impl KeyIndex {
         }
     }
 
-    fn get(&self, key: u32) -> Option<&NodeList> {
-        self.position(key).map(|i| &self.keys[i].1)
+    /// The nodes of the key at position `i` of `keys`.
+    fn nodes(&self, i: usize) -> &[NodeIndex] {
+        let Some((_, entry)) = self.keys.get(i) else {
+            return &[];
+        };
+        let e = entry.index() as u32;
+        if e & Self::MANY == 0 {
+            std::slice::from_ref(entry)
+        } else {
+            self.more
+                .get((e & !Self::MANY) as usize)
+                .map_or(&[], Vec::as_slice)
+        }
+    }
+
+    fn get(&self, key: u32) -> Option<&[NodeIndex]> {
+        self.position(key).map(|i| self.nodes(i))
+    }
+
+    /// Free the slack growth left (the index is complete).
+    fn shrink(&mut self) {
+        self.keys.shrink_to_fit();
+        self.more.shrink_to_fit();
     }
 
     /// Node lists of every key matching a glob, in insertion order.
-    fn glob(&self, names: &Interner, pattern: &str) -> Vec<&NodeList> {
+    fn glob(&self, names: &Interner, pattern: &str) -> Vec<&[NodeIndex]> {
         let keys = &self.keys;
         let key = |slot: usize| {
             keys.get(slot)
@@ -558,14 +655,13 @@ impl KeyIndex {
             .filter(|&slot| fnmatch(key(slot), pattern))
             .collect();
         slots.sort_unstable();
-        slots
-            .iter()
-            .filter_map(|&i| keys.get(i).map(|(_, v)| v))
-            .collect()
+        slots.iter().map(|&i| self.nodes(i)).collect()
     }
 }
 
 const PREREQ_SUFFIX: &str = "_|-__prereq_test__";
+/// Separates the parts of a tag.
+const TAG_SEP: &str = "_|-";
 
 /// Salt's tag of a chunk.
 pub fn chunk_tag(chunk: &Map) -> String {
@@ -577,11 +673,11 @@ pub fn chunk_tag(chunk: &Map) -> String {
 
 fn push_tag(tag: &mut String, f: &ChunkFields<'_>) {
     push_py_str(tag, f.state);
-    tag.push_str("_|-");
+    tag.push_str(TAG_SEP);
     push_py_str(tag, f.id);
-    tag.push_str("_|-");
+    tag.push_str(TAG_SEP);
     push_py_str(tag, f.name);
-    tag.push_str("_|-");
+    tag.push_str(TAG_SEP);
     push_py_str(tag, f.fun);
 }
 
@@ -608,14 +704,13 @@ impl RequisiteGraph {
     fn with_capacity(chunks: usize) -> RequisiteGraph {
         RequisiteGraph {
             graph: DiGraph::with_capacity(chunks, 0),
-            tags: Interner::with_capacity(chunks, chunks * 48),
+            tag_parts: Vec::with_capacity(chunks),
+            tag_index: hashbrown::HashTable::with_capacity(chunks),
             out: Vec::with_capacity(chunks),
             inn: Vec::with_capacity(chunks),
-            names: Interner::with_capacity(chunks * 2, chunks * 16),
+            names: Interner::with_capacity(chunks * 2, chunks * 24),
             chunk_nodes: Vec::with_capacity(chunks),
             prereq_flags: Vec::with_capacity(chunks),
-            label_ends: Vec::with_capacity(chunks),
-            label_text: String::with_capacity(chunks * 40),
             chunks,
             ..RequisiteGraph::default()
         }
@@ -623,13 +718,47 @@ impl RequisiteGraph {
 
     /// The node with a tag.
     pub fn node(&self, tag: &str) -> Option<NodeIndex> {
-        self.tags.find(tag).map(NodeIndex::new)
+        self.tag_index
+            .find(Interner::hash(tag), |&i| self.tag_is(i as usize, tag))
+            .map(|&i| NodeIndex::new(i as usize))
+    }
+
+    /// Node `i`'s tag parts: state, ID, name, fun.
+    fn tag_strs(&self, i: usize) -> [&str; 4] {
+        let parts = self.tag_parts.get(i).copied().unwrap_or_default();
+        parts.map(|slot| self.names.get(slot as usize).unwrap_or(""))
+    }
+
+    /// Whether node `i`'s tag is `tag` (compared part by part).
+    fn tag_is(&self, i: usize, tag: &str) -> bool {
+        let [state, id, name, fun] = self.tag_strs(i);
+        let suffix = match self.graph.node_weight(NodeIndex::new(i)) {
+            Some(w) if w.prereq_test => PREREQ_SUFFIX,
+            _ => "",
+        };
+        let mut rest = tag;
+        for part in [state, TAG_SEP, id, TAG_SEP, name, TAG_SEP, fun, suffix] {
+            match rest.strip_prefix(part) {
+                Some(r) => rest = r,
+                None => return false,
+            }
+        }
+        rest.is_empty()
     }
 
     /// Salt's tag of a node (`state_|-id_|-name_|-fun`, plus
     /// `_|-__prereq_test__` for a prereq test node).
-    pub fn tag(&self, n: NodeIndex) -> &str {
-        self.tags.get(n.index()).unwrap_or("")
+    pub fn tag(&self, n: NodeIndex) -> String {
+        let [state, id, name, fun] = self.tag_strs(n.index());
+        let test = self.graph.node_weight(n).is_some_and(|w| w.prereq_test);
+        let mut tag = String::new();
+        for part in [state, TAG_SEP, id, TAG_SEP, name, TAG_SEP, fun] {
+            tag.push_str(part);
+        }
+        if test {
+            tag.push_str(PREREQ_SUFFIX);
+        }
+        tag
     }
 
     /// Dependents of a node with edge kinds, in Salt's iteration order.
@@ -651,34 +780,64 @@ impl RequisiteGraph {
         self.node(&format!("{}{PREREQ_SUFFIX}", self.tag(n)))
     }
 
-    /// The `state + name + fun` sort label of chunk `i`.
-    fn label(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.label_ends[i - 1] };
-        self.label_text.get(start..self.label_ends[i]).unwrap_or("")
-    }
-
-    fn add_node(&mut self, tag: String, chunk: usize, prereq_test: bool) -> NodeIndex {
-        if let Some(n) = self.node(&tag) {
-            // Salt's add_node on an existing tag replaces the chunk.
+    /// Add a node with tag `tag`, made of `parts` (plus the test suffix
+    /// for a prereq test node), unless one has that tag already.
+    fn add_node(
+        &mut self,
+        tag: &str,
+        parts: [u32; 4],
+        chunk: usize,
+        prereq_test: bool,
+    ) -> NodeIndex {
+        if let Some(n) = self.node(tag) {
+            // Salt's add_node on an existing tag replaces the chunk. The
+            // new chunk's parts spell the same tag, but its sort label is
+            // its own (it differs if a part contains the separator).
             self.graph[n].chunk = chunk;
+            if !self.graph[n].prereq_test && !prereq_test {
+                if let Some(p) = self.tag_parts.get_mut(n.index()) {
+                    *p = parts;
+                }
+            }
             return n;
         }
         let n = self.graph.add_node(ReqNode { chunk, prereq_test });
-        // Tags and nodes are added together: the slot is the node index.
-        self.tags.insert(&tag);
-        debug_assert_eq!(self.tags.len(), self.graph.node_count());
+        self.tag_parts.push(parts);
+        let mut tag_index = std::mem::take(&mut self.tag_index);
+        // Rehashing (past the presized room) spells the tags out again.
+        tag_index.insert_unique(Interner::hash(tag), n.index() as u32, |&j| {
+            Interner::hash(&self.tag(NodeIndex::new(j as usize)))
+        });
+        self.tag_index = tag_index;
         self.out.push(Adj::default());
         self.inn.push(Adj::default());
         n
     }
 
     fn add_edge(&mut self, from: NodeIndex, to: NodeIndex, kind: ReqKind) {
-        let kinds = self.out[from.index()].entry(to);
+        let kinds = self.out[from.index()].entry(&mut self.out_index, from, to);
         if kinds.contains(kind) {
             return;
         }
         kinds.push(kind);
-        self.inn[to.index()].entry(from).push(kind);
+        self.inn[to.index()]
+            .entry(&mut self.inn_index, to, from)
+            .push(kind);
+    }
+
+    /// Every chunk is indexed: free the growth slack of the indexes.
+    fn shrink_indexes(&mut self) {
+        for index in self.lookup.values_mut() {
+            index.shrink();
+        }
+        self.names.shrink();
+    }
+
+    /// Every requisite is resolved: free the lookup indexes (the graph
+    /// outlives ordering, and nothing looks names or SLS up any more).
+    fn drop_lookups(&mut self) {
+        self.lookup = HashMap::default();
+        self.sls = IndexMap::default();
     }
 
     /// The interned slot of a name or ID.
@@ -686,19 +845,20 @@ impl RequisiteGraph {
         self.names.insert(name) as u32
     }
 
+    /// The interned slot of `str(v)` (empty for a missing value).
+    fn intern_py_str(&mut self, v: Option<&Value>) -> u32 {
+        match v {
+            Some(Value::Str(s)) => self.intern(s),
+            Some(other) => self.intern(&other.py_str()),
+            None => self.intern(""),
+        }
+    }
+
     /// Add chunk `i` (its fields and tag, scanned beforehand) as a node and
     /// index it by (module, name), (module, ID), (`id`, ID), (`id`, name)
     /// and by its SLS and including SLS files. Chunks are added in order,
     /// before any requisite.
-    fn add_fields(&mut self, i: usize, f: &ChunkFields<'_>, tag: String) {
-        let n = self.add_node(tag, i, false);
-        self.chunk_nodes.push(n);
-        self.prereq_flags.push(f.prereq.is_some_and(Value::truthy));
-        push_py_str(&mut self.label_text, f.state);
-        push_py_str(&mut self.label_text, f.name);
-        push_py_str(&mut self.label_text, f.fun);
-        self.label_ends.push(self.label_text.len());
-
+    fn add_fields(&mut self, i: usize, f: &ChunkFields<'_>, tag: &str) {
         let state_owned;
         let state = match f.state {
             Some(Value::Str(s)) => s.as_str(),
@@ -718,6 +878,16 @@ impl RequisiteGraph {
         };
         let name = name.map(|(_, slot)| slot);
         let id = id.map(|(_, slot)| slot);
+        let parts = [
+            self.intern(state),
+            id.unwrap_or_else(|| self.intern_py_str(f.id)),
+            name.unwrap_or_else(|| self.intern_py_str(f.name)),
+            self.intern_py_str(f.fun),
+        ];
+        let n = self.add_node(tag, parts, i, false);
+        self.chunk_nodes.push(n);
+        self.prereq_flags.push(f.prereq.is_some_and(Value::truthy));
+
         // Salt's order: (module, name), (module, ID), (id, ID), (id, name).
         for (kind, first, second) in [(state, name, id), ("id", id, name)] {
             if first.is_none() && second.is_none() {
@@ -815,7 +985,10 @@ impl RequisiteGraph {
         let check = match self.node(&check_tag) {
             Some(c) => c,
             None => {
-                let c = self.add_node(check_tag, req_chunk, true);
+                // `req` is a chunk's node (the indexes hold only those), so
+                // its parts plus the test suffix spell `check_tag`.
+                let parts = self.tag_parts.get(req.index()).copied().unwrap_or_default();
+                let c = self.add_node(&check_tag, parts, req_chunk, true);
                 let inherited: Vec<(NodeIndex, ReqKind)> = self.dependencies(req).collect();
                 for (dep, k) in inherited {
                     if k != ReqKind::Prereq {
@@ -860,7 +1033,7 @@ impl RequisiteGraph {
         kind: ReqKind,
         key: &str,
         val: &str,
-        edges: &mut ThinVec<(ReqKind, NodeIndex)>,
+        edges: &mut Vec<(ReqKind, NodeIndex)>,
     ) -> bool {
         let pattern = val.contains(['*', '?', '[', ']']);
         // Salt adds the matches group by group; the edges come out the same
@@ -882,8 +1055,7 @@ impl RequisiteGraph {
             if let Some(by_key) = self.lookup.get(key) {
                 for nodes in by_key.glob(&self.names, val) {
                     found = true;
-                    edges.push((kind, nodes.first));
-                    edges.extend(nodes.rest.iter().map(|&n| (kind, n)));
+                    edges.extend(nodes.iter().map(|&n| (kind, n)));
                 }
             }
         } else if let Some(nodes) = self
@@ -892,16 +1064,20 @@ impl RequisiteGraph {
             .and_then(|slot| self.lookup.get(key).and_then(|m| m.get(slot as u32)))
         {
             found = true;
-            edges.push((kind, nodes.first));
-            edges.extend(nodes.rest.iter().map(|&n| (kind, n)));
+            edges.extend(nodes.iter().map(|&n| (kind, n)));
         }
         found
     }
 
     /// Salt's `add_requisites` for one chunk, lookup part: the edges to add
     /// and the first problem. Read-only (runs in parallel).
-    fn resolve(&self, chunk: &Map, info: &ChunkInfo, disabled: &[String]) -> Resolved {
-        let mut out = Resolved::default();
+    fn resolve(
+        &self,
+        chunk: &Map,
+        info: &ChunkInfo,
+        disabled: &[String],
+        edges: &mut Vec<(ReqKind, NodeIndex)>,
+    ) -> Result<(), (ReqKind, String)> {
         for kind in info.reqs() {
             if disabled.iter().any(|d| d == kind.as_str()) {
                 continue;
@@ -909,12 +1085,9 @@ impl RequisiteGraph {
             let Some(reqs) = chunk.get(kind.as_str()) else {
                 continue;
             };
-            if let Err(e) = self.resolve_kind(chunk, kind, reqs, &mut out.edges) {
-                out.error = Some(Box::new(e));
-                break;
-            }
+            self.resolve_kind(chunk, kind, reqs, edges)?;
         }
-        out
+        Ok(())
     }
 
     /// The requisites of one kind of a chunk (`reqs`).
@@ -923,7 +1096,7 @@ impl RequisiteGraph {
         chunk: &Map,
         kind: ReqKind,
         reqs: &Value,
-        edges: &mut ThinVec<(ReqKind, NodeIndex)>,
+        edges: &mut Vec<(ReqKind, NodeIndex)>,
     ) -> Result<(), (ReqKind, String)> {
         let owned;
         let items: &[Value] = match reqs {
@@ -995,12 +1168,12 @@ impl RequisiteGraph {
         cap: i64,
     ) -> HeapKey<'_> {
         let c = self.graph[n].chunk;
-        let own = match info[c].order {
+        let own = match info[c].order() {
             // normalise_order would change nothing.
             OrderCache::Num(o) if !info[c].name_order && !o.is_negative() => o,
             _ => {
                 let o = normalise_order(&mut chunks[c], cap);
-                info[c].order = OrderCache::Num(o);
+                info[c].set_order(OrderCache::Num(o));
                 info[c].name_order = false;
                 o
             }
@@ -1013,7 +1186,7 @@ impl RequisiteGraph {
             }
             req_order = i16::from(kind.weight());
             let cc = self.graph[child].chunk;
-            let child_order = match info[cc].order {
+            let child_order = match info[cc].order() {
                 OrderCache::Missing => Num::Float(f64::INFINITY),
                 OrderCache::Num(o) => o,
                 OrderCache::Other => {
@@ -1025,7 +1198,7 @@ impl RequisiteGraph {
                             None => {
                                 let o = symbolic_order(Some(v), cap);
                                 chunk.insert("order".into(), o.to_value());
-                                info[cc].order = OrderCache::Num(o);
+                                info[cc].set_order(OrderCache::Num(o));
                                 o
                             }
                         },
@@ -1039,9 +1212,8 @@ impl RequisiteGraph {
         HeapKey {
             effective: if own > child_min { child_min } else { own },
             own,
-            label: self.label(c),
-            tag: self.tag(n),
             node: n,
+            graph: self,
         }
     }
 
@@ -1053,10 +1225,14 @@ impl RequisiteGraph {
         cap: i64,
     ) -> Result<Vec<NodeIndex>, ()> {
         let count = self.graph.node_count();
-        let mut indegree: Vec<usize> = self
+        let mut indegree: Vec<u32> = self
             .inn
             .iter()
-            .map(|m| m.iter().map(|(_, k)| k.len()).sum())
+            .map(|m| {
+                m.iter()
+                    .map(|(_, k)| k.len() as u32)
+                    .fold(0, u32::saturating_add)
+            })
             .collect();
         let mut heap = BinaryHeap::new();
         for n in self.graph.node_indices() {
@@ -1069,7 +1245,7 @@ impl RequisiteGraph {
             seq.push(k.node);
             for (t, kinds) in self.out[k.node.index()].iter() {
                 let d = &mut indegree[t.index()];
-                *d = d.saturating_sub(kinds.len());
+                *d = d.saturating_sub(kinds.len() as u32);
                 if *d == 0 {
                     heap.push(Reverse(self.key(chunks, info, t, cap)));
                 }
@@ -1137,13 +1313,92 @@ impl RequisiteGraph {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+/// Salt's sort key of a node: (effective order, own order, `state + name +
+/// fun` label, tag, node). The label and the tag are compared from the
+/// node's tag parts, as if spelled out (most keys differ in their orders).
+#[derive(Debug, Clone)]
 struct HeapKey<'g> {
     effective: Num,
     own: Num,
-    label: &'g str,
-    tag: &'g str,
     node: NodeIndex,
+    graph: &'g RequisiteGraph,
+}
+
+impl HeapKey<'_> {
+    fn label(&self) -> [&str; 3] {
+        let [state, _, name, fun] = self.graph.tag_strs(self.node.index());
+        [state, name, fun]
+    }
+
+    fn tag(&self) -> [&str; 8] {
+        let [state, id, name, fun] = self.graph.tag_strs(self.node.index());
+        let suffix = match self.graph.graph.node_weight(self.node) {
+            Some(w) if w.prereq_test => PREREQ_SUFFIX,
+            _ => "",
+        };
+        [state, TAG_SEP, id, TAG_SEP, name, TAG_SEP, fun, suffix]
+    }
+}
+
+impl Ord for HeapKey<'_> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.effective
+            .cmp(&other.effective)
+            .then_with(|| self.own.cmp(&other.own))
+            .then_with(|| cmp_concat(&self.label(), &other.label()))
+            .then_with(|| cmp_concat(&self.tag(), &other.tag()))
+            .then_with(|| self.node.cmp(&other.node))
+    }
+}
+
+impl PartialOrd for HeapKey<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for HeapKey<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for HeapKey<'_> {}
+
+/// Compare the concatenations of two lists of strings (byte order, as
+/// `str` compares) without building them.
+fn cmp_concat(a: &[&str], b: &[&str]) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (mut a, mut b) = (
+        a.iter().map(|s| s.as_bytes()),
+        b.iter().map(|s| s.as_bytes()),
+    );
+    let (mut x, mut y): (&[u8], &[u8]) = (&[], &[]);
+    loop {
+        while x.is_empty() {
+            match a.next() {
+                Some(next) => x = next,
+                None => break,
+            }
+        }
+        while y.is_empty() {
+            match b.next() {
+                Some(next) => y = next,
+                None => break,
+            }
+        }
+        match (x.is_empty(), y.is_empty()) {
+            (true, true) => return Ordering::Equal,
+            (true, false) => return Ordering::Less,
+            (false, true) => return Ordering::Greater,
+            (false, false) => {}
+        }
+        let n = x.len().min(y.len());
+        match x[..n].cmp(&y[..n]) {
+            Ordering::Equal => (x, y) = (&x[n..], &y[n..]),
+            unequal => return unequal,
+        }
+    }
 }
 
 /// The ordered result: the chunks and the sequence in which the lowstate
@@ -1239,72 +1494,84 @@ pub fn order_chunks(
     // Indexing goes in chunk order (a parallel scan first was no faster:
     // the indexing is bound on its hash tables, and reads the chunks again).
     let mut info: Vec<ChunkInfo> = Vec::with_capacity(chunks.len());
+    let mut tag = String::new();
     for (i, c) in chunks.iter().enumerate() {
         let (f, ci) = ChunkFields::scan(c);
-        let mut tag = String::with_capacity(64);
+        tag.clear();
         push_tag(&mut tag, &f);
-        g.add_fields(i, &f, tag);
+        g.add_fields(i, &f, &tag);
         info.push(ci);
     }
+    g.shrink_indexes();
     // With every chunk indexed, each chunk's requisites resolve on their
     // own: `reconcile_watch` touches only its chunk, and the lookups only
     // read the indexes. Edges then go in sequentially, in chunk order, so
     // nodes, edges and errors come out as with Salt's single pass.
     let disabled = &opts.disabled_requisites;
-    let resolved: Vec<(Resolved, u8)> = {
+    let resolved: Vec<Resolved> = {
         let g = &g;
         chunks
-            .par_iter_mut()
-            .zip(info.par_iter_mut())
-            .with_min_len(256)
-            .map(|(chunk, ci)| {
-                let mut tail = 0;
-                if ci.has_watch {
-                    let had = [
-                        chunk.contains_key("require"),
-                        chunk.contains_key("require_any"),
-                    ];
-                    reconcile_watch(chunk, opts);
-                    let has = [
-                        chunk.contains_key("require"),
-                        chunk.contains_key("require_any"),
-                    ];
-                    tail = had.iter().zip(has).filter(|(h, n)| !**h && *n).count() as u8;
-                    ci.rescan_reqs(chunk);
+            .par_chunks_mut(Resolved::RUN)
+            .zip(info.par_chunks_mut(Resolved::RUN))
+            .map(|(run, infos)| {
+                let mut r = Resolved {
+                    ends: Vec::with_capacity(run.len()),
+                    tails: Vec::with_capacity(run.len()),
+                    ..Resolved::default()
+                };
+                for (j, (chunk, ci)) in run.iter_mut().zip(infos).enumerate() {
+                    r.tails.push(watch_ahead(chunk, ci, opts));
+                    if let Err(e) = g.resolve(chunk, ci, disabled, &mut r.edges) {
+                        r.errors.push((j, e));
+                    }
+                    r.ends
+                        .push(u32::try_from(r.edges.len()).unwrap_or(u32::MAX));
                 }
-                (g.resolve(chunk, ci, disabled), tail)
+                r.edges.shrink_to_fit();
+                r
             })
             .collect()
     };
-    g.watch_tail = resolved.iter().map(|(_, tail)| *tail).collect();
+    g.drop_lookups();
+    g.watch_tail = resolved
+        .iter()
+        .flat_map(|r| r.tails.iter().copied())
+        .collect();
     let mut errors = Vec::new();
     let mut cap: i64 = 1;
-    // Each chunk's resolution is freed once its edges are in.
-    for (i, (r, _)) in resolved.into_iter().enumerate() {
-        // Salt reconciles this chunk now: flags set from here on append.
-        g.watch_tail[i] = 0;
-        g.add_edges(&mut chunks, i, &r.edges);
-        match r.error.as_deref() {
-            Some((kind, message)) => {
-                let code = if message.starts_with("Referenced") {
-                    "missing-requisite"
-                } else {
-                    "bad-requisite"
-                };
-                let (id, state) = id_state(&chunks[i]);
-                errors.push(
-                    Diagnostic::error(code, message.clone())
-                        .with_sls(
-                            chunks[i]
-                                .get("__sls__")
-                                .map(Value::py_str)
-                                .unwrap_or_default(),
-                        )
-                        .with_id(id.clone())
-                        .or_primary(sources.arg(&id, &state, kind.as_str())),
-                );
+    // Each run's resolution is freed once its edges are in.
+    for (run, r) in resolved.into_iter().enumerate() {
+        let mut problems = r.errors.into_iter().peekable();
+        let mut start = 0;
+        for (j, &end) in r.ends.iter().enumerate() {
+            let i = run * Resolved::RUN + j;
+            let end = end as usize;
+            // Salt reconciles this chunk now: flags set from here on append.
+            g.watch_tail[i] = 0;
+            g.add_edges(&mut chunks, i, r.edges.get(start..end).unwrap_or(&[]));
+            start = end;
+            match problems.next_if(|(at, _)| *at == j) {
+                Some((_, (kind, message))) => {
+                    let code = if message.starts_with("Referenced") {
+                        "missing-requisite"
+                    } else {
+                        "bad-requisite"
+                    };
+                    let (id, state) = id_state(&chunks[i]);
+                    errors.push(
+                        Diagnostic::error(code, message)
+                            .with_sls(
+                                chunks[i]
+                                    .get("__sls__")
+                                    .map(Value::py_str)
+                                    .unwrap_or_default(),
+                            )
+                            .with_id(id.clone())
+                            .or_primary(sources.arg(&id, &state, kind.as_str())),
+                    );
+                }
+                None => cap = compute_cap_step(cap, info[i].int_order()),
             }
-            None => cap = compute_cap_step(cap, info[i].int_order()),
         }
     }
     g.watch_tail = Vec::new();
@@ -1326,6 +1593,25 @@ pub fn order_chunks(
             Err(errors)
         }
     }
+}
+
+/// Chunk `ci`'s `reconcile_watch`, done ahead of its turn: how many keys it
+/// appended (see `RequisiteGraph::flag`). Rescans the requisite keys.
+fn watch_ahead(chunk: &mut Map, ci: &mut ChunkInfo, opts: &LowOptions) -> u8 {
+    if !ci.has_watch {
+        return 0;
+    }
+    let had = [
+        chunk.contains_key("require"),
+        chunk.contains_key("require_any"),
+    ];
+    reconcile_watch(chunk, opts);
+    let has = [
+        chunk.contains_key("require"),
+        chunk.contains_key("require_any"),
+    ];
+    ci.rescan_reqs(chunk);
+    had.iter().zip(has).filter(|(h, n)| !**h && *n).count() as u8
 }
 
 fn compute_cap_step(cap: i64, order: Option<i64>) -> i64 {
@@ -1497,14 +1783,8 @@ mod tests {
         for (i, key) in [wb, db, wa].into_iter().enumerate() {
             idx.add(key, NodeIndex::new(i));
         }
-        let flat = |hits: Vec<&super::NodeList>| -> Vec<Vec<NodeIndex>> {
-            hits.into_iter()
-                .map(|l| {
-                    let mut v = Vec::new();
-                    l.extend_into(&mut v);
-                    v
-                })
-                .collect()
+        let flat = |hits: Vec<&[NodeIndex]>| -> Vec<Vec<NodeIndex>> {
+            hits.into_iter().map(<[NodeIndex]>::to_vec).collect()
         };
         let hits = flat(idx.glob(&names, "web-*"));
         assert_eq!(hits, [vec![NodeIndex::new(0)], vec![NodeIndex::new(2)]]);
