@@ -265,11 +265,7 @@ fn py_iter(v: &Value) -> Option<Vec<Value>> {
     match v {
         Value::List(l) => Some(l.to_vec()),
         Value::Map(m) => Some(m.keys().cloned().collect()),
-        Value::Str(s) => Some(
-            s.chars()
-                .map(|c| Value::from(c.encode_utf8(&mut [0; 4]) as &str))
-                .collect(),
-        ),
+        Value::Str(s) => Some(s.chars().map(Value::from).collect()),
         _ => None,
     }
 }

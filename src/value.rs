@@ -100,6 +100,12 @@ impl From<String> for Value {
         Value::Str(s.into())
     }
 }
+/// A one-character string, as iterating a Python `str` yields.
+impl From<char> for Value {
+    fn from(c: char) -> Self {
+        Value::Str(Str::from(c.encode_utf8(&mut [0; 4]) as &str))
+    }
+}
 impl From<bool> for Value {
     fn from(b: bool) -> Self {
         Value::Bool(b)

@@ -919,10 +919,7 @@ fn handle_exclude(state: &mut Map, sls: &str, errors: &mut Vec<Diagnostic>) {
             ));
             // Python's list.extend iterates what it is given.
             match other {
-                Value::Str(s) => s
-                    .chars()
-                    .map(|c| Value::from(c.encode_utf8(&mut [0; 4]) as &str))
-                    .collect(),
+                Value::Str(s) => s.chars().map(Value::from).collect(),
                 Value::Map(m) => m.into_keys().collect(),
                 _ => vec![],
             }

@@ -290,10 +290,7 @@ pub fn py_iter(v: &Value) -> Vec<Value> {
     match v {
         Value::List(l) => l.to_vec(),
         Value::Map(m) => m.keys().cloned().collect(),
-        Value::Str(s) => s
-            .chars()
-            .map(|c| Value::from(c.encode_utf8(&mut [0; 4]) as &str))
-            .collect(),
+        Value::Str(s) => s.chars().map(Value::from).collect(),
         _ => Vec::new(),
     }
 }

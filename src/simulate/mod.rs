@@ -785,8 +785,8 @@ impl<'a> Executor<'a> {
         for &li in order {
             let c = &self.lows[li].chunk;
             if let Some(l) = c.arg("listen") {
-                let refs = l.as_list().cloned().unwrap_or_default();
-                listeners.push(((c.state.clone(), Value::str(c.id.clone())), refs.to_vec()));
+                let refs = l.as_list().map(|l| l.to_vec()).unwrap_or_default();
+                listeners.push(((c.state.clone(), Value::str(c.id.clone())), refs));
             }
             if let Some(Value::List(items)) = c.arg("listen_in") {
                 for item in items {

@@ -218,10 +218,7 @@ fn py_iter(v: &Value) -> Result<Vec<Value>, Error> {
     match v {
         Value::List(l) => Ok(l.to_vec()),
         Value::Map(m) => Ok(m.keys().cloned().collect()),
-        Value::Str(s) => Ok(s
-            .chars()
-            .map(|c| Value::from(c.encode_utf8(&mut [0; 4]) as &str))
-            .collect()),
+        Value::Str(s) => Ok(s.chars().map(Value::from).collect()),
         other => Err(type_error(format!(
             "'{}' object is not iterable",
             other.py_type_name()

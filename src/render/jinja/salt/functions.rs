@@ -827,10 +827,7 @@ fn slsutil_merge_all(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
     let items: Vec<Value> = match lst {
         Value::List(l) => l.to_vec(),
         Value::Map(m) => m.into_keys().collect(),
-        Value::Str(s) => s
-            .chars()
-            .map(|c| Value::from(c.encode_utf8(&mut [0; 4]) as &str))
-            .collect(),
+        Value::Str(s) => s.chars().map(Value::from).collect(),
         other => {
             return Err(py_error(format!(
                 "'{}' object is not iterable",
