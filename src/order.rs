@@ -79,9 +79,7 @@ impl Adj {
             None => list.iter().position(|(m, _)| *m == n).unwrap_or(len),
         };
         if pos == len {
-            if len == list.capacity() {
-                list.reserve_exact(len.max(1));
-            }
+            crate::value::reserve_one(list);
             list.push((n, Kinds::default()));
             if list.len() == Self::SCAN + 1 {
                 indexes.insert(

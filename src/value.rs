@@ -23,6 +23,15 @@ pub type Str = compact_str::CompactString;
 pub type List = thin_vec::ThinVec<Value>;
 pub use thin_vec::thin_vec as list;
 
+/// Make room for one more item, growing 1, 2, 4, …: most maps and lists in
+/// state data keep one or two items, where `ThinVec`'s first step (four)
+/// would be mostly slack.
+pub(crate) fn reserve_one<T>(v: &mut thin_vec::ThinVec<T>) {
+    if v.len() == v.capacity() {
+        v.reserve_exact(v.len().max(1));
+    }
+}
+
 /// A Python-like value: what `yaml.safe_load` or a Jinja expression yields.
 #[derive(Debug, Clone, Default)]
 pub enum Value {

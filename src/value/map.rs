@@ -17,7 +17,7 @@ use thin_vec::ThinVec;
 const INDEX_AT: usize = 16;
 
 /// An insertion-ordered map keyed by [`Value`], as Python dicts are. Two
-/// pointers wide, so a `Value` stays 32 bytes: the entries sit behind one
+/// pointers wide, so a `Value` stays 24 bytes: the entries sit behind one
 /// pointer with their length and capacity (`ThinVec`: one allocation per
 /// map, none while empty), the index behind the other.
 #[derive(Default)]
@@ -64,11 +64,7 @@ impl Inner {
             let entries = &self.entries;
             index.insert_unique(hash_of(&key), i, |&j| hash_of(&entries[j].0));
         }
-        // Grow 1, 2, 4, …: most maps in state data keep one or two keys,
-        // and the default first step (4 entries) would be mostly slack.
-        if i == self.entries.capacity() {
-            self.entries.reserve_exact(i.max(1));
-        }
+        super::reserve_one(&mut self.entries);
         self.entries.push((key, value));
         if self.index.is_none() && self.entries.len() > INDEX_AT {
             self.rebuild_index();
