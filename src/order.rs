@@ -130,16 +130,33 @@ impl std::hash::Hasher for NodeHasher {
 /// of chunks).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Interner {
+    strings: Strings,
+    index: hashbrown::HashTable<u32>,
+}
+
+/// The interned strings themselves, end to end.
+#[derive(Debug, Clone, Default)]
+struct Strings {
     text: String,
     ends: Vec<usize>,
-    index: hashbrown::HashTable<u32>,
+}
+
+impl Strings {
+    /// The string in slot `i`.
+    fn get(&self, i: usize) -> Option<&str> {
+        let end = *self.ends.get(i)?;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        self.text.get(start..end)
+    }
 }
 
 impl Interner {
     fn with_capacity(strings: usize, bytes: usize) -> Interner {
         Interner {
-            text: String::with_capacity(bytes),
-            ends: Vec::with_capacity(strings),
+            strings: Strings {
+                text: String::with_capacity(bytes),
+                ends: Vec::with_capacity(strings),
+            },
             index: hashbrown::HashTable::with_capacity(strings),
         }
     }
@@ -151,20 +168,18 @@ impl Interner {
 
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.ends.len()
+        self.strings.ends.len()
     }
 
     /// The string in slot `i`.
     pub(crate) fn get(&self, i: usize) -> Option<&str> {
-        let end = *self.ends.get(i)?;
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        self.text.get(start..end)
+        self.strings.get(i)
     }
 
     /// Free the growth slack.
     fn shrink(&mut self) {
-        self.text.shrink_to_fit();
-        self.ends.shrink_to_fit();
+        self.strings.text.shrink_to_fit();
+        self.strings.ends.shrink_to_fit();
     }
 
     /// The slot of `s`, if it was added.
@@ -179,17 +194,14 @@ impl Interner {
         if let Some(i) = self.find(s) {
             return i;
         }
-        let i = self.ends.len();
-        self.text.push_str(s);
-        self.ends.push(self.text.len());
-        let (text, ends) = (&self.text, &self.ends);
-        let slot = |j: u32| {
-            let j = j as usize;
-            let start = if j == 0 { 0 } else { ends[j - 1] };
-            Self::hash(&text[start..ends[j]])
-        };
-        self.index
-            .insert_unique(Self::hash(s), i as u32, |&j| slot(j));
+        let strings = &mut self.strings;
+        let i = strings.ends.len();
+        strings.text.push_str(s);
+        strings.ends.push(strings.text.len());
+        let strings = &self.strings;
+        self.index.insert_unique(Self::hash(s), i as u32, |&j| {
+            Self::hash(strings.get(j as usize).unwrap_or(""))
+        });
         i
     }
 }
