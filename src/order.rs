@@ -739,15 +739,21 @@ impl RequisiteGraph {
         parts.map(|slot| self.names.get(slot as usize).unwrap_or(""))
     }
 
-    /// Whether node `i`'s tag is `tag` (compared part by part).
-    fn tag_is(&self, i: usize, tag: &str) -> bool {
+    /// Node `i`'s tag in the pieces that spell it: the parts, the
+    /// separators, and the test suffix (empty for a chunk's own node).
+    fn tag_pieces(&self, i: usize) -> [&str; 8] {
         let [state, id, name, fun] = self.tag_strs(i);
         let suffix = match self.graph.node_weight(NodeIndex::new(i)) {
             Some(w) if w.prereq_test => PREREQ_SUFFIX,
             _ => "",
         };
+        [state, TAG_SEP, id, TAG_SEP, name, TAG_SEP, fun, suffix]
+    }
+
+    /// Whether node `i`'s tag is `tag` (compared piece by piece).
+    fn tag_is(&self, i: usize, tag: &str) -> bool {
         let mut rest = tag;
-        for part in [state, TAG_SEP, id, TAG_SEP, name, TAG_SEP, fun, suffix] {
+        for part in self.tag_pieces(i) {
             match rest.strip_prefix(part) {
                 Some(r) => rest = r,
                 None => return false,
@@ -759,16 +765,7 @@ impl RequisiteGraph {
     /// Salt's tag of a node (`state_|-id_|-name_|-fun`, plus
     /// `_|-__prereq_test__` for a prereq test node).
     pub fn tag(&self, n: NodeIndex) -> String {
-        let [state, id, name, fun] = self.tag_strs(n.index());
-        let test = self.graph.node_weight(n).is_some_and(|w| w.prereq_test);
-        let mut tag = String::new();
-        for part in [state, TAG_SEP, id, TAG_SEP, name, TAG_SEP, fun] {
-            tag.push_str(part);
-        }
-        if test {
-            tag.push_str(PREREQ_SUFFIX);
-        }
-        tag
+        self.tag_pieces(n.index()).concat()
     }
 
     /// Dependents of a node with edge kinds, in Salt's iteration order.
@@ -1341,12 +1338,7 @@ impl HeapKey<'_> {
     }
 
     fn tag(&self) -> [&str; 8] {
-        let [state, id, name, fun] = self.graph.tag_strs(self.node.index());
-        let suffix = match self.graph.graph.node_weight(self.node) {
-            Some(w) if w.prereq_test => PREREQ_SUFFIX,
-            _ => "",
-        };
-        [state, TAG_SEP, id, TAG_SEP, name, TAG_SEP, fun, suffix]
+        self.graph.tag_pieces(self.node.index())
     }
 }
 
