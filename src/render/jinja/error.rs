@@ -307,6 +307,8 @@ fn undefined_text(detail: &str) -> String {
     let owner = match parent {
         "grains" | "pillar" => "salt.utils.optsdict.DictProxy object",
         "opts" => "salt.utils.optsdict.OptsDict object",
+        // A module the minion has not loaded (`salt.mysql` without MySQLdb).
+        "salt" => "salt.utils.templates.AliasedLoader object",
         _ => "dict object",
     };
     format!("'{owner}' has no attribute '{key}'")

@@ -371,6 +371,11 @@ fn salt_like_errors() {
         e.headline(),
         "Jinja variable 'salt.utils.optsdict.DictProxy object' has no attribute 'nosuch'"
     );
+    let e = render_files(&[], "{% if salt.nosuchmod.fun() %}{% endif %}").unwrap_err();
+    assert_eq!(
+        e.headline(),
+        "Jinja variable 'salt.utils.templates.AliasedLoader object' has no attribute 'nosuchmod'"
+    );
     let e = render_files(&[], "{% set d = {'a': 1} %}{{ d.b.c }}").unwrap_err();
     assert_eq!(
         e.headline(),
