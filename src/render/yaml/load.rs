@@ -66,6 +66,9 @@ struct Text<'a> {
     ascii: bool,
     /// Last conversion: (char index, byte offset).
     cursor: Cell<(usize, usize)>,
+    /// When `src` is a padded copy (see [`Composer::flow_pad`]): the text
+    /// as rendered and the padding, so messages give its lines and columns.
+    original: Option<(&'a str, &'a Padding)>,
 }
 
 impl<'a> Text<'a> {
@@ -74,6 +77,7 @@ impl<'a> Text<'a> {
             src,
             ascii: src.is_ascii(),
             cursor: Cell::new((0, 0)),
+            original: None,
         }
     }
 
@@ -106,7 +110,10 @@ impl<'a> Text<'a> {
 
     /// `  in "<unicode string>", line L, column C` for a byte offset.
     fn mark(&self, byte: usize) -> String {
-        let (line, col) = self.line_col(byte);
+        let (line, col) = match self.original {
+            Some((src, pads)) => Text::new(src).line_col(pads.offset(byte)),
+            None => self.line_col(byte),
+        };
         format!("  in \"<unicode string>\", line {line}, column {col}")
     }
 
@@ -495,6 +502,61 @@ impl<'a> Composer<'a> {
             .map_or(at, |c| at + c.len_utf8())
     }
 
+    /// saphyr wants the lines of a flow collection or a quoted scalar
+    /// indented deeper than the block around them; PyYAML and libyaml do
+    /// not (`{{ x | yaml }}` under a key wraps long lists onto lines
+    /// indented less than the key). For such an error: where the offending
+    /// line starts and how many spaces put it one column past the outermost
+    /// open `[` or `{`, or past the indentation of the line a quoted scalar
+    /// starts on. That never changes a value: line breaks there fold
+    /// together with the spaces after them.
+    fn flow_pad(&self, info: &str, at: usize, last_end: usize) -> Option<(usize, usize)> {
+        let bytes = self.text.src.as_bytes();
+        let at = at.min(bytes.len());
+        let line_of = |p: usize| {
+            bytes[..p]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |p| p + 1)
+        };
+        let lead = |line: usize| bytes[line..].iter().take_while(|&&b| b == b' ').count();
+        // The outermost open flow collection, if `line` is still inside it
+        // (the scanner may be past its end while the events lag behind),
+        // else one the scanner opened after the last event.
+        let flow_want = |line: usize| {
+            let token = match self.stack.iter().find(|o| o.flow && !o.implicit) {
+                Some(o) => o.token,
+                None => next_flow_start(bytes, last_end)?,
+            };
+            flow_open(bytes, token, line).then(|| self.text.column(token))
+        };
+        match info {
+            "invalid indentation" | "invalid indentation in flow construct" => {
+                let line = line_of(at);
+                let want = flow_want(line)?;
+                let have = lead(line);
+                (have < want).then(|| (line, want - have))
+            }
+            // Reported at the opening quote: the culprit is the first
+            // non-blank line after it that is not deep enough.
+            "invalid indentation in quoted scalar" => {
+                let first = line_of(at);
+                let want = flow_want(first).unwrap_or(0).max(lead(first) + 1);
+                let end = quoted_end(bytes, at)?;
+                let mut line = first;
+                loop {
+                    line += bytes[line..end].iter().position(|&b| b == b'\n')? + 1;
+                    let have = lead(line);
+                    let blank = matches!(bytes.get(line + have), Some(b'\n' | b'\r'));
+                    if !blank && have < want {
+                        return Some((line, want - have));
+                    }
+                }
+            }
+            _ => None,
+        }
+    }
+
     /// Reword a saphyr error as libyaml would have reported it.
     fn scan_error(&self, e: &ScanError) -> YamlError {
         let at = self.text.byte(e.marker().index());
@@ -756,12 +818,19 @@ fn reader_error(src: &str) -> Option<YamlError> {
 const MAX_DEPTH: usize = 1000;
 
 /// Parse and compose the single document of `src`.
-fn compose(src: &str) -> Result<(Vec<Raw>, Option<Id>), YamlError> {
+/// Compose `src`. When it fails on a line of a flow collection indented
+/// less than saphyr wants, `pad` says how to indent that line (see
+/// [`Composer::flow_pad`]).
+fn compose(
+    text: Text,
+    pad: &mut Option<(usize, usize)>,
+) -> Result<(Vec<Raw>, Option<Id>), YamlError> {
+    let src = text.src;
     if let Some(e) = reader_error(src) {
         return Err(e);
     }
     let mut c = Composer {
-        text: Text::new(src),
+        text,
         nodes: Vec::new(),
         stack: Vec::new(),
         anchors: HashMap::new(),
@@ -774,15 +843,21 @@ fn compose(src: &str) -> Result<(Vec<Raw>, Option<Id>), YamlError> {
     };
     let mut parser = Parser::new_from_str(src);
     let mut documents = 0;
+    // Where the last event ended (the scanner may be further on).
+    let mut last_end = 0;
     loop {
         let (ev, span) = match parser.next_event() {
             None => break,
-            Some(Ok(x)) => x,
+            Some(Ok(x)) => {
+                last_end = c.text.byte(x.1.end.index());
+                x
+            }
             Some(Err(e)) => {
                 let at = c.text.byte(e.marker().index());
                 if let Some(tab) = c.tab_violation(at) {
                     return Err(tab);
                 }
+                *pad = c.flow_pad(e.info(), at, last_end);
                 return Err(c.scan_error(&e));
             }
         };
@@ -1498,6 +1573,7 @@ fn load_direct(src: &str) -> Option<Node> {
         src,
         ascii: plain_ascii || src.is_ascii(),
         cursor: Cell::new((0, 0)),
+        original: None,
     };
     let mut parser = Parser::new_from_str(src);
     let mut stack: Vec<Frame> = Vec::new();
@@ -1657,31 +1733,172 @@ pub(super) fn load(src: &str) -> Result<Node, YamlError> {
     }
 }
 
+/// The `[` or `{` that starts the next node after byte `from` (past
+/// blanks, comments, `-`, `?`, `:` indicators, anchors and tags), if the
+/// next node is a flow collection.
+fn next_flow_start(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    loop {
+        match *bytes.get(i)? {
+            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            b'#' => i += bytes[i..].iter().position(|&b| b == b'\n')?,
+            b'-' | b'?' | b':' if matches!(bytes.get(i + 1), Some(b' ' | b'\n')) => i += 1,
+            b'&' | b'!' => i += bytes[i..].iter().position(|&b| b == b' ')?,
+            b'[' | b'{' => return Some(i),
+            _ => return None,
+        }
+    }
+}
+
+/// Is the flow collection opening at `token` (a `[` or `{`) still open at
+/// byte `line`, a later line start? Brackets are counted outside quoted
+/// scalars and comments.
+fn flow_open(bytes: &[u8], token: usize, line: usize) -> bool {
+    if line <= token {
+        return false;
+    }
+    let mut depth = 0usize;
+    let mut i = token;
+    while i < line {
+        match bytes[i] {
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return false;
+                }
+            }
+            b'\'' | b'"' => match quoted_end(bytes, i) {
+                Some(end) => i = end,
+                None => return false,
+            },
+            b'#' if matches!(bytes[i - 1], b' ' | b'\t' | b'\n') => {
+                match bytes[i..line].iter().position(|&b| b == b'\n') {
+                    Some(p) => i += p,
+                    None => return true,
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    depth > 0
+}
+
+/// Where the quoted scalar opening at `at` closes (its closing quote), if
+/// it does: `''` is an escaped quote in single quotes, `\` escapes in double.
+fn quoted_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let quote = *bytes.get(at)?;
+    let mut i = at + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if quote == b'"' => i += 2,
+            b'\'' if quote == b'\'' && bytes.get(i + 1) == Some(&b'\'') => i += 2,
+            b if b == quote => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
 /// The full loader: compose the node graph, construct it as Salt does,
 /// expand it into a tree; every libyaml and Salt error reproduced.
 fn load_graph(src: &str) -> Result<Node, YamlError> {
     let mut text = std::borrow::Cow::Borrowed(src);
     let mut fixes = 0;
-    let (nodes, root) = loop {
-        match compose(&text) {
-            Ok(x) => break x,
-            Err(e) if fixes < 10_000 => match colon_tab_fix(&text, &e) {
-                Some(fixed) => {
+    let mut pads = Padding::default();
+    let composed = loop {
+        let mut pad = None;
+        match compose(pads.text(&text, src), &mut pad) {
+            Ok(x) => break Ok(x),
+            Err(e) if fixes < 10_000 => {
+                fixes += 1;
+                if let Some((line, n)) = pad {
+                    let mut fixed = String::with_capacity(text.len() + n);
+                    fixed.push_str(&text[..line]);
+                    fixed.extend(std::iter::repeat_n(' ', n));
+                    fixed.push_str(&text[line..]);
+                    pads.0.push((line, n));
                     text = std::borrow::Cow::Owned(fixed);
-                    fixes += 1;
+                } else if let Some(fixed) = colon_tab_fix(&text, &e) {
+                    text = std::borrow::Cow::Owned(fixed);
+                } else {
+                    break Err(e);
                 }
-                None => return Err(e),
-            },
-            Err(e) => return Err(e),
+            }
+            Err(e) => break Err(e),
         }
     };
+    let built = composed.and_then(|c| construct(pads.text(&text, src), c));
+    if pads.0.is_empty() {
+        return built;
+    }
+    // Spans of the padded text, told in the text as rendered.
+    match built {
+        Ok(mut node) => {
+            pads.node(&mut node);
+            Ok(node)
+        }
+        Err(mut e) => {
+            e.span = pads.range(&e.span);
+            e.context = e.context.map(|c| pads.range(&c));
+            Err(e)
+        }
+    }
+}
+
+/// Spaces inserted at line starts by [`Composer::flow_pad`], in order: each
+/// `(offset, count)` is an offset of the text as it was then.
+#[derive(Default)]
+struct Padding(Vec<(usize, usize)>);
+
+impl Padding {
+    /// An offset of the padded text in the original text.
+    fn offset(&self, mut at: usize) -> usize {
+        for &(line, n) in self.0.iter().rev() {
+            if at >= line + n {
+                at -= n;
+            } else if at > line {
+                at = line;
+            }
+        }
+        at
+    }
+
+    fn range(&self, r: &std::ops::Range<usize>) -> std::ops::Range<usize> {
+        self.offset(r.start)..self.offset(r.end)
+    }
+
+    /// The [`Text`] of `padded`, a padded copy of `original`.
+    fn text<'a>(&'a self, padded: &'a str, original: &'a str) -> Text<'a> {
+        let mut t = Text::new(padded);
+        if !self.0.is_empty() {
+            t.original = Some((original, self));
+        }
+        t
+    }
+
+    fn node(&self, node: &mut Node) {
+        node.span = self.range(&node.span);
+        match &mut node.value {
+            NodeValue::List(items) => items.iter_mut().for_each(|n| self.node(n)),
+            NodeValue::Map(pairs) => pairs.iter_mut().for_each(|(k, v)| {
+                self.node(k);
+                self.node(v);
+            }),
+            _ => {}
+        }
+    }
+}
+
+/// Construct and build the composed graph of `t`.
+fn construct(t: Text, (nodes, root): (Vec<Raw>, Option<Id>)) -> Result<Node, YamlError> {
     let Some(root) = root else {
         return Ok(Node {
             value: NodeValue::Null,
             span: 0..0,
         });
     };
-    let t = Text::new(&text);
     let n = nodes.len();
     let mut c = Constructor {
         text: &t,
@@ -1782,5 +1999,58 @@ mod tests {
             }
         }
         assert!(direct > 300, "{direct} of {}", inputs.len());
+    }
+}
+
+#[cfg(test)]
+mod flow_indent_tests {
+    use super::*;
+
+    fn data(src: &str) -> crate::value::Value {
+        load(src).expect("loads").into_value()
+    }
+
+    /// PyYAML ignores indentation inside flow collections; `| yaml` output
+    /// wrapped under a key relies on it.
+    #[test]
+    fn flow_lines_may_be_indented_less_than_their_key() {
+        let v =
+            data("a:\n  b:\n    c: [[x, y], [z,\n  w]]\n    d: [1, 2\n  3]\n    e: {k: 'q\n r'}\n");
+        let got: serde_json::Value = serde_json::from_str(&v.to_json_pretty()).unwrap();
+        assert_eq!(
+            got,
+            serde_json::json!(
+                {"a": {"b": {"c": [["x", "y"], ["z", "w"]], "d": [1, "2 3"], "e": {"k": "q r"}}}}
+            )
+        );
+    }
+
+    /// Spans still point into the text as rendered.
+    #[test]
+    fn padded_spans_point_into_the_original_text() {
+        let src = "a:\n  c: [x,\n y]\n  d: z\n";
+        let node = load(src).expect("loads");
+        let NodeValue::Map(top) = node.value else {
+            panic!()
+        };
+        let NodeValue::Map(inner) = &top[0].1.value else {
+            panic!()
+        };
+        let NodeValue::List(items) = &inner[0].1.value else {
+            panic!()
+        };
+        assert_eq!(&src[items[1].span.clone()], "y");
+        assert_eq!(&src[inner[1].1.span.clone()], "z");
+    }
+
+    /// A genuine error on a padded line is reported at its place in the
+    /// text as rendered (libyaml's message: its column counts the text as
+    /// it was, not as padded).
+    #[test]
+    fn errors_on_padded_lines_keep_their_columns() {
+        let src = "a:\n  c: [x,\n y, @z]\n";
+        let e = load(src).unwrap_err();
+        assert_eq!(e.message, "found character that cannot start any token");
+        assert_eq!(&src[e.span.clone()], "@");
     }
 }
