@@ -84,6 +84,9 @@ impl Session {
     /// saltenv → SLS names/globs in Salt's order. `verify` adds Salt's
     /// `verify_tops` errors (as `show_highstate` does).
     pub fn matches(&self, verify: bool) -> Result<TopMatches, Diagnostics> {
+        if let Some(d) = crate::pillar::failure(&self.pillar_diagnostics, &self.config.opts) {
+            return Err(d.into());
+        }
         if let Some(list) = &self.options.sls {
             let saltenv = self.config.saltenv.clone().unwrap_or_else(|| "base".into());
             let mut m = TopMatches::new();

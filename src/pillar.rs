@@ -65,7 +65,73 @@ pub fn compile(config: &Config, mocks: Value, overlay: Option<&Value>) -> (Value
         },
         None => pillar,
     };
+    // Salt records the errors in the pillar itself (`pillar.items` shows them).
+    let lines = salt_errors(&errors, &config.opts);
+    let pillar = match pillar {
+        Value::Map(mut m) if !lines.is_empty() => {
+            m.insert(
+                "_errors".into(),
+                Value::List(lines.into_iter().map(Value::from).collect()),
+            );
+            Value::Map(m)
+        }
+        other => other,
+    };
     (pillar, errors)
+}
+
+/// Salt refuses to compile states while the pillar has errors
+/// (`state.show_lowstate`, `show_highstate`, `apply`... all check
+/// `pillar['_errors']`): the one diagnostic that says so, listing the
+/// errors as Salt records them, or `None` when the pillar is clean.
+pub fn failure(diagnostics: &[Diagnostic], opts: &Value) -> Option<Diagnostic> {
+    let lines = salt_errors(diagnostics, opts);
+    if lines.is_empty() {
+        return None;
+    }
+    let mut d = Diagnostic::error(
+        "pillar-failed",
+        format!(
+            "Pillar failed to render. Additional info follows:\n\n{}",
+            lines
+                .iter()
+                .map(|l| format!("- {l}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ),
+    );
+    d.notes
+        .push("the pillar errors above stop every state compile, as in Salt".into());
+    Some(d)
+}
+
+/// `pillar['_errors']` as Salt fills it, from our diagnostics.
+fn salt_errors(diagnostics: &[Diagnostic], opts: &Value) -> Vec<String> {
+    let safe = opts
+        .get("pillar_safe_render_error")
+        .is_none_or(Value::truthy);
+    diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| salt_error(d, safe))
+        .collect()
+}
+
+/// The entry Salt puts in `pillar['_errors']` for one of our diagnostics:
+/// a render failure names only the SLS unless `pillar_safe_render_error`
+/// is off; every other message is already Salt's.
+fn salt_error(d: &Diagnostic, safe: bool) -> String {
+    if d.code != "pillar-render" {
+        return d.message.clone();
+    }
+    let sls = d.sls.as_deref().unwrap_or_default();
+    let sls = sls.split_once(':').map_or(sls, |(_, s)| s);
+    match d.message.split_once(" failed: ") {
+        Some((_, detail)) if !safe => {
+            format!("Rendering SLS '{sls}' failed, render error:\n{detail}")
+        }
+        _ => format!("Rendering SLS '{sls}' failed. Please see master log for details."),
+    }
 }
 
 struct Compiler<'a> {

@@ -166,3 +166,38 @@ fn pillar_and_render_commands() {
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("- os_name: debian"));
 }
+
+/// Salt compiles no state while the pillar has errors (`show_lowstate`
+/// raises "Pillar failed to render"): neither do we.
+#[test]
+fn pillar_errors_stop_the_compile() {
+    let dir = temp_dir("pillar-fail");
+    let write = |rel: &str, text: &str| {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "minion",
+        "id: m1\ngrains: {os: Debian}\nfile_roots: {base: [salt]}\npillar_roots: {base: [pillar]}\n",
+    );
+    write("salt/top.sls", "base:\n  '*':\n    - a\n");
+    write("salt/a.sls", "a:\n  test.nop: []\n");
+    write("pillar/top.sls", "base:\n  '*':\n    - p\n");
+    write("pillar/p.sls", "x: 1\nx: 2\n");
+    let conf = dir.to_str().unwrap();
+    for cmd in ["compile", "highstate"] {
+        let out = lowstate(&[cmd, "-c", conf, "--error-format", "json"]);
+        assert_eq!(out.status.code(), Some(1), "{cmd}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("\"pillar-render\""), "{err}");
+        assert!(
+            err.contains("Pillar failed to render. Additional info follows:\\n\\n- Rendering SLS 'p' failed. Please see master log for details."),
+            "{err}"
+        );
+    }
+    // A clean pillar compiles.
+    write("pillar/p.sls", "x: 1\n");
+    let out = lowstate(&["compile", "-c", conf]);
+    assert_eq!(out.status.code(), Some(0));
+}
