@@ -884,7 +884,9 @@ fn compose(
                 }
             }
             Event::Scalar(value, style, anchor, tag) => {
-                c.scalar(&span, owned(value), style, anchor, tag.as_deref())?
+                let mut value = owned(value);
+                eof_block_scalar(src, c.text.byte(span.end.index()), style, &mut value);
+                c.scalar(&span, value, style, anchor, tag.as_deref())?
             }
             Event::SequenceStart(anchor, tag) => c.open(&span, anchor, tag.as_deref(), false)?,
             Event::MappingStart(anchor, tag) => c.open(&span, anchor, tag.as_deref(), true)?,
@@ -1533,6 +1535,20 @@ impl Builder {
 
 /// A scalar's text as a string of its own length: the parser's buffers
 /// have spare room, and these strings end up in long-lived values.
+/// A block scalar whose last line ends the text without a line break:
+/// saphyr gives it one `\n` more than PyYAML does (YAML 1.2 rules; Jinja
+/// drops a file's last newline, so `import_yaml` of a file ending in a
+/// block scalar meets this).
+fn eof_block_scalar(src: &str, end: usize, style: ScalarStyle, value: &mut String) {
+    if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
+        && end >= src.len()
+        && !src.ends_with(['\n', '\r'])
+        && value.ends_with('\n')
+    {
+        value.pop();
+    }
+}
+
 fn owned(value: Cow<'_, str>) -> String {
     let mut s = value.into_owned();
     s.shrink_to_fit();
@@ -1620,7 +1636,11 @@ fn load_direct(src: &str) -> Option<Node> {
                     }
                 }
                 let value = match tag {
-                    ScalarTag::Str | ScalarTag::Timestamp => NodeValue::Str(owned(value)),
+                    ScalarTag::Str | ScalarTag::Timestamp => {
+                        let mut value = owned(value);
+                        eof_block_scalar(src, end, style, &mut value);
+                        NodeValue::Str(value)
+                    }
                     ScalarTag::Null | ScalarTag::Bool | ScalarTag::Int | ScalarTag::Float => {
                         match resolve::construct(&tag, &value).ok()? {
                             Scalar::Null => NodeValue::Null,
