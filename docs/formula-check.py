@@ -43,6 +43,7 @@ import difflib
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -291,7 +292,13 @@ def error_text(result, side):
     `Rendering SLS '...' failed: `."""
     lines = (result.get("error") or "").split("\n")
     if side == "salt":
-        return lines[0].split(": ", 1)[-1]  # drop the exception class
+        head = lines[0].split(": ", 1)[-1]  # drop the exception class
+        # A Python traceback (TemplateNotFound, raise()) comes before Salt's
+        # "; line N"; lowstate leaves the traceback out (COMPATIBILITY.md).
+        if len(lines) > 1 and lines[1].startswith("Traceback (most recent call last)"):
+            line_no = re.search(r"^; line \d+$", result["error"], re.M)
+            head += line_no.group(0) if line_no else ""
+        return head
     # lowstate also prints pillar diagnostics; Salt renders on regardless.
     heads = [l for l in lines if l.startswith("error[")]
     head = next((l for l in heads if not l.startswith("error[pillar")), heads[0] if heads else "")
