@@ -25,6 +25,9 @@ pub struct Frame {
     relative: HashMap<String, String>,
     /// The render context every imported data file sees (grains, salt, ...).
     pub base_context: Vec<(String, JValue)>,
+    /// The caller's `tplfile` / `tpldir` / `tpldot` around each import
+    /// without context (see [`import_enter`]).
+    saved: Vec<[JValue; 3]>,
 }
 
 thread_local! {
@@ -51,6 +54,7 @@ pub fn push_frame(tpldir: &str, tplfile: &str, base_context: Vec<(String, JValue
             loaded: HashSet::new(),
             relative: HashMap::new(),
             base_context,
+            saved: Vec::new(),
         })
     });
     FrameGuard(())
@@ -119,6 +123,45 @@ pub fn join_path(name: &str) -> String {
         }
     })
     .unwrap_or_else(|| name.to_string())
+}
+
+/// The loader-global path variables as a list `[tplfile, tpldir, tpldot]`
+/// (`tpldot` from the directory before Salt turns `""` into `.`).
+fn globals(frame: &Frame) -> JValue {
+    let tpldot = if frame.tpldir == "." {
+        String::new()
+    } else {
+        frame.tpldir.replace('/', ".")
+    };
+    JValue::from(vec![
+        JValue::from(frame.tplfile.as_str()),
+        JValue::from(frame.tpldir.as_str()),
+        JValue::from(tpldot),
+    ])
+}
+
+/// Before an import without context: Jinja2 gives the imported template
+/// only the globals, where Salt's loader has just written the imported
+/// name as `tplfile` / `tpldir` / `tpldot`; minijinja imports with the
+/// caller's context. The pre-pass sets these three variables to what this
+/// returns around the import (`caller` holds their values, restored by
+/// [`import_leave`]). Loading `name` here is what the import itself does
+/// next, and doing it twice changes nothing.
+pub fn import_enter(name: &str, caller: [JValue; 3]) -> JValue {
+    join_path(name);
+    with_frame(|frame| {
+        frame.saved.push(caller.clone());
+        globals(frame)
+    })
+    .unwrap_or_else(|| JValue::from(caller.to_vec()))
+}
+
+/// After the import: the caller's own values back.
+pub fn import_leave() -> JValue {
+    with_frame(|frame| frame.saved.pop())
+        .flatten()
+        .map(|v| JValue::from(v.to_vec()))
+        .unwrap_or_else(|| JValue::from(vec![JValue::UNDEFINED; 3]))
 }
 
 /// The name to show for a template name produced by [`join_path`].

@@ -9,7 +9,11 @@
 //!   (also `import_json`, `import_text`; `ctx` is `true` for `with context`);
 //! * `{% load_yaml as NAME %}BODY{% endload %}` →
 //!   `{% set NAME %}BODY{% endset %}{% set NAME = NAME|load_yaml %}` (json, text);
-//! * `{% do EXPR %}` → `{% do __noop(EXPR) %}` (minijinja only accepts calls).
+//! * `{% do EXPR %}` → `{% do __noop(EXPR) %}` (minijinja only accepts calls);
+//! * `{% import EXPR ... %}` / `{% from EXPR import ... %}` without `with
+//!   context` → the same, between `{% set tplfile, tpldir, tpldot =
+//!   __import_enter(EXPR) %}` and `{% set ... = __import_leave() %}`: the
+//!   imported template sees Salt's loader globals (see `loader::import_enter`).
 //!
 //! Expression level (second pass):
 //! * map and list literals → `__mut({...})`, `__mut([...])` (mutable containers);
@@ -148,6 +152,32 @@ fn statements(src: &str, t: &[Tok], syntax: &SyntaxConfig) -> Option<String> {
                             kw_start,
                             inner_end,
                             format!("endset {bend}{bstart} set {name} = {name}|{filter} "),
+                        ));
+                    }
+                }
+                "import" | "from" if j > i + 2 => {
+                    // Without `with context` (Jinja2's default) the imported
+                    // template sees the loader's path globals, not ours.
+                    let with_ctx = j >= 2
+                        && matches!(t[j - 1].tok, Token::Ident("context"))
+                        && matches!(t[j - 2].tok, Token::Ident("with"));
+                    let expr_end = (i + 2..j).find(|&k| {
+                        let end = if *kw == "import" { "as" } else { "import" };
+                        matches!(t[k].tok, Token::Ident(w) if w == end)
+                            && depth_at(t, i + 2, k) == 0
+                    });
+                    if let (false, Some(e)) = (with_ctx, expr_end) {
+                        let expr = src[t[i + 2].start..t[e].start].trim();
+                        let vars = "tplfile, tpldir, tpldot";
+                        edits.push(replace(
+                            kw_start,
+                            kw_start,
+                            format!("set {vars} = __import_enter({expr}) {bend}{bstart} "),
+                        ));
+                        edits.push(replace(
+                            inner_end,
+                            inner_end,
+                            format!(" {bend}{bstart} set {vars} = __import_leave() "),
                         ));
                     }
                 }

@@ -83,6 +83,15 @@ pub fn build_environment(
     // Pre-pass helpers.
     env.add_function("__mut", to_mut_shallow);
     env.add_function("__noop", |_v: JValue| JValue::from(()));
+    env.add_function("__import_enter", |state: &State, name: JValue| {
+        let caller =
+            ["tplfile", "tpldir", "tpldot"].map(|k| state.lookup(k).unwrap_or(JValue::UNDEFINED));
+        match name.as_str() {
+            Some(n) => loader::import_enter(n, caller),
+            None => JValue::from(caller.to_vec()),
+        }
+    });
+    env.add_function("__import_leave", loader::import_leave);
     env.add_filter("__pyfmt", pyfmt_filter);
     env.add_function(
         "__import_yaml",

@@ -823,3 +823,23 @@ fn append_and_extend_dict_key_value() {
         e.message
     );
 }
+
+/// An import without context (Jinja2's default) sees Salt's loader
+/// globals: `tplfile` / `tpldir` name the imported file (formulas built on
+/// template-formula's map.jinja check this); with context it sees ours.
+/// The caller's own values are back after the import.
+#[test]
+fn imports_without_context_see_the_loader_globals() {
+    let files = [(
+        "x/map.jinja",
+        "{% set f = tplfile %}{% set d = tpldir %}{% set o = tpldot %}",
+    )];
+    let out = render_files(
+        &files,
+        "{% from 'x/map.jinja' import f, d, o %}{{ f }}|{{ d }}|{{ o }}|{{ tplfile }}\n\
+         {%- import 'x/map.jinja' as m without context %}|{{ m.f }}\n\
+         {%- from 'x/map.jinja' import f with context %}|{{ f }}|{{ tpldir }}",
+    )
+    .unwrap();
+    assert_eq!(out, "x/map.jinja|x|x|t.sls|x/map.jinja|t.sls|.");
+}
