@@ -507,9 +507,9 @@ impl<'a> Composer<'a> {
     /// not (`{{ x | yaml }}` under a key wraps long lists onto lines
     /// indented less than the key). For such an error: where the offending
     /// line starts and how many spaces put it one column past the outermost
-    /// open `[` or `{`, or past the indentation of the line a quoted scalar
-    /// starts on. That never changes a value: line breaks there fold
-    /// together with the spaces after them.
+    /// open `[` or `{`, or past the opening quote of a quoted scalar. That
+    /// never changes a value: line breaks there fold together with the
+    /// spaces after them.
     fn flow_pad(&self, info: &str, at: usize, last_end: usize) -> Option<(usize, usize)> {
         let bytes = self.text.src.as_bytes();
         let at = at.min(bytes.len());
@@ -541,7 +541,7 @@ impl<'a> Composer<'a> {
             // non-blank line after it that is not deep enough.
             "invalid indentation in quoted scalar" => {
                 let first = line_of(at);
-                let want = flow_want(first).unwrap_or(0).max(lead(first) + 1);
+                let want = flow_want(first).unwrap_or(0).max(self.text.column(at));
                 let end = quoted_end(bytes, at)?;
                 let mut line = first;
                 loop {
