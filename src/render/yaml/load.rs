@@ -1805,6 +1805,22 @@ fn flow_open(bytes: &[u8], token: usize, line: usize) -> bool {
     depth > 0
 }
 
+/// PyYAML ends an anchor or alias name at the first character that is not
+/// alphanumeric, `_` or `-`, and lets an indicator follow (`&a: x` is an
+/// anchored empty key, `&a:b` anchors the scalar `:b`); saphyr reads `a:`
+/// as the name. For the error that
+/// leaves: one space before that indicator makes saphyr read it as PyYAML
+/// does.
+fn anchor_end(text: &str, e: &YamlError) -> Option<(usize, usize)> {
+    if e.message != "did not find expected alphabetic or numeric character" {
+        return None;
+    }
+    let name_start = e.context.as_ref()?.start + 1;
+    let at = e.span.start;
+    let indicator = matches!(text.as_bytes().get(at)?, b':' | b'?' | b'%' | b'@' | b'`');
+    (indicator && at > name_start).then_some((at, 1))
+}
+
 /// Where the quoted scalar opening at `at` closes (its closing quote), if
 /// it does: `''` is an escaped quote in single quotes, `\` escapes in double.
 fn quoted_end(bytes: &[u8], at: usize) -> Option<usize> {
@@ -1833,7 +1849,7 @@ fn load_graph(src: &str) -> Result<Node, YamlError> {
             Ok(x) => break Ok(x),
             Err(e) if fixes < 10_000 => {
                 fixes += 1;
-                if let Some((line, n)) = pad {
+                if let Some((line, n)) = pad.or_else(|| anchor_end(&text, &e)) {
                     let mut fixed = String::with_capacity(text.len() + n);
                     fixed.push_str(&text[..line]);
                     fixed.extend(std::iter::repeat_n(' ', n));
