@@ -843,3 +843,12 @@ fn imports_without_context_see_the_loader_globals() {
     .unwrap();
     assert_eq!(out, "x/map.jinja|x|x|t.sls|x/map.jinja|t.sls|.");
 }
+
+/// `salt['test.exception'](msg)` raises like `raise(msg)` (formulas stop
+/// on a missing pillar value with it).
+#[test]
+fn test_exception_raises_its_message() {
+    let e = render_files(&[], "{{ salt['test.exception']('Pillar x must be set!') }}").unwrap_err();
+    assert_eq!(e.kind, JinjaErrorKind::Raise);
+    assert_eq!(e.headline(), "Jinja error: Pillar x must be set!");
+}

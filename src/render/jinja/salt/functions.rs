@@ -89,6 +89,7 @@ const FUNCTIONS: &[(&str, &str, &str, Impl)] = &[
     ("test.kwarg", "kwarg", "**kwargs", test_kwarg),
     ("test.arg", "arg", "*args, **kwargs", test_arg),
     ("test.retcode", "retcode", "code=", ret_true),
+    ("test.exception", "exception", "message=", test_exception),
 ];
 
 fn lookup(name: &str) -> Option<&'static (&'static str, &'static str, &'static str, Impl)> {
@@ -1041,6 +1042,20 @@ fn ret_false(_c: &mut Call, _a: Bound) -> Result<MjValue, Error> {
 
 fn test_echo(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
     Ok(a.raw("text").cloned().unwrap_or_default())
+}
+
+/// Raises, as formulas use it to stop on a missing pillar value: Salt
+/// reports `Jinja error: MESSAGE`.
+fn test_exception(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    let message = a.raw("message").map_or_else(
+        || "Test Exception".to_string(),
+        crate::render::jinja::pyfmt::py_str,
+    );
+    Err(crate::render::jinja::template_error(
+        crate::render::jinja::JinjaErrorKind::Raise,
+        crate::render::jinja::PREFIX_ERROR,
+        message,
+    ))
 }
 
 fn test_outputter(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
