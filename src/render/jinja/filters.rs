@@ -91,10 +91,21 @@ pub fn register(env: &mut Environment<'static>) {
     filter!("yaml_dquote", f_yaml_dquote);
     filter!("yaml_squote", f_yaml_squote);
     filter!("yaml_encode", f_yaml_encode);
+    // Jinja2's `random` picks any item; a compile must be reproducible, so
+    // this one always picks the first (COMPATIBILITY.md). Formulas use it
+    // for values nobody checks (an `altpriority`, even in YAML comments).
+    env.add_filter("random", |value: MjValue| -> Result<MjValue, Error> {
+        let mut items = value.try_iter()?;
+        items.next().ok_or_else(|| {
+            Error::new(
+                ErrorKind::UndefinedError,
+                "No random item, sequence was empty.",
+            )
+        })
+    });
     for name in [
         "strftime",
         "date_format",
-        "random",
         "random_hash",
         "rand_str",
         "random_str",

@@ -714,13 +714,12 @@ fn operations_on_undefined_name_the_undefined() {
 }
 
 #[test]
-fn random_filter_is_refused_with_a_reason() {
-    let e = render_files(&[], "{{ range(1, 10)|random }}").expect_err("random");
-    assert!(
-        e.message.contains("filter 'random' depends on"),
-        "{}",
-        e.message
+fn random_filter_picks_the_first_item() {
+    assert_eq!(
+        r("{{ range(1, 10)|random }}|{{ 'xyz'|random }}|{{ ['a', 'b']|random }}"),
+        "1|x|a"
     );
+    assert!(render_files(&[], "{{ []|random }}").is_err());
 }
 
 fn compare_with_salt(src: &str, expected: &str) {
