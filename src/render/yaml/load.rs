@@ -1778,18 +1778,29 @@ fn flow_open(bytes: &[u8], token: usize, line: usize) -> bool {
         return false;
     }
     let mut depth = 0usize;
+    // A quote opens a quoted scalar only where a node may start (after
+    // `[`, `{`, `,`, `:`, `?`); elsewhere it is part of a plain scalar.
+    let mut node_start = true;
     let mut i = token;
     while i < line {
         match bytes[i] {
-            b'[' | b'{' => depth += 1,
+            b'[' | b'{' => {
+                depth += 1;
+                node_start = true;
+            }
             b']' | b'}' => {
                 depth -= 1;
                 if depth == 0 {
                     return false;
                 }
             }
-            b'\'' | b'"' => match quoted_end(bytes, i) {
-                Some(end) => i = end,
+            b',' | b':' | b'?' => node_start = true,
+            b' ' | b'\t' | b'\n' | b'\r' => {}
+            b'\'' | b'"' if node_start => match quoted_end(bytes, i) {
+                Some(end) => {
+                    i = end;
+                    node_start = false;
+                }
                 None => return false,
             },
             b'#' if matches!(bytes[i - 1], b' ' | b'\t' | b'\n') => {
@@ -1798,7 +1809,7 @@ fn flow_open(bytes: &[u8], token: usize, line: usize) -> bool {
                     None => return true,
                 }
             }
-            _ => {}
+            _ => node_start = false,
         }
         i += 1;
     }
@@ -1808,9 +1819,8 @@ fn flow_open(bytes: &[u8], token: usize, line: usize) -> bool {
 /// PyYAML ends an anchor or alias name at the first character that is not
 /// alphanumeric, `_` or `-`, and lets an indicator follow (`&a: x` is an
 /// anchored empty key, `&a:b` anchors the scalar `:b`); saphyr reads `a:`
-/// as the name. For the error that
-/// leaves: one space before that indicator makes saphyr read it as PyYAML
-/// does.
+/// as the name. For the error that leaves: one space before that indicator
+/// makes saphyr read it as PyYAML does.
 fn anchor_end(text: &str, e: &YamlError) -> Option<(usize, usize)> {
     if e.message != "did not find expected alphabetic or numeric character" {
         return None;
