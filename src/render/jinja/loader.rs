@@ -28,6 +28,9 @@ pub struct Frame {
     /// The caller's `tplfile` / `tpldir` / `tpldot` around each import
     /// without context (see [`import_enter`]).
     saved: Vec<[JValue; 3]>,
+    /// Data files imported without context, by name, as first rendered:
+    /// Jinja2 keeps such a module for the rest of the render.
+    pub modules: HashMap<String, String>,
 }
 
 thread_local! {
@@ -55,6 +58,7 @@ pub fn push_frame(tpldir: &str, tplfile: &str, base_context: Vec<(String, JValue
             relative: HashMap::new(),
             base_context,
             saved: Vec::new(),
+            modules: HashMap::new(),
         })
     });
     FrameGuard(())

@@ -426,7 +426,8 @@ fn repr_conversions(fmt: &str) -> (String, Vec<Result<String, usize>>) {
 
 /// Render a data file for `import_yaml` & co.: Salt imports it like a
 /// template, without the caller's context unless `with context` was given
-/// (it still sees the render-wide globals and its own `tpldir`).
+/// (it still sees the render-wide globals and its own `tpldir`). Without
+/// context, Jinja2 renders it once per render and reuses that module.
 fn import_text(state: &State, name: &JValue, with_ctx: bool) -> Result<String, Error> {
     let name = name.as_str().ok_or_else(|| {
         Error::new(
@@ -435,6 +436,23 @@ fn import_text(state: &State, name: &JValue, with_ctx: bool) -> Result<String, E
         )
     })?;
     let tmpl = state.get_template(name)?;
+    if !with_ctx {
+        let key = tmpl.name();
+        if let Some(text) = loader::with_frame(|f| f.modules.get(key).cloned()).flatten() {
+            return Ok(text);
+        }
+        let text = render_import(state, &tmpl, false)?;
+        loader::with_frame(|f| f.modules.insert(key.to_string(), text.clone()));
+        return Ok(text);
+    }
+    render_import(state, &tmpl, true)
+}
+
+fn render_import(
+    state: &State,
+    tmpl: &minijinja::Template,
+    with_ctx: bool,
+) -> Result<String, Error> {
     let mut ctx: Vec<(String, JValue)> = loader::with_frame(|f| {
         let mut v = f.base_context.clone();
         let tpldot = if f.tpldir == "." {

@@ -851,3 +851,21 @@ fn test_exception_raises_its_message() {
     assert_eq!(e.kind, JinjaErrorKind::Raise);
     assert_eq!(e.headline(), "Jinja error: Pillar x must be set!");
 }
+
+/// A data file imported without context is rendered once per render
+/// (Jinja2 keeps the module): a second `import_yaml` of it does not see
+/// the loader globals as they are by then.
+#[test]
+fn data_imports_without_context_render_once() {
+    let files = [
+        ("a/d.yaml", "n: {{ tplfile }}"),
+        ("b/m.jinja", "{% set z = 1 %}"),
+    ];
+    let out = render_files(
+        &files,
+        "{% import_yaml 'a/d.yaml' as one %}{% from 'b/m.jinja' import z %}\
+         {% import_yaml 'a/d.yaml' as two %}{{ one.n }}|{{ two.n }}",
+    )
+    .unwrap();
+    assert_eq!(out, "a/d.yaml|a/d.yaml");
+}
