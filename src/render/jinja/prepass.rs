@@ -10,6 +10,8 @@
 //! * `{% load_yaml as NAME %}BODY{% endload %}` →
 //!   `{% set NAME %}BODY{% endset %}{% set NAME = NAME|load_yaml %}` (json, text);
 //! * `{% do EXPR %}` → `{% do __noop(EXPR) %}` (minijinja only accepts calls);
+//! * `{% for X in EXPR ... %}` → `{% for X in __iter(EXPR) ... %}` (None is
+//!   not iterable in Jinja2);
 //! * `{% import EXPR ... %}` / `{% from EXPR import ... %}` without `with
 //!   context` → the same, between `{% set tplfile, tpldir, tpldot =
 //!   __import_enter(EXPR) %}` and `{% set ... = __import_leave() %}`: the
@@ -179,6 +181,23 @@ fn statements(src: &str, t: &[Tok], syntax: &SyntaxConfig) -> Option<String> {
                             inner_end,
                             format!(" {bend}{bstart} set {vars} = __import_leave() "),
                         ));
+                    }
+                }
+                "for" if j > i + 3 => {
+                    // Jinja2 cannot iterate None (`'NoneType' object is not
+                    // iterable`); minijinja loops zero times.
+                    let at0 = |k: usize| depth_at(t, i + 2, k) == 0;
+                    let in_idx =
+                        (i + 2..j).find(|&k| matches!(t[k].tok, Token::Ident("in")) && at0(k));
+                    if let Some(n) = in_idx.filter(|&n| n + 1 < j) {
+                        let end = (n + 1..j)
+                            .find(|&k| {
+                                matches!(t[k].tok, Token::Ident("if" | "recursive")) && at0(k)
+                            })
+                            .unwrap_or(j);
+                        let (from, to) = (t[n + 1].start, t[end - 1].end);
+                        edits.push(replace(from, from, "__iter(".into()));
+                        edits.push(replace(to, to, ")".into()));
                     }
                 }
                 "do" if j > i + 2 => {

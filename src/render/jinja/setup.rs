@@ -83,6 +83,16 @@ pub fn build_environment(
     // Pre-pass helpers.
     env.add_function("__mut", to_mut_shallow);
     env.add_function("__noop", |_v: JValue| JValue::from(()));
+    env.add_function("__iter", |v: JValue| -> Result<JValue, Error> {
+        if v.is_none() {
+            return Err(template_error(
+                JinjaErrorKind::Other,
+                PREFIX_ERROR,
+                "'NoneType' object is not iterable",
+            ));
+        }
+        Ok(v)
+    });
     env.add_function("__import_enter", |state: &State, name: JValue| {
         let caller =
             ["tplfile", "tpldir", "tpldot"].map(|k| state.lookup(k).unwrap_or(JValue::UNDEFINED));

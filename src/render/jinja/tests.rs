@@ -869,3 +869,22 @@ fn data_imports_without_context_render_once() {
     .unwrap();
     assert_eq!(out, "a/d.yaml|a/d.yaml");
 }
+
+/// Jinja2 cannot loop over None; the loop forms with `if`, `recursive`
+/// and `else` still work.
+#[test]
+fn loops_over_none_fail_as_in_jinja2() {
+    let e = render_files(&[], "{% for x in none %}{{ x }}{% endfor %}").unwrap_err();
+    assert_eq!(
+        e.headline(),
+        "Jinja error: 'NoneType' object is not iterable"
+    );
+    assert_eq!(
+        r(
+            "{% for x in [1, 2, 3] if x > 1 %}{{ x }}{% else %}-{% endfor %}\
+           {% for k, v in {'a': 1}.items() %}{{ k }}{{ v }}{% endfor %}\
+           {% for i in [[1], []] recursive %}{{ i is sequence }}{% endfor %}"
+        ),
+        "23a1TrueTrue"
+    );
+}
