@@ -84,7 +84,7 @@ impl Session {
     /// saltenv → SLS names/globs in Salt's order. `verify` adds Salt's
     /// `verify_tops` errors (as `show_highstate` does).
     pub fn matches(&self, verify: bool) -> Result<TopMatches, Diagnostics> {
-        if let Some(d) = crate::pillar::failure(&self.pillar_diagnostics, &self.config.opts) {
+        if let Some(d) = crate::pillar::failure(&self.data.pillar) {
             return Err(d.into());
         }
         if let Some(list) = &self.options.sls {

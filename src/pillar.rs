@@ -82,10 +82,13 @@ pub fn compile(config: &Config, mocks: Value, overlay: Option<&Value>) -> (Value
 
 /// Salt refuses to compile states while the pillar has errors
 /// (`state.show_lowstate`, `show_highstate`, `apply`... all check
-/// `pillar['_errors']`): the one diagnostic that says so, listing the
-/// errors as Salt records them, or `None` when the pillar is clean.
-pub fn failure(diagnostics: &[Diagnostic], opts: &Value) -> Option<Diagnostic> {
-    let lines = salt_errors(diagnostics, opts);
+/// `pillar['_errors']`): the one diagnostic that says so, listing those
+/// errors, or `None` when the pillar has none.
+pub fn failure(pillar: &Value) -> Option<Diagnostic> {
+    let lines: Vec<String> = match pillar.get("_errors") {
+        Some(Value::List(l)) => l.iter().map(Value::py_str).collect(),
+        _ => Vec::new(),
+    };
     if lines.is_empty() {
         return None;
     }
