@@ -129,19 +129,22 @@ pub fn join_path(name: &str) -> String {
     .unwrap_or_else(|| name.to_string())
 }
 
-/// The loader-global path variables as a list `[tplfile, tpldir, tpldot]`
-/// (`tpldot` from the directory before Salt turns `""` into `.`).
-fn globals(frame: &Frame) -> JValue {
+/// The names of the loader-global path variables.
+pub const PATH_VARS: [&str; 3] = ["tplfile", "tpldir", "tpldot"];
+
+/// The values of [`PATH_VARS`] in this frame (`tpldot` from the directory
+/// before Salt turns `""` into `.`).
+pub fn path_values(frame: &Frame) -> [JValue; 3] {
     let tpldot = if frame.tpldir == "." {
         String::new()
     } else {
         frame.tpldir.replace('/', ".")
     };
-    JValue::from(vec![
+    [
         JValue::from(frame.tplfile.as_str()),
         JValue::from(frame.tpldir.as_str()),
         JValue::from(tpldot),
-    ])
+    ]
 }
 
 /// Before an import without context: Jinja2 gives the imported template
@@ -155,7 +158,7 @@ pub fn import_enter(name: &str, caller: [JValue; 3]) -> JValue {
     join_path(name);
     with_frame(|frame| {
         frame.saved.push(caller.clone());
-        globals(frame)
+        JValue::from(path_values(frame).to_vec())
     })
     .unwrap_or_else(|| JValue::from(caller.to_vec()))
 }

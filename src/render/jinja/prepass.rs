@@ -163,14 +163,14 @@ fn statements(src: &str, t: &[Tok], syntax: &SyntaxConfig) -> Option<String> {
                     let with_ctx = j >= 2
                         && matches!(t[j - 1].tok, Token::Ident("context"))
                         && matches!(t[j - 2].tok, Token::Ident("with"));
+                    let end = if *kw == "import" { "as" } else { "import" };
                     let expr_end = (i + 2..j).find(|&k| {
-                        let end = if *kw == "import" { "as" } else { "import" };
                         matches!(t[k].tok, Token::Ident(w) if w == end)
                             && depth_at(t, i + 2, k) == 0
                     });
                     if let (false, Some(e)) = (with_ctx, expr_end) {
                         let expr = src[t[i + 2].start..t[e].start].trim();
-                        let vars = "tplfile, tpldir, tpldot";
+                        let vars = super::loader::PATH_VARS.join(", ");
                         edits.push(replace(
                             kw_start,
                             kw_start,

@@ -94,8 +94,7 @@ pub fn build_environment(
         Ok(v)
     });
     env.add_function("__import_enter", |state: &State, name: JValue| {
-        let caller =
-            ["tplfile", "tpldir", "tpldot"].map(|k| state.lookup(k).unwrap_or(JValue::UNDEFINED));
+        let caller = loader::PATH_VARS.map(|k| state.lookup(k).unwrap_or(JValue::UNDEFINED));
         match name.as_str() {
             Some(n) => loader::import_enter(n, caller),
             None => JValue::from(caller.to_vec()),
@@ -465,14 +464,8 @@ fn render_import(
 ) -> Result<String, Error> {
     let mut ctx: Vec<(String, JValue)> = loader::with_frame(|f| {
         let mut v = f.base_context.clone();
-        let tpldot = if f.tpldir == "." {
-            String::new()
-        } else {
-            f.tpldir.replace('/', ".")
-        };
-        v.push(("tpldir".into(), JValue::from(f.tpldir.as_str())));
-        v.push(("tplfile".into(), JValue::from(f.tplfile.as_str())));
-        v.push(("tpldot".into(), JValue::from(tpldot)));
+        let names = loader::PATH_VARS.map(String::from);
+        v.extend(names.into_iter().zip(loader::path_values(f)));
         v
     })
     .unwrap_or_default();
