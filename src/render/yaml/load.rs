@@ -125,13 +125,19 @@ impl<'a> Text<'a> {
         (line, self.column(byte))
     }
 
+    /// The start of the line holding byte offset `byte`.
+    fn line_start(&self, byte: usize) -> usize {
+        let byte = byte.min(self.src.len());
+        self.src.as_bytes()[..byte]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1)
+    }
+
     /// 1-based column (in characters) of a byte offset.
     fn column(&self, byte: usize) -> usize {
         let byte = byte.min(self.src.len());
-        let line_start = self.src.as_bytes()[..byte]
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |p| p + 1);
+        let line_start = self.line_start(byte);
         self.src
             .get(line_start..byte)
             .map_or(0, |t| t.chars().count())
@@ -513,12 +519,7 @@ impl<'a> Composer<'a> {
     fn flow_pad(&self, info: &str, at: usize, last_end: usize) -> Option<(usize, usize)> {
         let bytes = self.text.src.as_bytes();
         let at = at.min(bytes.len());
-        let line_of = |p: usize| {
-            bytes[..p]
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |p| p + 1)
-        };
+        let line_of = |p: usize| self.text.line_start(p);
         let lead = |line: usize| bytes[line..].iter().take_while(|&&b| b == b' ').count();
         // The outermost open flow collection, if `line` is still inside it
         // (the scanner may be past its end while the events lag behind),
