@@ -18,10 +18,7 @@ pub fn to_string(value: &Value, format: Format) -> String {
     let mut s = match format {
         Format::Json => value.to_json_pretty(),
         // Block style, as Salt's `--out=yaml` prints.
-        Format::Yaml => crate::render::yaml::dump(
-            value,
-            crate::render::yaml::DumpOptions { flow: Some(false) },
-        ),
+        Format::Yaml => crate::yaml::dump(value, crate::yaml::DumpOptions { flow: Some(false) }),
     };
     if !s.ends_with('\n') {
         s.push('\n');

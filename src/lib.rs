@@ -1,34 +1,27 @@
-//! lowstate: compile a SaltStack state tree into Salt's lowstate, offline.
+//! lowstate: compile declarative configuration state into an ordered plan,
+//! offline.
 //!
-//! The pipeline, one module per stage, data flowing one way:
-//! `config` → `fileserver` / `top` → `render` (`jinja`, `yaml`) → `high`
-//! (include, extend, verify, requisite_in, exclude) → `low` (chunks, order
-//! numbers) → `order` (requisite graph, execution order) → `emit`.
-//! `pillar` reuses `top` and `render`; `simulate` and `graph` read the lowstate.
-//! `compile` ties the stages together; `diag` carries problems as data.
+//! The crate is layered. The **core** knows no dialect: [`value`] (the
+//! Python-like data model), [`text`] (source texts, one line index each,
+//! spans), [`yaml`] (the YAML loader and dumper; its options carry the
+//! dialect), [`diag`] (diagnostics as data, the closed code registry and
+//! renderers), [`plan`] (the drawable plan: nodes, typed edges, order, and
+//! its renderers), [`fnmatch`] and [`emit`]. The **front ends** use the
+//! core and never each other: [`salt`] compiles a SaltStack state tree into
+//! Salt's lowstate. The binary's `cli` module sits on top and is imported by
+//! nothing but `main`. `tests/layers.rs` keeps these rules.
 
 // `Diagnostic` is large on purpose (labels, notes); errors are rare and
 // returning it by value keeps every stage's signature plain.
 #![allow(clippy::result_large_err)]
 
-pub mod compile;
-pub mod config;
 pub mod diag;
-pub mod dictupdate;
 pub mod emit;
-pub mod fileserver;
 pub mod fnmatch;
-pub mod graph;
-pub mod high;
-pub mod low;
-pub mod matcher;
-pub mod order;
-pub mod pillar;
-pub mod render;
-pub mod report;
-pub mod simulate;
-pub mod top;
+pub mod plan;
+pub mod salt;
 pub mod value;
+pub mod yaml;
 
 pub use diag::{Diagnostic, Diagnostics};
 pub use value::{Map, Value};

@@ -3,7 +3,7 @@
 
 use super::{CmdResult, Common, Failure};
 use anyhow::Context;
-use lowstate::graph;
+use lowstate::plan;
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum GraphFormat {
@@ -31,10 +31,10 @@ pub fn run(args: Args) -> CmdResult {
     let session = args.common.session(args.selection.sls.clone())?;
     let (g, _) = session.graph().map_err(Failure::Compile)?;
     let mut text = match args.format {
-        GraphFormat::Dot => graph::to_dot(&g),
-        GraphFormat::Json => graph::to_json_document(&g).to_json_pretty(),
-        GraphFormat::Mermaid => graph::to_mermaid(&g),
-        GraphFormat::Html => graph::to_html(&g),
+        GraphFormat::Dot => plan::to_dot(&g),
+        GraphFormat::Json => plan::to_json_document(&g).to_json_pretty(),
+        GraphFormat::Mermaid => plan::to_mermaid(&g),
+        GraphFormat::Html => plan::to_html(&g),
     };
     if !text.ends_with('\n') {
         text.push('\n');

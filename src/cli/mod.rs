@@ -11,10 +11,10 @@ mod simulate;
 
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use lowstate::compile::{Options, Session};
-use lowstate::config::{Config, SaltVersion};
 use lowstate::diag::{render as diag_render, Diagnostic, Diagnostics};
 use lowstate::emit::Format;
+use lowstate::salt::config::{Config, SaltVersion};
+use lowstate::salt::pipeline::{Options, Session};
 use lowstate::value::Value;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -197,7 +197,7 @@ impl Common {
             Some(p) => {
                 let text = std::fs::read_to_string(p)
                     .with_context(|| format!("cannot read mocks file {}", p.display()))?;
-                let v = lowstate::render::yaml::load_value(&text)
+                let v = lowstate::yaml::load_value(&text)
                     .map_err(|e| anyhow::anyhow!("mocks file {}: {}", p.display(), e.message))?;
                 Some(v)
             }

@@ -24,7 +24,7 @@ pub fn run(args: Args) -> CmdResult {
         "never" => false,
         _ => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
     };
-    let text = lowstate::report::order_report(&graph, Some(&sources), color);
+    let text = lowstate::salt::report::order_report(&graph, Some(&sources), color);
     lowstate::emit::output(&text, None).context("cannot write output")?;
     Ok(())
 }

@@ -3,7 +3,7 @@
 
 use super::{CmdResult, Common, Failure};
 use anyhow::Context;
-use lowstate::simulate::Assumptions;
+use lowstate::salt::simulate::Assumptions;
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SimFormat {

@@ -1,0 +1,313 @@
+//! The minion config: reads `DIR/minion` as a Salt user writes it, resolves
+//! relative roots against DIR, and hands typed settings (plus the whole
+//! `opts` dict templates see) to every later stage.
+
+use crate::diag::{Diagnostic, Label, SourceFile};
+use crate::value::{Map, Value};
+use indexmap::IndexMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Which Salt release's behaviour to reproduce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum SaltVersion {
+    V3006,
+    V3007,
+    #[default]
+    V3008,
+}
+
+impl SaltVersion {
+    pub fn parse(s: &str) -> Option<SaltVersion> {
+        let major = s.split('.').next().unwrap_or(s);
+        match major {
+            "3006" => Some(SaltVersion::V3006),
+            "3007" => Some(SaltVersion::V3007),
+            "3008" => Some(SaltVersion::V3008),
+            _ => None,
+        }
+    }
+    /// 3008 orders through the requisite graph; older releases sort.
+    pub fn uses_graph(self) -> bool {
+        self >= SaltVersion::V3008
+    }
+}
+
+/// Jinja environment options (`jinja_env` / `jinja_sls_env` and the legacy
+/// `jinja_trim_blocks` / `jinja_lstrip_blocks`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JinjaOptions {
+    pub trim_blocks: bool,
+    pub lstrip_blocks: bool,
+    /// Every other key given, as written (`keep_trailing_newline`, ...).
+    pub extra: Map,
+}
+
+/// Typed minion settings.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The config directory; relative paths resolve against it.
+    pub dir: PathBuf,
+    pub id: String,
+    pub grains: Value,
+    /// saltenv → roots, in config order.
+    pub file_roots: IndexMap<String, Vec<PathBuf>>,
+    pub pillar_roots: IndexMap<String, Vec<PathBuf>>,
+    pub state_top: String,
+    pub top_file_merging_strategy: String,
+    pub env_order: Vec<String>,
+    pub default_top: String,
+    pub state_top_saltenv: Option<String>,
+    pub state_auto_order: bool,
+    pub renderer: String,
+    pub jinja_env: JinjaOptions,
+    pub jinja_sls_env: JinjaOptions,
+    pub saltenv: Option<String>,
+    pub pillarenv: Option<String>,
+    pub failhard: bool,
+    pub pillar_source_merging_strategy: String,
+    pub pillar_merge_lists: bool,
+    /// Answers for execution functions that need a live minion.
+    pub mocks: Value,
+    /// Extra state modules that have `mod_watch` (`mod_watch:` option).
+    pub mod_watch: Vec<String>,
+    /// The whole config with Salt's defaults filled in: what `opts` shows.
+    pub opts: Value,
+    /// Keys we read but do not act on, for `-v`.
+    pub ignored_keys: Vec<String>,
+}
+
+/// Keys that change what we compute; everything else is only visible via `opts`.
+const KNOWN_KEYS: &[&str] = &[
+    "id",
+    "grains",
+    "file_roots",
+    "pillar_roots",
+    "state_top",
+    "top_file_merging_strategy",
+    "env_order",
+    "default_top",
+    "state_top_saltenv",
+    "state_auto_order",
+    "renderer",
+    "jinja_env",
+    "jinja_sls_env",
+    "jinja_trim_blocks",
+    "jinja_lstrip_blocks",
+    "saltenv",
+    "pillarenv",
+    "failhard",
+    "pillar_source_merging_strategy",
+    "pillar_merge_lists",
+    "mocks",
+    "mod_watch",
+    "pillar",
+    "file_client",
+];
+
+impl Config {
+    /// Read `dir/minion`. A missing file is a config error.
+    pub fn load(dir: &Path) -> Result<Config, Diagnostic> {
+        let path = dir.join("minion");
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            Diagnostic::error(
+                "config",
+                format!("cannot read minion config {}: {e}", path.display()),
+            )
+        })?;
+        let file = SourceFile::new(path.display().to_string(), text);
+        Config::from_text(dir, &file)
+    }
+
+    /// Parse a minion config from text; `dir` anchors relative roots.
+    pub fn from_text(dir: &Path, file: &Arc<SourceFile>) -> Result<Config, Diagnostic> {
+        let raw = if file.text.trim().is_empty() {
+            Value::Map(Map::new())
+        } else {
+            crate::yaml::load_value(&file.text).map_err(|e| {
+                Diagnostic::error("config", format!("invalid minion config: {}", e.message))
+                    .with_primary(Label::new(file, e.span.clone(), "here"))
+            })?
+        };
+        let raw = match raw {
+            Value::Map(m) => m,
+            Value::Null => Map::new(),
+            other => {
+                return Err(Diagnostic::error(
+                    "config",
+                    format!(
+                        "minion config must be a mapping, not {}",
+                        other.py_type_name()
+                    ),
+                ))
+            }
+        };
+        let bad = |key: &str, what: &str| {
+            Diagnostic::error("config", format!("minion config: `{key}` must be {what}"))
+        };
+        let get = |k: &str| raw.get(k).filter(|v| !v.is_null());
+        let string = |k: &str, default: &str| -> Result<String, Diagnostic> {
+            match get(k) {
+                None => Ok(default.to_string()),
+                Some(Value::Str(s)) => Ok(s.to_string()),
+                Some(v @ (Value::Int(_) | Value::Float(_) | Value::Bool(_))) => Ok(v.py_str()),
+                Some(_) => Err(bad(k, "a string")),
+            }
+        };
+        let opt_string = |k: &str| -> Result<Option<String>, Diagnostic> {
+            get(k).map(|_| string(k, "")).transpose()
+        };
+        let boolean = |k: &str, default: bool| -> Result<bool, Diagnostic> {
+            match get(k) {
+                None => Ok(default),
+                Some(Value::Bool(b)) => Ok(*b),
+                Some(Value::Str(s)) if s.eq_ignore_ascii_case("true") => Ok(true),
+                Some(Value::Str(s)) if s.eq_ignore_ascii_case("false") => Ok(false),
+                Some(Value::Int(i)) => Ok(*i != 0),
+                Some(_) => Err(bad(k, "a boolean")),
+            }
+        };
+        let roots = |k: &str| -> Result<IndexMap<String, Vec<PathBuf>>, Diagnostic> {
+            let mut out = IndexMap::new();
+            match get(k) {
+                None => {}
+                Some(Value::Map(m)) => {
+                    for (env, dirs) in m {
+                        let env = env.py_str();
+                        let list: Vec<PathBuf> = match dirs {
+                            Value::List(l) => l.iter().map(|d| dir.join(d.py_str())).collect(),
+                            Value::Str(s) => vec![dir.join(s)],
+                            Value::Null => vec![],
+                            _ => {
+                                return Err(bad(k, "a mapping of saltenv to a list of directories"))
+                            }
+                        };
+                        out.insert(env, list);
+                    }
+                }
+                Some(_) => return Err(bad(k, "a mapping of saltenv to a list of directories")),
+            }
+            Ok(out)
+        };
+        let jinja = |k: &str| -> Result<JinjaOptions, Diagnostic> {
+            let mut o = JinjaOptions::default();
+            match get(k) {
+                None => {}
+                Some(Value::Map(m)) => {
+                    for (key, v) in m {
+                        match key.as_str() {
+                            Some("trim_blocks") => o.trim_blocks = v.truthy(),
+                            Some("lstrip_blocks") => o.lstrip_blocks = v.truthy(),
+                            _ => {
+                                o.extra.insert(key.clone(), v.clone());
+                            }
+                        }
+                    }
+                }
+                Some(_) => return Err(bad(k, "a mapping")),
+            }
+            Ok(o)
+        };
+
+        let id = string("id", "minion")?;
+        let mut grains = match get("grains") {
+            None => Map::new(),
+            Some(Value::Map(m)) => m.clone(),
+            Some(_) => return Err(bad("grains", "a mapping")),
+        };
+        if !grains.contains_key("id") {
+            grains.insert("id".into(), id.as_str().into());
+        }
+
+        let mut jinja_env = jinja("jinja_env")?;
+        let mut jinja_sls_env = jinja("jinja_sls_env")?;
+        // The legacy options apply to both environments unless a dict says otherwise.
+        let legacy_trim = boolean("jinja_trim_blocks", false)?;
+        let legacy_lstrip = boolean("jinja_lstrip_blocks", false)?;
+        for (env, key) in [
+            (&mut jinja_env, "jinja_env"),
+            (&mut jinja_sls_env, "jinja_sls_env"),
+        ] {
+            let given = get(key).and_then(Value::as_map);
+            if !given.is_some_and(|m| m.contains_key("trim_blocks")) {
+                env.trim_blocks = legacy_trim;
+            }
+            if !given.is_some_and(|m| m.contains_key("lstrip_blocks")) {
+                env.lstrip_blocks = legacy_lstrip;
+            }
+        }
+
+        let env_order = match get("env_order") {
+            None => vec![],
+            Some(Value::List(l)) => l.iter().map(Value::py_str).collect(),
+            Some(_) => return Err(bad("env_order", "a list")),
+        };
+        let mod_watch = match get("mod_watch") {
+            None => vec![],
+            Some(Value::List(l)) => l.iter().map(Value::py_str).collect(),
+            Some(_) => return Err(bad("mod_watch", "a list of state module names")),
+        };
+
+        let mut opts = default_opts();
+        for (k, v) in &raw {
+            opts.insert(k.clone(), v.clone());
+        }
+        opts.insert("id".into(), id.as_str().into());
+        opts.insert("grains".into(), Value::Map(grains.clone()));
+
+        let ignored_keys = raw
+            .keys()
+            .map(Value::py_str)
+            .filter(|k| !KNOWN_KEYS.contains(&k.as_str()))
+            .collect();
+
+        Ok(Config {
+            dir: dir.to_path_buf(),
+            id,
+            grains: Value::Map(grains),
+            file_roots: roots("file_roots")?,
+            pillar_roots: roots("pillar_roots")?,
+            state_top: string("state_top", "top.sls")?,
+            top_file_merging_strategy: string("top_file_merging_strategy", "merge")?,
+            env_order,
+            default_top: string("default_top", "base")?,
+            state_top_saltenv: opt_string("state_top_saltenv")?,
+            state_auto_order: boolean("state_auto_order", true)?,
+            renderer: string("renderer", "jinja|yaml")?,
+            jinja_env,
+            jinja_sls_env,
+            saltenv: opt_string("saltenv")?,
+            pillarenv: opt_string("pillarenv")?,
+            failhard: boolean("failhard", false)?,
+            pillar_source_merging_strategy: string("pillar_source_merging_strategy", "smart")?,
+            pillar_merge_lists: boolean("pillar_merge_lists", false)?,
+            mocks: get("mocks").cloned().unwrap_or(Value::Map(Map::new())),
+            mod_watch,
+            opts: Value::Map(opts),
+            ignored_keys,
+        })
+    }
+}
+
+/// The few Salt defaults templates commonly read through `opts` / `config.get`.
+fn default_opts() -> Map {
+    let mut m = Map::new();
+    let defaults: [(&str, Value); 12] = [
+        ("file_client", "local".into()),
+        ("renderer", "jinja|yaml".into()),
+        ("state_top", "salt://top.sls".into()),
+        ("state_auto_order", true.into()),
+        ("top_file_merging_strategy", "merge".into()),
+        ("default_top", "base".into()),
+        ("failhard", false.into()),
+        ("test", false.into()),
+        ("saltenv", Value::Null),
+        ("pillarenv", Value::Null),
+        ("pillar_source_merging_strategy", "smart".into()),
+        ("hash_type", "sha256".into()),
+    ];
+    for (k, v) in defaults {
+        m.insert(k.into(), v);
+    }
+    m
+}

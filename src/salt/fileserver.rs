@@ -1,0 +1,375 @@
+//! The fileserver: maps saltenvs to their roots and answers "where is this
+//! SLS / file" the way Salt's local fileserver does (first root wins, `a.b`
+//! is `a/b.sls` before `a/b/init.sls`, even across roots). Nothing outside
+//! the roots is ever read: `..`, absolute paths and symlinks that leave a
+//! root are refused.
+
+use crate::salt::render::jinja::{FileListing, TemplateLoader};
+use indexmap::IndexMap;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+/// An SLS file found in a saltenv.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlsFile {
+    /// Path relative to the root, `/`-separated (`a/b/init.sls`).
+    pub rel: String,
+    /// The file on disk.
+    pub path: PathBuf,
+}
+
+impl SlsFile {
+    /// True for `.../init.sls` files (relative includes add an `init` level).
+    pub fn is_init(&self) -> bool {
+        self.rel == "init.sls" || self.rel.ends_with("/init.sls")
+    }
+}
+
+/// Why a path was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathError {
+    /// The path is absolute, has `..` leaving the root, or is otherwise unsafe.
+    Outside(String),
+}
+
+/// The saltenvs and their roots.
+#[derive(Debug, Default)]
+pub struct FileServer {
+    envs: IndexMap<String, Env>,
+}
+
+#[derive(Debug)]
+struct Env {
+    roots: Vec<PathBuf>,
+    /// Each root with symlinks resolved (`None` if it cannot be), computed
+    /// once: containment checks compare against it.
+    canonical: Vec<OnceLock<Option<PathBuf>>>,
+    listing: OnceLock<Vec<String>>,
+    paths: OnceLock<Arc<FileListing>>,
+}
+
+impl Env {
+    fn canonical_root(&self, i: usize) -> Option<&Path> {
+        self.canonical
+            .get(i)?
+            .get_or_init(|| self.roots.get(i).and_then(|r| r.canonicalize().ok()))
+            .as_deref()
+    }
+}
+
+impl FileServer {
+    pub fn new(roots: &IndexMap<String, Vec<PathBuf>>) -> FileServer {
+        FileServer {
+            envs: roots
+                .iter()
+                .map(|(env, r)| {
+                    (
+                        env.clone(),
+                        Env {
+                            roots: r.clone(),
+                            canonical: r.iter().map(|_| OnceLock::new()).collect(),
+                            listing: OnceLock::new(),
+                            paths: OnceLock::new(),
+                        },
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    /// Saltenvs in config order.
+    pub fn envs(&self) -> impl Iterator<Item = &str> {
+        self.envs.keys().map(String::as_str)
+    }
+
+    pub fn has_env(&self, env: &str) -> bool {
+        self.envs.contains_key(env)
+    }
+
+    /// Normalise a root-relative path: strip `./`, resolve `..` that stays
+    /// inside, refuse absolute paths and escapes.
+    pub fn normalise(path: &str) -> Result<String, PathError> {
+        if path.starts_with('/') || path.contains('\\') || path.contains('\0') {
+            return Err(PathError::Outside(path.to_string()));
+        }
+        let mut parts: Vec<&str> = Vec::new();
+        for p in path.split('/') {
+            match p {
+                "" | "." => {}
+                ".." => {
+                    if parts.pop().is_none() {
+                        return Err(PathError::Outside(path.to_string()));
+                    }
+                }
+                p => parts.push(p),
+            }
+        }
+        Ok(parts.join("/"))
+    }
+
+    /// Find a root-relative file: the first root that has it wins. Symlinks
+    /// whose target leaves the root are treated as absent.
+    pub fn find_file(&self, env: &str, rel: &str) -> Option<PathBuf> {
+        let rel = Self::normalise(rel).ok()?;
+        if rel.is_empty() {
+            return None;
+        }
+        let env = self.envs.get(env)?;
+        env.roots.iter().enumerate().find_map(|(i, root)| {
+            let p = root.join(&rel);
+            (p.is_file() && inside(env.canonical_root(i)?, &p)).then_some(p)
+        })
+    }
+
+    /// Read a root-relative file.
+    pub fn read(&self, env: &str, rel: &str) -> Option<String> {
+        std::fs::read_to_string(self.find_file(env, rel)?).ok()
+    }
+
+    /// Locate SLS `a.b`: `a/b.sls` in any root beats `a/b/init.sls`.
+    pub fn find_sls(&self, env: &str, sls: &str) -> Option<SlsFile> {
+        if sls.is_empty() || sls.split('.').any(str::is_empty) || sls.contains('/') {
+            return None;
+        }
+        let base = sls.replace('.', "/");
+        [format!("{base}.sls"), format!("{base}/init.sls")]
+            .into_iter()
+            .find_map(|rel| self.find_file(env, &rel).map(|path| SlsFile { rel, path }))
+    }
+
+    /// Every SLS name available in an env, unique and sorted (for globs).
+    pub fn list_sls(&self, env: &str) -> &[String] {
+        let Some(e) = self.envs.get(env) else {
+            return &[];
+        };
+        e.listing.get_or_init(|| {
+            let mut names = BTreeSet::new();
+            for (i, root) in e.roots.iter().enumerate() {
+                let Some(canonical) = e.canonical_root(i) else {
+                    continue;
+                };
+                walk(canonical, root, root, &mut |rel| {
+                    if let Some(stem) = rel.strip_suffix(".sls") {
+                        let name = match stem.strip_suffix("/init") {
+                            Some(pkg) => pkg.to_string(),
+                            None => stem.to_string(),
+                        };
+                        names.insert(name.replace('/', "."));
+                    }
+                });
+            }
+            names.into_iter().collect()
+        })
+    }
+}
+
+impl FileServer {
+    /// Every file and directory of an env (all roots merged, sorted), as
+    /// Salt's `roots` fileserver backend lists them; computed once.
+    pub fn list_paths(&self, env: &str) -> Arc<FileListing> {
+        let Some(e) = self.envs.get(env) else {
+            return Arc::default();
+        };
+        e.paths
+            .get_or_init(|| {
+                let mut files = BTreeSet::new();
+                let mut dirs = BTreeSet::new();
+                for (i, root) in e.roots.iter().enumerate() {
+                    if let Some(canonical) = e.canonical_root(i) {
+                        walk_all(canonical, root, root, &mut files, &mut dirs);
+                    }
+                }
+                Arc::new(FileListing {
+                    files: files.into_iter().collect(),
+                    dirs: dirs.into_iter().collect(),
+                })
+            })
+            .clone()
+    }
+}
+
+/// Collect files and directories below `dir` (root-relative), not leaving
+/// the root.
+fn walk_all(
+    canonical: &Path,
+    root: &Path,
+    dir: &Path,
+    files: &mut BTreeSet<String>,
+    dirs: &mut BTreeSet<String>,
+) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if !inside(canonical, &p) {
+            continue;
+        }
+        let Some(rel) = p
+            .strip_prefix(root)
+            .ok()
+            .and_then(Path::to_str)
+            .map(|s| s.replace('\\', "/"))
+        else {
+            continue;
+        };
+        if p.is_dir() {
+            dirs.insert(rel);
+            walk_all(canonical, root, &p, files, dirs);
+        } else {
+            files.insert(rel);
+        }
+    }
+}
+
+/// Is `p` (after resolving symlinks) inside the canonical root `root`?
+fn inside(root: &Path, p: &Path) -> bool {
+    p.canonicalize().is_ok_and(|p| p.starts_with(root))
+}
+
+/// Visit the files under `dir` (sorted, recursively) that resolve inside
+/// the root. Only symlinks need resolving: a plain entry of a directory
+/// inside the root is inside it too.
+fn walk(canonical: &Path, root: &Path, dir: &Path, f: &mut dyn FnMut(&str)) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = rd.flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let p = e.path();
+        let is_dir = match e.file_type() {
+            Ok(t) if !t.is_symlink() => t.is_dir(),
+            _ => {
+                if !inside(canonical, &p) {
+                    continue;
+                }
+                p.is_dir()
+            }
+        };
+        if is_dir {
+            walk(canonical, root, &p, f);
+        } else if let Ok(rel) = p.strip_prefix(root) {
+            if let Some(s) = rel.to_str() {
+                f(&s.replace('\\', "/"));
+            }
+        }
+    }
+}
+
+impl TemplateLoader for FileServer {
+    fn read(&self, saltenv: &str, path: &str) -> Option<String> {
+        FileServer::read(self, saltenv, path)
+    }
+
+    fn listing(&self, saltenv: &str) -> Option<Arc<FileListing>> {
+        Some(self.list_paths(saltenv))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree() -> (tempdir::Dir, FileServer) {
+        let d = tempdir::Dir::new("fs");
+        d.write("r1/a/b/init.sls", "x: 1");
+        d.write("r2/a/b.sls", "y: 1");
+        d.write("r1/top.sls", "");
+        d.write("r1/solo.sls", "");
+        d.write("r2/solo.sls", "other");
+        d.write("r1/init.sls", "");
+        let mut roots = IndexMap::new();
+        roots.insert("base".to_string(), vec![d.path("r1"), d.path("r2")]);
+        (d, FileServer::new(&roots))
+    }
+
+    #[test]
+    fn sls_file_beats_init_across_roots() {
+        let (_d, fs) = tree();
+        let f = fs.find_sls("base", "a.b").unwrap();
+        assert_eq!(f.rel, "a/b.sls");
+        assert!(f.path.to_string_lossy().contains("r2"));
+        assert_eq!(fs.read("base", "solo.sls").as_deref(), Some(""));
+    }
+
+    #[test]
+    fn listing_is_sorted_and_unique() {
+        let (_d, fs) = tree();
+        assert_eq!(fs.list_sls("base"), ["a.b", "init", "solo", "top"]);
+    }
+
+    #[test]
+    fn paths_of_all_roots_merge_sorted() {
+        let (_d, fs) = tree();
+        let l = fs.list_paths("base");
+        assert_eq!(
+            l.files,
+            ["a/b.sls", "a/b/init.sls", "init.sls", "solo.sls", "top.sls"]
+        );
+        assert_eq!(l.dirs, ["a", "a/b"]);
+        assert!(fs.list_paths("nosuch").files.is_empty());
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn symlinks_count_only_when_they_stay_inside_the_root() {
+        let d = tempdir::Dir::new("links");
+        d.write("root/a/init.sls", "x: 1");
+        d.write("outside/secret.sls", "y: 1");
+        d.write("outside/pkg/init.sls", "z: 1");
+        let root = d.path("root");
+        std::os::unix::fs::symlink(d.path("outside/secret.sls"), root.join("leak.sls")).unwrap();
+        std::os::unix::fs::symlink(d.path("outside/pkg"), root.join("leakdir")).unwrap();
+        std::os::unix::fs::symlink(root.join("a"), root.join("alias")).unwrap();
+        let mut roots = IndexMap::new();
+        roots.insert("base".to_string(), vec![root]);
+        let fs = FileServer::new(&roots);
+        assert_eq!(fs.list_sls("base"), ["a", "alias"]);
+        assert!(fs.find_sls("base", "leak").is_none());
+        assert!(fs.find_sls("base", "leakdir").is_none());
+        assert!(fs.find_sls("base", "alias").is_some());
+    }
+
+    #[test]
+    fn refuses_paths_outside_roots() {
+        let (_d, fs) = tree();
+        assert!(FileServer::normalise("../x").is_err());
+        assert!(FileServer::normalise("/etc/passwd").is_err());
+        assert_eq!(FileServer::normalise("a/./b/../c").unwrap(), "a/c");
+        assert!(fs.read("base", "../r2/solo.sls").is_none());
+        assert!(fs.find_sls("base", "..a").is_none());
+    }
+
+    /// A tiny self-cleaning temp dir for tests.
+    mod tempdir {
+        use std::path::PathBuf;
+        pub struct Dir(PathBuf);
+        impl Dir {
+            pub fn new(tag: &str) -> Dir {
+                let p = std::env::temp_dir().join(format!(
+                    "lowstate-{tag}-{}-{:?}",
+                    std::process::id(),
+                    std::thread::current().id()
+                ));
+                let _ = std::fs::remove_dir_all(&p);
+                std::fs::create_dir_all(&p).unwrap();
+                Dir(p)
+            }
+            pub fn path(&self, rel: &str) -> PathBuf {
+                self.0.join(rel)
+            }
+            pub fn write(&self, rel: &str, text: &str) {
+                let p = self.0.join(rel);
+                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                std::fs::write(p, text).unwrap();
+            }
+        }
+        impl Drop for Dir {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_dir_all(&self.0);
+            }
+        }
+    }
+}

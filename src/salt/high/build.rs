@@ -1,0 +1,1185 @@
+//! Building the highstate: renders every SLS the top file matched, follows
+//! `include` (relative, saltenv dicts, globs) exactly in Salt's order, pops
+//! `extend` / `exclude`, normalises state declarations, stamps `__sls__`,
+//! `__env__`, `__sls_included_from__` and auto-order numbers, and merges the
+//! files into one high data dict, collecting every error on the way.
+//!
+//! Files are rendered ahead of the (order-sensitive) walk, in parallel waves:
+//! what a file includes is known once it is rendered, so each wave renders
+//! the includes discovered by the previous one.
+
+use super::source_map::SourceMap;
+use crate::diag::{Diagnostic, SourceFile};
+use crate::fnmatch::fnmatch;
+use crate::salt::fileserver::{FileServer, SlsFile};
+use crate::salt::render::jinja::SlsContext;
+use crate::salt::render::{render_file, RenderEnv, Rendered};
+use crate::salt::top::{missing_sls_message, RenderStep};
+use crate::value::{Map, Value};
+use crate::yaml::{Node, NodeValue};
+use indexmap::IndexMap;
+use rayon::prelude::*;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+/// The result of rendering one SLS file.
+#[derive(Debug, Clone)]
+pub enum SlsRender {
+    /// No such SLS in that saltenv.
+    Missing,
+    Failed(Diagnostic),
+    Ok(Box<Prepared>),
+}
+
+/// A rendered SLS file, with the per-file part of Salt's `render_state`
+/// already done (parse tree to data, `include` / `extend` / `exclude`
+/// popped, state declarations normalised), so that the order-sensitive
+/// walk only has includes, auto-order numbers and merging left to do.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub file: SlsFile,
+    /// `None` when the file has no states (renders to nothing or a falsy
+    /// value).
+    body: Option<Body>,
+}
+
+#[derive(Debug, Clone)]
+struct Body {
+    template: Arc<SourceFile>,
+    /// The text the data stage parsed.
+    text: Arc<SourceFile>,
+    /// The parse tree, kept for the source map only when its spans are
+    /// empty (data not from YAML).
+    spanless: Option<Node>,
+    /// The state dict, or the value the file rendered to when it is not a
+    /// dict (the error is then in `errors`).
+    state: Result<Map, Value>,
+    /// The `include` list (empty if none or not a list).
+    include: Vec<Value>,
+    /// See [`shared_bodies`].
+    shared: Vec<(Value, Value)>,
+    /// With auto-order: the state declarations of this file that had no
+    /// order, as (ID index, declaration index) in `state`, in that order.
+    /// Each got an `{order: 0}` placeholder as its last argument; the walk
+    /// numbers them (see [`Builder::handle_iorder`]).
+    slots: Vec<(usize, usize)>,
+    /// Errors found while preparing, in Salt's order, each with the place
+    /// in the source map to point at (looked up during the walk, when the
+    /// source map holds this file and those walked before it).
+    errors: Vec<(Diagnostic, LabelAt)>,
+}
+
+/// Where a diagnostic found while preparing a file should point, resolved
+/// through the source map during the walk.
+#[derive(Debug, Clone)]
+enum LabelAt {
+    Nowhere,
+    /// [`SourceMap::id`].
+    Id(String),
+    /// [`SourceMap::state`]: ID, state module.
+    State(String, String),
+}
+
+impl LabelAt {
+    fn resolve(self, sources: &SourceMap) -> Option<crate::diag::Label> {
+        match self {
+            LabelAt::Nowhere => None,
+            LabelAt::Id(id) => sources.id(&id),
+            LabelAt::State(id, module) => sources.state(&id, &module),
+        }
+    }
+}
+
+/// Rendered SLS files by (saltenv, sls), shared by the prefetch waves and
+/// the walk.
+pub struct RenderCache<'a> {
+    fs: &'a FileServer,
+    env: RenderEnv<'a>,
+    /// `state_auto_order`: number declarations without an `order`.
+    auto_order: bool,
+    done: Mutex<HashMap<(String, String), Arc<SlsRender>>>,
+}
+
+impl<'a> RenderCache<'a> {
+    pub fn new(fs: &'a FileServer, env: RenderEnv<'a>, auto_order: bool) -> Self {
+        RenderCache {
+            fs,
+            env,
+            auto_order,
+            done: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn cached(&self, saltenv: &str, sls: &str) -> Option<Arc<SlsRender>> {
+        let done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        done.get(&(saltenv.to_string(), sls.to_string())).cloned()
+    }
+
+    /// Render (or fetch from the cache) one SLS.
+    pub fn get(&self, saltenv: &str, sls: &str) -> Arc<SlsRender> {
+        if let Some(r) = self.cached(saltenv, sls) {
+            return r;
+        }
+        let r = Arc::new(self.render(saltenv, sls));
+        let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        done.entry((saltenv.to_string(), sls.to_string()))
+            .or_insert(r)
+            .clone()
+    }
+
+    fn render(&self, saltenv: &str, sls: &str) -> SlsRender {
+        let Some(file) = self.fs.find_sls(saltenv, sls) else {
+            return SlsRender::Missing;
+        };
+        let text = match std::fs::read(&file.path) {
+            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Err(e) => {
+                return SlsRender::Failed(
+                    Diagnostic::error("io", format!("Rendering SLS '{saltenv}:{sls}' failed: {e}"))
+                        .with_sls(format!("{saltenv}:{sls}")),
+                )
+            }
+        };
+        let template = SourceFile::new(display_path(&file), text);
+        let ctx = SlsContext {
+            saltenv: saltenv.to_string(),
+            sls: sls.to_string(),
+            tplfile: file.rel.clone(),
+            tplpath: file.path.display().to_string(),
+        };
+        let what = format!("{saltenv}:{sls}");
+        match render_file(&self.env, template, &ctx, &what) {
+            Ok(rendered) => SlsRender::Ok(Box::new(prepare(
+                file,
+                rendered,
+                sls,
+                saltenv,
+                &what,
+                self.auto_order,
+            ))),
+            Err(d) => SlsRender::Failed(d),
+        }
+    }
+
+    /// Like [`RenderCache::get`], but removes the result from the cache: the
+    /// walk consumes each file once, so its data need not outlive it.
+    pub fn take(&self, saltenv: &str, sls: &str) -> Arc<SlsRender> {
+        let taken = {
+            let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+            done.remove(&(saltenv.to_string(), sls.to_string()))
+        };
+        taken.unwrap_or_else(|| Arc::new(self.render(saltenv, sls)))
+    }
+
+    /// Render `roots` and everything they include, wave by wave, in parallel.
+    pub fn prefetch(&self, roots: Vec<(String, String)>) {
+        let mut seen: HashSet<(String, String)> = HashSet::new();
+        let mut wave: Vec<(String, String)> = roots
+            .into_iter()
+            .filter(|k| seen.insert(k.clone()))
+            .collect();
+        while !wave.is_empty() {
+            let next: Vec<Vec<(String, String)>> = wave
+                .par_iter()
+                .map(|(env, sls)| {
+                    let r = self.get(env, sls);
+                    match &*r {
+                        SlsRender::Ok(p) => likely_includes(self.fs, env, sls, p),
+                        _ => Vec::new(),
+                    }
+                })
+                .collect();
+            wave = next
+                .into_iter()
+                .flatten()
+                .filter(|k| seen.insert(k.clone()))
+                .collect();
+        }
+    }
+}
+
+/// The per-file part of Salt's `render_state`, done where the file was
+/// rendered (in parallel): the parse tree becomes data, `include` is
+/// popped, `extend` / `exclude` / state declarations are handled.
+fn prepare(
+    file: SlsFile,
+    rendered: Rendered,
+    sls: &str,
+    saltenv: &str,
+    what: &str,
+    auto_order: bool,
+) -> Prepared {
+    let Rendered {
+        data,
+        template,
+        text,
+    } = rendered;
+    let Some(node) = data.filter(Node::truthy) else {
+        return Prepared { file, body: None };
+    };
+    let spanless = node.span.is_empty().then(|| node.clone());
+    let shared = shared_bodies(&node);
+    let span = node.span.clone();
+    // The parse tree is ours alone: move its strings into the data.
+    let data = node.into_value();
+    let mut errors = Vec::new();
+    let Value::Map(mut state) = data else {
+        errors.push((
+            Diagnostic::error(
+                "sls-not-dict",
+                format!("SLS {sls} does not render to a dictionary"),
+            )
+            .with_sls(what)
+            .with_primary(crate::diag::Label::new(&text, span, "renders to this")),
+            LabelAt::Nowhere,
+        ));
+        return Prepared {
+            file,
+            body: Some(Body {
+                template,
+                text,
+                spanless,
+                state: Err(data),
+                include: Vec::new(),
+                shared,
+                slots: Vec::new(),
+                errors,
+            }),
+        };
+    };
+    let mut include = Vec::new();
+    if let Some(inc) = state.get("include") {
+        match inc {
+            Value::List(_) => {
+                if let Some(Value::List(l)) = state.shift_remove("include") {
+                    include = l.into_iter().collect();
+                }
+            }
+            _ => errors.push((
+                Diagnostic::error(
+                    "include-not-list",
+                    format!("Include Declaration in SLS {sls} is not formed as a list"),
+                )
+                .with_sls(what),
+                LabelAt::Id(format!("include@{what}")),
+            )),
+        }
+    }
+    let mut plain = Vec::new();
+    handle_extend(&mut state, sls, saltenv, &mut plain);
+    handle_exclude(&mut state, sls, &mut plain);
+    errors.extend(plain.into_iter().map(|d| (d, LabelAt::Nowhere)));
+    handle_state_decls(&mut state, sls, saltenv, &mut errors);
+    share_bodies(&mut state, &shared);
+    let slots = if auto_order {
+        order_slots(&mut state, &shared)
+    } else {
+        Vec::new()
+    };
+    Prepared {
+        file,
+        body: Some(Body {
+            template,
+            text,
+            spanless,
+            state: Ok(state),
+            include,
+            shared,
+            slots,
+            errors,
+        }),
+    }
+}
+
+/// Whether a state declaration gets an auto-order number: a list without
+/// an `{order: ...}` argument under a key not starting with `_`.
+fn wants_order(key: &Value, decl: &Value) -> bool {
+    if key.as_str().is_none_or(|k| k.starts_with('_')) {
+        return false;
+    }
+    let Value::List(args) = decl else {
+        return false;
+    };
+    !args.iter().any(
+        |a| matches!(a, Value::Map(m) if m.keys().next().and_then(Value::as_str) == Some("order")),
+    )
+}
+
+/// The placeholder argument [`order_slots`] appends.
+fn order_placeholder() -> Value {
+    let mut m = Map::new();
+    m.insert("order".into(), Value::Int(0));
+    Value::Map(m)
+}
+
+/// Append an `{order: 0}` placeholder to every declaration of `state`
+/// that [`Builder::handle_iorder`] will number (alias bodies are numbered
+/// through their anchor) and return where they are.
+fn order_slots(state: &mut Map, shared: &[(Value, Value)]) -> Vec<(usize, usize)> {
+    let mut slots = Vec::new();
+    for (i, (id, body)) in state.iter_mut().enumerate() {
+        if shared.iter().any(|(alias, _)| alias == id) {
+            continue;
+        }
+        let Value::Map(body) = body else { continue };
+        for (j, (key, decl)) in body.iter_mut().enumerate() {
+            if wants_order(key, decl) {
+                if let Value::List(args) = decl {
+                    args.push(order_placeholder());
+                    slots.push((i, j));
+                }
+            }
+        }
+    }
+    slots
+}
+
+/// Take back the placeholders [`order_slots`] put into the body at
+/// `index` (about to be replaced by an included file's body, which is
+/// compared with it first, as Salt compares the unnumbered one).
+fn drop_order_slots(state: &mut Map, index: usize, slots: &[(usize, usize)]) {
+    let Some((_, Value::Map(body))) = state.get_index_mut(index) else {
+        return;
+    };
+    let start = slots.partition_point(|&(i, _)| i < index);
+    for &(_, j) in slots[start..].iter().take_while(|&&(i, _)| i == index) {
+        if let Some((_, Value::List(args))) = body.get_index_mut(j) {
+            args.pop();
+        }
+    }
+}
+
+/// The render result itself: the walk holds the only reference once the
+/// cache gave it up (a copy is made otherwise).
+fn owned(r: Arc<SlsRender>) -> SlsRender {
+    Arc::try_unwrap(r).unwrap_or_else(|shared| (*shared).clone())
+}
+
+fn display_path(file: &SlsFile) -> String {
+    file.path.display().to_string()
+}
+
+/// A cheap guess at what a rendered file includes (same-env and explicit-env
+/// entries, relative names, globs), used only to render ahead of the walk.
+fn likely_includes(fs: &FileServer, env: &str, sls: &str, p: &Prepared) -> Vec<(String, String)> {
+    let Some(body) = &p.body else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for item in &body.include {
+        let (ienv, name) = match item {
+            Value::Str(s) => (env, s),
+            Value::Map(m) => match m.last() {
+                Some((Value::Str(e), Value::Str(s))) if fs.has_env(e) => (e.as_str(), s),
+                _ => continue,
+            },
+            _ => continue,
+        };
+        let Ok(name) = resolve_relative(name, sls, p.file.is_init()) else {
+            continue;
+        };
+        for target in expand_glob(|| fs.list_sls(env), &name) {
+            out.push((ienv.to_string(), target));
+        }
+    }
+    out
+}
+
+/// `fnmatch.filter(listing, pattern) or [pattern]`; the listing is only
+/// asked for when `pattern` is a glob.
+pub fn expand_glob<'l>(listing: impl FnOnce() -> &'l [String], pattern: &str) -> Vec<String> {
+    if !crate::fnmatch::is_glob(pattern) {
+        // A plain name matches itself or nothing; either way the result is it.
+        return vec![pattern.to_string()];
+    }
+    let hits: Vec<String> = listing()
+        .iter()
+        .filter(|s| fnmatch(s, pattern))
+        .cloned()
+        .collect();
+    if hits.is_empty() {
+        vec![pattern.to_string()]
+    } else {
+        hits
+    }
+}
+
+/// Resolve a relative include (`.x`, `..x`) against the including SLS.
+/// `Err(())` means it goes beyond the top level package.
+fn resolve_relative(inc: &str, sls: &str, is_init: bool) -> Result<String, ()> {
+    let rest = inc.trim_start_matches('.');
+    let levels = inc.len() - rest.len();
+    if levels == 0 {
+        return Ok(inc.to_string());
+    }
+    let mut comps: Vec<&str> = sls.split('.').collect();
+    if is_init {
+        comps.push("init");
+    }
+    if levels > comps.len() {
+        return Err(());
+    }
+    comps.truncate(comps.len() - levels);
+    comps.push(rest);
+    Ok(comps.join("."))
+}
+
+/// The highstate and what it took to build it.
+#[derive(Debug, Default)]
+pub struct Highstate {
+    /// Salt's high data: ID → body, plus `__extend__` / `__exclude__`.
+    pub high: Map,
+    /// Render and merge errors, in Salt's order.
+    pub errors: Vec<Diagnostic>,
+    pub sources: SourceMap,
+}
+
+/// Walks SLS files the way Salt's `render_state` / `render_highstate` do.
+pub struct Builder<'a> {
+    fs: &'a FileServer,
+    cache: &'a RenderCache<'a>,
+    auto_order: bool,
+    iorder: i64,
+    mods: HashSet<String>,
+    sources: SourceMap,
+    /// Salt 3007+ records `__sls_included_from__`; 3006 does not.
+    included_from: bool,
+}
+
+impl<'a> Builder<'a> {
+    /// Reproduce a given Salt release (3006 has no `__sls_included_from__`).
+    pub fn for_version(mut self, version: crate::salt::config::SaltVersion) -> Self {
+        self.included_from = version >= crate::salt::config::SaltVersion::V3007;
+        self
+    }
+
+    /// Auto-order numbering follows the cache's `auto_order`.
+    pub fn new(fs: &'a FileServer, cache: &'a RenderCache<'a>) -> Self {
+        Builder {
+            fs,
+            cache,
+            auto_order: cache.auto_order,
+            iorder: 10000,
+            mods: HashSet::new(),
+            sources: SourceMap::default(),
+            included_from: true,
+        }
+    }
+
+    /// `render_highstate`: every (saltenv → SLS patterns) entry the top
+    /// file matched, in order.
+    pub fn render_highstate(
+        mut self,
+        matches: &IndexMap<String, Vec<String>>,
+        steps: Vec<RenderStep>,
+    ) -> Highstate {
+        // Render everything reachable first, in parallel.
+        let roots = steps
+            .iter()
+            .filter_map(|s| match s {
+                RenderStep::Render { env, sls, .. } => Some((env.clone(), sls.clone())),
+                RenderStep::Error(_) => None,
+            })
+            .collect();
+        self.cache.prefetch(roots);
+
+        let mut high = Map::new();
+        let mut all_errors = Vec::new();
+        for step in steps {
+            let (env, sls, sls_match) = match step {
+                RenderStep::Error(d) => {
+                    all_errors.push(d);
+                    continue;
+                }
+                RenderStep::Render {
+                    env,
+                    sls,
+                    sls_match,
+                } => (env, sls, sls_match),
+            };
+            if self.mods.contains(&format!("{env}:{sls}")) {
+                continue;
+            }
+            let mut errors = Vec::new();
+            if let Some(state) = self.render_state(&sls, &env, matches, &mut errors) {
+                merge_included_states(&mut high, state, &mut errors);
+            }
+            for e in errors.iter_mut() {
+                if let Some(m) = missing_sls_message(&e.message, &sls_match, &env) {
+                    e.message = m;
+                    e.code = "missing-sls-in-top";
+                }
+            }
+            all_errors.extend(errors);
+        }
+        clean_duplicate_extends(&mut high);
+        Highstate {
+            high,
+            errors: all_errors,
+            sources: self.sources,
+        }
+    }
+
+    /// Salt's `render_state`: render `sls`, process its includes
+    /// recursively, return its (merged) dict. `None` when it has no states.
+    fn render_state(
+        &mut self,
+        sls: &str,
+        saltenv: &str,
+        matches: &IndexMap<String, Vec<String>>,
+        errors: &mut Vec<Diagnostic>,
+    ) -> Option<Value> {
+        let what = format!("{saltenv}:{sls}");
+        let prepared = match owned(self.cache.take(saltenv, sls)) {
+            SlsRender::Missing => {
+                errors.push(
+                    Diagnostic::error(
+                        "missing-sls",
+                        format!(
+                            "Specified SLS {sls} in saltenv {saltenv} is not available on the salt master or through a configured fileserver"
+                        ),
+                    )
+                    .with_sls(what),
+                );
+                return None;
+            }
+            SlsRender::Failed(d) => {
+                errors.push(d);
+                self.mods.insert(what);
+                return None;
+            }
+            SlsRender::Ok(p) => p,
+        };
+        let Prepared { file, body } = *prepared;
+        self.mods.insert(what.clone());
+        let Body {
+            template,
+            text,
+            spanless,
+            state,
+            include,
+            shared,
+            slots,
+            errors: found,
+        } = body?;
+        // Spans are worked out only if a diagnostic asks for one.
+        self.sources.defer_file(what, template, text, spanless);
+        for (d, at) in found {
+            errors.push(d.or_primary(at.resolve(&self.sources)));
+        }
+        let mut state = match state {
+            Ok(state) => state,
+            Err(data) => return Some(data),
+        };
+        let mut own = Own {
+            len: state.len(),
+            slots,
+            replaced: Vec::new(),
+        };
+        for inc in include {
+            self.process_include(
+                inc, &mut state, &mut own, sls, saltenv, &file, matches, errors,
+            );
+        }
+        if self.auto_order {
+            self.handle_iorder(&mut state, &shared, &own);
+            share_bodies(&mut state, &shared);
+        }
+        Some(Value::Map(state))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn process_include(
+        &mut self,
+        inc: Value,
+        state: &mut Map,
+        own: &mut Own,
+        sls: &str,
+        saltenv: &str,
+        file: &SlsFile,
+        matches: &IndexMap<String, Vec<String>>,
+        errors: &mut Vec<Diagnostic>,
+    ) {
+        let what = format!("{saltenv}:{sls}");
+        let written = match &inc {
+            Value::Map(m) => m.values().last().map(Value::py_str).unwrap_or_default(),
+            other => other.py_str(),
+        };
+        let (env_key, inc_sls) = match inc {
+            Value::Map(m) => match m.last() {
+                Some((k, v)) => (k.py_str(), v.py_str()),
+                None => return,
+            },
+            other => (saltenv.to_string(), other.py_str()),
+        };
+        if !self.fs.has_env(&env_key) && env_key != "_xenv" {
+            errors.push(
+                Diagnostic::error(
+                    "include-unknown-env",
+                    format!(
+                        "Nonexistent saltenv '{env_key}' found in include of '{inc_sls}' within SLS '{what}'"
+                    ),
+                )
+                .with_sls(what.clone())
+                .or_primary(self.include_label(&what, &inc_sls)),
+            );
+            return;
+        }
+        let inc_sls = if inc_sls.starts_with('.') {
+            match resolve_relative(&inc_sls, sls, file.is_init()) {
+                Ok(s) => s,
+                Err(()) => {
+                    errors.push(
+                        Diagnostic::error(
+                            "include-beyond-top",
+                            format!(
+                                "Attempted relative include of '{inc_sls}' within SLS '{what}' goes beyond top level package "
+                            ),
+                        )
+                        .with_sls(what.clone())
+                        .or_primary(self.include_label(&what, &written)),
+                    );
+                    return;
+                }
+            }
+        } else {
+            inc_sls
+        };
+        let listed = |env: &str| self.fs.list_sls(env).iter().any(|s| fnmatch(s, &inc_sls));
+        let resolved: Vec<String> = if env_key != "_xenv" {
+            if matches.contains_key(&env_key) || listed(&env_key) {
+                vec![env_key.clone()]
+            } else {
+                vec![]
+            }
+        } else {
+            matches.keys().filter(|e| listed(e)).cloned().collect()
+        };
+        if resolved.len() == 1 || resolved.iter().any(|e| e == saltenv) {
+            let r_env = if resolved.len() == 1 {
+                resolved[0].clone()
+            } else {
+                saltenv.to_string()
+            };
+            for target in expand_glob(|| self.fs.list_sls(saltenv), &inc_sls) {
+                if self.mods.contains(&format!("{r_env}:{target}")) {
+                    continue;
+                }
+                let mut errs = Vec::new();
+                let nstate = self.render_state(&target, &r_env, matches, &mut errs);
+                if let Some(Value::Map(mut nstate)) = nstate {
+                    for (id, body) in nstate.iter_mut() {
+                        if !self.included_from || id.as_str().is_some_and(|s| s.starts_with("__")) {
+                            continue;
+                        }
+                        if let Value::Map(b) = body {
+                            let list = b
+                                .entry("__sls_included_from__".into())
+                                .or_insert_with(|| Value::List(crate::value::List::new()));
+                            if let Value::List(l) = list {
+                                l.push(sls.into());
+                            }
+                        }
+                    }
+                    own.replaced_by(state, &nstate);
+                    merge_included_states(state, Value::Map(nstate), errors);
+                } else if let Some(other) = nstate {
+                    merge_included_states(state, other, errors);
+                }
+                // A missing included file is best shown at the include line.
+                for e in errs.iter_mut() {
+                    if e.code == "missing-sls" && e.primary.is_none() {
+                        e.primary = self.include_label(&what, &written);
+                    }
+                }
+                errors.extend(errs);
+            }
+        } else {
+            let msg = if resolved.is_empty() {
+                let envs = if env_key == "_xenv" {
+                    matches.keys().cloned().collect::<Vec<_>>().join(", ")
+                } else {
+                    env_key.clone()
+                };
+                format!(
+                    "Unknown include: Specified SLS {env_key}: {inc_sls} is not available on the salt master in saltenv(s): {envs} "
+                )
+            } else {
+                format!(
+                    "Ambiguous include: Specified SLS {env_key}: {inc_sls} is available on the salt master in multiple available saltenvs: {}",
+                    resolved.join(", ")
+                )
+            };
+            let label = self.include_label(&what, &written);
+            errors.push(
+                Diagnostic::error("bad-include", msg)
+                    .with_sls(what)
+                    .or_primary(label),
+            );
+        }
+    }
+
+    /// The `include:` entry `written` of SLS `what` (`env:sls`).
+    fn include_label(&self, what: &str, written: &str) -> Option<crate::diag::Label> {
+        self.sources
+            .arg(&format!("include@{what}"), "include", written)
+    }
+
+    /// Append `{order: N}` to every state declaration without an order.
+    /// The file's own declarations have their placeholder already (see
+    /// [`order_slots`]): only IDs an include brought in are checked here.
+    fn handle_iorder(&mut self, state: &mut Map, shared: &[(Value, Value)], own: &Own) {
+        let mut next = 0;
+        for (i, (id, body)) in state.iter_mut().enumerate() {
+            let start = next;
+            while own.slots.get(next).is_some_and(|&(si, _)| si == i) {
+                next += 1;
+            }
+            if i < own.len && !own.replaced.get(i).copied().unwrap_or(false) {
+                let Value::Map(body) = body else { continue };
+                for &(_, j) in &own.slots[start..next] {
+                    let slot = match body.get_index_mut(j) {
+                        Some((_, Value::List(args))) => args.last_mut(),
+                        _ => None,
+                    };
+                    if let Some(Value::Map(m)) = slot {
+                        if let Some(n) = m.values_mut().next() {
+                            *n = Value::Int(self.iorder);
+                        }
+                    }
+                    self.iorder += 1;
+                }
+                continue;
+            }
+            // An alias body is its anchor's dict: numbered once, through it.
+            if shared.iter().any(|(alias, _)| alias == id) {
+                continue;
+            }
+            let Value::Map(body) = body else { continue };
+            for (key, decl) in body.iter_mut() {
+                if wants_order(key, decl) {
+                    if let Value::List(args) = decl {
+                        let mut m = Map::new();
+                        m.insert("order".into(), Value::Int(self.iorder));
+                        args.push(Value::Map(m));
+                        self.iorder += 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A file's own IDs during its walk: the first `len` IDs of its state, the
+/// auto-order placeholders in them, and which of them an included file's
+/// body replaced.
+struct Own {
+    len: usize,
+    slots: Vec<(usize, usize)>,
+    replaced: Vec<bool>,
+}
+
+impl Own {
+    /// `included` is about to be merged into `state`: an own body it
+    /// replaces loses its placeholders first (Salt compares the included
+    /// body with the unnumbered one) and is numbered like an included one.
+    fn replaced_by(&mut self, state: &mut Map, included: &Map) {
+        if self.slots.is_empty() {
+            return;
+        }
+        for id in included.keys() {
+            let Some(i) = state.get_index_of(id).filter(|&i| i < self.len) else {
+                continue;
+            };
+            if self.replaced.is_empty() {
+                self.replaced = vec![false; self.len];
+            }
+            if let Some(r) = self.replaced.get_mut(i).filter(|r| !**r) {
+                *r = true;
+                drop_order_slots(state, i, &self.slots);
+            }
+        }
+    }
+}
+
+/// IDs whose body is a YAML alias of an earlier ID's body (`copy: *opts`).
+/// In Salt both names hold one Python dict, so whatever is done to one
+/// (declaration folding, auto-order numbers) shows in the other. An alias
+/// expands to a node with its anchor's span, which identifies it.
+fn shared_bodies(node: &Node) -> Vec<(Value, Value)> {
+    let NodeValue::Map(entries) = &node.value else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, (k, v)) in entries.iter().enumerate() {
+        if !matches!(v.value, NodeValue::Map(_)) || v.span.is_empty() {
+            continue;
+        }
+        if let Some((anchor, _)) = entries[..i].iter().find(|(_, w)| w.span == v.span) {
+            out.push((key_value(k), key_value(anchor)));
+        }
+    }
+    out
+}
+
+fn key_value(k: &Node) -> Value {
+    match &k.value {
+        NodeValue::Str(s) => Value::Str(s.as_str().into()),
+        NodeValue::Int(i) => Value::Int(*i),
+        NodeValue::Bool(b) => Value::Bool(*b),
+        NodeValue::Float(f) => Value::Float(*f),
+        _ => Value::Null,
+    }
+}
+
+/// Give every alias ID its anchor's (current) body.
+fn share_bodies(state: &mut Map, shared: &[(Value, Value)]) {
+    for (alias, anchor) in shared {
+        if let Some(body) = state.get(anchor).cloned() {
+            if let Some(slot) = state.get_mut(alias) {
+                *slot = body;
+            }
+        }
+    }
+}
+
+/// Salt's `_handle_extend`: move `extend` into `__extend__`.
+fn handle_extend(state: &mut Map, sls: &str, saltenv: &str, errors: &mut Vec<Diagnostic>) {
+    let Some(ext) = state.shift_remove("extend") else {
+        return;
+    };
+    let Value::Map(mut ext) = ext else {
+        errors.push(
+            Diagnostic::error(
+                "bad-extend",
+                format!("Extension value in SLS '{sls}' is not a dictionary"),
+            )
+            .with_sls(format!("{saltenv}:{sls}")),
+        );
+        return;
+    };
+    let mut bad = Vec::new();
+    for (name, body) in ext.iter_mut() {
+        let Value::Map(body) = body else {
+            errors.push(
+                Diagnostic::error(
+                    "bad-extend",
+                    format!(
+                        "Extension name '{}' in SLS '{sls}' is not a dictionary",
+                        name.py_str()
+                    ),
+                )
+                .with_sls(format!("{saltenv}:{sls}"))
+                .with_id(name.py_str()),
+            );
+            bad.push(name.clone());
+            continue;
+        };
+        if !body.contains_key("__sls__") {
+            body.insert("__sls__".into(), sls.into());
+        }
+        if !body.contains_key("__env__") {
+            body.insert("__env__".into(), saltenv.into());
+        }
+        let keys: Vec<Value> = body.keys().cloned().collect();
+        for key in keys {
+            let Some(k) = key.as_str() else { continue };
+            if k.starts_with('_') || !matches!(body.get(k), Some(Value::List(_))) {
+                continue;
+            }
+            if let Some((module, fun)) = k.split_once('.') {
+                let fun = fun.split('.').next().unwrap_or(fun).to_string();
+                let module = module.to_string();
+                if let Some(Value::List(mut args)) = body.shift_remove(k) {
+                    args.push(fun.into());
+                    body.insert(module.into(), Value::List(args));
+                }
+            }
+        }
+    }
+    state
+        .entry("__extend__".into())
+        .or_insert_with(|| Value::List(crate::value::List::new()));
+    if let Some(Value::List(l)) = state.get_mut("__extend__") {
+        l.push(Value::Map(ext));
+    }
+}
+
+/// Salt's `_handle_exclude`: move `exclude` into `__exclude__`.
+fn handle_exclude(state: &mut Map, sls: &str, errors: &mut Vec<Diagnostic>) {
+    let Some(exc) = state.shift_remove("exclude") else {
+        return;
+    };
+    let items: Vec<Value> = match exc {
+        Value::List(l) => l.into_iter().collect(),
+        other => {
+            errors.push(Diagnostic::error(
+                "exclude-not-list",
+                format!("Exclude Declaration in SLS {sls} is not formed as a list"),
+            ));
+            // Python's list.extend iterates what it is given.
+            match other {
+                Value::Str(s) => s.chars().map(Value::from).collect(),
+                Value::Map(m) => m.into_keys().collect(),
+                _ => vec![],
+            }
+        }
+    };
+    state
+        .entry("__exclude__".into())
+        .or_insert_with(|| Value::List(crate::value::List::new()));
+    if let Some(Value::List(l)) = state.get_mut("__exclude__") {
+        l.extend(items);
+    }
+}
+
+/// Salt's `_handle_state_decls`: pad short declarations, fold `mod.fun`
+/// keys into `mod: [..., fun]`, stamp `__sls__` / `__env__`.
+fn handle_state_decls(
+    state: &mut Map,
+    sls: &str,
+    saltenv: &str,
+    errors: &mut Vec<(Diagnostic, LabelAt)>,
+) {
+    for (name, body) in state.iter_mut() {
+        let id = name.py_str();
+        if !matches!(body, Value::Map(_)) {
+            if id == "__extend__" || id == "__exclude__" {
+                continue;
+            }
+            if let Value::Str(s) = body {
+                if s.contains('.') {
+                    let mut comps = s.split('.');
+                    let module = comps.next().unwrap_or("").to_string();
+                    let fun = comps.next().unwrap_or("").to_string();
+                    let mut m = Map::new();
+                    m.insert("__sls__".into(), sls.into());
+                    m.insert("__env__".into(), saltenv.into());
+                    m.insert(module.into(), Value::List(crate::value::list![fun.into()]));
+                    *body = Value::Map(m);
+                    continue;
+                }
+            }
+            errors.push((
+                Diagnostic::error(
+                    "bad-state-declaration",
+                    format!("ID {id} in SLS {sls} is not a dictionary"),
+                )
+                .with_sls(format!("{saltenv}:{sls}"))
+                .with_id(id.clone()),
+                LabelAt::Id(id),
+            ));
+            continue;
+        }
+        let Value::Map(body) = body else { continue };
+        // Visit the keys as they were: a `module.fun` key is moved to the
+        // end as `module`, so the next original key slides into `pos`.
+        let mut skeys: Vec<String> = Vec::new();
+        let mut pos = 0;
+        for _ in 0..body.len() {
+            let Some((Value::Str(k), v)) = body.get_index(pos) else {
+                pos += 1;
+                continue;
+            };
+            if k.starts_with('_') || !matches!(v, Value::List(_)) {
+                pos += 1;
+                continue;
+            }
+            if k.contains('.') {
+                let mut comps = k.split('.');
+                let module = comps.next().unwrap_or("").to_string();
+                let fun = comps.next().unwrap_or("").to_string();
+                // (A linear scan: an ID declares a handful of modules.)
+                if skeys.contains(&module) {
+                    errors.push((
+                        Diagnostic::error(
+                            "duplicate-state-module",
+                            format!(
+                                "ID '{id}' in SLS '{sls}' contains multiple state declarations of the same type"
+                            ),
+                        )
+                        .with_sls(format!("{saltenv}:{sls}"))
+                        .with_id(id.clone()),
+                        LabelAt::State(id.clone(), module),
+                    ));
+                    pos += 1;
+                    continue;
+                }
+                if let Some((_, Value::List(mut args))) = body.shift_remove_index(pos) {
+                    args.push(fun.into());
+                    body.insert(module.clone().into(), Value::List(args));
+                }
+                skeys.push(module);
+                continue;
+            }
+            skeys.push(k.to_string());
+            pos += 1;
+        }
+        body.reserve(2);
+        if !body.contains_key("__sls__") {
+            body.insert("__sls__".into(), sls.into());
+        }
+        if !body.contains_key("__env__") {
+            body.insert("__env__".into(), saltenv.into());
+        }
+    }
+}
+
+/// Salt's `merge_included_states`: concatenate `__extend__` / `__exclude__`,
+/// report conflicting IDs, then let `state` overwrite `high`.
+pub fn merge_included_states(high: &mut Map, state: Value, errors: &mut Vec<Diagnostic>) {
+    let mut state = match state {
+        Value::Map(m) => m,
+        other => {
+            errors.push(Diagnostic::error(
+                "sls-not-dict",
+                format!(
+                    "Error when rendering state with contents: {}",
+                    other.py_repr()
+                ),
+            ));
+            return;
+        }
+    };
+    for key in ["__extend__", "__exclude__"] {
+        if let Some(Value::List(items)) = state.shift_remove(key) {
+            let entry = high
+                .entry(key.into())
+                .or_insert_with(|| Value::List(crate::value::List::new()));
+            if let Value::List(l) = entry {
+                l.extend(items);
+            }
+        }
+    }
+    // One lookup per ID: an ID already present keeps its place and takes
+    // the new body, the old one is compared afterwards (the IDs of `state`
+    // are distinct, so errors come out in the same order).
+    for (id, body) in state {
+        // The message names the ID as `state` writes it: the same text for
+        // a string; a number may differ from the equal key kept (1 vs 1.0).
+        let name = match &id {
+            Value::Str(_) => None,
+            other => Some(other.py_str()),
+        };
+        let (i, old) = high.insert_full(id, body);
+        let Some(existing) = old else { continue };
+        let Some((key, body)) = high.get_index(i) else {
+            continue;
+        };
+        if existing != *body {
+            let id = name.unwrap_or_else(|| key.py_str());
+            let loc = |b: &Value| {
+                format!(
+                    "{}:{}",
+                    b.get("__env__").map(Value::py_str).unwrap_or_default(),
+                    b.get("__sls__").map(Value::py_str).unwrap_or_default()
+                )
+            };
+            errors.push(
+                Diagnostic::error(
+                    "duplicate-id",
+                    format!(
+                        "Detected conflicting IDs, SLS IDs need to be globally unique.\n    The conflicting ID is '{}' and is found in SLS '{}' and SLS '{}'",
+                        id,
+                        loc(&existing),
+                        loc(body)
+                    ),
+                )
+                .with_id(id),
+            );
+        }
+    }
+}
+
+/// Split `__extend__` into single-ID dicts and drop exact duplicates.
+fn clean_duplicate_extends(high: &mut Map) {
+    let Some(Value::List(exts)) = high.get_mut("__extend__") else {
+        return;
+    };
+    let mut seen: Vec<(Value, Value)> = Vec::new();
+    for ext in exts.drain(..) {
+        if let Value::Map(m) = ext {
+            for (k, v) in m {
+                if !seen.iter().any(|(a, b)| *a == k && *b == v) {
+                    seen.push((k, v));
+                }
+            }
+        }
+    }
+    *exts = seen
+        .into_iter()
+        .map(|(k, v)| {
+            let mut m = Map::new();
+            m.insert(k, v);
+            Value::Map(m)
+        })
+        .collect();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_includes_follow_salt() {
+        assert_eq!(resolve_relative(".sib", "p.q", true).unwrap(), "p.q.sib");
+        assert_eq!(resolve_relative("..up", "p.q", true).unwrap(), "p.up");
+        assert_eq!(resolve_relative("...top", "p.q", true).unwrap(), "top");
+        assert!(resolve_relative("....x", "p.q", true).is_err());
+        assert_eq!(resolve_relative(".sib", "p.q", false).unwrap(), "p.sib");
+        assert_eq!(resolve_relative("plain", "p.q", false).unwrap(), "plain");
+    }
+
+    #[test]
+    fn state_decls_keep_key_order_around_folded_and_duplicate_modules() {
+        let list = |items: &[&str]| Value::List(items.iter().map(|&s| s.into()).collect());
+        let mut body = Map::new();
+        body.insert("a.one".into(), list(&[]));
+        body.insert("b".into(), list(&["x"]));
+        body.insert("__flag".into(), list(&[]));
+        body.insert("c.two".into(), list(&["arg"]));
+        body.insert("a.three".into(), list(&[]));
+        body.insert("d".into(), "scalar".into());
+        let mut state = Map::new();
+        state.insert("id".into(), Value::Map(body));
+        let mut errors = vec![];
+        handle_state_decls(&mut state, "s", "base", &mut errors);
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].0.code, "duplicate-state-module");
+        let body = state.get("id").and_then(Value::as_map).unwrap();
+        let keys: Vec<&str> = body.keys().filter_map(Value::as_str).collect();
+        assert_eq!(
+            keys,
+            ["b", "__flag", "a.three", "d", "a", "c", "__sls__", "__env__"]
+        );
+        assert_eq!(body.get("a"), Some(&list(&["one"])));
+        assert_eq!(body.get("c"), Some(&list(&["arg", "two"])));
+    }
+
+    #[test]
+    fn state_decls_fold_dotted_keys() {
+        let mut state = Map::new();
+        let mut body = Map::new();
+        body.insert("service.running".into(), Value::List(crate::value::list![]));
+        body.insert(
+            "pkg".into(),
+            Value::List(crate::value::list!["installed".into()]),
+        );
+        state.insert("httpd".into(), Value::Map(body));
+        state.insert("short".into(), "test.nop".into());
+        let mut errors = vec![];
+        handle_state_decls(&mut state, "web", "base", &mut errors);
+        assert!(errors.is_empty());
+        let keys: Vec<String> = state["httpd"]
+            .as_map()
+            .unwrap()
+            .keys()
+            .map(Value::py_str)
+            .collect();
+        assert_eq!(keys, ["pkg", "service", "__sls__", "__env__"]);
+        assert_eq!(
+            state["short"].py_repr(),
+            "{'__sls__': 'web', '__env__': 'base', 'test': ['nop']}"
+        );
+    }
+}

@@ -1,0 +1,26 @@
+//! The Salt front end: compiles a SaltStack state tree into Salt 3008.5's
+//! lowstate (and 3006/3007's ordering on request), using the core's values,
+//! YAML loader, diagnostics and plan model.
+//!
+//! Stages, in the order data flows: [`config`] → [`fileserver`] →
+//! [`pillar`] (with [`top`], [`matcher`], [`render`], [`dictupdate`]) →
+//! [`top`] → [`render`] (Jinja, then the core YAML loader) → [`high`]
+//! (include, extend, verify, requisite_in, exclude) → [`low`] (chunks and
+//! order numbers) → [`requisite`] (one resolver for requisite references)
+//! → [`order`] (the execution order) → [`graph`] (the requisite graph as
+//! the output stages read it). [`simulate`] and [`report`] read the graph;
+//! [`pipeline`] drives one compile.
+
+pub mod config;
+pub mod dictupdate;
+pub mod fileserver;
+pub mod high;
+pub mod low;
+pub mod matcher;
+pub mod order;
+pub mod pillar;
+pub mod pipeline;
+pub mod render;
+pub mod report;
+pub mod simulate;
+pub mod top;

@@ -1,0 +1,477 @@
+//! Pillar: compiles `pillar_roots` into the pillar dict every template sees,
+//! as Salt's `Pillar.compile_pillar` does for a masterless minion: the
+//! pillar top files (merged the pillar way, targets sorted by `order`), each
+//! matched SLS rendered through the same pipe as states (with includes,
+//! `defaults` and `key`), merged by `pillar_source_merging_strategy`; the
+//! `--pillar` data is merged last.
+
+use crate::diag::{Diagnostic, SourceFile};
+use crate::fnmatch::fnmatch;
+use crate::salt::config::Config;
+use crate::salt::dictupdate;
+use crate::salt::fileserver::FileServer;
+use crate::salt::matcher::{confirm_top, Minion};
+use crate::salt::render::jinja::{Jinja, RenderData, SlsContext, TemplateLoader};
+use crate::salt::render::{render_file, RenderEnv};
+use crate::value::{Map, Value};
+use indexmap::IndexMap;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Compile the minion's pillar. Errors are returned as diagnostics beside
+/// the (partial) pillar, as Salt keeps going and records `_errors`.
+pub fn compile(config: &Config, mocks: Value, overlay: Option<&Value>) -> (Value, Vec<Diagnostic>) {
+    // What templates see as `pillar` while the pillar itself is compiled.
+    let initial = config
+        .opts
+        .get("pillar")
+        .cloned()
+        .filter(|v| matches!(v, Value::Map(_)))
+        .unwrap_or(Value::Map(Map::new()));
+    let mut errors = Vec::new();
+    let pillar = if config.pillar_roots.is_empty() {
+        initial.clone()
+    } else {
+        let fs = Arc::new(FileServer::new(&config.pillar_roots));
+        let data = Arc::new(RenderData {
+            grains: config.grains.clone(),
+            pillar: initial.clone(),
+            opts: config.opts.clone(),
+            mocks,
+        });
+        let loader: Arc<dyn TemplateLoader> = fs.clone();
+        let compiler = Compiler {
+            config,
+            fs: &fs,
+            jinja_sls: Jinja::new(config.jinja_sls_env.clone(), data.clone(), loader.clone()),
+            jinja_top: Jinja::new(config.jinja_env.clone(), data, loader),
+            strategy: config.pillar_source_merging_strategy.clone(),
+        };
+        compiler.compile(&initial, &mut errors)
+    };
+    let pillar = match overlay {
+        Some(o) => match dictupdate::merge(
+            &pillar,
+            o,
+            &config.pillar_source_merging_strategy,
+            &config.renderer,
+            config.pillar_merge_lists,
+        ) {
+            Ok(v) => v,
+            Err(e) => {
+                errors.push(Diagnostic::error("pillar-merge", e.to_string()));
+                pillar
+            }
+        },
+        None => pillar,
+    };
+    // Salt records the errors in the pillar itself (`pillar.items` shows them).
+    let lines = salt_errors(&errors, &config.opts);
+    let pillar = match pillar {
+        Value::Map(mut m) if !lines.is_empty() => {
+            m.insert(
+                "_errors".into(),
+                Value::List(lines.into_iter().map(Value::from).collect()),
+            );
+            Value::Map(m)
+        }
+        other => other,
+    };
+    (pillar, errors)
+}
+
+/// Salt refuses to compile states while the pillar has errors
+/// (`state.show_lowstate`, `show_highstate`, `apply`... all check
+/// `pillar['_errors']`): the one diagnostic that says so, listing those
+/// errors, or `None` when the pillar has none.
+pub fn failure(pillar: &Value) -> Option<Diagnostic> {
+    let lines: Vec<String> = match pillar.get("_errors") {
+        Some(Value::List(l)) => l.iter().map(Value::py_str).collect(),
+        _ => Vec::new(),
+    };
+    if lines.is_empty() {
+        return None;
+    }
+    let mut d = Diagnostic::error(
+        "pillar-failed",
+        format!(
+            "Pillar failed to render. Additional info follows:\n\n{}",
+            lines
+                .iter()
+                .map(|l| format!("- {l}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ),
+    );
+    d.notes
+        .push("the pillar errors above stop every state compile, as in Salt".into());
+    Some(d)
+}
+
+/// `pillar['_errors']` as Salt fills it, from our diagnostics.
+fn salt_errors(diagnostics: &[Diagnostic], opts: &Value) -> Vec<String> {
+    let safe = opts
+        .get("pillar_safe_render_error")
+        .is_none_or(Value::truthy);
+    diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| salt_error(d, safe))
+        .collect()
+}
+
+/// The entry Salt puts in `pillar['_errors']` for one of our diagnostics:
+/// a render failure names only the SLS unless `pillar_safe_render_error`
+/// is off; every other message is already Salt's.
+fn salt_error(d: &Diagnostic, safe: bool) -> String {
+    if d.code != "pillar-render" {
+        return d.message.clone();
+    }
+    let sls = d.sls.as_deref().unwrap_or_default();
+    let sls = sls.split_once(':').map_or(sls, |(_, s)| s);
+    match d.message.split_once(" failed: ") {
+        Some((_, detail)) if !safe => {
+            format!("Rendering SLS '{sls}' failed, render error:\n{detail}")
+        }
+        _ => format!("Rendering SLS '{sls}' failed. Please see master log for details."),
+    }
+}
+
+struct Compiler<'a> {
+    config: &'a Config,
+    fs: &'a FileServer,
+    jinja_sls: Jinja,
+    jinja_top: Jinja,
+    strategy: String,
+}
+
+impl Compiler<'_> {
+    /// Merge `b` over `a`; on a merge error (Salt raises) keep `a`.
+    fn merge(&self, a: Value, b: Value, errors: &mut Vec<Diagnostic>) -> Value {
+        match dictupdate::merge(
+            &a,
+            &b,
+            &self.strategy,
+            &self.config.renderer,
+            self.config.pillar_merge_lists,
+        ) {
+            Ok(v) => v,
+            Err(e) => {
+                errors.push(Diagnostic::error("pillar-merge", e.to_string()));
+                a
+            }
+        }
+    }
+
+    fn compile(&self, initial: &Value, errors: &mut Vec<Diagnostic>) -> Value {
+        let top = self.merged_top(errors);
+        let minion = Minion::new(self.config, initial);
+        let matches = self.top_matches(&top, &minion, errors);
+        // env_order decides which env wins on conflicts.
+        let mut envs: Vec<&String> = Vec::new();
+        for e in &self.config.env_order {
+            if let Some((k, _)) = matches.get_key_value(e) {
+                envs.push(k);
+            }
+        }
+        for k in matches.keys() {
+            if !envs.contains(&k) {
+                envs.push(k);
+            }
+        }
+        let mut pillar = Value::Map(Map::new());
+        for env in envs {
+            let mut files = Vec::new();
+            for pat in &matches[env] {
+                let hits: Vec<String> = self
+                    .fs
+                    .list_sls(env)
+                    .iter()
+                    .filter(|s| fnmatch(s, pat))
+                    .cloned()
+                    .collect();
+                if !self.fs.has_env(env) {
+                    errors.push(Diagnostic::error(
+                        "pillar-unknown-env",
+                        format!("No matching pillar environment for environment '{env}' found"),
+                    ));
+                }
+                if hits.is_empty() {
+                    files.push(pat.clone());
+                } else {
+                    files.extend(hits);
+                }
+            }
+            let mut mods: HashMap<String, Option<Value>> = HashMap::new();
+            for sls in files {
+                if let Some(state) = self.render_pstate(&sls, env, &mut mods, errors) {
+                    if matches!(state, Value::Map(_)) {
+                        pillar = self.merge(pillar, state, errors);
+                    }
+                }
+            }
+        }
+        pillar
+    }
+
+    /// Read and render the pillar top files of every env (base first, then
+    /// pillar_roots order), follow their includes, and merge them.
+    fn merged_top(
+        &self,
+        errors: &mut Vec<Diagnostic>,
+    ) -> IndexMap<String, IndexMap<Value, Vec<Value>>> {
+        let mut envs: Vec<String> = Vec::new();
+        if let Some(p) = &self.config.pillarenv {
+            if self.fs.has_env(p) {
+                envs.push(p.clone());
+            }
+        } else {
+            envs.push("base".into());
+            envs.extend(self.fs.envs().filter(|e| *e != "base").map(str::to_string));
+        }
+        let top_path = self
+            .config
+            .state_top
+            .strip_prefix("salt://")
+            .unwrap_or(&self.config.state_top)
+            .to_string();
+        let mut tops: Vec<Value> = Vec::new();
+        let mut includes: Vec<(String, String)> = Vec::new();
+        for env in &envs {
+            if let Some(path) = self.fs.find_file(env, &top_path) {
+                if let Some(mut v) =
+                    self.render_path(env, &path, &top_path, "", &self.jinja_top, errors)
+                {
+                    take_includes(&mut v, env, &mut includes);
+                    tops.push(v);
+                }
+            }
+        }
+        let mut done: Vec<(String, String)> = Vec::new();
+        while let Some((env, sls)) = includes.pop() {
+            if done.contains(&(env.clone(), sls.clone())) {
+                continue;
+            }
+            done.push((env.clone(), sls.clone()));
+            if let Some(file) = self.fs.find_sls(&env, &sls) {
+                if let Some(mut v) =
+                    self.render_path(&env, &file.path, &file.rel, "", &self.jinja_top, errors)
+                {
+                    take_includes(&mut v, &env, &mut includes);
+                    tops.push(v);
+                }
+            }
+        }
+        // merge_tops + sort_top_targets
+        let mut top: IndexMap<String, IndexMap<Value, Vec<Value>>> = IndexMap::new();
+        let mut orders: HashMap<(String, Value), i64> = HashMap::new();
+        for ctop in &tops {
+            let Some(m) = ctop.as_map() else { continue };
+            for (env, targets) in m {
+                let env = env.py_str();
+                if env == "include" {
+                    continue;
+                }
+                let Some(targets) = targets.as_map() else {
+                    continue;
+                };
+                for (tgt, comps) in targets {
+                    let mut matchers = Vec::new();
+                    let mut states: Vec<Value> = Vec::new();
+                    let mut order = 0;
+                    for comp in comps.as_list().map(|l| l.as_slice()).unwrap_or(&[]) {
+                        match comp {
+                            Value::Map(c) => {
+                                if c.contains_key("match") {
+                                    matchers.push(comp.clone());
+                                }
+                                if let Some(o) = c.get("order") {
+                                    order = match o {
+                                        Value::Int(i) => *i,
+                                        other => other.py_str().trim().parse().unwrap_or(0),
+                                    };
+                                }
+                            }
+                            Value::Str(_) if !states.contains(comp) => {
+                                states.push(comp.clone());
+                            }
+                            _ => {}
+                        }
+                    }
+                    orders.insert((env.clone(), tgt.clone()), order);
+                    matchers.extend(states);
+                    top.entry(env.clone())
+                        .or_default()
+                        .insert(tgt.clone(), matchers);
+                }
+            }
+        }
+        for (env, targets) in top.iter_mut() {
+            targets.sort_by_cached_key(|k, _| {
+                orders.get(&(env.clone(), k.clone())).copied().unwrap_or(0)
+            });
+        }
+        top
+    }
+
+    fn top_matches(
+        &self,
+        top: &IndexMap<String, IndexMap<Value, Vec<Value>>>,
+        minion: &Minion,
+        errors: &mut Vec<Diagnostic>,
+    ) -> IndexMap<String, Vec<String>> {
+        let mut matches: IndexMap<String, Vec<String>> = IndexMap::new();
+        for (env, body) in top {
+            if self.config.pillarenv.as_ref().is_some_and(|p| p != env) {
+                continue;
+            }
+            for (tgt, data) in body {
+                match confirm_top(tgt, data, minion) {
+                    Ok(true) => {
+                        let list = matches.entry(env.clone()).or_default();
+                        for item in data {
+                            if let Value::Str(s) = item {
+                                if !list.iter().any(|x| x == s) {
+                                    list.push(s.to_string());
+                                }
+                            }
+                        }
+                    }
+                    Ok(false) => {}
+                    Err(e) => errors.push(Diagnostic::error("pillar-top", e.to_string())),
+                }
+            }
+        }
+        matches
+    }
+
+    /// Salt's `render_pstate`: one pillar SLS with its includes merged
+    /// under it (the including file's own values win).
+    fn render_pstate(
+        &self,
+        sls: &str,
+        env: &str,
+        mods: &mut HashMap<String, Option<Value>>,
+        errors: &mut Vec<Diagnostic>,
+    ) -> Option<Value> {
+        let Some(file) = self.fs.find_sls(env, sls) else {
+            errors.push(Diagnostic::error(
+                "pillar-missing-sls",
+                format!("Specified SLS '{sls}' in environment '{env}' is not available on the salt master"),
+            ));
+            return None;
+        };
+        let state = self.render_path(env, &file.path, &file.rel, sls, &self.jinja_sls, errors);
+        mods.insert(sls.to_string(), state.clone());
+        let state = state?;
+        let Value::Map(mut map) = state else {
+            errors.push(Diagnostic::error(
+                "pillar-not-dict",
+                format!("SLS '{sls}' does not render to a dictionary"),
+            ));
+            return Some(state);
+        };
+        let Some(inc) = map.get("include") else {
+            return Some(Value::Map(map));
+        };
+        let Value::List(_) = inc else {
+            errors.push(Diagnostic::error(
+                "pillar-include-not-list",
+                format!("Include Declaration in SLS '{sls}' is not formed as a list"),
+            ));
+            return Some(Value::Map(map));
+        };
+        let Some(Value::List(include)) = map.shift_remove("include") else {
+            return Some(Value::Map(map));
+        };
+        let mut include_states = Vec::new();
+        for sub in include {
+            let (sub_sls, key) = match sub {
+                Value::Map(m) => match m.into_iter().next() {
+                    Some((k, v)) => (k.py_str(), v.get("key").map(Value::py_str)),
+                    None => continue,
+                },
+                other => (other.py_str(), None),
+            };
+            let listing = self.fs.list_sls(env);
+            let stripped = sub_sls.trim_start_matches('.').replace('/', ".");
+            let mut matched: Vec<String> = listing
+                .iter()
+                .filter(|s| fnmatch(s, &stripped))
+                .cloned()
+                .collect();
+            let mut target = sub_sls.clone();
+            if let Some(rest) = sub_sls.strip_prefix('.') {
+                let mut parts: Vec<&str> = sls.split('.').collect();
+                if !file.is_init() {
+                    parts.pop();
+                }
+                parts.push(rest);
+                target = parts.join(".");
+            }
+            matched.extend(listing.iter().filter(|s| fnmatch(s, &target)).cloned());
+            if matched.is_empty() {
+                matched.push(target);
+            }
+            for m in matched {
+                let nstate = match mods.get(&m) {
+                    Some(v) => v.clone(),
+                    None => self.render_pstate(&m, env, mods, errors),
+                };
+                if let Some(mut nstate) = nstate.filter(Value::truthy) {
+                    if let Some(key) = &key {
+                        for frag in key.split(':').rev() {
+                            let mut w = Map::new();
+                            w.insert(frag.into(), nstate);
+                            nstate = Value::Map(w);
+                        }
+                    }
+                    include_states.push(nstate);
+                }
+            }
+        }
+        include_states.push(Value::Map(map));
+        let mut iter = include_states.into_iter();
+        let first = iter.next()?;
+        Some(iter.fold(first, |acc, s| self.merge(acc, s, errors)))
+    }
+
+    fn render_path(
+        &self,
+        env: &str,
+        path: &std::path::Path,
+        rel: &str,
+        sls: &str,
+        jinja: &Jinja,
+        errors: &mut Vec<Diagnostic>,
+    ) -> Option<Value> {
+        let text = std::fs::read_to_string(path).ok()?;
+        let file = SourceFile::new(path.display().to_string(), text);
+        let ctx = SlsContext {
+            saltenv: env.to_string(),
+            sls: sls.to_string(),
+            tplfile: rel.to_string(),
+            tplpath: path.display().to_string(),
+        };
+        let renv = RenderEnv {
+            jinja,
+            default_pipe: &self.config.renderer,
+        };
+        match render_file(&renv, file, &ctx, &format!("{env}:{sls}")) {
+            Ok(r) => r.data.map(|n| n.to_value()),
+            Err(mut d) => {
+                d.code = "pillar-render";
+                errors.push(d);
+                None
+            }
+        }
+    }
+}
+
+fn take_includes(top: &mut Value, env: &str, out: &mut Vec<(String, String)>) {
+    if let Some(Value::List(inc)) = top.as_map_mut().and_then(|m| m.shift_remove("include")) {
+        for i in inc {
+            out.push((env.to_string(), i.py_str()));
+        }
+    }
+}

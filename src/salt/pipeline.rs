@@ -1,0 +1,379 @@
+//! The driver: wires config → fileserver → pillar → top → render → high →
+//! low → order for one compile, and exposes each intermediate result
+//! (matches, highstate, lowstate) to the subcommands.
+
+use crate::diag::{Diagnostic, Diagnostics, Label, SourceFile};
+use crate::plan::ChunkGraph;
+use crate::salt::config::{Config, SaltVersion};
+use crate::salt::fileserver::FileServer;
+use crate::salt::high::build::{Builder, Highstate, RenderCache};
+use crate::salt::matcher::Minion;
+use crate::salt::render::jinja::{Jinja, RenderData, SlsContext, TemplateLoader};
+use crate::salt::render::{render_file, RenderEnv};
+use crate::salt::simulate::{simulate_with, Assumptions, RunResult, SimOptions};
+use crate::salt::top::{self, TopLoader, TopMatches, TopOptions};
+use crate::value::{Map, Value};
+use std::sync::Arc;
+
+/// What to compile, beyond the minion config.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Compile exactly these SLS (as `state.sls` does) instead of the top file.
+    pub sls: Option<Vec<String>>,
+    /// Force one saltenv (`saltenv=`).
+    pub saltenv: Option<String>,
+    pub version: SaltVersion,
+    /// `--pillar JSON`: merged over the compiled pillar, last.
+    pub pillar_override: Option<Value>,
+    /// `--mocks FILE` contents: replaces the config's `mocks:`.
+    pub mocks: Option<Value>,
+}
+
+/// One compile's shared state: config, fileserver, minion data, Jinja.
+pub struct Session {
+    pub config: Config,
+    pub options: Options,
+    pub fs: Arc<FileServer>,
+    pub data: Arc<RenderData>,
+    /// Warnings and errors met while compiling the pillar.
+    pub pillar_diagnostics: Vec<Diagnostic>,
+    jinja_sls: Jinja,
+    jinja_top: Jinja,
+}
+
+impl Session {
+    pub fn new(mut config: Config, options: Options) -> Session {
+        if let Some(env) = &options.saltenv {
+            config.saltenv = Some(env.clone());
+        }
+        let fs = Arc::new(FileServer::new(&config.file_roots));
+        let mocks = options
+            .mocks
+            .clone()
+            .unwrap_or_else(|| config.mocks.clone());
+        let (pillar, pillar_diagnostics) =
+            crate::salt::pillar::compile(&config, mocks.clone(), options.pillar_override.as_ref());
+        let data = Arc::new(RenderData {
+            grains: config.grains.clone(),
+            pillar,
+            opts: config.opts.clone(),
+            mocks,
+        });
+        let loader: Arc<dyn TemplateLoader> = fs.clone();
+        let jinja_sls = Jinja::new(config.jinja_sls_env.clone(), data.clone(), loader.clone());
+        let jinja_top = Jinja::new(config.jinja_env.clone(), data.clone(), loader);
+        Session {
+            config,
+            options,
+            fs,
+            data,
+            pillar_diagnostics,
+            jinja_sls,
+            jinja_top,
+        }
+    }
+
+    fn sls_env(&self) -> RenderEnv<'_> {
+        RenderEnv {
+            jinja: &self.jinja_sls,
+            default_pipe: &self.config.renderer,
+        }
+    }
+
+    /// Read, render and merge the top files, then match this minion:
+    /// saltenv → SLS names/globs in Salt's order. `verify` adds Salt's
+    /// `verify_tops` errors (as `show_highstate` does).
+    pub fn matches(&self, verify: bool) -> Result<TopMatches, Diagnostics> {
+        if let Some(d) = crate::salt::pillar::failure(&self.data.pillar) {
+            return Err(d.into());
+        }
+        if let Some(list) = &self.options.sls {
+            let saltenv = self.config.saltenv.clone().unwrap_or_else(|| "base".into());
+            let mut m = TopMatches::new();
+            m.insert(saltenv, list.clone());
+            return Ok(m);
+        }
+        let opts = TopOptions::from_config(&self.config);
+        let avail: Vec<String> = self.fs.envs().map(str::to_string).collect();
+        let mut loader = TopFiles {
+            session: self,
+            env: RenderEnv {
+                jinja: &self.jinja_top,
+                default_pipe: &self.config.renderer,
+            },
+        };
+        let (merged, diags) = top::get_top(&opts, &avail, &mut loader);
+        let mut errors: Vec<Diagnostic> = diags.into_iter().filter(Diagnostic::is_error).collect();
+        if !errors.is_empty() {
+            for d in &mut errors {
+                d.notes.push(
+                    "Salt only logs a broken top file and compiles nothing; lowstate fails instead"
+                        .into(),
+                );
+            }
+            return Err(errors.into());
+        }
+        if verify {
+            errors.extend(top::verify_tops(&merged));
+        }
+        let minion = Minion::new(&self.config, &self.data.pillar);
+        let known = top::known_envs(&opts, &avail);
+        let (matches, diags) = top::top_matches(&merged, &minion, &opts, &known);
+        errors.extend(diags.into_iter().filter(Diagnostic::is_error));
+        if !errors.is_empty() {
+            return Err(errors.into());
+        }
+        if matches.values().all(Vec::is_empty) {
+            return Err(Diagnostic::error("no-top-match", top::NO_TOP_MATCH)
+                .or_primary(self.top_label(""))
+                .with_note(format!(
+                    "no target in the top file matches minion id '{}'",
+                    self.config.id
+                ))
+                .into());
+        }
+        Ok(matches)
+    }
+
+    /// The high data (`state.show_highstate`), with render/merge errors.
+    pub fn highstate(&self) -> Result<Highstate, Diagnostics> {
+        self.highstate_with(true)
+    }
+
+    fn highstate_with(&self, verify_tops: bool) -> Result<Highstate, Diagnostics> {
+        let matches = self.matches(verify_tops)?;
+        let opts = TopOptions::from_config(&self.config);
+        let avail: Vec<String> = self.fs.envs().map(str::to_string).collect();
+        let known = top::known_envs(&opts, &avail);
+        let steps =
+            top::plan_highstate(&matches, &known, &mut |env| self.fs.list_sls(env).to_vec());
+        let cache = RenderCache::new(&self.fs, self.sls_env(), self.config.state_auto_order);
+        let mut hs = Builder::new(&self.fs, &cache)
+            .for_version(self.options.version)
+            .render_highstate(&matches, steps);
+        self.locate(&mut hs.errors, &hs.sources);
+        Ok(hs)
+    }
+
+    /// The lowstate (`state.show_lowstate`): ordered chunks, or errors.
+    pub fn lowstate(&self) -> Result<Vec<Map>, Diagnostics> {
+        self.plan().map(|p| p.lowstate.into_list())
+    }
+
+    /// The lowstate with its requisite graph and the source map, as
+    /// `show_lowstate` computes it (render errors are reported together
+    /// with extend, verify and requisite_in errors, as Salt does).
+    pub fn plan(&self) -> Result<Plan, Diagnostics> {
+        self.plan_from(self.highstate_with(false)?)
+    }
+
+    /// The plan for an already built highstate.
+    fn plan_from(&self, hs: Highstate) -> Result<Plan, Diagnostics> {
+        let opts = crate::salt::low::LowOptions::from_config(&self.config, self.options.version);
+        let mut errors = hs.errors;
+        match crate::salt::low::high_to_lowstate(hs.high, &opts, &hs.sources) {
+            Ok(lowstate) if errors.is_empty() => Ok(Plan {
+                lowstate,
+                sources: hs.sources,
+            }),
+            Ok(_) => Err(errors.into()),
+            Err(mut e) => {
+                self.locate(&mut e, &hs.sources);
+                errors.extend(e);
+                Err(errors.into())
+            }
+        }
+    }
+
+    /// The requisite graph of the plan (for `simulate`, `order`, `graph`).
+    pub fn graph(&self) -> Result<(ChunkGraph, crate::salt::high::SourceMap), Diagnostics> {
+        Self::graph_of(self.plan()?)
+    }
+
+    fn graph_of(plan: Plan) -> Result<(ChunkGraph, crate::salt::high::SourceMap), Diagnostics> {
+        let g = ChunkGraph::from_ordered(&plan.lowstate)
+            .map_err(|e| Diagnostics::from(Diagnostic::error("graph", e.to_string())))?;
+        Ok((g, plan.sources))
+    }
+
+    /// Simulate `state.apply`: like Salt's `call_high`, render errors stop
+    /// the run before extend/verify; then the plan runs.
+    pub fn simulate(&self, assume: &Assumptions) -> Result<RunResult, Diagnostics> {
+        let hs = self.highstate_with(false)?;
+        if !hs.errors.is_empty() {
+            return Err(hs.errors.into());
+        }
+        // The tree is rendered once: the plan is built from this highstate.
+        let (g, _) = Self::graph_of(self.plan_from(hs)?)?;
+        let opts = SimOptions {
+            failhard: self.config.failhard,
+            extra_mod_watch: self.config.mod_watch.clone(),
+        };
+        Ok(simulate_with(&g, assume, &opts))
+    }
+}
+
+/// A compiled plan: the ordered lowstate (with its graph) and where every
+/// state was written.
+pub struct Plan {
+    pub lowstate: crate::salt::order::Lowstate,
+    pub sources: crate::salt::high::SourceMap,
+}
+
+impl Session {
+    /// The text an SLS renders to before its data stage (Jinja output).
+    pub fn render_text(&self, sls: &str) -> Result<String, Diagnostics> {
+        let saltenv = self.config.saltenv.clone().unwrap_or_else(|| "base".into());
+        let what = format!("{saltenv}:{sls}");
+        let file = self.fs.find_sls(&saltenv, sls).ok_or_else(|| {
+            Diagnostic::error(
+                "missing-sls",
+                format!("Specified SLS {sls} in saltenv {saltenv} is not available on the salt master or through a configured fileserver"),
+            )
+        })?;
+        let text = std::fs::read_to_string(&file.path)
+            .map_err(|e| Diagnostic::error("io", format!("{}: {e}", file.path.display())))?;
+        let ctx = SlsContext {
+            saltenv: saltenv.clone(),
+            sls: sls.to_string(),
+            tplfile: file.rel.clone(),
+            tplpath: file.path.display().to_string(),
+        };
+        match crate::salt::render::Pipe::for_text(&text, &self.config.renderer) {
+            crate::salt::render::Pipe::Stages(stages)
+                if stages.contains(&crate::salt::render::Stage::Jinja) =>
+            {
+                self.jinja_sls.render(&text, &ctx).map_err(|e| {
+                    let file = SourceFile::new(file.path.display().to_string(), text.clone());
+                    let fail = |msg: &str| format!("Rendering SLS '{what}' failed: {msg}");
+                    crate::salt::render::jinja_diagnostic(e, &file, &fail, &what).into()
+                })
+            }
+            _ => Ok(text),
+        }
+    }
+}
+
+impl Session {
+    /// Give every diagnostic that lacks one a source location: the state
+    /// ID's declaration, the SLS file, or the top file line naming it.
+    pub fn locate(&self, diags: &mut [Diagnostic], sources: &crate::salt::high::SourceMap) {
+        for d in diags.iter_mut() {
+            if d.code == "duplicate-id" {
+                if let Some(id) = d.id.clone() {
+                    d.primary = d.primary.take().or_else(|| sources.id(&id));
+                    d.secondary.extend(sources.duplicates(&id));
+                }
+            }
+            if d.primary.is_some() {
+                continue;
+            }
+            let sls_key = d.sls.clone().map(|s| {
+                if s.contains(':') {
+                    s
+                } else {
+                    let env = self.config.saltenv.clone().unwrap_or_else(|| "base".into());
+                    format!("{env}:{s}")
+                }
+            });
+            d.primary = match (&d.id, &sls_key) {
+                (Some(id), _) if sources.id(id).is_some() => sources.id(id),
+                (_, Some(sls)) if d.code == "bad-extend" => sources
+                    .id(&format!("extend@{sls}"))
+                    .or_else(|| sources.file(sls)),
+                (_, Some(sls)) if sources.file(sls).is_some() => sources.file(sls),
+                _ => None,
+            };
+            if d.primary.is_none() {
+                d.primary = match d.code {
+                    "missing-sls-in-top" | "missing-sls" => d
+                        .sls
+                        .as_deref()
+                        .and_then(|s| s.split_once(':'))
+                        .and_then(|(_, sls)| self.top_label(&format!("- {sls}"))),
+                    "unknown-saltenv" => d
+                        .sls
+                        .as_deref()
+                        .and_then(|s| s.split_once(':'))
+                        .and_then(|(env, _)| self.top_label(&format!("{env}:"))),
+                    "no-top-match" => self.top_label(""),
+                    _ => None,
+                };
+            }
+        }
+    }
+
+    /// The first top file line containing `needle` (any env's top file).
+    fn top_label(&self, needle: &str) -> Option<Label> {
+        let cfg = &self.config.state_top;
+        let rel = cfg.strip_prefix("salt://").unwrap_or(cfg);
+        for env in self.fs.envs() {
+            let Some(path) = self.fs.find_file(env, rel) else {
+                continue;
+            };
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            let file = SourceFile::new(path.display().to_string(), text);
+            let hit = file
+                .text
+                .lines()
+                .position(|l| l.trim_end().ends_with(needle) || (needle.is_empty()));
+            if let Some(i) = hit {
+                return Some(Label::line(&file, i + 1, "named here"));
+            }
+        }
+        None
+    }
+}
+
+/// Renders top files for the top stage.
+struct TopFiles<'s> {
+    session: &'s Session,
+    env: RenderEnv<'s>,
+}
+
+impl TopFiles<'_> {
+    fn render(
+        &self,
+        env: &str,
+        rel: &str,
+        path: &std::path::Path,
+    ) -> Result<Option<Value>, Diagnostic> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Diagnostic::error("io", format!("{}: {e}", path.display())))?;
+        let file = SourceFile::new(path.display().to_string(), text);
+        let ctx = SlsContext {
+            saltenv: env.to_string(),
+            sls: String::new(),
+            tplfile: rel.to_string(),
+            tplpath: path.display().to_string(),
+        };
+        render_file(&self.env, file, &ctx, &format!("{env}:top"))
+            .map(|r| r.data.map(|n| n.to_value()))
+            .map_err(|mut d| {
+                d.code = "top-render-error";
+                d
+            })
+    }
+}
+
+impl TopLoader for TopFiles<'_> {
+    fn render_top(&mut self, env: &str) -> Result<Option<Value>, Diagnostic> {
+        let cfg = &self.session.config.state_top;
+        let rel = cfg.strip_prefix("salt://").unwrap_or(cfg).to_string();
+        match self.session.fs.find_file(env, &rel) {
+            None => Ok(None),
+            Some(path) => self.render(env, &rel, &path),
+        }
+    }
+    fn list_sls(&mut self, env: &str) -> Vec<String> {
+        self.session.fs.list_sls(env).to_vec()
+    }
+    fn render_include(&mut self, env: &str, sls: &str) -> Result<Option<Value>, Diagnostic> {
+        match self.session.fs.find_sls(env, sls) {
+            None => Ok(None),
+            Some(f) => self.render(env, &f.rel, &f.path),
+        }
+    }
+}

@@ -1,0 +1,265 @@
+//! Salt 3008.5's Jinja environment on minijinja: environment setup (strict
+//! undefined, no auto-escape, whitespace options, `#jinja2:` headers),
+//! the source pre-pass, Python-style printing, the render context, the
+//! fileserver loader with Salt's relative-name quirk, Salt's data tags,
+//! globals and tests, and mapping engine errors to Salt's messages.
+
+pub mod convert;
+mod error;
+pub mod filters;
+mod loader;
+pub mod mutable;
+mod prepass;
+pub mod pyfmt;
+pub mod salt;
+mod setup;
+
+use crate::salt::config::JinjaOptions;
+use crate::value::Value;
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+pub use error::{template_error, PREFIX_ERROR, PREFIX_RUNTIME, PREFIX_SALT_FUNCTION};
+
+/// Reads template files from the fileserver.
+pub trait TemplateLoader: Send + Sync {
+    /// The text of `path` (relative to the saltenv's roots, `/`-separated,
+    /// already normalised: no `..`, no leading `/`) in `saltenv`.
+    fn read(&self, saltenv: &str, path: &str) -> Option<String>;
+
+    /// Every file and directory of `saltenv`, as Salt's fileserver lists
+    /// them for `cp.list_master`, `cp.list_master_dirs` and `cp.list_states`;
+    /// `None` when this loader cannot list (those functions then need mocks).
+    fn listing(&self, _saltenv: &str) -> Option<Arc<FileListing>> {
+        None
+    }
+}
+
+/// The paths of a saltenv, relative to its roots, `/`-separated, each
+/// list sorted and without duplicates (several roots merge).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileListing {
+    pub files: Vec<String>,
+    pub dirs: Vec<String>,
+}
+
+/// Minion data every render sees.
+#[derive(Debug, Clone, Default)]
+pub struct RenderData {
+    pub grains: Value,
+    pub pillar: Value,
+    pub opts: Value,
+    /// `mod.fun` → answer (or list of call-specific answers) for functions
+    /// that would ask the live minion.
+    pub mocks: Value,
+}
+
+/// What is being rendered.
+#[derive(Debug, Clone)]
+pub struct SlsContext {
+    pub saltenv: String,
+    /// SLS name (`""` for a top file).
+    pub sls: String,
+    /// The file path relative to the saltenv root (`a/b/init.sls`).
+    pub tplfile: String,
+    /// Absolute path of the file (`tplpath`).
+    pub tplpath: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JinjaErrorKind {
+    Syntax,
+    Undefined,
+    Raise,
+    TemplateNotFound,
+    /// An unmocked call to a function that needs a live minion.
+    Unmocked,
+    Other,
+}
+
+/// A render failure, located in the template that caused it.
+#[derive(Debug, Clone)]
+pub struct JinjaError {
+    pub kind: JinjaErrorKind,
+    /// Salt-like message (what follows `Rendering SLS 'env:sls' failed: `),
+    /// including Salt's `; line N` and source excerpt.
+    pub message: String,
+    /// Template name (the SLS file, or an imported template's path).
+    pub template: String,
+    /// The text of `template` when it is not the file being rendered (an
+    /// imported or included template), so diagnostics can show it.
+    pub source: Option<String>,
+    /// 1-based line in `template`'s original text.
+    pub line: Option<usize>,
+    /// Byte range of that line in `template`'s original text.
+    pub range: Option<Range<usize>>,
+}
+
+impl JinjaError {
+    /// The message without Salt's line number and source excerpt.
+    pub fn headline(&self) -> &str {
+        let end = self
+            .message
+            .find("; line ")
+            .or_else(|| self.message.find("\n---"))
+            .unwrap_or(self.message.len());
+        self.message[..end].trim_end()
+    }
+}
+
+impl std::fmt::Display for JinjaError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for JinjaError {}
+
+/// Environment settings derived from `jinja_env` / `jinja_sls_env` and a
+/// file's `#jinja2:` header (Jinja2's keyword names).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+struct EnvOptions {
+    trim_blocks: bool,
+    lstrip_blocks: bool,
+    keep_trailing_newline: bool,
+    block: Option<(String, String)>,
+    variable: Option<(String, String)>,
+    comment: Option<(String, String)>,
+    line_statement_prefix: Option<String>,
+    line_comment_prefix: Option<String>,
+    newline_sequence: Option<String>,
+    allow_undefined: bool,
+}
+
+/// A configured Jinja environment for one compile (shared across threads).
+pub struct Jinja {
+    base: EnvOptions,
+    data: Arc<RenderData>,
+    loader: Arc<dyn TemplateLoader>,
+    envs: Mutex<HashMap<(String, EnvOptions), Arc<minijinja::Environment<'static>>>>,
+}
+
+impl Jinja {
+    pub fn new(
+        options: JinjaOptions,
+        data: Arc<RenderData>,
+        loader: Arc<dyn TemplateLoader>,
+    ) -> Jinja {
+        let mut base = EnvOptions {
+            trim_blocks: options.trim_blocks,
+            lstrip_blocks: options.lstrip_blocks,
+            allow_undefined: data.opts.get("allow_undefined").is_some_and(Value::truthy),
+            ..EnvOptions::default()
+        };
+        for (k, v) in &options.extra {
+            base.apply(&k.py_str(), v);
+        }
+        Jinja {
+            base,
+            data,
+            loader,
+            envs: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Render one file's text.
+    pub fn render(&self, source: &str, ctx: &SlsContext) -> Result<String, JinjaError> {
+        let original = loader::normalize_newlines(source);
+        let (options, source, header_line) = self.file_options(&original);
+        let env = self.environment(&ctx.saltenv, &options);
+        let file = setup::FileText {
+            source: &source,
+            original: &original,
+            header_line,
+        };
+        setup::render(&env, &options, &self.data, &file, ctx, &self.loader)
+    }
+
+    /// Apply a `#jinja2: {json}` header (first line, or second after a
+    /// renderer shebang): returns the options, the source without the
+    /// header line, and the 1-based number of the removed line.
+    fn file_options<'s>(&self, source: &'s str) -> (EnvOptions, Cow<'s, str>, Option<usize>) {
+        let mut options = self.base.clone();
+        let mut lines = source.split_inclusive('\n');
+        let first = lines.next();
+        let idx = usize::from(first.is_some_and(|l| l.starts_with("#!") && !l.starts_with("#!/")));
+        // The candidate line and where it starts.
+        let (line, start) = match (idx, first) {
+            (0, l) => (l, 0),
+            (_, f) => (lines.next(), f.map_or(0, str::len)),
+        };
+        let Some(line) = line else {
+            return (options, source.into(), None);
+        };
+        let Some(payload) = line.strip_prefix("#jinja2:") else {
+            return (options, source.into(), None);
+        };
+        if payload.trim().is_empty() {
+            return (options, source.into(), None);
+        }
+        let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(payload)
+        else {
+            return (options, source.into(), None);
+        };
+        for (k, v) in &map {
+            options.apply(k, &Value::from_json(v));
+        }
+        let mut out = String::with_capacity(source.len());
+        out.push_str(&source[..start]);
+        out.push_str(&source[start + line.len()..]);
+        (options, out.into(), Some(idx + 1))
+    }
+
+    fn environment(
+        &self,
+        saltenv: &str,
+        options: &EnvOptions,
+    ) -> Arc<minijinja::Environment<'static>> {
+        let key = (saltenv.to_string(), options.clone());
+        let mut envs = self.envs.lock().unwrap_or_else(|e| e.into_inner());
+        envs.entry(key)
+            .or_insert_with(|| {
+                Arc::new(setup::build_environment(
+                    saltenv,
+                    options,
+                    self.data.clone(),
+                    self.loader.clone(),
+                ))
+            })
+            .clone()
+    }
+}
+
+impl EnvOptions {
+    /// One Jinja2 environment keyword (case-insensitive); unknown keys are
+    /// ignored, as Salt does (with a warning).
+    fn apply(&mut self, key: &str, v: &Value) {
+        let s = || v.py_str();
+        match key.to_ascii_lowercase().as_str() {
+            "trim_blocks" => self.trim_blocks = v.truthy(),
+            "lstrip_blocks" => self.lstrip_blocks = v.truthy(),
+            "keep_trailing_newline" => self.keep_trailing_newline = v.truthy(),
+            "block_start_string" => self.block.get_or_insert(("{%".into(), "%}".into())).0 = s(),
+            "block_end_string" => self.block.get_or_insert(("{%".into(), "%}".into())).1 = s(),
+            "variable_start_string" => {
+                self.variable.get_or_insert(("{{".into(), "}}".into())).0 = s()
+            }
+            "variable_end_string" => {
+                self.variable.get_or_insert(("{{".into(), "}}".into())).1 = s()
+            }
+            "comment_start_string" => {
+                self.comment.get_or_insert(("{#".into(), "#}".into())).0 = s()
+            }
+            "comment_end_string" => self.comment.get_or_insert(("{#".into(), "#}".into())).1 = s(),
+            "line_statement_prefix" => self.line_statement_prefix = (!v.is_null()).then(s),
+            "line_comment_prefix" => self.line_comment_prefix = (!v.is_null()).then(s),
+            "newline_sequence" => self.newline_sequence = (!v.is_null()).then(s),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,662 @@
+//! Building one minijinja `Environment` the way Salt configures Jinja2
+//! (sandbox-like, strict undefined, no auto-escape, Salt's tags, globals,
+//! tests and builtin-filter overrides), and rendering one file with Salt's
+//! render context and trailing-newline rule.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use minijinja::syntax::SyntaxConfig;
+use minijinja::value::{Kwargs, Rest, Value as JValue, ValueKind};
+use minijinja::{AutoEscape, Environment, Error, ErrorKind, State, UndefinedBehavior};
+
+use super::convert::to_jinja;
+use super::error::{map_error, template_error, TopLevel, PREFIX_ERROR, PREFIX_RUNTIME};
+use super::mutable::{new_list, new_map, pairs_of, to_mut_deep, to_mut_shallow, MutList};
+use super::{filters, loader, prepass, pyfmt, salt};
+use super::{EnvOptions, JinjaError, JinjaErrorKind, RenderData, SlsContext, TemplateLoader};
+
+/// minijinja's syntax settings for `options` (invalid delimiters fall back
+/// to the defaults).
+pub fn syntax_config(options: &EnvOptions) -> SyntaxConfig {
+    let mut b = SyntaxConfig::builder();
+    if let Some((s, e)) = &options.block {
+        b.block_delimiters(s.clone(), e.clone());
+    }
+    if let Some((s, e)) = &options.variable {
+        b.variable_delimiters(s.clone(), e.clone());
+    }
+    if let Some((s, e)) = &options.comment {
+        b.comment_delimiters(s.clone(), e.clone());
+    }
+    if let Some(p) = &options.line_statement_prefix {
+        b.line_statement_prefix(p.clone());
+    }
+    if let Some(p) = &options.line_comment_prefix {
+        b.line_comment_prefix(p.clone());
+    }
+    b.trim_blocks(options.trim_blocks)
+        .lstrip_blocks(options.lstrip_blocks)
+        .keep_trailing_newline(options.keep_trailing_newline);
+    b.build().unwrap_or_default()
+}
+
+pub fn build_environment(
+    saltenv: &str,
+    options: &EnvOptions,
+    data: Arc<RenderData>,
+    templates: Arc<dyn TemplateLoader>,
+) -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_debug(true);
+    env.set_undefined_behavior(if options.allow_undefined {
+        UndefinedBehavior::Lenient
+    } else {
+        UndefinedBehavior::Strict
+    });
+    env.set_auto_escape_callback(|_| AutoEscape::None);
+    let syntax = syntax_config(options);
+    env.set_syntax(syntax.clone());
+
+    let saltenv = saltenv.to_string();
+    env.set_loader(move |name| {
+        let Some(path) = loader::resolve(name) else {
+            return Ok(None);
+        };
+        Ok(templates
+            .read(&saltenv, &path)
+            .map(|src| prepass::rewrite(&loader::normalize_newlines(&src), &syntax).into_owned()))
+    });
+    env.set_path_join_callback(|name, _parent| Cow::Owned(loader::join_path(name)));
+    env.set_unknown_method_callback(super::mutable::unknown_method);
+    env.set_formatter(|out, state, value| {
+        if value.is_undefined() || value.as_str().is_some() {
+            return minijinja::escape_formatter(out, state, value);
+        }
+        // What `pyfmt::finalize` prints for an integer, without the buffer.
+        if value.is_integer() {
+            return write!(out, "{value}").map_err(Error::from);
+        }
+        out.write_str(&pyfmt::finalize(value)).map_err(Error::from)
+    });
+
+    // Pre-pass helpers.
+    env.add_function("__mut", to_mut_shallow);
+    env.add_function("__noop", |_v: JValue| JValue::from(()));
+    env.add_function("__iter", |v: JValue| -> Result<JValue, Error> {
+        if v.is_none() {
+            return Err(template_error(
+                JinjaErrorKind::Other,
+                PREFIX_ERROR,
+                "'NoneType' object is not iterable",
+            ));
+        }
+        Ok(v)
+    });
+    env.add_function("__import_enter", |state: &State, name: JValue| {
+        let caller = loader::PATH_VARS.map(|k| state.lookup(k).unwrap_or(JValue::UNDEFINED));
+        match name.as_str() {
+            Some(n) => loader::import_enter(n, caller),
+            None => JValue::from(caller.to_vec()),
+        }
+    });
+    env.add_function("__import_leave", loader::import_leave);
+    env.add_filter("__pyfmt", pyfmt_filter);
+    env.add_function(
+        "__import_yaml",
+        |state: &State, name: JValue, with_ctx: bool| {
+            load_yaml_text(&import_text(state, &name, with_ctx)?)
+        },
+    );
+    env.add_function(
+        "__import_json",
+        |state: &State, name: JValue, with_ctx: bool| {
+            load_json_text(&import_text(state, &name, with_ctx)?)
+        },
+    );
+    env.add_function(
+        "__import_text",
+        |state: &State, name: JValue, with_ctx: bool| {
+            import_text(state, &name, with_ctx).map(JValue::from)
+        },
+    );
+
+    register_data_filters(&mut env);
+    register_globals(&mut env, data);
+    register_builtin_overrides(&mut env);
+    register_tests(&mut env);
+    filters::register(&mut env);
+    env
+}
+
+fn register_globals(env: &mut Environment<'static>, _data: Arc<RenderData>) {
+    env.add_function("raise", |msg: JValue| -> Result<JValue, Error> {
+        Err(template_error(
+            JinjaErrorKind::Raise,
+            PREFIX_ERROR,
+            pyfmt::py_str(&msg),
+        ))
+    });
+    env.add_function(
+        "odict",
+        |args: Rest<JValue>, kw: Kwargs| -> Result<JValue, Error> {
+            let d = dict_from(&args, kw)?;
+            let m = pairs_of(&d)?.into_iter().collect();
+            Ok(super::mutable::new_ordered_map(m))
+        },
+    );
+    env.add_function(
+        "dict",
+        |args: Rest<JValue>, kw: Kwargs| -> Result<JValue, Error> { dict_from(&args, kw) },
+    );
+    env.add_function("show_full_context", |state: &State| -> JValue {
+        let mut m = indexmap::IndexMap::new();
+        for name in state.known_variables() {
+            if name.starts_with("__") {
+                continue;
+            }
+            if let Some(v) = state.lookup(&name) {
+                let simple = matches!(
+                    v.kind(),
+                    ValueKind::None
+                        | ValueKind::Bool
+                        | ValueKind::Number
+                        | ValueKind::String
+                        | ValueKind::Map
+                        | ValueKind::Seq
+                );
+                if simple {
+                    m.insert(JValue::from(name.as_ref()), v);
+                }
+            }
+        }
+        new_map(m)
+    });
+    env.add_function(
+        "ifelse",
+        |state: &mut State, args: Rest<JValue>| -> Result<JValue, Error> {
+            let salt = state
+                .lookup("salt")
+                .ok_or_else(|| Error::new(ErrorKind::UndefinedError, "`salt` is undefined"))?;
+            let f = salt.get_item(&JValue::from("match.ifelse"))?;
+            if f.is_undefined() {
+                return Err(template_error(
+                    JinjaErrorKind::Other,
+                    PREFIX_ERROR,
+                    "ifelse() needs the match.ifelse function, which is not available",
+                ));
+            }
+            f.call(state, &args)
+        },
+    );
+    env.add_function("cycler", minijinja_contrib::globals::cycler);
+    env.add_function("joiner", minijinja_contrib::globals::joiner);
+    env.add_function("lipsum", |_args: Rest<JValue>| -> Result<JValue, Error> {
+        Err(template_error(
+            JinjaErrorKind::Other,
+            PREFIX_ERROR,
+            "lipsum() is random and cannot be rendered at compile time",
+        ))
+    });
+}
+
+/// `dict(mapping_or_pairs, **kw)` / `odict(...)` → a mutable dict.
+fn dict_from(args: &[JValue], kw: Kwargs) -> Result<JValue, Error> {
+    let mut m = indexmap::IndexMap::new();
+    if let Some(first) = args.first() {
+        for (k, v) in pairs_of(first)? {
+            m.insert(k, v);
+        }
+    }
+    if args.len() > 1 {
+        return Err(Error::new(
+            ErrorKind::TooManyArguments,
+            format!("dict expected at most 1 argument, got {}", args.len()),
+        ));
+    }
+    for k in kw.args() {
+        m.insert(JValue::from(k), kw.peek::<JValue>(k)?);
+    }
+    Ok(new_map(m))
+}
+
+/// Jinja2 builtins whose minijinja versions differ from Jinja2's.
+fn register_builtin_overrides(env: &mut Environment<'static>) {
+    // dictsort calls `value.items()`: an undefined value fails with its own
+    // text in Jinja2 (the engine's error names the expression).
+    env.add_filter(
+        "dictsort",
+        |v: JValue, kw: Kwargs| -> Result<JValue, Error> {
+            if v.is_undefined() {
+                v.get_attr("items")?;
+            }
+            minijinja::filters::dictsort(&v, kw)
+        },
+    );
+    // default(value, default_value='', boolean=False)
+    let default =
+        |v: JValue, d: Option<JValue>, b: Option<JValue>, kw: Kwargs| -> Result<JValue, Error> {
+            let boolean = match kw.get::<Option<bool>>("boolean")? {
+                Some(x) => x,
+                None => b.is_some_and(|x| x.is_true()),
+            };
+            let d = match kw.get::<Option<JValue>>("default_value")? {
+                Some(x) => x,
+                None => d.unwrap_or_else(|| JValue::from("")),
+            };
+            kw.assert_all_used()?;
+            Ok(if v.is_undefined() || (boolean && !v.is_true()) {
+                d
+            } else {
+                v
+            })
+        };
+    env.add_filter("default", default);
+    env.add_filter("d", default);
+    env.add_filter(
+        "list",
+        |state: &State, v: JValue| -> Result<JValue, Error> {
+            if let Some(l) = v.downcast_object_ref::<MutList>() {
+                return Ok(new_list(l.lock().clone()));
+            }
+            Ok(to_mut_shallow(minijinja::filters::list(state, v)?))
+        },
+    );
+    // replace(s, old, new, count=None)
+    env.add_filter(
+        "replace",
+        |s: String, old: String, new: String, count: Option<i64>| -> String {
+            match count {
+                Some(n) if n >= 0 => s.replacen(&old, &new, n as usize),
+                _ => s.replace(&old, &new),
+            }
+        },
+    );
+}
+
+/// Python-semantics tests, and Salt's `match`, `equalto`, `list`.
+fn register_tests(env: &mut Environment<'static>) {
+    env.add_test("sequence", |v: JValue| {
+        matches!(
+            v.kind(),
+            ValueKind::String | ValueKind::Seq | ValueKind::Map | ValueKind::Bytes
+        )
+    });
+    env.add_test("iterable", |v: JValue| {
+        matches!(
+            v.kind(),
+            ValueKind::String
+                | ValueKind::Seq
+                | ValueKind::Map
+                | ValueKind::Iterable
+                | ValueKind::Bytes
+        )
+    });
+    env.add_test("callable", |v: JValue| v.kind() == ValueKind::Plain);
+    env.add_test("list", |v: JValue| {
+        v.kind() == ValueKind::Seq && !v.is_tuple()
+    });
+    env.add_test("equalto", |v: JValue, other: JValue| v == other);
+    env.add_test(
+        "match",
+        |v: JValue,
+         rgx: String,
+         ignorecase: Option<bool>,
+         multiline: Option<bool>,
+         kw: Kwargs|
+         -> Result<bool, Error> {
+            let ic = kw
+                .get::<Option<bool>>("ignorecase")?
+                .or(ignorecase)
+                .unwrap_or(false);
+            let ml = kw
+                .get::<Option<bool>>("multiline")?
+                .or(multiline)
+                .unwrap_or(false);
+            kw.assert_all_used()?;
+            let re = regex::RegexBuilder::new(&format!("\\A(?:{rgx})"))
+                .case_insensitive(ic)
+                .multi_line(ml)
+                .build()
+                .map_err(|e| {
+                    template_error(
+                        JinjaErrorKind::Other,
+                        PREFIX_ERROR,
+                        format!("bad regex: {e}"),
+                    )
+                })?;
+            Ok(re.is_match(&pyfmt::py_str(&v)))
+        },
+    );
+}
+
+/// `'fmt' % arg`: a tuple spreads, a mapping feeds `%(name)s`.
+fn pyfmt_filter(fmt: String, arg: JValue) -> Result<JValue, Error> {
+    let conv = |v: JValue| -> JValue {
+        match v.kind() {
+            ValueKind::String | ValueKind::Number => v,
+            _ => JValue::from(pyfmt::py_str(&v)),
+        }
+    };
+    let (fmt, reprs) = repr_conversions(&fmt);
+    let mut args: Vec<JValue> = if arg.is_tuple() {
+        arg.try_iter()?.collect()
+    } else {
+        vec![arg]
+    };
+    if args.len() == 1 && args[0].kind() == ValueKind::Map && !args[0].is_tuple() {
+        // `%(name)s`: convert the looked-up values.
+        let pairs = pairs_of(&args[0])?;
+        let m: indexmap::IndexMap<JValue, JValue> = pairs
+            .into_iter()
+            .map(|(k, v)| {
+                let named_repr = k
+                    .as_str()
+                    .is_some_and(|n| reprs.iter().any(|r| r.as_deref() == Ok(n)));
+                let v = if named_repr {
+                    JValue::from(pyfmt::py_repr(&v))
+                } else {
+                    conv(v)
+                };
+                (k, v)
+            })
+            .collect();
+        args = vec![JValue::from_object(m)];
+    } else {
+        for (i, a) in args.iter_mut().enumerate() {
+            let is_repr = reprs.iter().any(|r| r.as_ref().err() == Some(&i));
+            *a = if is_repr {
+                JValue::from(pyfmt::py_repr(a))
+            } else {
+                conv(a.clone())
+            };
+        }
+    }
+    minijinja::formatting::format(minijinja::formatting::FormatStyle::Printf, &fmt, &args)
+        .map(JValue::from)
+}
+
+/// Rewrite `%r` / `%a` conversions to `%s`; returns which arguments need
+/// `repr()`: `Err(index)` for positional, `Ok(name)` for `%(name)r`.
+fn repr_conversions(fmt: &str) -> (String, Vec<Result<String, usize>>) {
+    let mut out = String::with_capacity(fmt.len());
+    let mut reprs = Vec::new();
+    let mut chars = fmt.chars().peekable();
+    let mut index = 0;
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c != '%' {
+            continue;
+        }
+        if chars.peek() == Some(&'%') {
+            out.push('%');
+            chars.next();
+            continue;
+        }
+        let mut name = None;
+        if chars.peek() == Some(&'(') {
+            let mut n = String::new();
+            for c in chars.by_ref() {
+                out.push(c);
+                if c == ')' {
+                    break;
+                }
+                if c != '(' {
+                    n.push(c);
+                }
+            }
+            name = Some(n);
+        }
+        while let Some(&c) = chars.peek() {
+            if c == '*' {
+                index += 1;
+            }
+            if "-+ #0123456789.*hlL".contains(c) {
+                out.push(c);
+                chars.next();
+            } else {
+                break;
+            }
+        }
+        match chars.next() {
+            Some('r') | Some('a') => {
+                out.push('s');
+                reprs.push(name.clone().ok_or(index));
+            }
+            Some(c) => out.push(c),
+            None => {}
+        }
+        if name.is_none() {
+            index += 1;
+        }
+    }
+    (out, reprs)
+}
+
+/// Render a data file for `import_yaml` & co.: Salt imports it like a
+/// template, without the caller's context unless `with context` was given
+/// (it still sees the render-wide globals and its own `tpldir`). Without
+/// context, Jinja2 renders it once per render and reuses that module.
+fn import_text(state: &State, name: &JValue, with_ctx: bool) -> Result<String, Error> {
+    let name = name.as_str().ok_or_else(|| {
+        Error::new(
+            ErrorKind::InvalidOperation,
+            "template name must be a string",
+        )
+    })?;
+    let tmpl = state.get_template(name)?;
+    if !with_ctx {
+        let key = tmpl.name();
+        if let Some(text) = loader::with_frame(|f| f.modules.get(key).cloned()).flatten() {
+            return Ok(text);
+        }
+        let text = render_import(state, &tmpl, false)?;
+        loader::with_frame(|f| f.modules.insert(key.to_string(), text.clone()));
+        return Ok(text);
+    }
+    render_import(state, &tmpl, true)
+}
+
+fn render_import(
+    state: &State,
+    tmpl: &minijinja::Template,
+    with_ctx: bool,
+) -> Result<String, Error> {
+    let mut ctx: Vec<(String, JValue)> = loader::with_frame(|f| {
+        let mut v = f.base_context.clone();
+        let names = loader::PATH_VARS.map(String::from);
+        v.extend(names.into_iter().zip(loader::path_values(f)));
+        v
+    })
+    .unwrap_or_default();
+    if with_ctx {
+        for var in state.known_variables() {
+            if let Some(v) = state.lookup(&var) {
+                ctx.push((var.to_string(), v));
+            }
+        }
+    }
+    tmpl.render(map_value(ctx))
+}
+
+/// The serializer filters the data tags rely on: `load_yaml`, `load_json`,
+/// `load_text` (results are mutable containers).
+pub(crate) fn register_data_filters(env: &mut Environment<'static>) {
+    env.add_filter("load_yaml", |v: JValue| load_yaml_text(&pyfmt::py_str(&v)));
+    env.add_filter("load_json", |v: JValue| load_json_text(&pyfmt::py_str(&v)));
+    env.add_filter("load_text", |v: JValue| JValue::from(pyfmt::py_str(&v)));
+}
+
+fn load_yaml_text(text: &str) -> Result<JValue, Error> {
+    match crate::yaml::load_value(text) {
+        Ok(v) => Ok(to_jinja(&v)),
+        Err(e) => Err(template_error(
+            JinjaErrorKind::Other,
+            PREFIX_RUNTIME,
+            format!("Encountered error loading yaml: {}", e.message),
+        )),
+    }
+}
+
+fn load_json_text(text: &str) -> Result<JValue, Error> {
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(j) => Ok(to_mut_deep(to_jinja(&crate::value::Value::from_json(&j)))),
+        Err(_) => Err(template_error(
+            JinjaErrorKind::Other,
+            PREFIX_RUNTIME,
+            format!("Unable to load json from {text}"),
+        )),
+    }
+}
+
+/// Salt's path variables for a file (`generate_sls_context`).
+fn path_vars(ctx: &SlsContext) -> Vec<(&'static str, String)> {
+    let slspath = ctx.sls.replace('.', "/");
+    let slspath = slspath.trim_end_matches('/');
+    let tplfile = ctx.tplfile.as_str();
+    let is_sls_file = ctx.sls.is_empty()
+        || tplfile == format!("{slspath}.sls")
+        || tplfile == format!("{slspath}/init.sls")
+        || tplfile.ends_with(&format!("/{slspath}.sls"))
+        || tplfile.ends_with(&format!("/{slspath}/init.sls"));
+    let mut vars = vec![("tplpath", ctx.tplpath.clone())];
+    if !is_sls_file {
+        let parent = match ctx.sls.rsplit_once('/') {
+            Some((p, _)) if !p.is_empty() => p.to_string(),
+            _ => ".".to_string(),
+        };
+        vars.push(("tplfile", ctx.sls.clone()));
+        vars.push(("tpldir", parent));
+        return vars;
+    }
+    let template = if ctx.sls.is_empty() {
+        tplfile.rsplit('/').next().unwrap_or(tplfile).to_string()
+    } else {
+        tplfile.to_string()
+    };
+    let dir = template
+        .rsplit_once('/')
+        .map(|(d, _)| d.to_string())
+        .unwrap_or_default();
+    vars.push(("tplfile", template));
+    vars.push((
+        "tpldir",
+        if dir.is_empty() {
+            ".".into()
+        } else {
+            dir.clone()
+        },
+    ));
+    vars.push(("tpldot", dir.replace('/', ".")));
+    vars.push(("slspath", dir.clone()));
+    vars.push(("slsdotpath", dir.replace('/', ".")));
+    vars.push(("slscolonpath", dir.replace('/', ":")));
+    vars.push(("sls_path", dir.replace('/', "_")));
+    vars
+}
+
+/// An engine map from string-keyed pairs (later pairs win).
+fn map_value(pairs: Vec<(String, JValue)>) -> JValue {
+    JValue::from_object(
+        pairs
+            .into_iter()
+            .map(|(k, v)| (JValue::from(k), v))
+            .collect::<indexmap::IndexMap<_, _>>(),
+    )
+}
+
+/// The text of the file being rendered.
+pub struct FileText<'a> {
+    /// What Jinja renders (after `#jinja2:` header removal).
+    pub source: &'a str,
+    /// The file as given.
+    pub original: &'a str,
+    /// The 1-based line a header occupied.
+    pub header_line: Option<usize>,
+}
+
+/// Render one top-level file.
+pub fn render(
+    env: &Environment<'static>,
+    options: &EnvOptions,
+    data: &Arc<RenderData>,
+    file: &FileText,
+    ctx: &SlsContext,
+    templates: &Arc<dyn TemplateLoader>,
+) -> Result<String, JinjaError> {
+    let FileText {
+        source,
+        original,
+        header_line,
+    } = *file;
+    let mut base: Vec<(String, JValue)> = vec![
+        ("grains".into(), to_jinja(&data.grains)),
+        (
+            "pillar".into(),
+            super::convert::to_jinja_pillar(&data.pillar),
+        ),
+        ("opts".into(), to_jinja(&data.opts)),
+        (
+            "salt".into(),
+            salt::salt_object_with_files(data.clone(), Some(templates.clone())),
+        ),
+        ("saltenv".into(), JValue::from(ctx.saltenv.as_str())),
+        ("sls".into(), JValue::from(ctx.sls.as_str())),
+        ("proxy".into(), new_map(Default::default())),
+        ("renderers".into(), new_map(Default::default())),
+    ];
+    let vars = path_vars(ctx);
+    let tpldir = vars
+        .iter()
+        .find(|(k, _)| *k == "tpldir")
+        .map(|(_, v)| v.clone())
+        .unwrap_or_else(|| ".".into());
+    let tplfile = vars
+        .iter()
+        .find(|(k, _)| *k == "tplfile")
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default();
+    for (k, v) in &vars {
+        if !matches!(*k, "tpldir" | "tplfile" | "tpldot") {
+            base.push((k.to_string(), JValue::from(v.as_str())));
+        }
+    }
+    let mut full = base.clone();
+    for (k, v) in &vars {
+        if matches!(*k, "tpldir" | "tplfile" | "tpldot") {
+            full.push((k.to_string(), JValue::from(v.as_str())));
+        }
+    }
+    let name = if ctx.tplfile.is_empty() {
+        "<template>"
+    } else {
+        ctx.tplfile.as_str()
+    };
+    let syntax = env.syntax().clone();
+    let top = TopLevel {
+        name,
+        source,
+        original,
+        header_line,
+        syntax: &syntax,
+        loader: templates.as_ref(),
+        saltenv: &ctx.saltenv,
+    };
+    let _frame = loader::push_frame(&tpldir, &tplfile, base);
+    let rewritten = prepass::rewrite(source, &syntax);
+    let tmpl = env
+        .template_from_named_str(name, &rewritten)
+        .map_err(|e| map_error(&e, &top))?;
+    let mut out = tmpl
+        .render(map_value(full))
+        .map_err(|e| map_error(&e, &top))?;
+    if let Some(seq) = &options.newline_sequence {
+        if seq != "\n" {
+            out = out.replace('\n', seq);
+        }
+    }
+    if source.ends_with('\n') {
+        out.push('\n');
+    }
+    Ok(out)
+}

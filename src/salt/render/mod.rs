@@ -1,0 +1,470 @@
+//! Rendering: turns an SLS (or top / pillar) file's text into data through a
+//! renderer pipe (`jinja|yaml` by default, or a `#!` shebang): `jinja` makes
+//! text, `yaml` / `json` make data. Owns the pipe parsing and the mapping of
+//! engine errors to diagnostics; the engines live in `jinja` and `yaml`.
+
+pub mod jinja;
+
+use crate::diag::{Diagnostic, Label, SourceFile};
+use crate::value::Value;
+use crate::yaml::{self, Node, NodeValue, YamlErrorKind};
+use jinja::{Jinja, JinjaErrorKind, SlsContext};
+use std::sync::Arc;
+
+/// One stage of a renderer pipe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    Jinja,
+    Yaml,
+    Json,
+}
+
+/// What the `#!` line (or the `renderer` option) asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pipe {
+    Stages(Vec<Stage>),
+    /// A renderer Salt does not know: Salt drops the whole pipe and the file
+    /// renders to nothing.
+    Unknown(String),
+    /// A renderer Salt has that needs Python or a secret store (`py`, `mako`,
+    /// `gpg`, ...): we cannot run it offline.
+    Unsupported(String),
+}
+
+/// Renderers that exist in Salt 3008 but need something we do not have.
+const UNSUPPORTED: &[&str] = &[
+    "py",
+    "pyobjects",
+    "pydsl",
+    "mako",
+    "wempy",
+    "genshi",
+    "cheetah",
+    "gpg",
+    "nacl",
+    "pass",
+    "jsonnet",
+    "hjson",
+    "toml",
+    "yamlex",
+    "stateconf",
+    "dson",
+    "msgpack",
+    "aws_kms",
+    "json5",
+    "cheetah",
+    "text",
+    "raw",
+];
+
+impl Pipe {
+    /// Parse a pipe spec such as `jinja|yaml`, `yaml_jinja` or `jinja | json`.
+    pub fn parse(spec: &str) -> Pipe {
+        let spec = spec.trim();
+        // Legacy aliases: `yaml_jinja` → `jinja|yaml`, `json_jinja` → `jinja|json`.
+        if let Some((data, tmpl)) = spec.split_once('_') {
+            if !spec.contains('|') && matches!(data, "yaml" | "json") {
+                let data = if data == "yaml" {
+                    Stage::Yaml
+                } else {
+                    Stage::Json
+                };
+                return match tmpl {
+                    "jinja" => Pipe::Stages(vec![Stage::Jinja, data]),
+                    "mako" | "wempy" | "genshi" | "cheetah" => Pipe::Unsupported(tmpl.into()),
+                    other => Pipe::Unknown(other.into()),
+                };
+            }
+        }
+        let mut stages = Vec::new();
+        for part in spec.split('|') {
+            // Each renderer may carry arguments after a space.
+            let name = part.split_whitespace().next().unwrap_or("");
+            match name {
+                "jinja" => stages.push(Stage::Jinja),
+                "yaml" => stages.push(Stage::Yaml),
+                "json" => stages.push(Stage::Json),
+                n if UNSUPPORTED.contains(&n) => return Pipe::Unsupported(n.into()),
+                n => return Pipe::Unknown(n.into()),
+            }
+        }
+        Pipe::Stages(stages)
+    }
+
+    /// The pipe for a file: its `#!` line if it has one, else the default.
+    pub fn for_text(text: &str, default: &str) -> Pipe {
+        let first = text.lines().next().unwrap_or("");
+        match first.strip_prefix("#!") {
+            Some(rest) if !rest.starts_with('/') => Pipe::parse(rest),
+            _ => Pipe::parse(default),
+        }
+    }
+}
+
+/// A file rendered to data.
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    /// `None` when the file rendered to nothing (empty text, unknown renderer).
+    pub data: Option<Node>,
+    /// The file as written.
+    pub template: Arc<SourceFile>,
+    /// The text the data stage parsed (spans in `data` point into it).
+    pub text: Arc<SourceFile>,
+}
+
+/// Everything a render needs besides the file.
+pub struct RenderEnv<'a> {
+    pub jinja: &'a Jinja,
+    pub default_pipe: &'a str,
+}
+
+/// Render one file through its pipe. `what` is how Salt names the file in
+/// error messages (`base:web` for an SLS).
+pub fn render_file(
+    env: &RenderEnv<'_>,
+    template: Arc<SourceFile>,
+    ctx: &SlsContext,
+    what: &str,
+) -> Result<Rendered, Diagnostic> {
+    let fail = |msg: &str| format!("Rendering SLS '{what}' failed: {msg}");
+    let stages = match Pipe::for_text(&template.text, env.default_pipe) {
+        Pipe::Stages(s) => s,
+        Pipe::Unknown(_) => {
+            return Ok(Rendered {
+                data: None,
+                text: template.clone(),
+                template,
+            })
+        }
+        Pipe::Unsupported(r) => {
+            return Err(Diagnostic::error(
+                "unsupported-renderer",
+                fail(&format!(
+                    "the '{r}' renderer needs Python or a secret store; lowstate cannot run it"
+                )),
+            )
+            .with_primary(Label::line(&template, 1, "renderer chosen here"))
+            .with_sls(what))
+        }
+    };
+    let mut text = template.clone();
+    let mut data: Option<Node> = None;
+    for stage in stages {
+        if data.is_some() {
+            return Err(Diagnostic::error(
+                "unsupported-renderer",
+                fail("a text renderer cannot follow a data renderer in the pipe"),
+            )
+            .with_primary(Label::line(&template, 1, "pipe given here"))
+            .with_sls(what));
+        }
+        match stage {
+            Stage::Jinja => {
+                let out = env
+                    .jinja
+                    .render(&text.text, ctx)
+                    .map_err(|e| jinja_diagnostic(e, &template, &fail, what))?;
+                text = SourceFile::new(format!("{} (rendered)", template.name), out);
+            }
+            Stage::Yaml => {
+                if text.text.trim().is_empty() {
+                    return Ok(Rendered {
+                        data: None,
+                        template,
+                        text,
+                    });
+                }
+                let node = yaml::load(&text.text).map_err(|e| {
+                    let code = match e.kind {
+                        YamlErrorKind::Syntax => "yaml-syntax",
+                        YamlErrorKind::DuplicateKey => "yaml-duplicate-key",
+                        YamlErrorKind::UnhashableKey => "yaml-unhashable-key",
+                    };
+                    yaml_diagnostic(
+                        code,
+                        &fail(&e.message),
+                        &e.span,
+                        e.context.as_ref(),
+                        &template,
+                        &text,
+                    )
+                    .with_sls(what)
+                })?;
+                data = Some(node);
+            }
+            Stage::Json => {
+                if text.text.trim().is_empty() {
+                    return Ok(Rendered {
+                        data: None,
+                        template,
+                        text,
+                    });
+                }
+                // Salt's json renderer drops a leading `#!` line.
+                let body = match text.text.strip_prefix("#!") {
+                    Some(rest) => rest.find('\n').map_or("", |i| &rest[i + 1..]),
+                    None => &text.text,
+                };
+                let skipped = text.text.len() - body.len();
+                let v: serde_json::Value = serde_json::from_str(body).map_err(|e| {
+                    let line = e.line().max(1) + usize::from(skipped > 0);
+                    let range = text.line_range(line);
+                    let start = (range.start + e.column().saturating_sub(1)).min(range.end);
+                    yaml_diagnostic(
+                        "json-syntax",
+                        &fail(&e.to_string()),
+                        &(start..start),
+                        None,
+                        &template,
+                        &text,
+                    )
+                    .with_sls(what)
+                })?;
+                data = Some(node_from_value(&Value::from_json(&v), 0..0));
+            }
+        }
+    }
+    let data = data.filter(|n| !matches!(n.value, NodeValue::Null));
+    Ok(Rendered {
+        data,
+        template,
+        text,
+    })
+}
+
+/// A diagnostic for an error in rendered text: the primary label is in the
+/// rendered text; when Jinja changed the text, the template line that
+/// produced it (found by content) is a secondary label.
+fn yaml_diagnostic(
+    code: &'static str,
+    message: &str,
+    span: &std::ops::Range<usize>,
+    context: Option<&std::ops::Range<usize>>,
+    template: &Arc<SourceFile>,
+    text: &Arc<SourceFile>,
+) -> Diagnostic {
+    let mut d = Diagnostic::error(code, message);
+    if Arc::ptr_eq(template, text) || template.text.trim_end() == text.text.trim_end() {
+        d = d.with_primary(Label::new(template, span.clone(), "here"));
+        if let Some(c) = context {
+            d = d.with_secondary(Label::new(template, c.clone(), "related"));
+        }
+        return d;
+    }
+    d = d.with_primary(Label::new(text, span.clone(), "in the rendered text"));
+    if let Some(c) = context {
+        d = d.with_secondary(Label::new(text, c.clone(), "related"));
+    }
+    if let Some(line) = template_line_for(template, text, span.start) {
+        d = d.with_secondary(Label::line(
+            template,
+            line,
+            "produced by this template line",
+        ));
+    }
+    d
+}
+
+/// Maps byte ranges in rendered text back to the template line that most
+/// likely produced them (matched by content, preferring lines in order), so
+/// that late diagnostics point at what the user wrote.
+pub struct LineMap {
+    /// For each rendered line (0-based): the template line (0-based).
+    lines: Vec<usize>,
+    rendered_starts: Vec<usize>,
+    template_starts: Vec<usize>,
+    template_len: usize,
+}
+
+impl LineMap {
+    pub fn new(template: &str, rendered: &str) -> LineMap {
+        let starts = |t: &str| -> Vec<usize> {
+            std::iter::once(0)
+                .chain(t.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        };
+        let tlines: Vec<&str> = template.lines().map(str::trim).collect();
+        let mut by_text: std::collections::HashMap<&str, Vec<usize>> = Default::default();
+        for (i, l) in tlines.iter().enumerate() {
+            if !l.is_empty() {
+                by_text.entry(l).or_default().push(i);
+            }
+        }
+        let mut lines = Vec::new();
+        let mut last = 0usize;
+        for (i, r) in rendered.lines().map(str::trim).enumerate() {
+            let t = if tlines.get(i) == Some(&r) && !r.is_empty() {
+                i
+            } else if let Some(c) = by_text.get(r) {
+                c.iter().copied().find(|&t| t >= last).unwrap_or(c[0])
+            } else {
+                last
+            };
+            last = t;
+            lines.push(t);
+        }
+        LineMap {
+            lines,
+            rendered_starts: starts(rendered),
+            template_starts: starts(template),
+            template_len: template.len(),
+        }
+    }
+
+    /// The template range for a rendered range: same column on the mapped
+    /// line, clipped to that line.
+    pub fn map(&self, r: std::ops::Range<usize>) -> std::ops::Range<usize> {
+        let line = self
+            .rendered_starts
+            .partition_point(|&s| s <= r.start)
+            .saturating_sub(1);
+        let col = r.start - self.rendered_starts[line];
+        let t = self.lines.get(line).copied().unwrap_or(0);
+        let t_start = self.template_starts.get(t).copied().unwrap_or(0);
+        let t_end = self
+            .template_starts
+            .get(t + 1)
+            .map_or(self.template_len, |&n| n.saturating_sub(1));
+        let start = (t_start + col).min(t_end);
+        let end = (start + r.len()).min(t_end).max(start);
+        start..end
+    }
+}
+
+/// Best guess of the template line that produced the rendered line at
+/// `offset`: the same line number if its text matches, else the first
+/// template line with the same text, else the nearest line by number.
+pub fn template_line_for(template: &SourceFile, text: &SourceFile, offset: usize) -> Option<usize> {
+    let (line, _) = text.line_col(offset);
+    let rendered = text.text[text.line_range(line)].trim();
+    let tlines: Vec<&str> = template.text.lines().collect();
+    if tlines.get(line - 1).is_some_and(|t| t.trim() == rendered) {
+        return Some(line);
+    }
+    if !rendered.is_empty() {
+        if let Some(i) = tlines.iter().position(|t| t.trim() == rendered) {
+            return Some(i + 1);
+        }
+    }
+    Some(line.min(tlines.len().max(1)))
+}
+
+/// A Jinja render failure as a diagnostic located in the template (or in
+/// the imported template the engine names).
+pub(crate) fn jinja_diagnostic(
+    e: jinja::JinjaError,
+    template: &Arc<SourceFile>,
+    fail: &dyn Fn(&str) -> String,
+    what: &str,
+) -> Diagnostic {
+    let code = match e.kind {
+        JinjaErrorKind::Syntax => "jinja-syntax",
+        JinjaErrorKind::Undefined => "jinja-undefined",
+        JinjaErrorKind::Raise => "jinja-raise",
+        JinjaErrorKind::TemplateNotFound => "jinja-template-not-found",
+        JinjaErrorKind::Unmocked => "unmocked-call",
+        JinjaErrorKind::Other => "jinja-error",
+    };
+    let mut d = Diagnostic::error(code, fail(&e.message)).with_sls(what);
+    // The error is in this file unless the engine names another template.
+    let here =
+        e.template.is_empty() || template.name.ends_with(&e.template) || e.template == "<template>";
+    if here {
+        if let Some(r) = e.range.clone() {
+            d = d.with_primary(Label::new(template, r, "here"));
+        } else if let Some(l) = e.line {
+            d = d.with_primary(Label::line(template, l, "here"));
+        }
+    } else {
+        match (&e.source, e.line) {
+            (Some(text), Some(l)) => {
+                let other = SourceFile::new(e.template.clone(), text.clone());
+                d = d.with_primary(Label::line(&other, l, "here"));
+                d = d.with_secondary(Label::line(template, 1, "while rendering this file"));
+            }
+            _ => {
+                d = d.with_note(match e.line {
+                    Some(l) => format!("in template {} line {l}", e.template),
+                    None => format!("in template {}", e.template),
+                })
+            }
+        }
+    }
+    d
+}
+
+/// Wrap a plain value as a node tree (for data stages without spans).
+pub fn node_from_value(v: &Value, span: std::ops::Range<usize>) -> Node {
+    let value = match v {
+        Value::Null => NodeValue::Null,
+        Value::Bool(b) => NodeValue::Bool(*b),
+        Value::Int(i) => NodeValue::Int(*i),
+        Value::Float(f) => NodeValue::Float(*f),
+        Value::Str(s) => NodeValue::Str(s.to_string()),
+        Value::List(l) => {
+            NodeValue::List(l.iter().map(|x| node_from_value(x, span.clone())).collect())
+        }
+        Value::Map(m) => NodeValue::Map(
+            m.iter()
+                .map(|(k, x)| {
+                    (
+                        node_from_value(k, span.clone()),
+                        node_from_value(x, span.clone()),
+                    )
+                })
+                .collect(),
+        ),
+    };
+    Node { value, span }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pipes_parse_like_salt() {
+        assert_eq!(
+            Pipe::parse("jinja|yaml"),
+            Pipe::Stages(vec![Stage::Jinja, Stage::Yaml])
+        );
+        assert_eq!(
+            Pipe::parse("yaml_jinja"),
+            Pipe::Stages(vec![Stage::Jinja, Stage::Yaml])
+        );
+        assert_eq!(
+            Pipe::parse(" jinja | json "),
+            Pipe::Stages(vec![Stage::Jinja, Stage::Json])
+        );
+        assert_eq!(Pipe::parse("jinja|nosuch"), Pipe::Unknown("nosuch".into()));
+        assert_eq!(Pipe::parse("py"), Pipe::Unsupported("py".into()));
+        assert_eq!(
+            Pipe::for_text("#!yaml\na: 1", "jinja|yaml"),
+            Pipe::Stages(vec![Stage::Yaml])
+        );
+        assert_eq!(
+            Pipe::for_text("#!/usr/bin/env x\na: 1", "jinja|yaml"),
+            Pipe::Stages(vec![Stage::Jinja, Stage::Yaml])
+        );
+    }
+
+    #[test]
+    fn line_map_follows_content() {
+        let t = "{% for i in [1, 2] %}\nx{{ i }}:\n  test.nop: []\n{% endfor %}\n";
+        let r = "\nx1:\n  test.nop: []\n\nx2:\n  test.nop: []\n\n";
+        let m = LineMap::new(t, r);
+        let second = r.rfind("test.nop").unwrap();
+        let mapped = m.map(second..second + 8);
+        assert_eq!(&t[mapped], "test.nop");
+    }
+
+    #[test]
+    fn template_line_found_by_content() {
+        let t = SourceFile::new("t", "{% set x = 1 %}\na:\n  b: [\n");
+        let r = SourceFile::new("r", "\na:\n  b: [\n");
+        assert_eq!(
+            template_line_for(&t, &r, r.text.find("b:").unwrap()),
+            Some(3)
+        );
+    }
+}

@@ -1,0 +1,421 @@
+//! The readable execution-order report (`lowstate order`): every state in
+//! Salt 3008's execution order with the reasons it sits there — its own
+//! `order` value, the requisites that hold it back or pull it forward, the
+//! conditions under which it runs — pointing at the SLS line that declared
+//! each requisite when a [`SourceMap`] is available. Returns a `String`.
+
+use crate::plan::{ChunkGraph, Edge, EdgeBase, EdgeKind, EdgeOrigin};
+use crate::salt::high::SourceMap;
+use crate::value::Value;
+use std::fmt::Write;
+
+const RESET: &str = "\x1b[0m";
+const BOLD: &str = "\x1b[1m";
+const DIM: &str = "\x1b[2m";
+const CYAN: &str = "\x1b[36m";
+
+/// ANSI colour of a requisite family.
+fn family_color(base: Option<EdgeBase>) -> &'static str {
+    match base {
+        Some(EdgeBase::Require) | None => "",
+        Some(EdgeBase::Watch) => "\x1b[34m",
+        Some(EdgeBase::Prereq) => "\x1b[35m",
+        Some(EdgeBase::Onfail) => "\x1b[31m",
+        Some(EdgeBase::Onchanges) => "\x1b[32m",
+    }
+}
+
+/// `file:line` of the argument `key` of `id`'s `state` declaration, only
+/// when that exact argument was written there.
+fn exact_loc(sources: &SourceMap, id: &str, state: &str, key: &str) -> Option<String> {
+    let spans = sources.id_spans(id)?;
+    let st = spans.states.get(state)?;
+    let (_, range) = st.args.iter().find(|(k, _)| k.as_deref() == Some(key))?;
+    let (line, _) = spans.file.line_col(range.start);
+    Some(format!("{}:{line}", spans.file.name))
+}
+
+/// Where the requisite behind `edge` was written: on the dependent (`kind`),
+/// on the dependency (`kind_in`), or for a prereq ordering edge on the
+/// prereq-ing state; else the best label the source map has.
+fn edge_loc(g: &ChunkGraph, sources: Option<&SourceMap>, e: &Edge) -> Option<String> {
+    let sources = sources?;
+    let dep = g.node_chunk(e.from);
+    let own = g.node_chunk(e.to);
+    if e.origin == EdgeOrigin::PrereqOrder {
+        return exact_loc(sources, &dep.id, &dep.state, "prereq")
+            .or_else(|| exact_loc(sources, &own.id, &own.state, "prereq_in"));
+    }
+    let key = e.kind.as_str();
+    exact_loc(sources, &own.id, &own.state, key)
+        .or_else(|| exact_loc(sources, &dep.id, &dep.state, &format!("{key}_in")))
+        .or_else(|| {
+            let l = sources.arg(&own.id, &own.state, key)?;
+            let (line, _) = l.file.line_col(l.range.start);
+            Some(format!("{}:{line}", l.file.name))
+        })
+}
+
+fn order_num(v: Option<&Value>) -> Option<f64> {
+    match v? {
+        Value::Int(i) => Some(*i as f64),
+        Value::Float(f) => Some(*f),
+        _ => None,
+    }
+}
+
+/// One reason line: its family (for colour) and text.
+type Reason = (Option<EdgeBase>, String);
+
+fn with_loc(text: String, loc: Option<String>) -> String {
+    match loc {
+        Some(l) => format!("{text} ({l})"),
+        None => text,
+    }
+}
+
+fn reasons(g: &ChunkGraph, sources: Option<&SourceMap>, n: usize) -> Vec<Reason> {
+    let mut out: Vec<Reason> = Vec::new();
+    let node = g.nodes[n];
+    let c = g.node_chunk(n);
+    let name = c.name_str();
+    if name != c.id {
+        out.push((None, format!("name: {name}")));
+    }
+    if node.prereq_test {
+        let waiting: Vec<String> = g
+            .out_edges(n)
+            .filter(|e| e.kind == EdgeKind::Prereq && !g.nodes[e.to].prereq_test)
+            .map(|e| g.node_chunk(e.to).id.clone())
+            .collect();
+        out.push((
+            Some(EdgeBase::Prereq),
+            format!(
+                "prereq of {}: test run first (test mode, no run number)",
+                if waiting.is_empty() {
+                    "?".to_string()
+                } else {
+                    waiting.join(", ")
+                }
+            ),
+        ));
+    }
+    // Pulled forward: a dependent with a smaller order value.
+    let own = order_num(c.arg("order"));
+    if let Some(own) = own {
+        let mut best: Option<(f64, &Edge)> = None;
+        for e in g.out_edges(n) {
+            if g.nodes[e.to].prereq_test {
+                continue;
+            }
+            if let Some(o) = order_num(g.node_chunk(e.to).arg("order")) {
+                if o < own && best.is_none_or(|(b, _)| o < b) {
+                    best = Some((o, e));
+                }
+            }
+        }
+        if let Some((o, e)) = best {
+            let dependent = g.node_chunk(e.to);
+            let by = if e.origin == EdgeOrigin::PrereqOrder {
+                format!("{} (it must run after this prereq)", dependent.id)
+            } else {
+                format!("{}'s {}", dependent.id, e.kind)
+            };
+            let o = Value::Float(o).py_str();
+            out.push((
+                Some(e.kind.base()),
+                with_loc(
+                    format!(
+                        "pulled forward to order {} by {by}",
+                        o.trim_end_matches(".0")
+                    ),
+                    edge_loc(g, sources, e),
+                ),
+            ));
+        }
+    }
+    // Dependencies grouped by kind (prereq ordering edges apart).
+    let mut groups: Vec<(EdgeKind, bool, Vec<&Edge>)> = Vec::new();
+    for e in g.in_edges(n) {
+        let prereq_order = e.origin == EdgeOrigin::PrereqOrder;
+        match groups
+            .iter_mut()
+            .find(|(k, p, _)| *k == e.kind && *p == prereq_order)
+        {
+            Some((_, _, v)) => v.push(e),
+            None => groups.push((e.kind, prereq_order, vec![e])),
+        }
+    }
+    for (kind, prereq_order, edges) in groups {
+        let ids: Vec<String> = edges
+            .iter()
+            .map(|e| g.node_chunk(e.from).id.clone())
+            .collect();
+        let list = ids.join(", ");
+        let locs: Vec<String> = {
+            let mut v: Vec<String> = Vec::new();
+            for e in &edges {
+                if let Some(l) = edge_loc(g, sources, e) {
+                    if !v.contains(&l) {
+                        v.push(l);
+                    }
+                }
+            }
+            v
+        };
+        let loc = if locs.is_empty() {
+            None
+        } else {
+            Some(locs.join(", "))
+        };
+        let several = ids.len() > 1;
+        let text = if prereq_order {
+            format!(
+                "runs after {list}, which prereq{} it",
+                if several { "" } else { "s" }
+            )
+        } else {
+            match kind {
+                EdgeKind::Require => format!("requires {list}"),
+                EdgeKind::RequireAny => format!("requires any of {list}"),
+                EdgeKind::Watch => format!(
+                    "watches {list}: mod_watch if {}",
+                    if several { "one changes" } else { "it changes" }
+                ),
+                EdgeKind::WatchAny => format!("watches any of {list}: mod_watch if one changes"),
+                EdgeKind::Prereq => format!(
+                    "runs only if {list} would change (prereq: {} test run first)",
+                    if several { "their" } else { "its" }
+                ),
+                EdgeKind::Onfail => {
+                    if several {
+                        format!("runs only if one of {list} fails")
+                    } else {
+                        format!("runs only if {list} fails")
+                    }
+                }
+                EdgeKind::OnfailAny => format!("runs only if one of {list} fails"),
+                EdgeKind::OnfailAll => format!("runs only if all of {list} fail"),
+                EdgeKind::Onchanges => {
+                    if several {
+                        format!("runs only if one of {list} changes")
+                    } else {
+                        format!("runs only if {list} changes")
+                    }
+                }
+                EdgeKind::OnchangesAny => format!("runs only if one of {list} changes"),
+            }
+        };
+        out.push((Some(kind.base()), with_loc(text, loc)));
+    }
+    if !node.prereq_test {
+        if let Some(Value::List(l)) = c.arg("listen") {
+            let targets: Vec<String> = l.iter().map(ref_text).collect();
+            out.push((
+                Some(EdgeBase::Watch),
+                with_loc(
+                    format!(
+                        "listens to {}: mod_watch at the end if changed",
+                        targets.join(", ")
+                    ),
+                    sources.and_then(|s| exact_loc(s, &c.id, &c.state, "listen")),
+                ),
+            ));
+        }
+        if c.arg("failhard").is_some_and(Value::truthy) {
+            out.push((
+                Some(EdgeBase::Onfail),
+                "failhard: the run stops if this fails".into(),
+            ));
+        }
+    }
+    out
+}
+
+/// `{pkg: nginx}` → `pkg:nginx`; a bare ID as is.
+fn ref_text(v: &Value) -> String {
+    match v {
+        Value::Map(m) => m
+            .iter()
+            .map(|(k, v)| format!("{}:{}", k.py_str(), v.py_str()))
+            .collect::<Vec<_>>()
+            .join(","),
+        other => other.py_str(),
+    }
+}
+
+fn paint(color: bool, code: &str, text: &str) -> String {
+    if color && !code.is_empty() {
+        format!("{code}{text}{RESET}")
+    } else {
+        text.to_string()
+    }
+}
+
+/// The report: a header, then one block per state in execution order.
+/// `color` adds ANSI colours; column alignment is the same either way.
+pub fn order_report(g: &ChunkGraph, sources: Option<&SourceMap>, color: bool) -> String {
+    struct Row {
+        pos: String,
+        order: String,
+        sls: String,
+        id: String,
+        fun: String,
+        reasons: Vec<Reason>,
+        test: bool,
+    }
+    let mut rows = Vec::with_capacity(g.order.len());
+    for (i, &n) in g.order.iter().enumerate() {
+        let c = g.node_chunk(n);
+        let test = g.nodes[n].prereq_test;
+        let mut id = c.id.clone();
+        if test {
+            id.push_str(" [test]");
+        }
+        rows.push(Row {
+            pos: i.to_string(),
+            order: c
+                .arg("order")
+                .map(Value::py_str)
+                .unwrap_or_else(|| "-".into()),
+            sls: c.sls.clone(),
+            id,
+            fun: c.state_fun(),
+            reasons: reasons(g, sources, n),
+            test,
+        });
+    }
+    let w = |f: &dyn Fn(&Row) -> usize, head: &str| {
+        rows.iter()
+            .map(f)
+            .max()
+            .unwrap_or(0)
+            .max(head.chars().count())
+    };
+    let wp = w(&|r| r.pos.chars().count(), "#");
+    let wo = w(&|r| r.order.chars().count(), "order");
+    let ws = w(&|r| r.sls.chars().count(), "sls");
+    let wi = w(&|r| r.id.chars().count(), "id");
+    let wf = w(&|r| r.fun.chars().count(), "function");
+    let pad = |s: &str, width: usize| {
+        let n = s.chars().count();
+        format!("{s}{}", " ".repeat(width.saturating_sub(n)))
+    };
+    let lpad = |s: &str, width: usize| {
+        let n = s.chars().count();
+        format!("{}{s}", " ".repeat(width.saturating_sub(n)))
+    };
+    let mut out = String::new();
+    let header = format!(
+        "{}  {}  {}  {}  {}  why",
+        lpad("#", wp),
+        lpad("order", wo),
+        pad("sls", ws),
+        pad("id", wi),
+        pad("function", wf)
+    );
+    let _ = writeln!(out, "{}", paint(color, BOLD, &header));
+    let indent = wp + wo + ws + wi + wf + 10;
+    for r in &rows {
+        let first = r.reasons.first();
+        let id_code = if r.test { "\x1b[1;35m" } else { BOLD };
+        let _ = write!(
+            out,
+            "{}  {}  {}  {}  {}",
+            paint(color, DIM, &lpad(&r.pos, wp)),
+            paint(color, DIM, &lpad(&r.order, wo)),
+            pad(&r.sls, ws),
+            paint(color, id_code, &pad(&r.id, wi)),
+            paint(color, CYAN, &pad(&r.fun, wf)),
+        );
+        match first {
+            Some((b, t)) => {
+                let _ = writeln!(out, "  {}", paint(color, family_color(*b), t));
+            }
+            None => {
+                let _ = writeln!(out, "  {}", paint(color, DIM, "by order"));
+            }
+        }
+        for (b, t) in r.reasons.iter().skip(1) {
+            let _ = writeln!(
+                out,
+                "{}{}",
+                " ".repeat(indent),
+                paint(color, family_color(*b), t)
+            );
+        }
+    }
+    // Trim the spaces a plain row leaves before its newline.
+    out.lines()
+        .map(|l| l.trim_end().to_string() + "\n")
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::tests::low;
+
+    #[test]
+    fn explains_each_state() {
+        let g = ChunkGraph::from_lowstate(&low(
+            r#"[
+            {"state":"test","name":"b","__sls__":"m","__id__":"b","order":10003,"fun":"nop"},
+            {"state":"test","name":"a","__sls__":"m","__id__":"a","require":["b"],"order":10000,"fun":"nop"},
+            {"state":"test","name":"c","__sls__":"m","__id__":"c","onchanges":["a"],"order":10001,"fun":"nop"}
+        ]"#,
+        ))
+        .unwrap();
+        let r = order_report(&g, None, false);
+        assert!(
+            r.contains("pulled forward to order 10000 by a's require"),
+            "{r}"
+        );
+        assert!(r.contains("requires b"), "{r}");
+        assert!(r.contains("runs only if a changes"), "{r}");
+        assert!(!r.contains('\x1b'));
+        let colored = order_report(&g, None, true);
+        assert!(colored.contains('\x1b'));
+    }
+
+    #[test]
+    fn report_snapshot() {
+        insta::assert_snapshot!(order_report(&crate::plan::tests::example(), None, false));
+    }
+
+    #[test]
+    fn points_at_the_declaring_line() {
+        use crate::diag::SourceFile;
+        use crate::salt::high::source_map::{IdSpans, StateSpans};
+        let text = "b:\n  test.nop: []\na:\n  test.nop:\n    - require:\n      - b\n";
+        let file = SourceFile::new("salt/m.sls", text);
+        let mut sm = SourceMap::default();
+        let at = |s: &str| text.find(s).unwrap_or(0);
+        let mut states = indexmap::IndexMap::new();
+        states.insert(
+            "test".to_string(),
+            StateSpans {
+                key: at("test.nop:\n    -")..at("test.nop:\n    -") + 8,
+                args: vec![(Some("require".into()), at("require")..at("require") + 7)],
+            },
+        );
+        sm.insert_id(
+            "a".into(),
+            IdSpans {
+                file: file.clone(),
+                sls: "base:m".into(),
+                key: at("a:")..at("a:") + 1,
+                states,
+            },
+        );
+        let g = ChunkGraph::from_lowstate(&low(
+            r#"[
+            {"state":"test","name":"b","__sls__":"m","__id__":"b","order":10000,"fun":"nop"},
+            {"state":"test","name":"a","__sls__":"m","__id__":"a","require":["b"],"order":10001,"fun":"nop"}
+        ]"#,
+        ))
+        .unwrap();
+        let r = order_report(&g, Some(&sm), false);
+        assert!(r.contains("requires b (salt/m.sls:5)"), "{r}");
+    }
+}

@@ -1,0 +1,2103 @@
+//! Loading: saphyr-parser events composed into a node graph (anchors shared,
+//! as PyYAML's composer does), then constructed the way Salt's
+//! `SaltYamlSafeLoader` does (breadth first, merge keys flattened, duplicate
+//! and unhashable keys rejected), then expanded into a [`Node`] tree.
+//! Parser errors are reworded as libyaml (which Salt uses) words them.
+
+use super::resolve::{self, ConstructFail, Scalar, ScalarTag, CORE};
+use super::{Node, NodeValue, YamlError, YamlErrorKind};
+use crate::value::py_str_repr;
+use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span};
+use std::borrow::Cow;
+use std::cell::Cell;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::hash::{Hash, Hasher};
+
+/// Most nodes an alias-heavy document may expand to (a guard against
+/// "billion laughs" documents; PyYAML shares instead of copying).
+const EXPANSION_BUDGET: usize = 2_000_000;
+
+type Id = usize;
+
+#[derive(Debug, Clone)]
+enum RawKind {
+    Scalar {
+        text: String,
+        tag: ScalarTag,
+    },
+    Seq {
+        tag: Option<String>,
+        items: Vec<Id>,
+    },
+    Map {
+        tag: Option<String>,
+        pairs: Vec<(Id, Id)>,
+    },
+}
+
+#[derive(Debug, Clone)]
+struct Raw {
+    kind: RawKind,
+    start: usize,
+    end: usize,
+    /// Reachable from more than one place (an alias target, or an entry
+    /// copied into another mapping by a merge key): the tree gets copies of
+    /// its strings instead of taking them.
+    shared: bool,
+}
+
+impl Raw {
+    /// PyYAML's `node.id`.
+    fn id_name(&self) -> &'static str {
+        match self.kind {
+            RawKind::Scalar { .. } => "scalar",
+            RawKind::Seq { .. } => "sequence",
+            RawKind::Map { .. } => "mapping",
+        }
+    }
+}
+
+/// Byte offsets and line/column marks of the text. saphyr reports char
+/// indexes; events come in text order, so a cursor converts them to byte
+/// offsets in amortised constant time. Line and column are only needed for
+/// diagnostics and are computed on demand.
+struct Text<'a> {
+    src: &'a str,
+    ascii: bool,
+    /// Last conversion: (char index, byte offset).
+    cursor: Cell<(usize, usize)>,
+    /// When `src` is a padded copy (see [`Composer::flow_pad`]): the text
+    /// as rendered and the padding, so messages give its lines and columns.
+    original: Option<(&'a str, &'a Padding)>,
+}
+
+impl<'a> Text<'a> {
+    fn new(src: &'a str) -> Self {
+        Text {
+            src,
+            ascii: src.is_ascii(),
+            cursor: Cell::new((0, 0)),
+            original: None,
+        }
+    }
+
+    fn byte(&self, char_index: usize) -> usize {
+        if self.ascii {
+            return char_index.min(self.src.len());
+        }
+        let bytes = self.src.as_bytes();
+        let (mut c, mut b) = self.cursor.get();
+        if char_index < c / 2 {
+            (c, b) = (0, 0);
+        }
+        while c < char_index && b < bytes.len() {
+            b += 1;
+            while b < bytes.len() && (bytes[b] & 0xC0) == 0x80 {
+                b += 1;
+            }
+            c += 1;
+        }
+        while c > char_index {
+            b -= 1;
+            while b > 0 && (bytes[b] & 0xC0) == 0x80 {
+                b -= 1;
+            }
+            c -= 1;
+        }
+        self.cursor.set((c, b));
+        b
+    }
+
+    /// `  in "<unicode string>", line L, column C` for a byte offset.
+    fn mark(&self, byte: usize) -> String {
+        let (line, col) = match self.original {
+            Some((src, pads)) => Text::new(src).line_col(pads.offset(byte)),
+            None => self.line_col(byte),
+        };
+        format!("  in \"<unicode string>\", line {line}, column {col}")
+    }
+
+    /// 1-based line and column (columns count characters, as libyaml does).
+    fn line_col(&self, byte: usize) -> (usize, usize) {
+        let byte = byte.min(self.src.len());
+        let before = &self.src.as_bytes()[..byte];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        (line, self.column(byte))
+    }
+
+    /// The start of the line holding byte offset `byte`.
+    fn line_start(&self, byte: usize) -> usize {
+        let byte = byte.min(self.src.len());
+        self.src.as_bytes()[..byte]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1)
+    }
+
+    /// 1-based column (in characters) of a byte offset.
+    fn column(&self, byte: usize) -> usize {
+        let byte = byte.min(self.src.len());
+        let line_start = self.line_start(byte);
+        self.src
+            .get(line_start..byte)
+            .map_or(0, |t| t.chars().count())
+            + 1
+    }
+}
+
+/// A PyYAML `MarkedYAMLError` rendered as `str()` does: the context mark is
+/// left out when it equals the problem mark.
+fn marked(
+    text: &Text,
+    context: Option<(&str, Option<usize>)>,
+    problem: &str,
+    problem_at: Option<usize>,
+) -> String {
+    let mut lines = Vec::new();
+    let mut context_mark = None;
+    if let Some((ctx, at)) = context {
+        lines.push(ctx.to_string());
+        context_mark = at.map(|b| text.mark(b));
+    }
+    let problem_mark = problem_at.map(|b| text.mark(b));
+    if let Some(cm) = context_mark {
+        if problem_mark.as_ref() != Some(&cm) {
+            lines.push(cm);
+        }
+    }
+    lines.push(problem.to_string());
+    if let Some(pm) = problem_mark {
+        lines.push(pm);
+    }
+    lines.join("\n")
+}
+
+fn err(message: String, span: std::ops::Range<usize>, context: Option<usize>) -> YamlError {
+    YamlError {
+        message,
+        span,
+        context: context.map(|c| c..c),
+        kind: YamlErrorKind::Syntax,
+    }
+}
+
+/// An open collection while composing.
+struct Open {
+    id: Id,
+    /// In flow context (an explicit `[`/`{`, or inside one).
+    flow: bool,
+    /// A single-pair mapping inside a flow sequence (`[a: 1]`): no token of its own.
+    implicit: bool,
+    is_map: bool,
+    /// Byte offset of the collection's start token (libyaml's context mark).
+    token: usize,
+    pending_key: Option<Id>,
+    /// The 0-based column of `token`, once computed.
+    indent: Option<isize>,
+}
+
+/// Parse and compose one document into the node arena.
+struct Composer<'a> {
+    text: Text<'a>,
+    nodes: Vec<Raw>,
+    stack: Vec<Open>,
+    anchors: HashMap<usize, Id>,
+    /// Anchor names seen, with the byte offset of their node (duplicates
+    /// are a `ComposerError` in PyYAML).
+    anchor_names: HashMap<String, usize>,
+    root: Option<Id>,
+    /// Quoted and block scalars, flow collections: tabs follow other rules there.
+    exempt: Vec<(usize, usize)>,
+    /// Plain scalars in block context, with their indentation column.
+    plains: Vec<(usize, usize, isize)>,
+    /// Block scalars (`|`, `>`).
+    blocks: Vec<(usize, usize)>,
+    /// Whether the text has a tab at all (else the three lists above are
+    /// not needed and not recorded).
+    has_tab: bool,
+}
+
+impl<'a> Composer<'a> {
+    fn span(&self, span: &Span) -> (usize, usize) {
+        (
+            self.text.byte(span.start.index()),
+            self.text.byte(span.end.index()),
+        )
+    }
+
+    fn attach(&mut self, id: Id) {
+        match self.stack.last_mut() {
+            None => self.root = Some(id),
+            Some(open) => {
+                let parent = open.id;
+                let key = open.pending_key.take();
+                match &mut self.nodes[parent].kind {
+                    RawKind::Seq { items, .. } => items.push(id),
+                    RawKind::Map { pairs, .. } => match key {
+                        None => {
+                            if let Some(open) = self.stack.last_mut() {
+                                open.pending_key = Some(id);
+                            }
+                        }
+                        Some(k) => pairs.push((k, id)),
+                    },
+                    RawKind::Scalar { .. } => {}
+                }
+            }
+        }
+    }
+
+    /// Check an anchor or alias name as libyaml does (`[0-9A-Za-z_-]+`), and
+    /// remember anchors to reject duplicates.
+    fn check_anchor(&mut self, start: usize, end: usize, anchor: bool) -> Result<(), YamlError> {
+        let src = &self.text.src[start..end.max(start)];
+        let pos = if anchor {
+            // Properties: an optional tag before the anchor.
+            let mut rest = src;
+            if rest.starts_with('!') {
+                let tag_len = rest.find(char::is_whitespace).unwrap_or(rest.len());
+                rest = rest[tag_len..].trim_start();
+            }
+            match rest.strip_prefix('&') {
+                Some(_) => start + (src.len() - rest.len()),
+                None => return Ok(()),
+            }
+        } else {
+            start
+        };
+        if let Some(e) = self.check_name(pos, anchor) {
+            return Err(e);
+        }
+        let name = self.name_at(pos);
+        if anchor {
+            if let Some(&first) = self.anchor_names.get(name) {
+                return Err(err(
+                    marked(
+                        &self.text,
+                        Some(("found duplicate anchor; first occurrence", Some(first))),
+                        "second occurrence",
+                        Some(start),
+                    ),
+                    start..end,
+                    Some(first),
+                ));
+            }
+            self.anchor_names.insert(name.to_string(), start);
+        }
+        Ok(())
+    }
+
+    /// The anchor or alias name after the `&` / `*` at `pos`.
+    fn name_at(&self, pos: usize) -> &str {
+        let tail = &self.text.src[(pos + 1).min(self.text.src.len())..];
+        let len = tail
+            .find(|c: char| c.is_whitespace() || ",[]{}".contains(c))
+            .unwrap_or(tail.len());
+        &tail[..len]
+    }
+
+    /// libyaml allows only `[0-9A-Za-z_-]` in anchor and alias names.
+    fn check_name(&self, pos: usize, _anchor: bool) -> Option<YamlError> {
+        let name = self.name_at(pos);
+        let bad = name.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))?;
+        let at = pos + 1 + bad;
+        Some(err(
+            "did not find expected alphabetic or numeric character".into(),
+            at..self.char_end(at),
+            Some(pos),
+        ))
+    }
+
+    fn tag_string(tag: Option<&saphyr_parser::Tag>) -> Option<String> {
+        let t = tag?;
+        let full = format!("{}{}", t.handle, t.suffix);
+        // `!` alone is the non-specific tag: resolution as if untagged.
+        (full != "!").then_some(full)
+    }
+
+    fn open(
+        &mut self,
+        span: &Span,
+        anchor: usize,
+        tag: Option<&saphyr_parser::Tag>,
+        is_map: bool,
+    ) -> Result<(), YamlError> {
+        let (start, end) = self.span(span);
+        if anchor > 0 {
+            self.check_anchor(start, end, true)?;
+        }
+        let explicit_flow = self.flow_token(start, end);
+        // An open collection is in flow context when any enclosing one is.
+        let in_flow = self.stack.last().is_some_and(|o| o.flow);
+        let flow = explicit_flow.is_some() || in_flow;
+        let tag = Self::tag_string(tag);
+        let id = self.nodes.len();
+        let kind = if is_map {
+            RawKind::Map {
+                tag,
+                pairs: Vec::new(),
+            }
+        } else {
+            RawKind::Seq {
+                tag,
+                items: Vec::new(),
+            }
+        };
+        self.nodes.push(Raw {
+            kind,
+            start,
+            end,
+            shared: false,
+        });
+        if anchor > 0 {
+            self.anchors.insert(anchor, id);
+        }
+        self.attach(id);
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(err(
+                "too deeply nested (more than 1000 levels)".into(),
+                start..end.max(start + 1),
+                None,
+            ));
+        }
+        self.stack.push(Open {
+            id,
+            flow,
+            implicit: flow && explicit_flow.is_none(),
+            is_map,
+            token: explicit_flow.unwrap_or(end),
+            pending_key: None,
+            indent: None,
+        });
+        Ok(())
+    }
+
+    /// Where the `[` / `{` of a collection start event is, if it is a flow
+    /// collection (skipping the anchor and tag before it).
+    fn flow_token(&self, start: usize, end: usize) -> Option<usize> {
+        flow_token(self.text.src.as_bytes(), start, end)
+    }
+
+    fn close(&mut self, span: &Span) {
+        let (start, end) = self.span(span);
+        if let Some(open) = self.stack.pop() {
+            let last_child = match &self.nodes[open.id].kind {
+                RawKind::Seq { items, .. } => items.last().map(|&i| self.nodes[i].end),
+                RawKind::Map { pairs, .. } => pairs.last().map(|&(_, v)| self.nodes[v].end),
+                RawKind::Scalar { .. } => None,
+            };
+            let node = &mut self.nodes[open.id];
+            node.end = if open.flow && !open.implicit && end > start {
+                end
+            } else {
+                last_child.unwrap_or(node.end)
+            }
+            .max(node.start);
+            if open.flow && !open.implicit && self.has_tab {
+                self.exempt.push((node.start, node.end));
+            }
+        }
+    }
+
+    fn scalar(
+        &mut self,
+        span: &Span,
+        value: String,
+        style: ScalarStyle,
+        anchor: usize,
+        tag: Option<&saphyr_parser::Tag>,
+    ) -> Result<(), YamlError> {
+        let (start, end) = self.span(span);
+        if anchor > 0 {
+            self.check_anchor(start, end, true)?;
+        }
+        let tag = match Self::tag_string(tag) {
+            Some(full) => ScalarTag::from_full(&full),
+            // libyaml: `!` resolves like a plain scalar, but a `!` with no
+            // scalar after it is not implicit at all, so a string.
+            None if tag.is_some() && value.is_empty() && style == ScalarStyle::Plain => {
+                ScalarTag::Str
+            }
+            None if tag.is_some() => resolve::resolve_plain(&value),
+            None if style == ScalarStyle::Plain => resolve::resolve_plain(&value),
+            None => ScalarTag::Str,
+        };
+        let in_flow = self.stack.last().is_some_and(|o| o.flow);
+        if !self.has_tab {
+            // Only the tab checks use what follows.
+        } else if style == ScalarStyle::Plain {
+            if !in_flow {
+                let indent = match self.stack.last_mut() {
+                    None => -1,
+                    Some(o) => match o.indent {
+                        Some(i) => i,
+                        None => {
+                            let i = self.text.column(o.token) as isize - 1;
+                            o.indent = Some(i);
+                            i
+                        }
+                    },
+                };
+                self.plains.push((start, end, indent));
+            }
+        } else {
+            self.exempt.push((start, end));
+            if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
+                self.blocks.push((start, end));
+            }
+        }
+        if let Some(open) = self.stack.last() {
+            let is_key = open.is_map && open.pending_key.is_none();
+            if is_key && !open.flow && start == end && value.is_empty() && tag == ScalarTag::Null {
+                // libyaml needs a key token in a block mapping: `: x` is an error.
+                let before = self.text.src[..start].trim_end();
+                if !before.ends_with('?') {
+                    return Err(err(
+                        marked(
+                            &self.text,
+                            Some(("while parsing a block mapping", Some(open.token))),
+                            "did not find expected key",
+                            Some(start),
+                        ),
+                        start..self.char_end(start),
+                        Some(open.token),
+                    ));
+                }
+            }
+        }
+        let id = self.nodes.len();
+        self.nodes.push(Raw {
+            kind: RawKind::Scalar { text: value, tag },
+            start,
+            end,
+            shared: false,
+        });
+        if anchor > 0 {
+            self.anchors.insert(anchor, id);
+        }
+        self.attach(id);
+        Ok(())
+    }
+
+    fn alias(&mut self, span: &Span, anchor: usize) -> Result<(), YamlError> {
+        let (start, end) = self.span(span);
+        self.check_anchor(start, end, false)?;
+        match self.anchors.get(&anchor) {
+            Some(&id) => {
+                self.nodes[id].shared = true;
+                self.attach(id);
+                Ok(())
+            }
+            None => Err(self.undefined_alias(start)),
+        }
+    }
+
+    fn undefined_alias(&self, at: usize) -> YamlError {
+        err(
+            marked(&self.text, None, "found undefined alias", Some(at)),
+            at..self.char_end(at),
+            None,
+        )
+    }
+
+    /// End of the character at `at` (for one-character error spans).
+    fn char_end(&self, at: usize) -> usize {
+        self.text.src[at.min(self.text.src.len())..]
+            .chars()
+            .next()
+            .map_or(at, |c| at + c.len_utf8())
+    }
+
+    /// saphyr wants the lines of a flow collection or a quoted scalar
+    /// indented deeper than the block around them; PyYAML and libyaml do
+    /// not (`{{ x | yaml }}` under a key wraps long lists onto lines
+    /// indented less than the key). For such an error: where the offending
+    /// line starts and how many spaces put it one column past the outermost
+    /// open `[` or `{`, or past the opening quote of a quoted scalar. That
+    /// never changes a value: line breaks there fold together with the
+    /// spaces after them.
+    fn flow_pad(&self, info: &str, at: usize, last_end: usize) -> Option<(usize, usize)> {
+        let bytes = self.text.src.as_bytes();
+        let at = at.min(bytes.len());
+        let line_of = |p: usize| self.text.line_start(p);
+        let lead = |line: usize| bytes[line..].iter().take_while(|&&b| b == b' ').count();
+        // The outermost open flow collection, if `line` is still inside it
+        // (the scanner may be past its end while the events lag behind),
+        // else one the scanner opened after the last event.
+        let flow_want = |line: usize| {
+            let token = match self.stack.iter().find(|o| o.flow && !o.implicit) {
+                Some(o) => o.token,
+                None => next_flow_start(bytes, last_end)?,
+            };
+            flow_open(bytes, token, line).then(|| self.text.column(token))
+        };
+        match info {
+            "invalid indentation" | "invalid indentation in flow construct" => {
+                let line = line_of(at);
+                let want = flow_want(line)?;
+                let have = lead(line);
+                (have < want).then(|| (line, want - have))
+            }
+            // Reported at the opening quote: the culprit is the first
+            // non-blank line after it that is not deep enough.
+            "invalid indentation in quoted scalar" => {
+                let first = line_of(at);
+                let want = flow_want(first).unwrap_or(0).max(self.text.column(at));
+                let end = quoted_end(bytes, at)?;
+                let mut line = first;
+                loop {
+                    line += bytes[line..end].iter().position(|&b| b == b'\n')? + 1;
+                    let have = lead(line);
+                    let blank = matches!(bytes.get(line + have), Some(b'\n' | b'\r'));
+                    if !blank && have < want {
+                        return Some((line, want - have));
+                    }
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Reword a saphyr error as libyaml would have reported it.
+    fn scan_error(&self, e: &ScanError) -> YamlError {
+        let at = self.text.byte(e.marker().index());
+        let src = self.text.src;
+        let span = at..self.char_end(at);
+        let info = e.info();
+        // Salt prints only the problem of a ScannerError.
+        let scanner_at =
+            |problem: &str, at: usize| err(problem.to_string(), at..self.char_end(at), None);
+        let scanner = |problem: &str| scanner_at(problem, at);
+        let next_tab = || src[at.min(src.len())..].find('\t').map_or(at, |p| at + p);
+        let open_flow = self.stack.iter().rev().find(|o| o.flow && !o.implicit);
+        match info {
+            "tabs disallowed within this context (block indentation)"
+            | "tabs disallowed in this context"
+            | "tab cannot be used as indentation" => {
+                scanner("found character that cannot start any token")
+            }
+            s if s.starts_with("unexpected character:") => {
+                scanner("found character that cannot start any token")
+            }
+            "mapping values are not allowed in this context"
+            | "block sequence entries are not allowed in this context"
+            | "mapping keys are not allowed in this context" => scanner(info),
+            "a block scalar content cannot start with a tab" => scanner_at(
+                "found a tab character where an indentation space is expected",
+                next_tab(),
+            ),
+            "while scanning a plain scalar, found a tab" => {
+                scanner_at("found a tab character that violates indentation", next_tab())
+            }
+            "simple key expect ':'" | "simple key expected" => {
+                scanner("could not find expected ':'")
+            }
+            "while scanning an anchor or alias, did not find expected alphabetic or numeric character" => {
+                scanner_at(
+                    "did not find expected alphabetic or numeric character",
+                    self.char_end(at),
+                )
+            }
+            "while parsing node, found unknown anchor" => match self.check_name(at, false) {
+                Some(e) => e,
+                None => self.undefined_alias(at),
+            },
+            "while parsing a quoted scalar, did not find expected hexadecimal number" => {
+                scanner("did not find expected hexdecimal number")
+            }
+            "invalid trailing content after double-quoted scalar" if open_flow.is_none() => {
+                scanner("could not find expected ':'")
+            }
+            "did not find expected <document start>" | "did not find expected <document-start>" => {
+                err(
+                    marked(&self.text, None, "did not find expected <document start>", Some(at)),
+                    span,
+                    None,
+                )
+            }
+            s if s.starts_with("while scanning ")
+                || s.starts_with("while parsing a tag")
+                || s.starts_with("while parsing a quoted scalar") =>
+            {
+                scanner(s.split_once(", ").map_or(s, |(_, p)| p))
+            }
+            "while parsing a node, did not find expected node content" => self.node_content(at, open_flow.is_some()),
+            "misplaced bracket"
+                if open_flow.is_none()
+                    && self.stack.last().is_none_or(|o| o.pending_key.is_some()) =>
+            {
+                self.node_content(at, false)
+            }
+            "while parsing a block mapping, did not find expected key"
+            | "while parsing a block collection, did not find expected '-' indicator"
+            | "while parsing a flow sequence, expected ',' or ']'"
+            | "while parsing a flow mapping, did not find expected ',' or '}'"
+            | "invalid indentation"
+            | "invalid indentation in flow construct"
+            | "illegal placement of ':' indicator"
+            | "misplaced bracket"
+            | "invalid trailing content after double-quoted scalar" => {
+                let open = match open_flow {
+                    Some(o) => Some(o),
+                    None => self.stack.last(),
+                };
+                match open {
+                    Some(open) => {
+                        let (ctx, problem) = match (open.flow, open.is_map) {
+                            (true, false) => ("while parsing a flow sequence", "did not find expected ',' or ']'"),
+                            (true, true) => ("while parsing a flow mapping", "did not find expected ',' or '}'"),
+                            (false, true) => ("while parsing a block mapping", "did not find expected key"),
+                            (false, false) => ("while parsing a block collection", "did not find expected '-' indicator"),
+                        };
+                        err(
+                            marked(&self.text, Some((ctx, Some(open.token))), problem, Some(at)),
+                            span,
+                            Some(open.token),
+                        )
+                    }
+                    None => scanner(info),
+                }
+            }
+            _ => scanner(info),
+        }
+    }
+
+    fn node_content(&self, at: usize, flow: bool) -> YamlError {
+        let ctx = if flow {
+            "while parsing a flow node"
+        } else {
+            "while parsing a block node"
+        };
+        err(
+            marked(
+                &self.text,
+                Some((ctx, Some(at))),
+                "did not find expected node content",
+                Some(at),
+            ),
+            at..self.char_end(at),
+            None,
+        )
+    }
+
+    /// libyaml rejects tabs that saphyr accepts: a tab where a token may
+    /// start at the beginning of a line in block context ("found character
+    /// that cannot start any token"), and a tab in the leading blanks of a
+    /// line that continues (or follows) a plain scalar left of its
+    /// indentation. Returns the first violation before `limit`.
+    fn tab_violation(&self, limit: usize) -> Option<YamlError> {
+        let src = self.text.src.as_bytes();
+        if !src.contains(&b'\t') {
+            return None;
+        }
+        let inside =
+            |ranges: &[(usize, usize)], p: usize| ranges.iter().any(|&(s, e)| s < p && p < e);
+        let blank_run_end = |mut end: usize| {
+            while end < src.len() && matches!(src[end], b' ' | b'\t' | b'\n' | b'\r') {
+                end += 1;
+            }
+            end
+        };
+        // Plain and block scalars with the whitespace run that follows them.
+        let plains: Vec<(usize, usize, isize)> = self
+            .plains
+            .iter()
+            .map(|&(s, e, indent)| (s, blank_run_end(e), indent))
+            .collect();
+        let blocks: Vec<(usize, usize)> = self
+            .blocks
+            .iter()
+            .map(|&(s, e)| (s, blank_run_end(e.saturating_sub(1))))
+            .collect();
+        let violation = |msg: &str, at: usize| Some(err(msg.into(), at..at + 1, None));
+        let mut line_start = 0;
+        while line_start < src.len() && line_start <= limit {
+            let mut p = line_start;
+            while p < src.len() && src[p] == b' ' {
+                p += 1;
+            }
+            if p < src.len() && p <= limit && !inside(&self.exempt, p) {
+                if let Some(&(_, _, indent)) = plains.iter().find(|&&(s, e, _)| s < p && p < e) {
+                    // Leading blanks of a plain scalar's continuation line.
+                    let mut q = p;
+                    while q < src.len() && matches!(src[q], b' ' | b'\t') {
+                        if src[q] == b'\t' && ((q - line_start) as isize) < indent + 1 {
+                            return violation("found a tab character that violates indentation", q);
+                        }
+                        q += 1;
+                    }
+                } else if src[p] == b'\t' {
+                    if inside(&blocks, p) {
+                        return violation(
+                            "found a tab character where an indentation space is expected",
+                            p,
+                        );
+                    }
+                    return violation("found character that cannot start any token", p);
+                } else {
+                    // After `- ` or `? ` indicators a token may start: no tabs.
+                    while p + 1 < src.len()
+                        && matches!(src[p], b'-' | b'?')
+                        && matches!(src[p + 1], b' ' | b'\t')
+                    {
+                        p += 1;
+                        while p < src.len() && matches!(src[p], b' ' | b'\t') {
+                            if src[p] == b'\t' && p <= limit {
+                                return violation("found character that cannot start any token", p);
+                            }
+                            p += 1;
+                        }
+                    }
+                }
+            }
+            match src[line_start..].iter().position(|&b| b == b'\n') {
+                Some(n) => line_start += n + 1,
+                None => break,
+            }
+        }
+        None
+    }
+}
+
+/// Where the `[` / `{` of a collection start event spanning `start..end`
+/// is, if it is a flow collection (skipping the anchor and tag before it).
+fn flow_token(src: &[u8], start: usize, end: usize) -> Option<usize> {
+    let end = end.min(src.len());
+    let mut p = start;
+    while p < end {
+        match src[p] {
+            b'[' | b'{' => return Some(p),
+            b'&' | b'!' => {
+                while p < end && !matches!(src[p], b' ' | b'\t' | b'\n' | b'\r') {
+                    p += 1;
+                }
+            }
+            b' ' | b'\t' | b'\n' | b'\r' => p += 1,
+            b'#' => {
+                while p < end && src[p] != b'\n' {
+                    p += 1;
+                }
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// libyaml's reader refuses control characters (a `ReaderError`).
+fn reader_error(src: &str) -> Option<YamlError> {
+    // Fast path: printable ASCII, tabs and line breaks only.
+    // (Counted without early exit, so the loop vectorises.)
+    let bad = src
+        .bytes()
+        .filter(|&b| !matches!(b, b'\t' | b'\n' | b'\r' | 0x20..=0x7E))
+        .count();
+    if bad == 0 {
+        return None;
+    }
+    let (pos, c) = src.char_indices().find(|&(_, c)| {
+        let v = c as u32;
+        !(v == 0x09
+            || v == 0x0A
+            || v == 0x0D
+            || (0x20..=0x7E).contains(&v)
+            || v == 0x85
+            || (0xA0..=0xD7FF).contains(&v)
+            || (0xE000..=0xFFFD).contains(&v)
+            || v >= 0x10000)
+    })?;
+    Some(err(
+        format!(
+            "unacceptable character #x{:04x}: control characters are not allowed\n  in \"<unicode string>\", position {pos}",
+            c as u32
+        ),
+        pos..pos + c.len_utf8(),
+        None,
+    ))
+}
+
+const MAX_DEPTH: usize = 1000;
+
+/// Parse and compose the single document of `src`.
+/// Compose `src`. When it fails on a line of a flow collection indented
+/// less than saphyr wants, `pad` says how to indent that line (see
+/// [`Composer::flow_pad`]).
+fn compose(
+    text: Text,
+    pad: &mut Option<(usize, usize)>,
+) -> Result<(Vec<Raw>, Option<Id>), YamlError> {
+    let src = text.src;
+    if let Some(e) = reader_error(src) {
+        return Err(e);
+    }
+    let mut c = Composer {
+        text,
+        nodes: Vec::new(),
+        stack: Vec::new(),
+        anchors: HashMap::new(),
+        anchor_names: HashMap::new(),
+        root: None,
+        exempt: Vec::new(),
+        plains: Vec::new(),
+        blocks: Vec::new(),
+        has_tab: src.as_bytes().contains(&b'\t'),
+    };
+    let mut parser = Parser::new_from_str(src);
+    let mut documents = 0;
+    // Where the last event ended (the scanner may be further on).
+    let mut last_end = 0;
+    loop {
+        let (ev, span) = match parser.next_event() {
+            None => break,
+            Some(Ok(x)) => {
+                last_end = c.text.byte(x.1.end.index());
+                x
+            }
+            Some(Err(e)) => {
+                let at = c.text.byte(e.marker().index());
+                if let Some(tab) = c.tab_violation(at) {
+                    return Err(tab);
+                }
+                *pad = c.flow_pad(e.info(), at, last_end);
+                return Err(c.scan_error(&e));
+            }
+        };
+        match ev {
+            Event::StreamEnd => break,
+            Event::DocumentStart(_) => {
+                documents += 1;
+                if documents > 1 {
+                    let at = c.text.byte(span.start.index());
+                    if let Some(tab) = c.tab_violation(at) {
+                        return Err(tab);
+                    }
+                    let first = c.root.map_or(0, |r| c.nodes[r].start);
+                    return Err(err(
+                        marked(
+                            &c.text,
+                            Some(("expected a single document in the stream", Some(first))),
+                            "but found another document",
+                            Some(at),
+                        ),
+                        at..c.char_end(at),
+                        Some(first),
+                    ));
+                }
+            }
+            Event::Scalar(value, style, anchor, tag) => {
+                let mut value = owned(value);
+                eof_block_scalar(src, c.text.byte(span.end.index()), style, &mut value);
+                c.scalar(&span, value, style, anchor, tag.as_deref())?
+            }
+            Event::SequenceStart(anchor, tag) => c.open(&span, anchor, tag.as_deref(), false)?,
+            Event::MappingStart(anchor, tag) => c.open(&span, anchor, tag.as_deref(), true)?,
+            Event::SequenceEnd | Event::MappingEnd => c.close(&span),
+            Event::Alias(anchor) => c.alias(&span, anchor)?,
+            Event::Nothing | Event::StreamStart | Event::DocumentEnd => {}
+        }
+    }
+    if let Some(tab) = c.tab_violation(usize::MAX) {
+        return Err(tab);
+    }
+    Ok((c.nodes, c.root))
+}
+
+/// A constructed key compared as Python compares dict keys (`1 == 1.0 == True`).
+enum PyKey<'a> {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(Cow<'a, str>),
+}
+
+impl<'a> PyKey<'a> {
+    /// The key a constructed scalar node (with raw text `text`) stands for.
+    fn new(text: &'a str, cons: &Option<Cons>) -> Self {
+        match cons {
+            Some(Cons::Text) => PyKey::Str(Cow::Borrowed(text)),
+            None | Some(Cons::Value(Scalar::Null)) => PyKey::Null,
+            Some(Cons::Value(Scalar::Bool(b))) => PyKey::Bool(*b),
+            Some(Cons::Value(Scalar::Int(i))) => PyKey::Int(*i),
+            Some(Cons::Value(Scalar::Float(f))) => PyKey::Float(*f),
+            Some(Cons::Value(Scalar::Str(s))) => PyKey::Str(Cow::Owned(s.clone())),
+        }
+    }
+
+    fn number(&self) -> Option<f64> {
+        match *self {
+            PyKey::Bool(b) => Some(b as i64 as f64),
+            PyKey::Int(i) => Some(i as f64),
+            PyKey::Float(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    fn to_value(&self) -> crate::value::Value {
+        use crate::value::Value;
+        match self {
+            PyKey::Null => Value::Null,
+            PyKey::Bool(b) => Value::Bool(*b),
+            PyKey::Int(i) => Value::Int(*i),
+            PyKey::Float(f) => Value::Float(*f),
+            PyKey::Str(s) => Value::Str((&**s).into()),
+        }
+    }
+}
+
+impl PartialEq for PyKey<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (PyKey::Null, PyKey::Null) => true,
+            (PyKey::Str(a), PyKey::Str(b)) => a == b,
+            (PyKey::Int(a), PyKey::Int(b)) => a == b,
+            // Salt's loader returns the same NaN object every time, so two
+            // `.nan` keys collide.
+            (PyKey::Float(a), PyKey::Float(b)) if a.is_nan() && b.is_nan() => true,
+            _ => match (self.number(), other.number()) {
+                (Some(a), Some(b)) => a == b,
+                _ => false,
+            },
+        }
+    }
+}
+impl Eq for PyKey<'_> {}
+
+impl Hash for PyKey<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match self {
+            PyKey::Null => 0u8.hash(state),
+            PyKey::Str(s) => s.hash(state),
+            _ => match self.number() {
+                Some(f) if f.fract() == 0.0 && f.abs() < 9.0e18 => (f as i64).hash(state),
+                Some(f) if f.is_nan() => 1u8.hash(state),
+                Some(f) => f.to_bits().hash(state),
+                None => {}
+            },
+        }
+    }
+}
+
+/// The keys of one mapping seen so far: a short list scanned linearly, a
+/// hash map once it grows.
+struct SeenKeys<'a> {
+    few: Vec<(PyKey<'a>, Id)>,
+    many: HashMap<PyKey<'a>, Id, foldhash::fast::FixedState>,
+}
+
+impl<'a> SeenKeys<'a> {
+    const FEW: usize = 12;
+
+    fn new(len: usize) -> Self {
+        if len <= Self::FEW {
+            SeenKeys {
+                few: Vec::with_capacity(len),
+                many: HashMap::default(),
+            }
+        } else {
+            SeenKeys {
+                few: Vec::new(),
+                many: HashMap::with_capacity_and_hasher(len, Default::default()),
+            }
+        }
+    }
+
+    /// Record `key` (node `id`), or return the node that already had it.
+    fn insert(&mut self, key: PyKey<'a>, id: Id, len: usize) -> Option<Id> {
+        if len <= Self::FEW {
+            if let Some(&(_, first)) = self.few.iter().find(|(k, _)| *k == key) {
+                return Some(first);
+            }
+            self.few.push((key, id));
+            None
+        } else {
+            match self.many.entry(key) {
+                std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(id);
+                    None
+                }
+            }
+        }
+    }
+}
+
+/// A constructed scalar.
+#[derive(Debug, Clone)]
+enum Cons {
+    /// A string: the raw node's text, unchanged.
+    Text,
+    Value(Scalar),
+}
+
+/// The parts of the [`Constructor`] that visiting a node changes, apart
+/// from the node graph (so keys can borrow the graph meanwhile).
+struct Visitor<'n, 't> {
+    nodes: &'n [Raw],
+    text: &'n Text<'t>,
+    scalars: &'n mut [Option<Cons>],
+    queued: &'n mut [bool],
+}
+
+impl Visitor<'_, '_> {
+    /// `construct_object(node, deep=False)`: scalars now, collections later.
+    fn visit(&mut self, id: Id, queue: &mut VecDeque<Id>) -> Result<(), YamlError> {
+        match &self.nodes[id].kind {
+            RawKind::Scalar { text, tag, .. } => {
+                if self.scalars[id].is_some() {
+                    return Ok(());
+                }
+                let start = self.nodes[id].start;
+                let value = match tag {
+                    // Strings stay in the node: nothing to construct.
+                    ScalarTag::Str | ScalarTag::Timestamp => {
+                        self.scalars[id] = Some(Cons::Text);
+                        return Ok(());
+                    }
+                    ScalarTag::Other(t) if t.strip_prefix(CORE) == Some("seq") => {
+                        Err(ConstructFail::Constructor(
+                            "expected a sequence node, but found scalar".into(),
+                        ))
+                    }
+                    ScalarTag::Other(t)
+                        if matches!(t.strip_prefix(CORE), Some("map" | "omap" | "set")) =>
+                    {
+                        Err(ConstructFail::Constructor(
+                            "expected a mapping node, but found scalar".into(),
+                        ))
+                    }
+                    _ => resolve::construct(tag, text),
+                };
+                match value {
+                    Ok(v) => self.scalars[id] = Some(Cons::Value(v)),
+                    Err(ConstructFail::Constructor(problem)) => {
+                        return Err(constructor_error(
+                            self.nodes, self.text, &problem, start, None,
+                        ))
+                    }
+                    Err(ConstructFail::Python(message)) => {
+                        let end = self.nodes[id].end.max(start + 1).min(self.text.src.len());
+                        return Err(err(message, start..end, None));
+                    }
+                }
+            }
+            RawKind::Seq { .. } | RawKind::Map { .. } => {
+                if !self.queued[id] {
+                    self.queued[id] = true;
+                    queue.push_back(id);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A `ConstructorError` at `at` (with the mapping start `ctx`).
+fn constructor_error(
+    nodes: &[Raw],
+    text: &Text,
+    problem: &str,
+    at: usize,
+    ctx: Option<usize>,
+) -> YamlError {
+    let context = ctx.map(|c| ("while constructing a mapping", Some(c)));
+    let end = nodes
+        .iter()
+        .find(|n| n.start == at)
+        .map_or(at + 1, |n| n.end.max(at + 1))
+        .min(text.src.len().max(at));
+    err(marked(text, context, problem, Some(at)), at..end, ctx)
+}
+
+/// What a collection node is constructed as.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Shape {
+    Seq,
+    Map,
+}
+
+/// Salt's constructors applied to the composed graph.
+struct Constructor<'a> {
+    text: &'a Text<'a>,
+    nodes: Vec<Raw>,
+    scalars: Vec<Option<Cons>>,
+    queued: Vec<bool>,
+}
+
+impl<'a> Constructor<'a> {
+    fn constructor_error(&self, problem: &str, at: usize, ctx: Option<usize>) -> YamlError {
+        constructor_error(&self.nodes, self.text, problem, at, ctx)
+    }
+
+    /// How a collection node's tag constructs it, or the error it raises.
+    fn shape(&self, id: Id) -> Result<Shape, YamlError> {
+        let node = &self.nodes[id];
+        let tag = match &node.kind {
+            RawKind::Seq { tag, .. } | RawKind::Map { tag, .. } => tag.as_deref(),
+            RawKind::Scalar { .. } => None,
+        };
+        let found = node.id_name();
+        let default = if matches!(node.kind, RawKind::Map { .. }) {
+            Shape::Map
+        } else {
+            Shape::Seq
+        };
+        let Some(tag) = tag else { return Ok(default) };
+        let wanted = match tag.strip_prefix(CORE) {
+            Some("seq") => Shape::Seq,
+            Some("map") | Some("omap") | Some("set") => Shape::Map,
+            Some("str")
+            | Some("python/unicode")
+            | Some("int")
+            | Some("float")
+            | Some("bool")
+            | Some("null")
+            | Some("timestamp")
+            | Some("binary") => {
+                return Err(self.constructor_error(
+                    &format!("expected a scalar node, but found {found}"),
+                    node.start,
+                    None,
+                ));
+            }
+            _ => {
+                return Err(self.constructor_error(
+                    &format!(
+                        "could not determine a constructor for the tag {}",
+                        py_str_repr(tag)
+                    ),
+                    node.start,
+                    None,
+                ));
+            }
+        };
+        if wanted != default {
+            let what = if wanted == Shape::Map {
+                "mapping"
+            } else {
+                "sequence"
+            };
+            return Err(self.constructor_error(
+                &format!("expected a {what} node, but found {found}"),
+                node.start,
+                None,
+            ));
+        }
+        Ok(wanted)
+    }
+
+    /// `construct_object(node, deep=False)`: scalars now, collections later.
+    fn visit(&mut self, id: Id, queue: &mut VecDeque<Id>) -> Result<(), YamlError> {
+        let mut v = Visitor {
+            nodes: &self.nodes,
+            text: self.text,
+            scalars: &mut self.scalars,
+            queued: &mut self.queued,
+        };
+        v.visit(id, queue)
+    }
+
+    fn pairs(&self, id: Id) -> Vec<(Id, Id)> {
+        match &self.nodes[id].kind {
+            RawKind::Map { pairs, .. } => pairs.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn is_merge_key(&self, id: Id) -> bool {
+        matches!(
+            &self.nodes[id].kind,
+            RawKind::Scalar {
+                tag: ScalarTag::Merge,
+                ..
+            }
+        )
+    }
+
+    /// Salt's `flatten_mapping`: merged entries first (minus keys written
+    /// explicitly), then the mapping's own entries.
+    fn flatten(&mut self, id: Id, depth: usize) -> Result<(), YamlError> {
+        if depth > MAX_DEPTH {
+            return Err(self.constructor_error(
+                "merge keys nested too deeply",
+                self.nodes[id].start,
+                None,
+            ));
+        }
+        let (len, has_merge) = match &self.nodes[id].kind {
+            RawKind::Map { pairs, .. } => (
+                pairs.len(),
+                pairs.iter().any(|&(k, _)| self.is_merge_key(k)),
+            ),
+            _ => (0, false),
+        };
+        if !has_merge {
+            // The common case: only the `=` keys to turn into strings.
+            for i in 0..len {
+                let k = match &self.nodes[id].kind {
+                    RawKind::Map { pairs, .. } => pairs[i].0,
+                    _ => break,
+                };
+                if let RawKind::Scalar { tag, .. } = &mut self.nodes[k].kind {
+                    if *tag == ScalarTag::Value {
+                        *tag = ScalarTag::Str;
+                    }
+                }
+            }
+            return Ok(());
+        }
+        let mut pairs = self.pairs(id);
+        let mut merge: Vec<(Id, Id)> = Vec::new();
+        let map_start = self.nodes[id].start;
+        let mut index = 0;
+        while index < pairs.len() {
+            let (k, v) = pairs[index];
+            if self.is_merge_key(k) {
+                pairs.remove(index);
+                match &self.nodes[v].kind {
+                    RawKind::Map { .. } => {
+                        self.flatten(v, depth + 1)?;
+                        merge.extend(self.pairs(v));
+                    }
+                    RawKind::Seq { items, .. } => {
+                        let items = items.clone();
+                        let mut submerge = Vec::new();
+                        for sub in items {
+                            if !matches!(self.nodes[sub].kind, RawKind::Map { .. }) {
+                                return Err(self.constructor_error(
+                                    &format!(
+                                        "expected a mapping for merging, but found {}",
+                                        self.nodes[sub].id_name()
+                                    ),
+                                    self.nodes[sub].start,
+                                    Some(map_start),
+                                ));
+                            }
+                            self.flatten(sub, depth + 1)?;
+                            submerge.push(self.pairs(sub));
+                        }
+                        for value in submerge.into_iter().rev() {
+                            merge.extend(value);
+                        }
+                    }
+                    RawKind::Scalar { .. } => {
+                        return Err(self.constructor_error(
+                            "expected a mapping or list of mappings for merging, but found scalar",
+                            self.nodes[v].start,
+                            Some(map_start),
+                        ));
+                    }
+                }
+            } else {
+                if let RawKind::Scalar { tag, .. } = &mut self.nodes[k].kind {
+                    if *tag == ScalarTag::Value {
+                        *tag = ScalarTag::Str;
+                    }
+                }
+                index += 1;
+            }
+        }
+        if !merge.is_empty() {
+            // Salt compares the keys' raw node values, not the constructed keys.
+            let existing: HashSet<RawKey> = pairs.iter().map(|&(k, _)| self.raw_key(k)).collect();
+            let mut merged: Vec<(Id, Id)> = merge
+                .into_iter()
+                .filter(|&(k, _)| !existing.contains(&self.raw_key(k)))
+                .collect();
+            // These entries now also belong to this mapping.
+            for &(k, v) in &merged {
+                self.nodes[k].shared = true;
+                self.nodes[v].shared = true;
+            }
+            merged.extend(pairs);
+            pairs = merged;
+        }
+        if let RawKind::Map { pairs: p, .. } = &mut self.nodes[id].kind {
+            *p = pairs;
+        }
+        Ok(())
+    }
+
+    fn raw_key(&self, id: Id) -> RawKey {
+        match &self.nodes[id].kind {
+            RawKind::Scalar { text, .. } => RawKey::Text(text.clone()),
+            _ => RawKey::Node(id),
+        }
+    }
+
+    /// Construct breadth first, as PyYAML runs its deferred generators, so
+    /// the first error reported is the one Salt reports.
+    fn run(&mut self, root: Id) -> Result<(), YamlError> {
+        let mut queue = VecDeque::new();
+        self.visit(root, &mut queue)?;
+        while let Some(id) = queue.pop_front() {
+            match self.shape(id)? {
+                Shape::Seq => {
+                    let nodes = &self.nodes;
+                    let mut v = Visitor {
+                        nodes,
+                        text: self.text,
+                        scalars: &mut self.scalars,
+                        queued: &mut self.queued,
+                    };
+                    if let RawKind::Seq { items, .. } = &nodes[id].kind {
+                        for &item in items {
+                            v.visit(item, &mut queue)?;
+                        }
+                    }
+                }
+                Shape::Map => self.construct_mapping(id, &mut queue)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn construct_mapping(&mut self, id: Id, queue: &mut VecDeque<Id>) -> Result<(), YamlError> {
+        self.flatten(id, 0)?;
+        let map_start = self.nodes[id].start;
+        let nodes = &self.nodes;
+        let RawKind::Map { pairs, .. } = &nodes[id].kind else {
+            return Ok(());
+        };
+        let mut v = Visitor {
+            nodes,
+            text: self.text,
+            scalars: &mut self.scalars,
+            queued: &mut self.queued,
+        };
+        let mut seen = SeenKeys::new(pairs.len());
+        for &(k, val) in pairs {
+            let RawKind::Scalar { text, .. } = &nodes[k].kind else {
+                // A collection key: constructing it can fail first, else it is unhashable.
+                self.shape(k)?;
+                let problem = format!("found unacceptable key {}", self.node_value_repr(k, 0));
+                let mut e = self.constructor_error(&problem, nodes[k].start, Some(map_start));
+                e.kind = YamlErrorKind::UnhashableKey;
+                return Err(e);
+            };
+            v.visit(k, queue)?;
+            v.visit(val, queue)?;
+            if let Some(first) = seen.insert(PyKey::new(text, &v.scalars[k]), k, pairs.len()) {
+                let shown = PyKey::new(text, &v.scalars[k]).to_value().py_str();
+                let mut e = constructor_error(
+                    nodes,
+                    self.text,
+                    &format!("found conflicting ID {}", quote_id(&shown)),
+                    nodes[k].start,
+                    Some(map_start),
+                );
+                e.kind = YamlErrorKind::DuplicateKey;
+                e.context = Some(nodes[first].start..nodes[first].end);
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// PyYAML's `repr(node.value)` (for "found unacceptable key").
+    fn node_value_repr(&self, id: Id, depth: usize) -> String {
+        if depth > 50 {
+            return "[...]".into();
+        }
+        match &self.nodes[id].kind {
+            RawKind::Scalar { text, .. } => py_str_repr(text),
+            RawKind::Seq { items, .. } => {
+                let parts: Vec<String> = items
+                    .iter()
+                    .map(|&i| self.node_repr(i, depth + 1))
+                    .collect();
+                format!("[{}]", parts.join(", "))
+            }
+            RawKind::Map { pairs, .. } => {
+                let parts: Vec<String> = pairs
+                    .iter()
+                    .map(|&(k, v)| {
+                        format!(
+                            "({}, {})",
+                            self.node_repr(k, depth + 1),
+                            self.node_repr(v, depth + 1)
+                        )
+                    })
+                    .collect();
+                format!("[{}]", parts.join(", "))
+            }
+        }
+    }
+
+    fn node_repr(&self, id: Id, depth: usize) -> String {
+        let (class, tag) = match &self.nodes[id].kind {
+            RawKind::Scalar { tag, .. } => ("ScalarNode", tag.full()),
+            RawKind::Seq { tag, .. } => (
+                "SequenceNode",
+                tag.clone().unwrap_or_else(|| format!("{CORE}seq")),
+            ),
+            RawKind::Map { tag, .. } => (
+                "MappingNode",
+                tag.clone().unwrap_or_else(|| format!("{CORE}map")),
+            ),
+        };
+        format!(
+            "{class}(tag={}, value={})",
+            py_str_repr(&tag),
+            self.node_value_repr(id, depth)
+        )
+    }
+}
+
+/// Salt formats the key with `'{key}'`.
+fn quote_id(shown: &str) -> String {
+    format!("'{shown}'")
+}
+
+#[derive(Hash, PartialEq, Eq)]
+enum RawKey {
+    Text(String),
+    Node(Id),
+}
+
+/// Expand the constructed graph into a tree (aliases copied). Strings
+/// are moved out of the graph, copied only for nodes reachable twice.
+struct Builder {
+    nodes: Vec<Raw>,
+    scalars: Vec<Option<Cons>>,
+    budget: usize,
+    active: Vec<bool>,
+}
+
+impl Builder {
+    /// Build node `id`; `shared` when an enclosing node is reachable twice.
+    fn build(&mut self, id: Id, shared: bool) -> Result<Node, YamlError> {
+        let node = &mut self.nodes[id];
+        let span = node.start..node.end;
+        if self.budget == 0 {
+            return Err(err(
+                "document too large after expanding aliases".into(),
+                span,
+                None,
+            ));
+        }
+        self.budget -= 1;
+        let shared = shared || node.shared;
+        let value = match &mut node.kind {
+            RawKind::Scalar { text, .. } => match &mut self.scalars[id] {
+                Some(Cons::Text) if shared => NodeValue::Str(text.clone()),
+                Some(Cons::Text) => NodeValue::Str(std::mem::take(text)),
+                Some(Cons::Value(Scalar::Str(s))) if shared => NodeValue::Str(s.clone()),
+                Some(Cons::Value(Scalar::Str(s))) => NodeValue::Str(std::mem::take(s)),
+                None | Some(Cons::Value(Scalar::Null)) => NodeValue::Null,
+                Some(Cons::Value(Scalar::Bool(b))) => NodeValue::Bool(*b),
+                Some(Cons::Value(Scalar::Int(i))) => NodeValue::Int(*i),
+                Some(Cons::Value(Scalar::Float(f))) => NodeValue::Float(*f),
+            },
+            RawKind::Seq { items, .. } => {
+                let len = items.len();
+                self.enter(id, &span)?;
+                let mut out = Vec::with_capacity(len);
+                for i in 0..len {
+                    let item = match &self.nodes[id].kind {
+                        RawKind::Seq { items, .. } => items[i],
+                        _ => break,
+                    };
+                    out.push(self.build(item, shared)?);
+                }
+                self.active[id] = false;
+                NodeValue::List(out)
+            }
+            RawKind::Map { pairs, .. } => {
+                let len = pairs.len();
+                self.enter(id, &span)?;
+                let mut out = Vec::with_capacity(len);
+                for i in 0..len {
+                    let (k, v) = match &self.nodes[id].kind {
+                        RawKind::Map { pairs, .. } => pairs[i],
+                        _ => break,
+                    };
+                    out.push((self.build(k, shared)?, self.build(v, shared)?));
+                }
+                self.active[id] = false;
+                NodeValue::Map(out)
+            }
+        };
+        Ok(Node { value, span })
+    }
+
+    fn enter(&mut self, id: Id, span: &std::ops::Range<usize>) -> Result<(), YamlError> {
+        if self.active[id] {
+            return Err(err(
+                "found a recursive alias (a collection containing itself)".into(),
+                span.clone(),
+                None,
+            ));
+        }
+        self.active[id] = true;
+        Ok(())
+    }
+}
+
+/// A scalar's text as a string of its own length: the parser's buffers
+/// have spare room, and these strings end up in long-lived values.
+/// A block scalar whose last line ends the text without a line break:
+/// saphyr gives it one `\n` more than PyYAML does (YAML 1.2 rules; Jinja
+/// drops a file's last newline, so `import_yaml` of a file ending in a
+/// block scalar meets this).
+fn eof_block_scalar(src: &str, end: usize, style: ScalarStyle, value: &mut String) {
+    if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
+        && end >= src.len()
+        && !src.ends_with(['\n', '\r'])
+        && value.ends_with('\n')
+    {
+        value.pop();
+    }
+}
+
+fn owned(value: Cow<'_, str>) -> String {
+    let mut s = value.into_owned();
+    s.shrink_to_fit();
+    s
+}
+
+/// An open collection on the direct path.
+struct Frame {
+    start: usize,
+    /// End of the start event (the span when the collection stays empty).
+    end: usize,
+    flow: bool,
+    implicit: bool,
+    /// A mapping: its pending key, once read.
+    key: Option<Option<Node>>,
+    /// Where its children start on the shared item or pair stack.
+    base: usize,
+}
+
+/// The direct path for the common document: events straight into the
+/// tree, no node graph. It gives up (`None`) on anything needing the full
+/// machinery: tabs, control characters, anchors, aliases, tags, merge and
+/// `=` keys, collection keys, duplicate keys, construction failures, parser
+/// errors, more than one document. On every document it accepts it gives
+/// what [`load_graph`] gives.
+fn load_direct(src: &str) -> Option<Node> {
+    let bytes = src.as_bytes();
+    // One pass for the usual text: printable ASCII and line breaks only.
+    let plain_ascii = bytes
+        .iter()
+        .filter(|&&b| !matches!(b, b'\n' | b'\r' | 0x20..=0x7E))
+        .count()
+        == 0;
+    if !plain_ascii && (bytes.contains(&b'\t') || reader_error(src).is_some()) {
+        return None;
+    }
+    let text = Text {
+        src,
+        ascii: plain_ascii || src.is_ascii(),
+        cursor: Cell::new((0, 0)),
+        original: None,
+    };
+    let mut parser = Parser::new_from_str(src);
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut items: Vec<Node> = Vec::new();
+    let mut pairs: Vec<(Node, Node)> = Vec::new();
+    let mut root: Option<Node> = None;
+    let mut documents = 0;
+    loop {
+        let (ev, span) = match parser.next_event() {
+            None => break,
+            Some(x) => x.ok()?,
+        };
+        let start = text.byte(span.start.index());
+        let end = text.byte(span.end.index());
+        let node = match ev {
+            Event::StreamEnd => break,
+            Event::DocumentStart(_) => {
+                documents += 1;
+                if documents > 1 {
+                    return None;
+                }
+                continue;
+            }
+            Event::Nothing | Event::StreamStart | Event::DocumentEnd => continue,
+            Event::Alias(_) => return None,
+            Event::Scalar(value, style, anchor, tag) => {
+                if anchor > 0 || tag.is_some() {
+                    return None;
+                }
+                let tag = if style == ScalarStyle::Plain {
+                    resolve::resolve_plain(&value)
+                } else {
+                    ScalarTag::Str
+                };
+                if let Some(Frame {
+                    flow: false,
+                    key: Some(None),
+                    ..
+                }) = stack.last()
+                {
+                    // An empty block mapping key: libyaml may object.
+                    if start == end && value.is_empty() && tag == ScalarTag::Null {
+                        return None;
+                    }
+                }
+                let value = match tag {
+                    ScalarTag::Str | ScalarTag::Timestamp => {
+                        let mut value = owned(value);
+                        eof_block_scalar(src, end, style, &mut value);
+                        NodeValue::Str(value)
+                    }
+                    ScalarTag::Null | ScalarTag::Bool | ScalarTag::Int | ScalarTag::Float => {
+                        match resolve::construct(&tag, &value).ok()? {
+                            Scalar::Null => NodeValue::Null,
+                            Scalar::Bool(b) => NodeValue::Bool(b),
+                            Scalar::Int(i) => NodeValue::Int(i),
+                            Scalar::Float(f) => NodeValue::Float(f),
+                            Scalar::Str(s) => NodeValue::Str(s),
+                        }
+                    }
+                    _ => return None,
+                };
+                Node {
+                    value,
+                    span: start..end,
+                }
+            }
+            Event::SequenceStart(anchor, ref tag) | Event::MappingStart(anchor, ref tag) => {
+                if anchor > 0 || tag.is_some() || stack.len() >= MAX_DEPTH {
+                    return None;
+                }
+                let is_map = matches!(ev, Event::MappingStart(..));
+                let explicit_flow = flow_token(bytes, start, end);
+                let flow = explicit_flow.is_some() || stack.last().is_some_and(|f| f.flow);
+                stack.push(Frame {
+                    start,
+                    end,
+                    flow,
+                    implicit: flow && explicit_flow.is_none(),
+                    key: is_map.then_some(None),
+                    base: if is_map { pairs.len() } else { items.len() },
+                });
+                continue;
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                let f = stack.pop()?;
+                let (value, last_end) = match f.key {
+                    Some(None) => {
+                        let own = pairs.split_off(f.base);
+                        if has_duplicate_or_collection_key(&own) {
+                            return None;
+                        }
+                        let last = own.last().map(|(_, v)| v.span.end);
+                        (NodeValue::Map(own), last)
+                    }
+                    Some(Some(_)) => return None,
+                    None => {
+                        let own = items.split_off(f.base);
+                        let last = own.last().map(|n| n.span.end);
+                        (NodeValue::List(own), last)
+                    }
+                };
+                let node_end = if f.flow && !f.implicit && end > start {
+                    end
+                } else {
+                    last_end.unwrap_or(f.end)
+                }
+                .max(f.start);
+                Node {
+                    value,
+                    span: f.start..node_end,
+                }
+            }
+        };
+        match stack.last_mut() {
+            None => root = Some(node),
+            Some(Frame { key: None, .. }) => items.push(node),
+            Some(Frame { key: Some(k), .. }) => match k.take() {
+                None => *k = Some(node),
+                Some(key) => pairs.push((key, node)),
+            },
+        }
+    }
+    if !stack.is_empty() {
+        return None;
+    }
+    Some(root.unwrap_or(Node {
+        value: NodeValue::Null,
+        span: 0..0,
+    }))
+}
+
+/// Whether a mapping's keys (as Python compares them) repeat, or one is a
+/// collection.
+fn has_duplicate_or_collection_key(pairs: &[(Node, Node)]) -> bool {
+    fn key(n: &Node) -> Option<PyKey<'_>> {
+        Some(match &n.value {
+            NodeValue::Null => PyKey::Null,
+            NodeValue::Bool(b) => PyKey::Bool(*b),
+            NodeValue::Int(i) => PyKey::Int(*i),
+            NodeValue::Float(f) => PyKey::Float(*f),
+            NodeValue::Str(s) => PyKey::Str(Cow::Borrowed(s)),
+            NodeValue::List(_) | NodeValue::Map(_) => return None,
+        })
+    }
+    let mut seen = SeenKeys::new(pairs.len());
+    for (i, (k, _)) in pairs.iter().enumerate() {
+        let Some(k) = key(k) else { return true };
+        if seen.insert(k, i, pairs.len()).is_some() {
+            return true;
+        }
+    }
+    false
+}
+
+/// Load one document as Salt's YAML renderer does.
+pub(super) fn load(src: &str) -> Result<Node, YamlError> {
+    match load_direct(src) {
+        Some(node) => Ok(node),
+        None => load_graph(src),
+    }
+}
+
+/// The `[` or `{` that starts the next node after byte `from` (past
+/// blanks, comments, `-`, `?`, `:` indicators, anchors and tags), if the
+/// next node is a flow collection.
+fn next_flow_start(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    loop {
+        match *bytes.get(i)? {
+            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            b'#' => i += bytes[i..].iter().position(|&b| b == b'\n')?,
+            b'-' | b'?' | b':' if matches!(bytes.get(i + 1), Some(b' ' | b'\n')) => i += 1,
+            b'&' | b'!' => i += bytes[i..].iter().position(|&b| b == b' ')?,
+            b'[' | b'{' => return Some(i),
+            _ => return None,
+        }
+    }
+}
+
+/// Is the flow collection opening at `token` (a `[` or `{`) still open at
+/// byte `line`, a later line start? Brackets are counted outside quoted
+/// scalars and comments.
+fn flow_open(bytes: &[u8], token: usize, line: usize) -> bool {
+    if line <= token {
+        return false;
+    }
+    let mut depth = 0usize;
+    // A quote opens a quoted scalar only where a node may start (after
+    // `[`, `{`, `,`, `:`, `?`); elsewhere it is part of a plain scalar.
+    let mut node_start = true;
+    let mut i = token;
+    while i < line {
+        match bytes[i] {
+            b'[' | b'{' => {
+                depth += 1;
+                node_start = true;
+            }
+            b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return false;
+                }
+            }
+            b',' | b':' | b'?' => node_start = true,
+            b' ' | b'\t' | b'\n' | b'\r' => {}
+            b'\'' | b'"' if node_start => match quoted_end(bytes, i) {
+                Some(end) => {
+                    i = end;
+                    node_start = false;
+                }
+                None => return false,
+            },
+            b'#' if matches!(bytes[i - 1], b' ' | b'\t' | b'\n') => {
+                match bytes[i..line].iter().position(|&b| b == b'\n') {
+                    Some(p) => i += p,
+                    None => return true,
+                }
+            }
+            _ => node_start = false,
+        }
+        i += 1;
+    }
+    depth > 0
+}
+
+/// PyYAML ends an anchor or alias name at the first character that is not
+/// alphanumeric, `_` or `-`, and lets an indicator follow (`&a: x` is an
+/// anchored empty key, `&a:b` anchors the scalar `:b`); saphyr reads `a:`
+/// as the name. For the error that leaves: one space before that indicator
+/// makes saphyr read it as PyYAML does.
+fn anchor_end(text: &str, e: &YamlError) -> Option<(usize, usize)> {
+    if e.message != "did not find expected alphabetic or numeric character" {
+        return None;
+    }
+    let name_start = e.context.as_ref()?.start + 1;
+    let at = e.span.start;
+    let indicator = matches!(text.as_bytes().get(at)?, b':' | b'?' | b'%' | b'@' | b'`');
+    (indicator && at > name_start).then_some((at, 1))
+}
+
+/// Where the quoted scalar opening at `at` closes (its closing quote), if
+/// it does: `''` is an escaped quote in single quotes, `\` escapes in double.
+fn quoted_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let quote = *bytes.get(at)?;
+    let mut i = at + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if quote == b'"' => i += 2,
+            b'\'' if quote == b'\'' && bytes.get(i + 1) == Some(&b'\'') => i += 2,
+            b if b == quote => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The full loader: compose the node graph, construct it as Salt does,
+/// expand it into a tree; every libyaml and Salt error reproduced.
+fn load_graph(src: &str) -> Result<Node, YamlError> {
+    let mut text = std::borrow::Cow::Borrowed(src);
+    let mut fixes = 0;
+    let mut pads = Padding::default();
+    let composed = loop {
+        let mut pad = None;
+        match compose(pads.text(&text, src), &mut pad) {
+            Ok(x) => break Ok(x),
+            Err(e) if fixes < 10_000 => {
+                fixes += 1;
+                if let Some((line, n)) = pad.or_else(|| anchor_end(&text, &e)) {
+                    let mut fixed = String::with_capacity(text.len() + n);
+                    fixed.push_str(&text[..line]);
+                    fixed.extend(std::iter::repeat_n(' ', n));
+                    fixed.push_str(&text[line..]);
+                    pads.0.push((line, n));
+                    text = std::borrow::Cow::Owned(fixed);
+                } else if let Some(fixed) = colon_tab_fix(&text, &e) {
+                    text = std::borrow::Cow::Owned(fixed);
+                } else {
+                    break Err(e);
+                }
+            }
+            Err(e) => break Err(e),
+        }
+    };
+    let built = composed.and_then(|c| construct(pads.text(&text, src), c));
+    if pads.0.is_empty() {
+        return built;
+    }
+    // Spans of the padded text, told in the text as rendered.
+    match built {
+        Ok(mut node) => {
+            pads.node(&mut node);
+            Ok(node)
+        }
+        Err(mut e) => {
+            e.span = pads.range(&e.span);
+            e.context = e.context.map(|c| pads.range(&c));
+            Err(e)
+        }
+    }
+}
+
+/// Spaces inserted at line starts by [`Composer::flow_pad`], in order: each
+/// `(offset, count)` is an offset of the text as it was then.
+#[derive(Default)]
+struct Padding(Vec<(usize, usize)>);
+
+impl Padding {
+    /// An offset of the padded text in the original text.
+    fn offset(&self, mut at: usize) -> usize {
+        for &(line, n) in self.0.iter().rev() {
+            if at >= line + n {
+                at -= n;
+            } else if at > line {
+                at = line;
+            }
+        }
+        at
+    }
+
+    fn range(&self, r: &std::ops::Range<usize>) -> std::ops::Range<usize> {
+        self.offset(r.start)..self.offset(r.end)
+    }
+
+    /// The [`Text`] of `padded`, a padded copy of `original`.
+    fn text<'a>(&'a self, padded: &'a str, original: &'a str) -> Text<'a> {
+        let mut t = Text::new(padded);
+        if !self.0.is_empty() {
+            t.original = Some((original, self));
+        }
+        t
+    }
+
+    fn node(&self, node: &mut Node) {
+        node.span = self.range(&node.span);
+        match &mut node.value {
+            NodeValue::List(items) => items.iter_mut().for_each(|n| self.node(n)),
+            NodeValue::Map(pairs) => pairs.iter_mut().for_each(|(k, v)| {
+                self.node(k);
+                self.node(v);
+            }),
+            _ => {}
+        }
+    }
+}
+
+/// Construct and build the composed graph of `t`.
+fn construct(t: Text, (nodes, root): (Vec<Raw>, Option<Id>)) -> Result<Node, YamlError> {
+    let Some(root) = root else {
+        return Ok(Node {
+            value: NodeValue::Null,
+            span: 0..0,
+        });
+    };
+    let n = nodes.len();
+    let mut c = Constructor {
+        text: &t,
+        nodes,
+        scalars: vec![None; n],
+        queued: vec![false; n],
+    };
+    c.run(root)?;
+    let mut b = Builder {
+        nodes: c.nodes,
+        scalars: c.scalars,
+        budget: EXPANSION_BUDGET.max(n * 4),
+        active: c.queued,
+    };
+    b.active.fill(false);
+    b.build(root, false)
+}
+
+/// libyaml accepts a tab right after a mapping's `:`; saphyr does not. When
+/// that is the error, turn those tabs into spaces (same byte offsets, and
+/// they separate tokens, so no scalar changes) and parse again.
+fn colon_tab_fix(text: &str, e: &YamlError) -> Option<String> {
+    if e.message != "':' must be followed by a valid YAML whitespace" {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut p = e.span.start.min(bytes.len());
+    // The marker is on or after the tab(s) following the ':'.
+    while p > 0 && bytes[p - 1] != b':' {
+        if !matches!(bytes[p - 1], b'\t' | b' ') {
+            return None;
+        }
+        p -= 1;
+    }
+    let mut q = p;
+    let mut changed = false;
+    let mut out = text.as_bytes().to_vec();
+    while q < out.len() && matches!(out[q], b'\t' | b' ') {
+        if out[q] == b'\t' {
+            out[q] = b' ';
+            changed = true;
+        }
+        q += 1;
+    }
+    if !changed {
+        // The marker may sit on the ':' itself.
+        let mut q = e.span.start + 1;
+        while q < out.len() && matches!(out[q], b'\t' | b' ') {
+            if out[q] == b'\t' {
+                out[q] = b' ';
+                changed = true;
+            }
+            q += 1;
+        }
+    }
+    if !changed {
+        return None;
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every input the direct path accepts loads to the same tree (values
+    /// and spans) as the full loader.
+    #[test]
+    fn direct_path_agrees_with_graph_path() {
+        let data: Vec<serde_json::Value> =
+            serde_json::from_str(include_str!("../../tests/data/yaml/load.json")).expect("json");
+        let mut inputs: Vec<String> = data
+            .iter()
+            .filter_map(|c| c["input"].as_str().map(str::to_string))
+            .collect();
+        let mut dirs = vec![std::path::PathBuf::from("tests")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("readable dir").flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "sls") {
+                    inputs.push(std::fs::read_to_string(&path).unwrap_or_default());
+                }
+            }
+        }
+        inputs.push("a: &x {b: 1}\nc: *x\n".into());
+        let mut direct = 0;
+        for input in &inputs {
+            let graph = load_graph(input);
+            if let Some(node) = load_direct(input) {
+                direct += 1;
+                assert_eq!(
+                    format!("{:?}", Ok::<_, YamlError>(node)),
+                    format!("{graph:?}"),
+                    "{input:?}"
+                );
+            }
+        }
+        assert!(direct > 300, "{direct} of {}", inputs.len());
+    }
+}
+
+#[cfg(test)]
+mod flow_indent_tests {
+    use super::*;
+
+    fn data(src: &str) -> crate::value::Value {
+        load(src).expect("loads").into_value()
+    }
+
+    /// PyYAML ignores indentation inside flow collections; `| yaml` output
+    /// wrapped under a key relies on it.
+    #[test]
+    fn flow_lines_may_be_indented_less_than_their_key() {
+        let v =
+            data("a:\n  b:\n    c: [[x, y], [z,\n  w]]\n    d: [1, 2\n  3]\n    e: {k: 'q\n r'}\n");
+        let got: serde_json::Value = serde_json::from_str(&v.to_json_pretty()).unwrap();
+        assert_eq!(
+            got,
+            serde_json::json!(
+                {"a": {"b": {"c": [["x", "y"], ["z", "w"]], "d": [1, "2 3"], "e": {"k": "q r"}}}}
+            )
+        );
+    }
+
+    /// Spans still point into the text as rendered.
+    #[test]
+    fn padded_spans_point_into_the_original_text() {
+        let src = "a:\n  c: [x,\n y]\n  d: z\n";
+        let node = load(src).expect("loads");
+        let NodeValue::Map(top) = node.value else {
+            panic!()
+        };
+        let NodeValue::Map(inner) = &top[0].1.value else {
+            panic!()
+        };
+        let NodeValue::List(items) = &inner[0].1.value else {
+            panic!()
+        };
+        assert_eq!(&src[items[1].span.clone()], "y");
+        assert_eq!(&src[inner[1].1.span.clone()], "z");
+    }
+
+    /// A genuine error on a padded line is reported at its place in the
+    /// text as rendered (libyaml's message: its column counts the text as
+    /// it was, not as padded).
+    #[test]
+    fn errors_on_padded_lines_keep_their_columns() {
+        let src = "a:\n  c: [x,\n y, @z]\n";
+        let e = load(src).unwrap_err();
+        assert_eq!(e.message, "found character that cannot start any token");
+        assert_eq!(&src[e.span.clone()], "@");
+    }
+}
