@@ -129,7 +129,7 @@ fn yaml_output_round_trips() {
     ]);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
-    let ours = lowstate::render::yaml::load_value(&text).expect("valid YAML");
+    let ours = lowstate::yaml::load_value(&text).expect("valid YAML");
     let json = lowstate(&["compile", "-c", &corpus("045-decl-shapes")]);
     let j: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(ours.to_json(), j);

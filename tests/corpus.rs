@@ -7,9 +7,9 @@ mod common;
 
 use common::first_difference;
 use libtest_mimic::{Arguments, Failed, Trial};
-use lowstate::compile::{Options, Session};
-use lowstate::config::{Config, SaltVersion};
 use lowstate::diag::Diagnostics;
+use lowstate::salt::config::{Config, SaltVersion};
+use lowstate::salt::pipeline::{Options, Session};
 use lowstate::value::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -79,7 +79,7 @@ struct CaseMeta {
 
 fn meta(case: &Path) -> CaseMeta {
     let text = std::fs::read_to_string(case.join("case.yaml")).unwrap_or_default();
-    let v = lowstate::render::yaml::load_value(&text).unwrap_or_default();
+    let v = lowstate::yaml::load_value(&text).unwrap_or_default();
     CaseMeta {
         expect_error: v.get("expect").and_then(Value::as_str) == Some("error"),
         mentions: v
@@ -116,7 +116,7 @@ fn run_case(case: &Path, mode: &str, version: SaltVersion) -> Result<(), Failed>
             .lowstate()
             .map(|c| Value::List(c.into_iter().map(Value::Map).collect())),
         "runorder" => session
-            .simulate(&lowstate::simulate::Assumptions::new())
+            .simulate(&lowstate::salt::simulate::Assumptions::new())
             .map(|r| r.to_value()),
         _ => unreachable!(),
     };

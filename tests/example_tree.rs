@@ -2,8 +2,8 @@
 //! (`state_tree/`): the order report, DOT and Mermaid drawings, and the
 //! diagnostics of a broken tree. Review changes with `cargo insta review`.
 
-use lowstate::compile::{Options, Session};
-use lowstate::config::Config;
+use lowstate::salt::config::Config;
+use lowstate::salt::pipeline::{Options, Session};
 use std::path::Path;
 
 fn session() -> Session {
@@ -17,19 +17,23 @@ fn session() -> Session {
 fn order_report() {
     let s = session();
     let (g, sources) = s.graph().expect("example tree compiles");
-    insta::assert_snapshot!(lowstate::report::order_report(&g, Some(&sources), false));
+    insta::assert_snapshot!(lowstate::salt::report::order_report(
+        &g,
+        Some(&sources),
+        false
+    ));
 }
 
 #[test]
 fn dot_graph() {
     let (g, _) = session().graph().expect("example tree compiles");
-    insta::assert_snapshot!(lowstate::graph::to_dot(&g));
+    insta::assert_snapshot!(lowstate::plan::to_dot(&g));
 }
 
 #[test]
 fn mermaid_graph() {
     let (g, _) = session().graph().expect("example tree compiles");
-    insta::assert_snapshot!(lowstate::graph::to_mermaid(&g));
+    insta::assert_snapshot!(lowstate::plan::to_mermaid(&g));
 }
 
 #[test]

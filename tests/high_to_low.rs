@@ -7,9 +7,10 @@
 mod common;
 
 use common::first_difference;
-use lowstate::config::SaltVersion;
-use lowstate::high::SourceMap;
-use lowstate::low::{high_to_low, LowOptions};
+use lowstate::salt::config::SaltVersion;
+use lowstate::salt::high::SourceMap;
+use lowstate::salt::low::LowOptions;
+use lowstate::salt::pipeline::high_to_low;
 use lowstate::value::Value;
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};

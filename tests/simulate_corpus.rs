@@ -7,11 +7,12 @@
 //! `from_expected_lowstate` feeds Salt's own lowstate into the simulator, so
 //! it tests the executor alone.
 
-use lowstate::config::{Config, SaltVersion};
-use lowstate::graph::ChunkGraph;
-use lowstate::high::SourceMap;
-use lowstate::low::{high_to_lowstate, LowOptions};
-use lowstate::simulate::{simulate, Assumptions, RunResult, NO_TOP_MATCH};
+use lowstate::plan::ChunkGraph;
+use lowstate::salt::config::{Config, SaltVersion};
+use lowstate::salt::high::SourceMap;
+use lowstate::salt::low::LowOptions;
+use lowstate::salt::pipeline::high_to_lowstate;
+use lowstate::salt::simulate::{simulate, Assumptions, RunResult, NO_TOP_MATCH};
 use lowstate::Value;
 use std::path::{Path, PathBuf};
 
@@ -173,12 +174,12 @@ fn renderers_on_every_lowstate() {
         let Ok(g) = ChunkGraph::from_lowstate(&low) else {
             continue;
         };
-        let json = lowstate::graph::to_json_document(&g);
+        let json = lowstate::plan::to_json_document(&g);
         assert_eq!(json.get("version"), Some(&Value::Int(1)));
-        assert!(lowstate::graph::to_dot(&g).starts_with("digraph"));
-        assert!(lowstate::graph::to_mermaid(&g).starts_with("flowchart"));
-        assert!(lowstate::graph::to_html(&g).contains("</svg>"));
-        let report = lowstate::report::order_report(&g, None, false);
+        assert!(lowstate::plan::to_dot(&g).starts_with("digraph"));
+        assert!(lowstate::plan::to_mermaid(&g).starts_with("flowchart"));
+        assert!(lowstate::plan::to_html(&g).contains("</svg>"));
+        let report = lowstate::salt::report::order_report(&g, None, false);
         assert!(report.lines().count() > g.order.len());
         rendered += 1;
         // Cross-check the adapter over the compiler's graph.

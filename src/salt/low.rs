@@ -1,17 +1,12 @@
 //! Lowstate: builds the flat chunks Salt executes from high data
 //! (`compile_high_data`: one chunk per ID × state module × `names` entry, keys
 //! in Salt's order), normalises `order` values (cap, `first`/`last`,
-//! negatives, `names` fractions) and runs the whole high → low pipeline
-//! (`high_to_low`) in Salt's order of steps. Ordering itself lives in `order`.
+//! negatives, `names` fractions). The passes before it live in `high`, the
+//! ordering after it in `order`; `pipeline::high_to_low` runs them in
+//! Salt's order of steps.
 
-use crate::diag::Diagnostic;
 use crate::salt::config::{Config, SaltVersion};
-use crate::salt::high::exclude::apply_exclude;
-use crate::salt::high::extend::{is_dunder, py_iter, reconcile_extend};
-use crate::salt::high::requisite_in::requisite_in_for;
-use crate::salt::high::verify::verify_high_for;
-use crate::salt::high::SourceMap;
-use crate::salt::order::{order_chunks, Lowstate};
+use crate::salt::high::extend::{is_dunder, py_iter};
 use crate::value::{Map, Value};
 use indexmap::IndexSet;
 use std::cmp::Ordering;
@@ -66,42 +61,6 @@ impl LowOptions {
     pub fn has_mod_watch(&self, module: &str) -> bool {
         self.mod_watch.contains(module)
     }
-}
-
-/// The whole high → low pipeline, as `state.show_lowstate` runs it:
-/// reconcile_extend → verify_high → requisite_in → apply_exclude → compile →
-/// order. Errors come back in Salt's order (extend, verify, requisite_in;
-/// or else compile/order errors).
-pub fn high_to_low(
-    high: Map,
-    opts: &LowOptions,
-    sources: &SourceMap,
-) -> Result<Vec<Map>, Vec<Diagnostic>> {
-    high_to_lowstate(high, opts, sources).map(Lowstate::into_list)
-}
-
-/// Like [`high_to_low`] but keeps the requisite graph (3008) and the node
-/// sequence, for execution simulation and drawing.
-pub fn high_to_lowstate(
-    mut high: Map,
-    opts: &LowOptions,
-    sources: &SourceMap,
-) -> Result<Lowstate, Vec<Diagnostic>> {
-    let mut errors = reconcile_extend(&mut high, sources);
-    errors.extend(verify_high_for(&high, opts.version, sources));
-    // Salt's show_lowstate runs requisite_in even after verify errors.
-    errors.extend(requisite_in_for(
-        &mut high,
-        opts.version,
-        &opts.disabled_requisites,
-        sources,
-    ));
-    apply_exclude(&mut high);
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    let chunks = compile_high_data_owned(high);
-    order_chunks(chunks, opts, sources)
 }
 
 /// Salt's `compile_high_data` without the ordering: chunks in high-data
@@ -346,7 +305,7 @@ pub fn normalise_order(chunk: &mut Map, cap: i64) -> Num {
 pub fn chunk_label(chunk: &Map) -> String {
     let mut label = String::with_capacity(48);
     for key in ["state", "name", "fun"] {
-        crate::salt::order::push_py_str(&mut label, chunk.get(key));
+        crate::value::push_py_str(&mut label, chunk.get(key));
     }
     label
 }

@@ -11,7 +11,7 @@ use crate::fnmatch::fnmatch;
 use crate::salt::high::extend::py_iter;
 use crate::salt::high::SourceMap;
 use crate::salt::low::{normalise_order, sort_chunks, symbolic_order, LowOptions, Num};
-use crate::value::{Map, Value};
+use crate::value::{push_py_str, Map, Value};
 use indexmap::IndexMap;
 use petgraph::graph::{DiGraph, NodeIndex};
 use rayon::prelude::*;
@@ -689,16 +689,6 @@ fn push_tag(tag: &mut String, f: &ChunkFields<'_>) {
     push_py_str(tag, f.name);
     tag.push_str(TAG_SEP);
     push_py_str(tag, f.fun);
-}
-
-/// Append `str(v)` (nothing for a missing value) without a temporary for
-/// the usual string case.
-pub(crate) fn push_py_str(out: &mut String, v: Option<&Value>) {
-    match v {
-        Some(Value::Str(s)) => out.push_str(s),
-        Some(other) => out.push_str(&other.py_str()),
-        None => {}
-    }
 }
 
 /// Append unless it is the last entry (the same chunk indexed under equal
@@ -1807,7 +1797,8 @@ mod tests {
 
     use crate::salt::config::SaltVersion;
     use crate::salt::high::SourceMap;
-    use crate::salt::low::{high_to_low, LowOptions};
+    use crate::salt::low::LowOptions;
+    use crate::salt::pipeline::high_to_low;
     use crate::value::Value;
     use serde_json::{json, Value as Json};
 
@@ -1940,9 +1931,12 @@ mod tests {
             ("deploy", "test", json!(10002), vec![req("require", "base")]),
             ("base", "test", json!(10000), vec![]),
         ]);
-        let low =
-            crate::salt::low::high_to_lowstate(h, &LowOptions::default(), &SourceMap::default())
-                .unwrap();
+        let low = crate::salt::pipeline::high_to_lowstate(
+            h,
+            &LowOptions::default(),
+            &SourceMap::default(),
+        )
+        .unwrap();
         let g = low.graph.as_ref().unwrap();
         assert_eq!(g.graph.node_count(), 4);
         let deploy = g.node("test_|-deploy_|-deploy_|-nop").unwrap();

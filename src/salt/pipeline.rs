@@ -7,7 +7,14 @@ use crate::plan::ChunkGraph;
 use crate::salt::config::{Config, SaltVersion};
 use crate::salt::fileserver::FileServer;
 use crate::salt::high::build::{Builder, Highstate, RenderCache};
+use crate::salt::high::exclude::apply_exclude;
+use crate::salt::high::extend::reconcile_extend;
+use crate::salt::high::requisite_in::requisite_in_for;
+use crate::salt::high::verify::verify_high_for;
+use crate::salt::high::SourceMap;
+use crate::salt::low::LowOptions;
 use crate::salt::matcher::Minion;
+use crate::salt::order::{order_chunks, Lowstate};
 use crate::salt::render::jinja::{Jinja, RenderData, SlsContext, TemplateLoader};
 use crate::salt::render::{render_file, RenderEnv};
 use crate::salt::simulate::{simulate_with, Assumptions, RunResult, SimOptions};
@@ -171,7 +178,7 @@ impl Session {
     fn plan_from(&self, hs: Highstate) -> Result<Plan, Diagnostics> {
         let opts = crate::salt::low::LowOptions::from_config(&self.config, self.options.version);
         let mut errors = hs.errors;
-        match crate::salt::low::high_to_lowstate(hs.high, &opts, &hs.sources) {
+        match high_to_lowstate(hs.high, &opts, &hs.sources) {
             Ok(lowstate) if errors.is_empty() => Ok(Plan {
                 lowstate,
                 sources: hs.sources,
@@ -376,4 +383,40 @@ impl TopLoader for TopFiles<'_> {
             Some(f) => self.render(env, &f.rel, &f.path),
         }
     }
+}
+
+/// The whole high → low pipeline, as `state.show_lowstate` runs it:
+/// reconcile_extend → verify_high → requisite_in → apply_exclude → compile →
+/// order. Errors come back in Salt's order (extend, verify, requisite_in;
+/// or else compile/order errors).
+pub fn high_to_low(
+    high: Map,
+    opts: &LowOptions,
+    sources: &SourceMap,
+) -> Result<Vec<Map>, Vec<Diagnostic>> {
+    high_to_lowstate(high, opts, sources).map(Lowstate::into_list)
+}
+
+/// Like [`high_to_low`] but keeps the requisite graph (3008) and the node
+/// sequence, for execution simulation and drawing.
+pub fn high_to_lowstate(
+    mut high: Map,
+    opts: &LowOptions,
+    sources: &SourceMap,
+) -> Result<Lowstate, Vec<Diagnostic>> {
+    let mut errors = reconcile_extend(&mut high, sources);
+    errors.extend(verify_high_for(&high, opts.version, sources));
+    // Salt's show_lowstate runs requisite_in even after verify errors.
+    errors.extend(requisite_in_for(
+        &mut high,
+        opts.version,
+        &opts.disabled_requisites,
+        sources,
+    ));
+    apply_exclude(&mut high);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let chunks = crate::salt::low::compile_high_data_owned(high);
+    order_chunks(chunks, opts, sources)
 }

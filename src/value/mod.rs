@@ -678,3 +678,12 @@ mod tests {
         }
     }
 }
+
+/// Appends `v` as Python's `str()` prints it (nothing for `None`).
+pub fn push_py_str(out: &mut String, v: Option<&Value>) {
+    match v {
+        Some(Value::Str(s)) => out.push_str(s),
+        Some(other) => out.push_str(&other.py_str()),
+        None => {}
+    }
+}

@@ -12,6 +12,7 @@ pub mod mutable;
 mod prepass;
 pub mod pyfmt;
 pub mod salt;
+mod serialize;
 mod setup;
 
 use crate::salt::config::JinjaOptions;

@@ -8,7 +8,6 @@ use std::fmt::Write as _;
 
 use minijinja::value::{Value, ValueKind};
 
-use super::mutable::{MutList, MutMap};
 use crate::value::py_str_repr;
 
 /// Python's type name of a value (`dict`, `list`, `str`, ...).
@@ -75,20 +74,10 @@ fn write_number(out: &mut String, v: &Value) {
     }
 }
 
-/// `printable`: format dicts as Salt's `PrintableDict` does.
+/// `printable`: format dicts as Salt's `PrintableDict` does. Containers
+/// (plain or `mutable`) are read through minijinja's object protocol, so
+/// this module needs no knowledge of the mutable types.
 fn write_repr(out: &mut String, v: &Value, printable: bool) {
-    if let Some(m) = v.downcast_object_ref::<MutMap>() {
-        let pairs: Vec<(Value, Value)> = m
-            .lock()
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        return write_dict(out, &pairs, printable);
-    }
-    if let Some(l) = v.downcast_object_ref::<MutList>() {
-        let items = l.lock().clone();
-        return write_seq(out, &items, false, printable);
-    }
     match v.kind() {
         ValueKind::Undefined => {}
         ValueKind::None => out.push_str("None"),

@@ -856,10 +856,10 @@ fn slsutil_serialize(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
     }
     match serializer.as_str() {
         "json" => {
-            let opts = crate::salt::render::jinja::filters::JsonOptions::from_kwargs(&kwargs)
+            let opts = crate::salt::render::jinja::serialize::JsonOptions::from_kwargs(&kwargs)
                 .map_err(py_error)?;
             Ok(MjValue::from(
-                crate::salt::render::jinja::filters::py_json_dumps(&obj, &opts),
+                crate::salt::render::jinja::serialize::py_json_dumps(&obj, &opts),
             ))
         }
         "yaml" => {
@@ -876,7 +876,7 @@ fn slsutil_serialize(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
                     k.py_str()
                 )));
             }
-            let text = crate::salt::render::jinja::filters::yaml_dump_sorted(&obj, flow);
+            let text = crate::salt::render::jinja::serialize::yaml_dump_sorted(&obj, flow);
             let text = match text.strip_suffix("\n...\n") {
                 Some(t) => t.to_string(),
                 None => text.strip_suffix('\n').unwrap_or(&text).to_string(),
