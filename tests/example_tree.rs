@@ -27,13 +27,13 @@ fn order_report() {
 #[test]
 fn dot_graph() {
     let (g, _) = session().graph().expect("example tree compiles");
-    insta::assert_snapshot!(lowstate::plan::to_dot(&g));
+    insta::assert_snapshot!(lowstate::plan::to_dot(&g.to_plan()));
 }
 
 #[test]
 fn mermaid_graph() {
     let (g, _) = session().graph().expect("example tree compiles");
-    insta::assert_snapshot!(lowstate::plan::to_mermaid(&g));
+    insta::assert_snapshot!(lowstate::plan::to_mermaid(&g.to_plan()));
 }
 
 #[test]

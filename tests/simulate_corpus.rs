@@ -7,8 +7,8 @@
 //! `from_expected_lowstate` feeds Salt's own lowstate into the simulator, so
 //! it tests the executor alone.
 
-use lowstate::plan::ChunkGraph;
 use lowstate::salt::config::{Config, SaltVersion};
+use lowstate::salt::graph::ChunkGraph;
 use lowstate::salt::high::SourceMap;
 use lowstate::salt::low::LowOptions;
 use lowstate::salt::pipeline::high_to_lowstate;
@@ -174,11 +174,11 @@ fn renderers_on_every_lowstate() {
         let Ok(g) = ChunkGraph::from_lowstate(&low) else {
             continue;
         };
-        let json = lowstate::plan::to_json_document(&g);
+        let json = lowstate::plan::to_json_document(&g.to_plan());
         assert_eq!(json.get("version"), Some(&Value::Int(1)));
-        assert!(lowstate::plan::to_dot(&g).starts_with("digraph"));
-        assert!(lowstate::plan::to_mermaid(&g).starts_with("flowchart"));
-        assert!(lowstate::plan::to_html(&g).contains("</svg>"));
+        assert!(lowstate::plan::to_dot(&g.to_plan()).starts_with("digraph"));
+        assert!(lowstate::plan::to_mermaid(&g.to_plan()).starts_with("flowchart"));
+        assert!(lowstate::plan::to_html(&g.to_plan()).contains("</svg>"));
         let report = lowstate::salt::report::order_report(&g, None, false);
         assert!(report.lines().count() > g.order.len());
         rendered += 1;

@@ -29,12 +29,13 @@ pub struct Args {
 
 pub fn run(args: Args) -> CmdResult {
     let session = args.common.session(args.selection.sls.clone())?;
-    let (g, _) = session.graph().map_err(Failure::Compile)?;
+    let (g, sources) = session.graph().map_err(Failure::Compile)?;
     let mut text = match args.format {
-        GraphFormat::Dot => plan::to_dot(&g),
-        GraphFormat::Json => plan::to_json_document(&g).to_json_pretty(),
-        GraphFormat::Mermaid => plan::to_mermaid(&g),
-        GraphFormat::Html => plan::to_html(&g),
+        GraphFormat::Dot => plan::to_dot(&g.to_plan()),
+        GraphFormat::Json => plan::to_json_document(&g.to_plan()).to_json_pretty(),
+        GraphFormat::Mermaid => plan::to_mermaid(&g.to_plan()),
+        // The page shows why each state sits where it does.
+        GraphFormat::Html => plan::to_html(&lowstate::salt::report::explain(&g, Some(&sources))),
     };
     if !text.ends_with('\n') {
         text.push('\n');

@@ -1,7 +1,7 @@
 //! Graphviz DOT output: one cluster per SLS, nodes in execution order,
 //! edges coloured and styled by requisite type.
 
-use super::ChunkGraph;
+use super::Plan;
 use std::fmt::Write;
 
 /// A DOT string literal (quotes and backslashes escaped, newlines as `\n`).
@@ -21,7 +21,7 @@ fn quote(s: &str) -> String {
 }
 
 /// The requisite graph as DOT (`dot -Tsvg` renders it).
-pub fn to_dot(g: &ChunkGraph) -> String {
+pub fn to_dot(g: &Plan) -> String {
     let pos = g.positions();
     let mut out = String::new();
     out.push_str("digraph lowstate {\n");
@@ -33,11 +33,11 @@ pub fn to_dot(g: &ChunkGraph) -> String {
         let _ = writeln!(out, "    label={};", quote(sls));
         out.push_str("    style=\"rounded,filled\"; fillcolor=\"#f4f4f4\"; color=\"#bbbbbb\";\n");
         for &n in nodes {
-            let mut lines = g.node_label_lines(n);
+            let mut lines = g.nodes[n].label.clone();
             if let Some(p) = pos[n] {
                 lines[0] = format!("{p}: {}", lines[0]);
             }
-            let extra = if g.nodes[n].prereq_test {
+            let extra = if g.nodes[n].secondary {
                 ", style=\"rounded,dashed,filled\", fillcolor=\"#f3ecfa\""
             } else {
                 ""
@@ -46,19 +46,19 @@ pub fn to_dot(g: &ChunkGraph) -> String {
                 out,
                 "    n{n} [label={}, tooltip={}{extra}];",
                 quote(&lines.join("\n")),
-                quote(&g.node_tag(n))
+                quote(&g.nodes[n].key)
             );
         }
         out.push_str("  }\n");
     }
     for e in &g.edges {
-        let st = e.style();
+        let st = e.style;
         let _ = writeln!(
             out,
             "  n{} -> n{} [label={}, color=\"{}\", fontcolor=\"{}\", style={}];",
             e.from,
             e.to,
-            quote(&e.label()),
+            quote(&e.label),
             st.color,
             st.color,
             st.line

@@ -1,8 +1,8 @@
-//! A self-contained HTML page with the requisite graph as inline SVG (laid
-//! out by `layout`): no scripts, no network, no CDN.
+//! A self-contained HTML page with a plan drawn as inline SVG (laid out by
+//! `layout`): no scripts, no network, no CDN.
 
 use super::layout::{layout, Layout, LINE_H, PAD_X, PAD_Y};
-use super::{ChunkGraph, EdgeKind};
+use super::Plan;
 use std::fmt::Write;
 
 /// Escape text for XML/HTML.
@@ -42,7 +42,7 @@ fn marker_id(color: &str) -> String {
 }
 
 /// The SVG picture alone.
-pub fn to_svg(g: &ChunkGraph) -> String {
+pub fn to_svg(g: &Plan) -> String {
     let l: Layout = layout(g);
     let mut out = String::new();
     let _ = writeln!(
@@ -52,7 +52,8 @@ pub fn to_svg(g: &ChunkGraph) -> String {
         h = l.height
     );
     out.push_str("<defs>\n");
-    let mut colors: Vec<&str> = EdgeKind::ALL.iter().map(|k| k.style().color).collect();
+    let mut colors: Vec<&str> = g.legend.iter().map(|(_, st)| st.color).collect();
+    colors.extend(g.edges.iter().map(|e| e.style.color));
     colors.dedup();
     colors.sort_unstable();
     colors.dedup();
@@ -81,7 +82,7 @@ pub fn to_svg(g: &ChunkGraph) -> String {
     // Edges under the nodes.
     for e in &g.edges {
         let (a, b) = (&l.nodes[e.from], &l.nodes[e.to]);
-        let st = e.style();
+        let st = e.style;
         let (ay, by) = (a.y + a.h / 2.0, b.y + b.h / 2.0);
         let (x1, x2, c1, c2);
         if a.lane == b.lane {
@@ -108,16 +109,16 @@ pub fn to_svg(g: &ChunkGraph) -> String {
         let _ = writeln!(
             out,
             r#"<g class="edge"><title>{} → {}: {}</title><path d="M{x1:.1},{ay:.1} C{c1:.1},{ay:.1} {c2:.1},{by:.1} {x2:.1},{by:.1}" fill="none" stroke="{}" stroke-width="{}"{} marker-end="url(#{})"/><text x="{mx:.1}" y="{:.1}" fill="{}" font-size="9" text-anchor="middle">{}</text></g>"#,
-            esc(&g.node_chunk(e.from).id),
-            esc(&g.node_chunk(e.to).id),
-            esc(&e.label()),
+            esc(&g.nodes[e.from].title),
+            esc(&g.nodes[e.to].title),
+            esc(&e.label),
             st.color,
             width(st.line),
             dash(st.line),
             marker_id(st.color),
             my - 3.0,
             st.color,
-            esc(&e.label())
+            esc(&e.label)
         );
     }
     // Nodes.
@@ -125,7 +126,7 @@ pub fn to_svg(g: &ChunkGraph) -> String {
         if p.lines.is_empty() {
             continue;
         }
-        let test = g.nodes[n].prereq_test;
+        let test = g.nodes[n].secondary;
         let (fill, stroke, dasharray) = if test {
             ("#f3ecfa", "#9467bd", r#" stroke-dasharray="5 3""#)
         } else {
@@ -134,7 +135,7 @@ pub fn to_svg(g: &ChunkGraph) -> String {
         let _ = write!(
             out,
             r#"<g class="node"><title>{}</title><rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" rx="5" fill="{fill}" stroke="{stroke}"{dasharray}/>"#,
-            esc(&g.node_tag(n)),
+            esc(&g.nodes[n].key),
             p.x,
             p.y,
             p.w,
@@ -157,7 +158,7 @@ pub fn to_svg(g: &ChunkGraph) -> String {
 }
 
 /// The whole page: title, legend and the SVG.
-pub fn to_html(g: &ChunkGraph) -> String {
+pub fn to_html(g: &Plan) -> String {
     let mut out = String::new();
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     out.push_str("<title>lowstate: requisite graph</title>\n<style>\n");
@@ -174,13 +175,12 @@ pub fn to_html(g: &ChunkGraph) -> String {
     let _ = writeln!(
         out,
         "<p class=\"note\">{} states, {} nodes, {} edges. Lanes are SLS files; rows are the execution order (top first); arrows point from a dependency to its dependent. Hover for tags.</p>",
-        g.chunks.len(),
+        g.nodes.iter().filter(|n| !n.secondary).count(),
         g.nodes.len(),
         g.edges.len()
     );
     out.push_str("<ul class=\"legend\">\n");
-    for k in EdgeKind::ALL {
-        let st = k.style();
+    for (k, st) in &g.legend {
         let _ = writeln!(
             out,
             r#"<li><svg width="34" height="10"><line x1="0" y1="5" x2="34" y2="5" stroke="{}" stroke-width="{}"{}/></svg>{}</li>"#,
@@ -191,8 +191,10 @@ pub fn to_html(g: &ChunkGraph) -> String {
         );
     }
     out.push_str(
-        "<li><svg width=\"34\" height=\"12\"><rect x=\"1\" y=\"1\" width=\"32\" height=\"10\" rx=\"3\" fill=\"#f3ecfa\" stroke=\"#9467bd\" stroke-dasharray=\"5 3\"/></svg>prereq test run</li>\n",
+        "<li><svg width=\"34\" height=\"12\"><rect x=\"1\" y=\"1\" width=\"32\" height=\"10\" rx=\"3\" fill=\"#f3ecfa\" stroke=\"#9467bd\" stroke-dasharray=\"5 3\"/></svg>",
     );
+    out.push_str(&esc(&g.secondary_name));
+    out.push_str("</li>\n");
     out.push_str("</ul>\n");
     out.push_str(&to_svg(g));
     out.push_str("</body>\n</html>\n");

@@ -3,7 +3,7 @@
 //! bottom in the order Salt runs the states. Every dependency runs before
 //! its dependent, so edges point downwards. Linear in nodes + edges.
 
-use super::ChunkGraph;
+use super::Plan;
 
 pub const CHAR_W: f64 = 6.6;
 pub const LINE_H: f64 = 14.0;
@@ -53,7 +53,7 @@ pub fn clip(s: &str) -> String {
     t
 }
 
-pub fn layout(g: &ChunkGraph) -> Layout {
+pub fn layout(g: &Plan) -> Layout {
     let clusters = g.clusters();
     let pos = g.positions();
     let mut lane_of = vec![0usize; g.nodes.len()];
@@ -64,7 +64,7 @@ pub fn layout(g: &ChunkGraph) -> Layout {
         let mut chars = sls.chars().count().min(MAX_CHARS);
         for &n in nodes {
             lane_of[n] = li;
-            let mut lines = g.node_label_lines(n);
+            let mut lines = g.nodes[n].label.clone();
             if let Some(p) = pos[n] {
                 lines[0] = format!("{p}: {}", lines[0]);
             }

@@ -1,7 +1,7 @@
 //! Mermaid flowchart output: one subgraph per SLS, edges labelled with the
 //! requisite type and coloured through `linkStyle`.
 
-use super::ChunkGraph;
+use super::Plan;
 use std::fmt::Write;
 
 /// Text safe inside a Mermaid `["..."]` label.
@@ -20,13 +20,13 @@ fn label(s: &str) -> String {
 }
 
 /// The requisite graph as a Mermaid flowchart.
-pub fn to_mermaid(g: &ChunkGraph) -> String {
+pub fn to_mermaid(g: &Plan) -> String {
     let pos = g.positions();
     let mut out = String::from("flowchart LR\n");
     for (ci, (sls, nodes)) in g.clusters().iter().enumerate() {
         let _ = writeln!(out, "  subgraph sls{ci}[\"{}\"]", label(sls));
         for &n in nodes {
-            let mut lines = g.node_label_lines(n);
+            let mut lines = g.nodes[n].label.clone();
             if let Some(p) = pos[n] {
                 lines[0] = format!("{p}: {}", lines[0]);
             }
@@ -35,7 +35,7 @@ pub fn to_mermaid(g: &ChunkGraph) -> String {
         out.push_str("  end\n");
     }
     for e in &g.edges {
-        let arrow = match e.style().line {
+        let arrow = match e.style.line {
             "dashed" | "dotted" => "-.->",
             "bold" => "==>",
             _ => "-->",
@@ -44,12 +44,12 @@ pub fn to_mermaid(g: &ChunkGraph) -> String {
             out,
             "  n{} {arrow}|\"{}\"| n{}",
             e.from,
-            label(&e.label()),
+            label(&e.label),
             e.to
         );
     }
     for (i, e) in g.edges.iter().enumerate() {
-        let st = e.style();
+        let st = e.style;
         let _ = writeln!(
             out,
             "  linkStyle {i} stroke:{},color:{}",
@@ -57,7 +57,7 @@ pub fn to_mermaid(g: &ChunkGraph) -> String {
         );
     }
     let tests: Vec<String> = (0..g.nodes.len())
-        .filter(|&n| g.nodes[n].prereq_test)
+        .filter(|&n| g.nodes[n].secondary)
         .map(|n| format!("n{n}"))
         .collect();
     if !tests.is_empty() {

@@ -1,108 +1,80 @@
-//! The requisite graph as the output stages see it: chunks, Salt 3008's
-//! extra prereq test nodes, typed edges (dependency → dependent) and the
-//! execution order. `simulate`, the order report and the graph renderers
-//! (`dot`, `json`, `mermaid`, `html`) all read a [`ChunkGraph`].
-//!
-//! A `ChunkGraph` is built either from an ordered lowstate (the list
-//! `state.show_lowstate` prints, prereq targets listed twice) by resolving
-//! the requisite keys the way Salt 3008.5's dependency graph does, or from
-//! the compiler's own requisite graph.
+//! The neutral, drawable plan: what any front end (Salt's lowstate, a Heat
+//! stack) hands to the output stages. A [`Plan`] is nodes (a state, a
+//! resource), typed edges (dependency → dependent, each with its family,
+//! style and label), the execution order, and per node the reasons it sits
+//! where it does. The renderers here read only a `Plan`: [`to_dot`],
+//! [`to_mermaid`], [`to_json_document`], [`to_html`] / [`to_svg`] and the
+//! order report ([`order_report`]). No dialect knowledge lives here; each
+//! front end fills in its own words (labels, reasons, JSON fields).
 
 mod dot;
 mod html;
 mod json;
 mod layout;
 mod mermaid;
+mod report;
 
 pub use dot::to_dot;
-pub use html::{to_html, to_svg};
+pub use html::{esc, to_html, to_svg};
 pub use json::{to_json_document, JSON_VERSION};
 pub use mermaid::to_mermaid;
+pub use report::order_report;
 
-use crate::value::Value;
+use crate::value::Map;
 use std::collections::HashMap;
-use std::fmt;
 
-/// A requisite type that makes a graph edge (not `listen`, not `use`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum EdgeKind {
-    Require,
-    RequireAny,
-    Watch,
-    WatchAny,
-    Prereq,
-    Onfail,
-    OnfailAny,
-    OnfailAll,
-    Onchanges,
-    OnchangesAny,
-}
-
-/// The requisite family of an [`EdgeKind`] (its name without `_any`/`_all`).
+/// What kind of dependency an edge is, across dialects: it decides the
+/// colour of the edge and of the reasons it gives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum EdgeBase {
-    Require,
-    Watch,
-    Prereq,
-    Onfail,
-    Onchanges,
+pub enum EdgeFamily {
+    /// Plain ordering: the dependent runs after the dependency (Salt
+    /// `require`, Heat `depends_on` and references).
+    Requires,
+    /// The dependent reacts to the dependency's changes (Salt `watch`).
+    Watches,
+    /// The dependency is tried first in test mode (Salt `prereq`).
+    Precheck,
+    /// The dependent runs only on the dependency's failure (Salt `onfail`).
+    OnFailure,
+    /// The dependent runs only on the dependency's changes (Salt `onchanges`).
+    OnChange,
 }
 
-impl EdgeKind {
-    /// All kinds, in the order Salt adds a chunk's requisites to the graph.
-    pub const ALL: [EdgeKind; 10] = [
-        EdgeKind::Require,
-        EdgeKind::RequireAny,
-        EdgeKind::Watch,
-        EdgeKind::WatchAny,
-        EdgeKind::Prereq,
-        EdgeKind::Onfail,
-        EdgeKind::OnfailAny,
-        EdgeKind::OnfailAll,
-        EdgeKind::Onchanges,
-        EdgeKind::OnchangesAny,
+impl EdgeFamily {
+    /// `#rrggbb` of the family (require grey, watch blue, prereq purple,
+    /// onfail red, onchanges green).
+    pub fn color(self) -> &'static str {
+        match self {
+            EdgeFamily::Requires => "#555555",
+            EdgeFamily::Watches => "#1f77b4",
+            EdgeFamily::Precheck => "#9467bd",
+            EdgeFamily::OnFailure => "#d62728",
+            EdgeFamily::OnChange => "#2ca02c",
+        }
+    }
+
+    /// The ANSI colour of the family in terminal reports (`""` for none).
+    pub fn ansi(self) -> &'static str {
+        match self {
+            EdgeFamily::Requires => "",
+            EdgeFamily::Watches => "\x1b[34m",
+            EdgeFamily::Precheck => "\x1b[35m",
+            EdgeFamily::OnFailure => "\x1b[31m",
+            EdgeFamily::OnChange => "\x1b[32m",
+        }
+    }
+
+    /// Every family, for legends and marker definitions.
+    pub const ALL: [EdgeFamily; 5] = [
+        EdgeFamily::Requires,
+        EdgeFamily::Watches,
+        EdgeFamily::Precheck,
+        EdgeFamily::OnFailure,
+        EdgeFamily::OnChange,
     ];
-
-    /// The requisite key as written in SLS files.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EdgeKind::Require => "require",
-            EdgeKind::RequireAny => "require_any",
-            EdgeKind::Watch => "watch",
-            EdgeKind::WatchAny => "watch_any",
-            EdgeKind::Prereq => "prereq",
-            EdgeKind::Onfail => "onfail",
-            EdgeKind::OnfailAny => "onfail_any",
-            EdgeKind::OnfailAll => "onfail_all",
-            EdgeKind::Onchanges => "onchanges",
-            EdgeKind::OnchangesAny => "onchanges_any",
-        }
-    }
-
-    pub fn from_key(key: &str) -> Option<EdgeKind> {
-        EdgeKind::ALL.into_iter().find(|k| k.as_str() == key)
-    }
-
-    pub fn base(self) -> EdgeBase {
-        match self {
-            EdgeKind::Require | EdgeKind::RequireAny => EdgeBase::Require,
-            EdgeKind::Watch | EdgeKind::WatchAny => EdgeBase::Watch,
-            EdgeKind::Prereq => EdgeBase::Prereq,
-            EdgeKind::Onfail | EdgeKind::OnfailAny | EdgeKind::OnfailAll => EdgeBase::Onfail,
-            EdgeKind::Onchanges | EdgeKind::OnchangesAny => EdgeBase::Onchanges,
-        }
-    }
-
-    pub fn is_any(self) -> bool {
-        self.as_str().ends_with("_any")
-    }
-
-    pub fn is_all(self) -> bool {
-        self == EdgeKind::OnfailAll
-    }
 }
 
-/// How an edge kind is drawn (shared by every renderer).
+/// How an edge is drawn (shared by every renderer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EdgeStyle {
     /// `#rrggbb`.
@@ -111,68 +83,93 @@ pub struct EdgeStyle {
     pub line: &'static str,
 }
 
-impl EdgeKind {
-    /// Colour by family (require grey, watch blue, prereq purple, onfail
-    /// red, onchanges green); `_any`/`_all` forms dashed.
-    pub fn style(self) -> EdgeStyle {
-        let color = match self.base() {
-            EdgeBase::Require => "#555555",
-            EdgeBase::Watch => "#1f77b4",
-            EdgeBase::Prereq => "#9467bd",
-            EdgeBase::Onfail => "#d62728",
-            EdgeBase::Onchanges => "#2ca02c",
-        };
-        let line = if self.is_any() || self.is_all() {
-            "dashed"
-        } else if self == EdgeKind::Prereq {
-            "dotted"
-        } else if self.base() == EdgeBase::Watch {
-            "bold"
-        } else {
-            "solid"
-        };
-        EdgeStyle { color, line }
-    }
+/// One node: a state, a resource, or a secondary run of one (Salt's prereq
+/// test run), which renderers draw dashed.
+#[derive(Debug, Clone, Default)]
+pub struct PlanNode {
+    /// A key unique in the plan (Salt's tag, a resource name).
+    pub key: String,
+    /// The lines drawn in the node's box, most telling first.
+    pub label: Vec<String>,
+    /// The group the node is drawn in (an SLS, a stack).
+    pub group: String,
+    /// A secondary node (drawn dashed; marked `[test]` in reports).
+    pub secondary: bool,
+    /// The report's `id` column (the state ID, the resource name).
+    pub title: String,
+    /// The report's `function` column (`pkg.installed`, `OS::Nova::Server`).
+    pub kind: String,
+    /// The report's `order` column (`-` when the dialect has none).
+    pub rank: String,
+    /// Why the node sits where it does, most important first (filled by
+    /// the front end for the order report; may be empty).
+    pub reasons: Vec<Reason>,
+    /// The dialect's own fields for the JSON document, in order.
+    pub fields: Map,
 }
 
-impl Edge {
-    /// The style of this edge: the ordering `require` a prereq adds is drawn
-    /// in the prereq colour, dotted.
-    pub fn style(&self) -> EdgeStyle {
-        if self.origin == EdgeOrigin::PrereqOrder {
-            return EdgeStyle {
-                color: EdgeKind::Prereq.style().color,
-                line: "dotted",
-            };
-        }
-        self.kind.style()
-    }
-
-    /// The label drawn on the edge.
-    pub fn label(&self) -> String {
-        match self.origin {
-            EdgeOrigin::PrereqOrder => format!("{} (prereq)", self.kind),
-            _ => self.kind.to_string(),
-        }
-    }
+/// One line of "why here" for a node.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reason {
+    /// The edge family the reason comes from (colours it), if any.
+    pub family: Option<EdgeFamily>,
+    /// The sentence, with `file:line` where the cause was written.
+    pub text: String,
 }
 
-impl ChunkGraph {
-    /// SLS names in first-appearance order of the execution order (then any
-    /// chunk not in the order), with the nodes of each in execution order.
+/// A typed edge `from` (dependency) → `to` (dependent), over node indices.
+#[derive(Debug, Clone)]
+pub struct PlanEdge {
+    /// The dependency.
+    pub from: usize,
+    /// The dependent.
+    pub to: usize,
+    /// The dialect's edge type (`require`, `depends_on`, `get_attr`).
+    pub kind: String,
+    /// What is drawn on the edge.
+    pub label: String,
+    /// How it is drawn.
+    pub style: EdgeStyle,
+    /// The family of the edge.
+    pub family: EdgeFamily,
+    /// The dialect's own fields for the JSON document (after `from`, `to`,
+    /// `kind`).
+    pub fields: Map,
+}
+
+/// Nodes, edges and the execution order.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    /// The nodes.
+    pub nodes: Vec<PlanNode>,
+    /// The edges; `(from, to, kind)` is unique.
+    pub edges: Vec<PlanEdge>,
+    /// Node indices in execution order (a node may be missing from it).
+    pub order: Vec<usize>,
+    /// What the plan's groups are called in headings and in the JSON
+    /// document (`sls`, `stack`).
+    pub group_name: String,
+    /// The edge types a legend lists, with their styles.
+    pub legend: Vec<(String, EdgeStyle)>,
+    /// What a secondary node is, for legends (`prereq test run`).
+    pub secondary_name: String,
+}
+
+impl Plan {
+    /// Groups in first-appearance order of the execution order (then any
+    /// node not in the order), with the nodes of each in execution order.
     pub fn clusters(&self) -> Vec<(String, Vec<usize>)> {
         let mut out: Vec<(String, Vec<usize>)> = Vec::new();
-        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut index: HashMap<&str, usize> = HashMap::new();
         let mut placed = vec![false; self.nodes.len()];
-        let rest: Vec<usize> = (0..self.nodes.len()).collect();
-        for &n in self.order.iter().chain(rest.iter()) {
+        for n in self.order.iter().copied().chain(0..self.nodes.len()) {
             if placed[n] {
                 continue;
             }
             placed[n] = true;
-            let sls = self.node_chunk(n).sls.clone();
-            let i = *index.entry(sls.clone()).or_insert_with(|| {
-                out.push((sls, Vec::new()));
+            let group = self.nodes[n].group.as_str();
+            let i = *index.entry(group).or_insert_with(|| {
+                out.push((group.to_string(), Vec::new()));
                 out.len() - 1
             });
             out[i].1.push(n);
@@ -190,673 +187,60 @@ impl ChunkGraph {
         }
         pos
     }
-
-    /// A node's multi-line label: `state.fun`, ID, `(name)` when different,
-    /// and `[prereq test]` for test nodes.
-    pub fn node_label_lines(&self, node: usize) -> Vec<String> {
-        let c = self.node_chunk(node);
-        let mut lines = vec![c.state_fun(), c.id.clone()];
-        let name = c.name_str();
-        if name != c.id {
-            lines.push(format!("({name})"));
-        }
-        if self.nodes[node].prereq_test {
-            lines.push("[prereq test]".into());
-        }
-        lines
-    }
-}
-
-impl fmt::Display for EdgeKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// One low chunk with the fields every consumer needs pulled out.
-#[derive(Debug, Clone)]
-pub struct GraphChunk {
-    /// The chunk as in the lowstate (a map).
-    pub chunk: Value,
-    /// Salt's tag `state_|-id_|-name_|-fun`.
-    pub tag: String,
-    pub state: String,
-    pub id: String,
-    pub name: Value,
-    pub fun: String,
-    pub sls: String,
-    pub env: String,
-}
-
-impl GraphChunk {
-    /// Read the identifying fields of a chunk; `None` if it is not a map or
-    /// lacks `state`/`__id__`/`name`/`fun`.
-    pub fn new(chunk: &Value) -> Option<GraphChunk> {
-        let state = chunk.get("state")?.as_str()?.to_string();
-        let id = chunk.get("__id__")?.py_str();
-        let name = chunk.get("name")?.clone();
-        let fun = chunk.get("fun")?.as_str()?.to_string();
-        let sls = chunk.get("__sls__").map(Value::py_str).unwrap_or_default();
-        let env = chunk.get("__env__").map(Value::py_str).unwrap_or_default();
-        let tag = gen_tag(&state, &id, &name.py_str(), &fun);
-        Some(GraphChunk {
-            chunk: chunk.clone(),
-            tag,
-            state,
-            id,
-            name,
-            fun,
-            sls,
-            env,
-        })
-    }
-
-    /// `name` as a string (Python `str()`).
-    pub fn name_str(&self) -> String {
-        self.name.py_str()
-    }
-
-    /// `state.fun`.
-    pub fn state_fun(&self) -> String {
-        format!("{}.{}", self.state, self.fun)
-    }
-
-    /// A chunk argument.
-    pub fn arg(&self, key: &str) -> Option<&Value> {
-        self.chunk.get(key)
-    }
-}
-
-/// Salt's result tag.
-pub fn gen_tag(state: &str, id: &str, name: &str, fun: &str) -> String {
-    format!("{state}_|-{id}_|-{name}_|-{fun}")
-}
-
-/// A graph node: a chunk, or the prereq test node Salt 3008 adds for a
-/// prerequired chunk (sharing that chunk).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Node {
-    pub chunk: usize,
-    pub prereq_test: bool,
-}
-
-/// Why an edge exists.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EdgeOrigin {
-    /// The dependent's own requisite (including `*_in` and extend results).
-    Declared,
-    /// `A prereq B` adds `A →require B`: B's real run waits for A.
-    PrereqOrder,
-    /// An edge copied to a prereq test node from its chunk's own requisites.
-    PrereqCopy,
-}
-
-/// A typed edge `from` (dependency) → `to` (dependent), over node indices.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Edge {
-    pub from: usize,
-    pub to: usize,
-    pub kind: EdgeKind,
-    pub origin: EdgeOrigin,
-    /// Index of the requisite entry in the dependent's list for that key
-    /// (for declared edges), to find its source line.
-    pub entry: Option<usize>,
-}
-
-/// Chunks, nodes, edges and the execution order.
-#[derive(Debug, Clone, Default)]
-pub struct ChunkGraph {
-    pub chunks: Vec<GraphChunk>,
-    pub nodes: Vec<Node>,
-    /// In insertion order; `(from, to, kind)` is unique.
-    pub edges: Vec<Edge>,
-    /// Node indices in execution order (the lowstate order).
-    pub order: Vec<usize>,
-    real_node: Vec<usize>,
-    test_node: Vec<Option<usize>>,
-    in_edges: Vec<Vec<usize>>,
-    out_edges: Vec<Vec<usize>>,
-    edge_set: HashMap<(usize, usize, EdgeKind), usize>,
-    by_tag: HashMap<String, usize>,
-}
-
-/// A requisite that cannot be resolved, with Salt's message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GraphError {
-    pub message: String,
-}
-
-impl fmt::Display for GraphError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for GraphError {}
-
-impl ChunkGraph {
-    pub fn new() -> ChunkGraph {
-        ChunkGraph::default()
-    }
-
-    /// Add a chunk (once per tag) and its real node; returns the chunk index.
-    pub fn add_chunk(&mut self, chunk: GraphChunk) -> usize {
-        if let Some(&c) = self.by_tag.get(&chunk.tag) {
-            return c;
-        }
-        let c = self.chunks.len();
-        self.by_tag.insert(chunk.tag.clone(), c);
-        self.chunks.push(chunk);
-        let n = self.push_node(Node {
-            chunk: c,
-            prereq_test: false,
-        });
-        self.real_node.push(n);
-        self.test_node.push(None);
-        c
-    }
-
-    fn push_node(&mut self, node: Node) -> usize {
-        self.nodes.push(node);
-        self.in_edges.push(Vec::new());
-        self.out_edges.push(Vec::new());
-        self.nodes.len() - 1
-    }
-
-    /// The prereq test node of a chunk, created on first use.
-    pub fn ensure_test_node(&mut self, chunk: usize) -> usize {
-        if let Some(n) = self.test_node[chunk] {
-            return n;
-        }
-        let n = self.push_node(Node {
-            chunk,
-            prereq_test: true,
-        });
-        self.test_node[chunk] = Some(n);
-        n
-    }
-
-    /// Add an edge unless the same `(from, to, kind)` exists.
-    pub fn add_edge(
-        &mut self,
-        from: usize,
-        to: usize,
-        kind: EdgeKind,
-        origin: EdgeOrigin,
-        entry: Option<usize>,
-    ) {
-        if self.edge_set.contains_key(&(from, to, kind)) {
-            return;
-        }
-        let e = self.edges.len();
-        self.edges.push(Edge {
-            from,
-            to,
-            kind,
-            origin,
-            entry,
-        });
-        self.edge_set.insert((from, to, kind), e);
-        self.in_edges[to].push(e);
-        self.out_edges[from].push(e);
-    }
-
-    pub fn chunk_by_tag(&self, tag: &str) -> Option<usize> {
-        self.by_tag.get(tag).copied()
-    }
-
-    pub fn real_node(&self, chunk: usize) -> usize {
-        self.real_node[chunk]
-    }
-
-    pub fn test_node(&self, chunk: usize) -> Option<usize> {
-        self.test_node[chunk]
-    }
-
-    /// Edges into a node (its dependencies), in insertion order.
-    pub fn in_edges(&self, node: usize) -> impl Iterator<Item = &Edge> + '_ {
-        self.in_edges[node].iter().map(move |&e| &self.edges[e])
-    }
-
-    /// Edges out of a node (its dependents), in insertion order.
-    pub fn out_edges(&self, node: usize) -> impl Iterator<Item = &Edge> + '_ {
-        self.out_edges[node].iter().map(move |&e| &self.edges[e])
-    }
-
-    /// The chunk behind a node.
-    pub fn node_chunk(&self, node: usize) -> &GraphChunk {
-        &self.chunks[self.nodes[node].chunk]
-    }
-
-    /// A node's display id: the tag, plus `_|-__prereq_test__` for test nodes.
-    pub fn node_tag(&self, node: usize) -> String {
-        let n = self.nodes[node];
-        let tag = &self.chunks[n.chunk].tag;
-        if n.prereq_test {
-            format!("{tag}_|-__prereq_test__")
-        } else {
-            tag.clone()
-        }
-    }
-
-    /// Build from an ordered lowstate (as `state.show_lowstate` prints it in
-    /// 3008: a prerequired chunk appears twice, first at its test node's
-    /// position). Requisites are resolved as Salt 3008.5 does (module +
-    /// ID/name, `id`, `sls` including included-from, globs).
-    pub fn from_lowstate(lowstate: &[Value]) -> Result<ChunkGraph, GraphError> {
-        let mut g = ChunkGraph::new();
-        let mut seen_once: Vec<bool> = Vec::new();
-        let mut order_chunks = Vec::with_capacity(lowstate.len());
-        for (i, v) in lowstate.iter().enumerate() {
-            let gc = GraphChunk::new(v).ok_or_else(|| GraphError {
-                message: format!(
-                    "lowstate entry {i} is not a chunk with state, __id__, name and fun"
-                ),
-            })?;
-            let c = g.add_chunk(gc);
-            if c == seen_once.len() {
-                seen_once.push(false);
-            }
-            order_chunks.push(c);
-        }
-        let lookup = Lookup::new(&g.chunks);
-        // Edges: chunks in first-appearance order, requisite types in Salt's order.
-        let mut first_order: Vec<usize> = Vec::with_capacity(g.chunks.len());
-        {
-            let mut done = vec![false; g.chunks.len()];
-            for &c in &order_chunks {
-                if !done[c] {
-                    done[c] = true;
-                    first_order.push(c);
-                }
-            }
-        }
-        for &c in &first_order {
-            g.add_requisites(c, &lookup)?;
-        }
-        // Order: a chunk listed twice is first its test node, then its real node.
-        let mut count = vec![0usize; g.chunks.len()];
-        for &c in &order_chunks {
-            count[c] += 1;
-        }
-        for &c in &order_chunks {
-            let node = if count[c] > 1 && !seen_once[c] {
-                seen_once[c] = true;
-                g.ensure_test_node(c)
-            } else {
-                g.real_node(c)
-            };
-            g.order.push(node);
-        }
-        Ok(g)
-    }
-
-    /// Build from the compiler's ordered result. Without a requisite graph
-    /// (3006/3007 ordering) the edges are resolved from the chunks as in
-    /// [`ChunkGraph::from_lowstate`].
-    pub fn from_ordered(low: &crate::salt::order::Lowstate) -> Result<ChunkGraph, GraphError> {
-        let (Some(rg), seq_nodes) = (&low.graph, &low.nodes) else {
-            let list: Vec<Value> = low.to_list().into_iter().map(Value::Map).collect();
-            return ChunkGraph::from_lowstate(&list);
-        };
-        let mut g = ChunkGraph::new();
-        let mut chunk_index: Vec<Option<usize>> = vec![None; low.chunks.len()];
-        for (i, c) in low.chunks.iter().enumerate() {
-            if let Some(gc) = GraphChunk::new(&Value::Map(c.clone())) {
-                chunk_index[i] = Some(g.add_chunk(gc));
-            }
-        }
-        let bad = |what: &str| GraphError {
-            message: format!("requisite graph refers to {what}"),
-        };
-        // Map every node of the compiler's graph onto ours.
-        let mut node_map: Vec<Option<usize>> = vec![None; rg.graph.node_count()];
-        for ni in rg.graph.node_indices() {
-            let rn = &rg.graph[ni];
-            let c = chunk_index
-                .get(rn.chunk)
-                .copied()
-                .flatten()
-                .ok_or_else(|| bad("a missing chunk"))?;
-            node_map[ni.index()] = Some(if rn.prereq_test {
-                g.ensure_test_node(c)
-            } else {
-                g.real_node(c)
-            });
-        }
-        let map = |ni: petgraph::graph::NodeIndex| node_map.get(ni.index()).copied().flatten();
-        for ni in rg.graph.node_indices() {
-            let to = map(ni).ok_or_else(|| bad("an unknown node"))?;
-            for (from, kind) in rg.dependencies(ni) {
-                let Some(kind) = EdgeKind::from_key(kind.as_str()) else {
-                    continue;
-                };
-                let from = map(from).ok_or_else(|| bad("an unknown node"))?;
-                let origin = g.infer_origin(from, to, kind);
-                g.add_edge(from, to, kind, origin, None);
-            }
-        }
-        for &ni in seq_nodes {
-            g.order.push(map(ni).ok_or_else(|| bad("an unknown node"))?);
-        }
-        Ok(g)
-    }
-
-    /// Why an edge of a graph built elsewhere exists.
-    fn infer_origin(&self, from: usize, to: usize, kind: EdgeKind) -> EdgeOrigin {
-        let (f, t) = (self.nodes[from], self.nodes[to]);
-        if t.prereq_test && kind != EdgeKind::Prereq {
-            return EdgeOrigin::PrereqCopy;
-        }
-        if f.prereq_test && t.prereq_test {
-            return EdgeOrigin::PrereqOrder;
-        }
-        let fc = &self.chunks[f.chunk];
-        let tc = &self.chunks[t.chunk];
-        if kind == EdgeKind::Require
-            && fc.arg("__prerequiring__").is_some_and(Value::truthy)
-            && tc.arg("__prereq__").is_some_and(Value::truthy)
-            && fc.arg("prereq").is_some()
-        {
-            return EdgeOrigin::PrereqOrder;
-        }
-        EdgeOrigin::Declared
-    }
-
-    fn add_requisites(&mut self, c: usize, lookup: &Lookup) -> Result<(), GraphError> {
-        for kind in EdgeKind::ALL {
-            let Some(list) = self.chunks[c]
-                .arg(kind.as_str())
-                .and_then(Value::as_list)
-                .cloned()
-            else {
-                continue;
-            };
-            for (entry, item) in list.iter().enumerate() {
-                let (key, val) = match item {
-                    Value::Str(s) => ("id".to_string(), Value::str(s.clone())),
-                    Value::Map(m) => match m.iter().next() {
-                        Some((k, v)) => (k.py_str(), v.clone()),
-                        None => continue,
-                    },
-                    _ => continue,
-                };
-                if val.is_null() {
-                    continue;
-                }
-                let gc = &self.chunks[c];
-                let Some(val) = val.as_str() else {
-                    return Err(GraphError {
-                        message: format!(
-                            "Requisite [{kind}: {key}] in state [{}] in SLS [{}] must have a string as the value",
-                            gc.name_str(),
-                            gc.sls
-                        ),
-                    });
-                };
-                let targets = lookup.find(&key, val);
-                if targets.is_empty() && !(key == "sls" && is_pattern(val)) {
-                    return Err(GraphError {
-                        message: format!(
-                            "Referenced state does not exist for requisite [{kind}: ({key}: {val})] in state [{}] in SLS [{}]",
-                            gc.name_str(),
-                            gc.sls
-                        ),
-                    });
-                }
-                for t in targets {
-                    self.add_req(c, t, kind, entry);
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Salt's `_add_reqs` for one resolved target chunk `t` of chunk `c`.
-    fn add_req(&mut self, c: usize, t: usize, kind: EdgeKind, entry: usize) {
-        let c_real = self.real_node(c);
-        let t_real = self.real_node(t);
-        if kind == EdgeKind::Prereq {
-            let had = self.test_node(t).is_some();
-            let t_test = self.ensure_test_node(t);
-            if !had {
-                let copies: Vec<Edge> = self
-                    .in_edges(t_real)
-                    .filter(|e| e.kind != EdgeKind::Prereq)
-                    .copied()
-                    .collect();
-                for e in copies {
-                    self.add_edge(e.from, t_test, e.kind, EdgeOrigin::PrereqCopy, e.entry);
-                }
-            }
-            self.add_edge(
-                t_test,
-                c_real,
-                EdgeKind::Prereq,
-                EdgeOrigin::Declared,
-                Some(entry),
-            );
-            self.add_edge(
-                c_real,
-                t_real,
-                EdgeKind::Require,
-                EdgeOrigin::PrereqOrder,
-                Some(entry),
-            );
-            if let Some(c_test) = self.test_node(c) {
-                self.add_edge(
-                    t_test,
-                    c_test,
-                    EdgeKind::Prereq,
-                    EdgeOrigin::PrereqOrder,
-                    Some(entry),
-                );
-            }
-        } else {
-            let prerequired = self.chunks[c].arg("__prereq__").is_some_and(Value::truthy);
-            if prerequired {
-                let c_test = self.ensure_test_node(c);
-                self.add_edge(t_real, c_test, kind, EdgeOrigin::PrereqCopy, Some(entry));
-            }
-            self.add_edge(t_real, c_real, kind, EdgeOrigin::Declared, Some(entry));
-        }
-    }
-}
-
-/// Salt's requisite glob test (includes `]`).
-fn is_pattern(s: &str) -> bool {
-    s.contains(['*', '?', '[', ']'])
-}
-
-/// Salt's lookup tables: `(module, name)`, `(module, ID)`, `("id", ID)`,
-/// `("id", name)` and SLS (own and included-from) → chunks.
-struct Lookup {
-    keyed: HashMap<(String, String), Vec<usize>>,
-    /// Distinct keys in first-insertion order (for glob scans).
-    keys: Vec<(String, String)>,
-    sls: HashMap<String, Vec<usize>>,
-    sls_keys: Vec<String>,
-}
-
-impl Lookup {
-    fn new(chunks: &[GraphChunk]) -> Lookup {
-        let mut l = Lookup {
-            keyed: HashMap::new(),
-            keys: Vec::new(),
-            sls: HashMap::new(),
-            sls_keys: Vec::new(),
-        };
-        for (i, c) in chunks.iter().enumerate() {
-            let name = c.name_str();
-            for key in [
-                (c.state.clone(), name.clone()),
-                (c.state.clone(), c.id.clone()),
-                ("id".to_string(), c.id.clone()),
-                ("id".to_string(), name.clone()),
-            ] {
-                let e = l.keyed.entry(key.clone()).or_default();
-                if e.is_empty() {
-                    l.keys.push(key);
-                }
-                if !e.contains(&i) {
-                    e.push(i);
-                }
-            }
-            let mut slses: Vec<String> = Vec::new();
-            if !c.sls.is_empty() {
-                slses.push(c.sls.clone());
-            }
-            if let Some(list) = c.arg("__sls_included_from__").and_then(Value::as_list) {
-                slses.extend(list.iter().map(Value::py_str));
-            }
-            for s in slses {
-                let e = l.sls.entry(s.clone()).or_default();
-                if e.is_empty() {
-                    l.sls_keys.push(s);
-                }
-                if !e.contains(&i) {
-                    e.push(i);
-                }
-            }
-        }
-        l
-    }
-
-    fn find(&self, key: &str, val: &str) -> Vec<usize> {
-        let mut out: Vec<usize> = Vec::new();
-        let mut push = |v: &Vec<usize>| {
-            for &i in v {
-                if !out.contains(&i) {
-                    out.push(i);
-                }
-            }
-        };
-        if key == "sls" {
-            if is_pattern(val) {
-                for s in &self.sls_keys {
-                    if crate::fnmatch::fnmatch(s, val) {
-                        push(&self.sls[s]);
-                    }
-                }
-            } else if let Some(v) = self.sls.get(val) {
-                push(v);
-            }
-        } else if is_pattern(val) {
-            for k in &self.keys {
-                if k.0 == key && crate::fnmatch::fnmatch(&k.1, val) {
-                    push(&self.keyed[k]);
-                }
-            }
-        } else if let Some(v) = self.keyed.get(&(key.to_string(), val.to_string())) {
-            push(v);
-        }
-        out
-    }
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
 
-    /// Parse a JSON lowstate written in a test.
-    pub(crate) fn low(json: &str) -> Vec<Value> {
-        let j: serde_json::Value = serde_json::from_str(json).expect("test JSON");
-        match Value::from_json(&j) {
-            Value::List(l) => l.into_iter().collect(),
-            _ => panic!("test lowstate must be a list"),
+    /// A three-node plan in two groups with two kinds of edge.
+    pub(crate) fn small() -> Plan {
+        let node = |key: &str, group: &str, secondary: bool| PlanNode {
+            key: key.into(),
+            label: vec![format!("kind.{key}"), key.into()],
+            group: group.into(),
+            secondary,
+            title: key.into(),
+            kind: "kind.fun".into(),
+            rank: "-".into(),
+            ..PlanNode::default()
+        };
+        let edge = |from, to, family: EdgeFamily| PlanEdge {
+            from,
+            to,
+            kind: "k".into(),
+            label: "k".into(),
+            style: EdgeStyle {
+                color: family.color(),
+                line: "solid",
+            },
+            family,
+            fields: Map::new(),
+        };
+        Plan {
+            nodes: vec![
+                node("a", "g1", false),
+                node("b", "g2", false),
+                node("c", "g1", true),
+            ],
+            edges: vec![
+                edge(0, 1, EdgeFamily::Requires),
+                edge(1, 2, EdgeFamily::Watches),
+            ],
+            order: vec![1, 0, 2],
+            group_name: "group".into(),
+            legend: Vec::new(),
+            secondary_name: "secondary".into(),
         }
     }
 
-    /// A small two-SLS example with every kind of edge, in 3008 order.
-    pub(crate) fn example() -> ChunkGraph {
-        let l = low(r#"[
-            {"state":"pkg","name":"nginx","__sls__":"web.install","__env__":"base","__id__":"nginx","order":10000,"fun":"installed"},
-            {"state":"file","name":"/etc/nginx/nginx.conf","__sls__":"web.config","__env__":"base","__id__":"nginx-conf","require":[{"pkg":"nginx"}],"order":10001,"fun":"managed"},
-            {"state":"cmd","name":"nginx -t","__sls__":"web.config","__env__":"base","__id__":"check-conf","__prereq__":true,"onchanges":[{"file":"nginx-conf"}],"order":10002,"fun":"run"},
-            {"state":"service","name":"nginx","__sls__":"web.service","__env__":"base","__id__":"nginx-svc","watch":[{"file":"nginx-conf"}],"prereq":[{"cmd":"check-conf"}],"__prerequiring__":true,"order":10003,"fun":"running"},
-            {"state":"cmd","name":"nginx -t","__sls__":"web.config","__env__":"base","__id__":"check-conf","__prereq__":true,"onchanges":[{"file":"nginx-conf"}],"order":10002,"fun":"run"},
-            {"state":"test","name":"alert","__sls__":"web.service","__env__":"base","__id__":"alert","onfail_any":[{"service":"nginx-svc"}, "check-conf"],"order":10004,"fun":"nop"}
-        ]"#);
-        ChunkGraph::from_lowstate(&l).expect("example graph")
-    }
-
     #[test]
-    fn dot_snapshot() {
-        insta::assert_snapshot!(to_dot(&example()));
-    }
-
-    #[test]
-    fn mermaid_snapshot() {
-        insta::assert_snapshot!(to_mermaid(&example()));
-    }
-
-    #[test]
-    fn json_has_version_and_all_edges() {
-        let g = example();
-        let doc = to_json_document(&g);
-        assert_eq!(doc.get("version"), Some(&Value::Int(1)));
+    fn clusters_follow_the_order() {
+        let p = small();
         assert_eq!(
-            doc.get("edges").and_then(Value::as_list).map(|l| l.len()),
-            Some(g.edges.len())
+            p.clusters(),
+            vec![("g2".to_string(), vec![1]), ("g1".to_string(), vec![0, 2])]
         );
-        assert_eq!(
-            doc.get("order").and_then(Value::as_list).map(|l| l.len()),
-            Some(6)
-        );
-    }
-
-    #[test]
-    fn html_is_self_contained() {
-        let h = to_html(&example());
-        assert!(h.starts_with("<!DOCTYPE html>"));
-        assert!(h.contains("<svg"));
-        assert!(
-            !h.contains("http://")
-                || h.matches("http://").count()
-                    == h.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
-        );
-        assert!(!h.contains("https://"));
-        assert!(!h.contains("<script"));
-        // Six rows, one per lowstate entry, and every edge drawn.
-        assert_eq!(h.matches("class=\"node\"").count(), 6);
-        assert_eq!(h.matches("class=\"edge\"").count(), example().edges.len());
-    }
-
-    #[test]
-    fn resolves_requisites_and_prereq_nodes() {
-        let l = low(r#"[
-            {"state":"test","name":"b","__sls__":"m","__env__":"base","__id__":"b","__prereq__":true,"order":10001,"fun":"nop"},
-            {"state":"test","name":"a","__sls__":"m","__env__":"base","__id__":"a","prereq":[{"test":"b"}],"__prerequiring__":true,"order":10000,"fun":"nop"},
-            {"state":"test","name":"b","__sls__":"m","__env__":"base","__id__":"b","__prereq__":true,"order":10001,"fun":"nop"},
-            {"state":"test","name":"c","__sls__":"m","__env__":"base","__id__":"c","require":["a", {"sls":"m"}],"order":10002,"fun":"nop"}
-        ]"#);
-        let g = ChunkGraph::from_lowstate(&l).unwrap();
-        assert_eq!(g.chunks.len(), 3);
-        assert_eq!(g.nodes.len(), 4);
-        let b = g.chunk_by_tag("test_|-b_|-b_|-nop").unwrap();
-        let tb = g.test_node(b).unwrap();
-        assert_eq!(
-            g.order,
-            vec![tb, g.real_node(1), g.real_node(0), g.real_node(2)]
-        );
-        let kinds: Vec<(usize, usize, EdgeKind)> =
-            g.edges.iter().map(|e| (e.from, e.to, e.kind)).collect();
-        assert!(kinds.contains(&(tb, g.real_node(1), EdgeKind::Prereq)));
-        assert!(kinds.contains(&(g.real_node(1), g.real_node(0), EdgeKind::Require)));
-        // c requires a (once, dedup) and every chunk of sls m (a, b, c itself).
-        let into_c: Vec<usize> = g.in_edges(g.real_node(2)).map(|e| e.from).collect();
-        assert_eq!(into_c, vec![g.real_node(1), g.real_node(0), g.real_node(2)]);
-    }
-
-    #[test]
-    fn missing_reference_is_salts_error() {
-        let l = low(
-            r#"[{"state":"test","name":"a","__sls__":"m","__id__":"a","require":[{"test":"nope"}],"fun":"nop"}]"#,
-        );
-        let e = ChunkGraph::from_lowstate(&l).unwrap_err();
-        assert_eq!(
-            e.message,
-            "Referenced state does not exist for requisite [require: (test: nope)] in state [a] in SLS [m]"
-        );
+        assert_eq!(p.positions(), vec![Some(1), Some(0), Some(2)]);
     }
 }

@@ -14,6 +14,7 @@
 pub mod config;
 pub mod dictupdate;
 pub mod fileserver;
+pub mod graph;
 pub mod high;
 pub mod low;
 pub mod matcher;

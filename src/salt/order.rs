@@ -1023,6 +1023,11 @@ impl RequisiteGraph {
         }
     }
 
+    /// The node of chunk `c` (its real run).
+    pub fn chunk_node(&self, c: usize) -> Option<NodeIndex> {
+        self.chunk_nodes.get(c).copied()
+    }
+
     /// Salt's `add_dependency`, lookup part: appends every match to
     /// `edges`; false when nothing matched. Read-only (runs in parallel).
     fn find(
@@ -1584,6 +1589,41 @@ pub fn order_chunks(
             errors.push(cycle_error(&g, &chunks, sources));
             Err(errors)
         }
+    }
+}
+
+/// The 3008 requisite graph of chunks already compiled and ordered (a
+/// lowstate as `state.show_lowstate` prints it, each chunk once): the same
+/// indexes, resolver and edge rules as [`order_chunks`], without
+/// reconciling `watch` or sorting. Chunks get the `__prereq__` /
+/// `__prerequiring__` flags Salt sets. Errors: each failing chunk's first
+/// problem, in chunk order.
+pub fn requisite_graph(chunks: &mut [Map]) -> Result<RequisiteGraph, Vec<(usize, String)>> {
+    let mut g = RequisiteGraph::with_capacity(chunks.len());
+    let mut info: Vec<ChunkInfo> = Vec::with_capacity(chunks.len());
+    let mut tag = String::new();
+    for (i, c) in chunks.iter().enumerate() {
+        let (f, ci) = ChunkFields::scan(c);
+        tag.clear();
+        push_tag(&mut tag, &f);
+        g.add_fields(i, &f, &tag);
+        info.push(ci);
+    }
+    g.shrink_indexes();
+    let mut errors = Vec::new();
+    let mut edges = Vec::new();
+    for (i, ci) in info.iter().enumerate() {
+        edges.clear();
+        if let Err((_, message)) = g.resolve(&chunks[i], ci, &[], &mut edges) {
+            errors.push((i, message));
+        }
+        g.add_edges(chunks, i, &edges);
+    }
+    g.drop_lookups();
+    if errors.is_empty() {
+        Ok(g)
+    } else {
+        Err(errors)
     }
 }
 

@@ -3,9 +3,9 @@
 //! (matches, highstate, lowstate) to the subcommands.
 
 use crate::diag::{Diagnostic, Diagnostics, Label, SourceFile};
-use crate::plan::ChunkGraph;
 use crate::salt::config::{Config, SaltVersion};
 use crate::salt::fileserver::FileServer;
+use crate::salt::graph::ChunkGraph;
 use crate::salt::high::build::{Builder, Highstate, RenderCache};
 use crate::salt::high::exclude::apply_exclude;
 use crate::salt::high::extend::reconcile_extend;

@@ -1,29 +1,14 @@
-//! The readable execution-order report (`lowstate order`): every state in
-//! Salt 3008's execution order with the reasons it sits there — its own
-//! `order` value, the requisites that hold it back or pull it forward, the
-//! conditions under which it runs — pointing at the SLS line that declared
-//! each requisite when a [`SourceMap`] is available. Returns a `String`.
+//! Why each state sits where it does in Salt 3008's execution order — its
+//! own `order` value, the requisites that hold it back or pull it forward,
+//! the conditions under which it runs — pointing at the SLS line that
+//! declared each requisite when a [`SourceMap`] is available. [`explain`]
+//! puts these reasons into the neutral [`Plan`], which the core's order
+//! report renders.
 
-use crate::plan::{ChunkGraph, Edge, EdgeBase, EdgeKind, EdgeOrigin};
+use crate::plan::{Plan, Reason as PlanReason};
+use crate::salt::graph::{ChunkGraph, Edge, EdgeBase, EdgeKind, EdgeOrigin};
 use crate::salt::high::SourceMap;
 use crate::value::Value;
-use std::fmt::Write;
-
-const RESET: &str = "\x1b[0m";
-const BOLD: &str = "\x1b[1m";
-const DIM: &str = "\x1b[2m";
-const CYAN: &str = "\x1b[36m";
-
-/// ANSI colour of a requisite family.
-fn family_color(base: Option<EdgeBase>) -> &'static str {
-    match base {
-        Some(EdgeBase::Require) | None => "",
-        Some(EdgeBase::Watch) => "\x1b[34m",
-        Some(EdgeBase::Prereq) => "\x1b[35m",
-        Some(EdgeBase::Onfail) => "\x1b[31m",
-        Some(EdgeBase::Onchanges) => "\x1b[32m",
-    }
-}
 
 /// `file:line` of the argument `key` of `id`'s `state` declaration, only
 /// when that exact argument was written there.
@@ -244,117 +229,30 @@ fn ref_text(v: &Value) -> String {
     }
 }
 
-fn paint(color: bool, code: &str, text: &str) -> String {
-    if color && !code.is_empty() {
-        format!("{code}{text}{RESET}")
-    } else {
-        text.to_string()
+/// The plan of `g` with every node's reasons filled in.
+pub fn explain(g: &ChunkGraph, sources: Option<&SourceMap>) -> Plan {
+    let mut plan = g.to_plan();
+    for (n, node) in plan.nodes.iter_mut().enumerate() {
+        node.reasons = reasons(g, sources, n)
+            .into_iter()
+            .map(|(base, text)| PlanReason {
+                family: base.map(EdgeBase::family),
+                text,
+            })
+            .collect();
     }
+    plan
 }
 
-/// The report: a header, then one block per state in execution order.
-/// `color` adds ANSI colours; column alignment is the same either way.
+/// The order report of `g` (see [`crate::plan::order_report`]).
 pub fn order_report(g: &ChunkGraph, sources: Option<&SourceMap>, color: bool) -> String {
-    struct Row {
-        pos: String,
-        order: String,
-        sls: String,
-        id: String,
-        fun: String,
-        reasons: Vec<Reason>,
-        test: bool,
-    }
-    let mut rows = Vec::with_capacity(g.order.len());
-    for (i, &n) in g.order.iter().enumerate() {
-        let c = g.node_chunk(n);
-        let test = g.nodes[n].prereq_test;
-        let mut id = c.id.clone();
-        if test {
-            id.push_str(" [test]");
-        }
-        rows.push(Row {
-            pos: i.to_string(),
-            order: c
-                .arg("order")
-                .map(Value::py_str)
-                .unwrap_or_else(|| "-".into()),
-            sls: c.sls.clone(),
-            id,
-            fun: c.state_fun(),
-            reasons: reasons(g, sources, n),
-            test,
-        });
-    }
-    let w = |f: &dyn Fn(&Row) -> usize, head: &str| {
-        rows.iter()
-            .map(f)
-            .max()
-            .unwrap_or(0)
-            .max(head.chars().count())
-    };
-    let wp = w(&|r| r.pos.chars().count(), "#");
-    let wo = w(&|r| r.order.chars().count(), "order");
-    let ws = w(&|r| r.sls.chars().count(), "sls");
-    let wi = w(&|r| r.id.chars().count(), "id");
-    let wf = w(&|r| r.fun.chars().count(), "function");
-    let pad = |s: &str, width: usize| {
-        let n = s.chars().count();
-        format!("{s}{}", " ".repeat(width.saturating_sub(n)))
-    };
-    let lpad = |s: &str, width: usize| {
-        let n = s.chars().count();
-        format!("{}{s}", " ".repeat(width.saturating_sub(n)))
-    };
-    let mut out = String::new();
-    let header = format!(
-        "{}  {}  {}  {}  {}  why",
-        lpad("#", wp),
-        lpad("order", wo),
-        pad("sls", ws),
-        pad("id", wi),
-        pad("function", wf)
-    );
-    let _ = writeln!(out, "{}", paint(color, BOLD, &header));
-    let indent = wp + wo + ws + wi + wf + 10;
-    for r in &rows {
-        let first = r.reasons.first();
-        let id_code = if r.test { "\x1b[1;35m" } else { BOLD };
-        let _ = write!(
-            out,
-            "{}  {}  {}  {}  {}",
-            paint(color, DIM, &lpad(&r.pos, wp)),
-            paint(color, DIM, &lpad(&r.order, wo)),
-            pad(&r.sls, ws),
-            paint(color, id_code, &pad(&r.id, wi)),
-            paint(color, CYAN, &pad(&r.fun, wf)),
-        );
-        match first {
-            Some((b, t)) => {
-                let _ = writeln!(out, "  {}", paint(color, family_color(*b), t));
-            }
-            None => {
-                let _ = writeln!(out, "  {}", paint(color, DIM, "by order"));
-            }
-        }
-        for (b, t) in r.reasons.iter().skip(1) {
-            let _ = writeln!(
-                out,
-                "{}{}",
-                " ".repeat(indent),
-                paint(color, family_color(*b), t)
-            );
-        }
-    }
-    // Trim the spaces a plain row leaves before its newline.
-    out.lines()
-        .map(|l| l.trim_end().to_string() + "\n")
-        .collect()
+    crate::plan::order_report(&explain(g, sources), color)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::tests::low;
+    use crate::salt::graph::tests::low;
 
     #[test]
     fn explains_each_state() {
@@ -380,7 +278,11 @@ mod tests {
 
     #[test]
     fn report_snapshot() {
-        insta::assert_snapshot!(order_report(&crate::plan::tests::example(), None, false));
+        insta::assert_snapshot!(order_report(
+            &crate::salt::graph::tests::example(),
+            None,
+            false
+        ));
     }
 
     #[test]

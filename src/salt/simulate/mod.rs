@@ -12,7 +12,7 @@ pub use outcome::{
     CORE_MOD_WATCH, TEST_FUNCTIONS,
 };
 
-use crate::plan::{gen_tag, ChunkGraph, EdgeBase, EdgeKind, GraphChunk};
+use crate::salt::graph::{gen_tag, ChunkGraph, EdgeBase, EdgeKind, GraphChunk};
 use crate::value::{Map, Value};
 use indexmap::IndexMap;
 use std::collections::{HashMap, HashSet};

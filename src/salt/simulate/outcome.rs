@@ -3,7 +3,7 @@
 //! assumptions file for every other state module.
 
 use crate::fnmatch::fnmatch;
-use crate::plan::GraphChunk;
+use crate::salt::graph::GraphChunk;
 use crate::value::{Map, Value};
 use std::collections::HashMap;
 use std::fmt;

@@ -1,5 +1,5 @@
 use super::*;
-use crate::plan::tests::low;
+use crate::salt::graph::tests::low;
 
 /// A chunk as JSON: `c("a", "nop", "")` or with extra keys.
 fn c(id: &str, fun: &str, extra: &str) -> String {
