@@ -20,6 +20,7 @@ pub mod emit;
 pub mod fnmatch;
 pub mod plan;
 pub mod salt;
+pub mod text;
 pub mod value;
 pub mod yaml;
 

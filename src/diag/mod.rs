@@ -7,55 +7,7 @@ pub mod render;
 use std::ops::Range;
 use std::sync::Arc;
 
-/// A text a diagnostic can point into: an SLS template, the text Jinja
-/// rendered from it, a minion config, ...
-#[derive(Debug)]
-pub struct SourceFile {
-    /// What to call the file in messages (a path relative to the config dir,
-    /// or `<rendered base:web>` for rendered text).
-    pub name: String,
-    pub text: String,
-}
-
-impl SourceFile {
-    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Arc<SourceFile> {
-        Arc::new(SourceFile {
-            name: name.into(),
-            text: text.into(),
-        })
-    }
-
-    /// 1-based (line, column) of a byte offset; the column counts characters.
-    pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let offset = offset.min(self.text.len());
-        let before = &self.text[..floor_char_boundary(&self.text, offset)];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let col = before[line_start..].chars().count() + 1;
-        (line, col)
-    }
-
-    /// Byte range of a 1-based line (without its newline).
-    pub fn line_range(&self, line: usize) -> Range<usize> {
-        let mut start = 0;
-        for (i, l) in self.text.split_inclusive('\n').enumerate() {
-            if i + 1 == line {
-                let body = l.strip_suffix('\n').unwrap_or(l);
-                let body = body.strip_suffix('\r').unwrap_or(body);
-                return start..start + body.len();
-            }
-            start += l.len();
-        }
-        self.text.len()..self.text.len()
-    }
-}
-
-fn floor_char_boundary(s: &str, mut i: usize) -> usize {
-    while i > 0 && !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
+pub use crate::text::SourceFile;
 
 /// A byte range inside one source file.
 #[derive(Debug, Clone)]
@@ -202,17 +154,3 @@ impl std::fmt::Display for Diagnostics {
 }
 
 impl std::error::Error for Diagnostics {}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn line_col_counts_from_one() {
-        let f = SourceFile::new("a.sls", "ab\ncdé\nx");
-        assert_eq!(f.line_col(0), (1, 1));
-        assert_eq!(f.line_col(3), (2, 1));
-        assert_eq!(f.line_col(7), (2, 4));
-        assert_eq!(&f.text[f.line_range(2)], "cdé");
-    }
-}

@@ -6,6 +6,7 @@
 
 use super::resolve::{self, ConstructFail, Scalar, ScalarTag, CORE};
 use super::{Node, NodeValue, YamlError, YamlErrorKind};
+use crate::text::LineIndex;
 use crate::value::py_str_repr;
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span};
 use std::borrow::Cow;
@@ -69,6 +70,7 @@ struct Text<'a> {
     /// When `src` is a padded copy (see [`Composer::flow_pad`]): the text
     /// as rendered and the padding, so messages give its lines and columns.
     original: Option<(&'a str, &'a Padding)>,
+    lines: std::cell::OnceCell<LineIndex>,
 }
 
 impl<'a> Text<'a> {
@@ -78,6 +80,7 @@ impl<'a> Text<'a> {
             ascii: src.is_ascii(),
             cursor: Cell::new((0, 0)),
             original: None,
+            lines: std::cell::OnceCell::new(),
         }
     }
 
@@ -117,31 +120,25 @@ impl<'a> Text<'a> {
         format!("  in \"<unicode string>\", line {line}, column {col}")
     }
 
+    /// The text's line index (built on first use: only errors and padded
+    /// flow lines need it).
+    fn lines(&self) -> &LineIndex {
+        self.lines.get_or_init(|| LineIndex::new(self.src))
+    }
+
     /// 1-based line and column (columns count characters, as libyaml does).
     fn line_col(&self, byte: usize) -> (usize, usize) {
-        let byte = byte.min(self.src.len());
-        let before = &self.src.as_bytes()[..byte];
-        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        (line, self.column(byte))
+        self.lines().line_col(self.src, byte)
     }
 
     /// The start of the line holding byte offset `byte`.
     fn line_start(&self, byte: usize) -> usize {
-        let byte = byte.min(self.src.len());
-        self.src.as_bytes()[..byte]
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |p| p + 1)
+        self.lines().line_start(byte)
     }
 
     /// 1-based column (in characters) of a byte offset.
     fn column(&self, byte: usize) -> usize {
-        let byte = byte.min(self.src.len());
-        let line_start = self.line_start(byte);
-        self.src
-            .get(line_start..byte)
-            .map_or(0, |t| t.chars().count())
-            + 1
+        self.line_col(byte).1
     }
 }
 
@@ -1591,6 +1588,7 @@ fn load_direct(src: &str) -> Option<Node> {
         ascii: plain_ascii || src.is_ascii(),
         cursor: Cell::new((0, 0)),
         original: None,
+        lines: std::cell::OnceCell::new(),
     };
     let mut parser = Parser::new_from_str(src);
     let mut stack: Vec<Frame> = Vec::new();

@@ -144,9 +144,8 @@ mod harness {
             let out = match super::load(&case) {
                 Ok(n) => serde_json::json!({"ok": n.to_value().py_repr()}),
                 Err(e) => {
-                    let before = &case[..e.span.start.min(case.len())];
-                    let line = before.matches('\n').count() + 1;
-                    let col = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+                    let (line, col) =
+                        crate::text::LineIndex::new(&case).line_col(&case, e.span.start);
                     serde_json::json!({"err": e.message, "line": line, "col": col, "kind": format!("{:?}", e.kind)})
                 }
             };
@@ -187,11 +186,7 @@ mod tests {
     }
 
     fn line_col(text: &str, at: usize) -> (usize, usize) {
-        let before = &text[..at];
-        (
-            before.matches('\n').count() + 1,
-            before.rsplit('\n').next().unwrap_or("").chars().count() + 1,
-        )
+        crate::text::LineIndex::new(text).line_col(text, at)
     }
 
     #[test]
@@ -618,11 +613,8 @@ mod pyyaml_data {
     }
 
     fn line_col(text: &str, at: usize) -> (u64, u64) {
-        let before = &text[..at.min(text.len())];
-        (
-            before.matches('\n').count() as u64 + 1,
-            before.rsplit('\n').next().unwrap_or("").chars().count() as u64 + 1,
-        )
+        let (line, col) = crate::text::LineIndex::new(text).line_col(text, at);
+        (line as u64, col as u64)
     }
 
     #[test]

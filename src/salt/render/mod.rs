@@ -6,6 +6,7 @@
 pub mod jinja;
 
 use crate::diag::{Diagnostic, Label, SourceFile};
+use crate::text::LineIndex;
 use crate::value::Value;
 use crate::yaml::{self, Node, NodeValue, YamlErrorKind};
 use jinja::{Jinja, JinjaErrorKind, SlsContext};
@@ -271,18 +272,12 @@ fn yaml_diagnostic(
 pub struct LineMap {
     /// For each rendered line (0-based): the template line (0-based).
     lines: Vec<usize>,
-    rendered_starts: Vec<usize>,
-    template_starts: Vec<usize>,
-    template_len: usize,
+    rendered: LineIndex,
+    template: LineIndex,
 }
 
 impl LineMap {
     pub fn new(template: &str, rendered: &str) -> LineMap {
-        let starts = |t: &str| -> Vec<usize> {
-            std::iter::once(0)
-                .chain(t.match_indices('\n').map(|(i, _)| i + 1))
-                .collect()
-        };
         let tlines: Vec<&str> = template.lines().map(str::trim).collect();
         let mut by_text: std::collections::HashMap<&str, Vec<usize>> = Default::default();
         for (i, l) in tlines.iter().enumerate() {
@@ -305,26 +300,22 @@ impl LineMap {
         }
         LineMap {
             lines,
-            rendered_starts: starts(rendered),
-            template_starts: starts(template),
-            template_len: template.len(),
+            rendered: LineIndex::new(rendered),
+            template: LineIndex::new(template),
         }
     }
 
     /// The template range for a rendered range: same column on the mapped
     /// line, clipped to that line.
     pub fn map(&self, r: std::ops::Range<usize>) -> std::ops::Range<usize> {
-        let line = self
-            .rendered_starts
-            .partition_point(|&s| s <= r.start)
-            .saturating_sub(1);
-        let col = r.start - self.rendered_starts[line];
+        let line = self.rendered.line_of(r.start);
+        let col = r.start - self.rendered.start_of_line(line);
         let t = self.lines.get(line).copied().unwrap_or(0);
-        let t_start = self.template_starts.get(t).copied().unwrap_or(0);
-        let t_end = self
-            .template_starts
-            .get(t + 1)
-            .map_or(self.template_len, |&n| n.saturating_sub(1));
+        let t_start = self.template.start_of_line(t);
+        let t_end = match self.template.start_of_line(t + 1) {
+            next if t + 1 < self.template.line_count() => next.saturating_sub(1),
+            end => end,
+        };
         let start = (t_start + col).min(t_end);
         let end = (start + r.len()).min(t_end).max(start);
         start..end

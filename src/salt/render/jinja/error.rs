@@ -138,17 +138,11 @@ pub fn map_error(err: &Error, top: &TopLevel) -> JinjaError {
     }
 }
 
-/// Byte range of a 1-based line.
+/// Byte range of a 1-based line (`None` past the text's last line).
 fn line_range(text: &str, line: usize) -> Option<std::ops::Range<usize>> {
-    let mut start = 0;
-    for (i, l) in text.split_inclusive('\n').enumerate() {
-        if i + 1 == line {
-            let body = l.strip_suffix('\n').unwrap_or(l);
-            return Some(start..start + body.len());
-        }
-        start += l.len();
-    }
-    None
+    let lines = crate::text::LineIndex::new(text);
+    let start = lines.start_of_line(line.checked_sub(1)?);
+    (start < text.len()).then(|| lines.line_range(text, line))
 }
 
 fn classify(err: &Error, top: &TopLevel) -> (JinjaErrorKind, String) {
