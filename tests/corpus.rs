@@ -42,8 +42,9 @@ fn main() {
                 let key = format!("{group}/{name}/{mode}");
                 let expect_fail = known.get(&key).cloned();
                 let case = case.clone();
+                let snapshot_name = key.replace('/', "__");
                 trials.push(Trial::test(key, move || {
-                    let result = run_case(&case, mode, version);
+                    let result = run_case(&case, mode, version, &snapshot_name);
                     match (result, expect_fail) {
                         (r, None) => r,
                         (Ok(()), Some(reason)) => Err(format!(
@@ -90,7 +91,12 @@ fn meta(case: &Path) -> CaseMeta {
     }
 }
 
-fn run_case(case: &Path, mode: &str, version: SaltVersion) -> Result<(), Failed> {
+fn run_case(
+    case: &Path,
+    mode: &str,
+    version: SaltVersion,
+    snapshot_name: &str,
+) -> Result<(), Failed> {
     let meta = meta(case);
     let expected_text = std::fs::read_to_string(case.join("expected").join(format!("{mode}.json")))
         .map_err(|e| format!("cannot read expected: {e}"))?;
@@ -143,6 +149,23 @@ fn run_case(case: &Path, mode: &str, version: SaltVersion) -> Result<(), Failed>
             }
             Err(d) => d,
         };
+        // Every rendered diagnostic is pinned: a refactor that moves a span
+        // or rewords a message shows up in review.
+        // File names are relative to the case directory, wherever the
+        // checkout is.
+        let rendered = format!(
+            "{}---- json ----\n{}\n",
+            lowstate::diag::render::human(&diags.0, false),
+            lowstate::diag::render::json(&diags.0)
+        )
+        .replace(&format!("{}/", case.display()), "");
+        insta::with_settings!({
+            snapshot_path => "snapshots/corpus",
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!(snapshot_name, rendered);
+        });
         let all: String = diags
             .0
             .iter()
@@ -151,8 +174,12 @@ fn run_case(case: &Path, mode: &str, version: SaltVersion) -> Result<(), Failed>
                     "{}\n{}\n{}\n{}\n",
                     d.message,
                     d.notes.join("\n"),
-                    d.sls.clone().unwrap_or_default(),
-                    d.id.clone().unwrap_or_default()
+                    d.subjects
+                        .iter()
+                        .map(|s| s.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                    ""
                 )
             })
             .collect();

@@ -1,6 +1,7 @@
 //! Command-line interface: the shared options (`-c DIR`, output and error
 //! formats, pillar/mocks overrides) and dispatch to one module per subcommand.
 
+mod codes;
 mod compile;
 mod graph;
 mod highstate;
@@ -46,6 +47,8 @@ pub enum Command {
     Order(order::Args),
     /// Draw the requisite graph (dot, json, mermaid, html).
     Graph(graph::Args),
+    /// List every diagnostic code with its severity and meaning (Markdown).
+    Codes(codes::Args),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -124,6 +127,7 @@ pub type CmdResult = std::result::Result<(), Failure>;
 
 pub fn run(cli: Cli) -> i32 {
     let (common, result) = match cli.command {
+        Command::Codes(a) => return codes::run(a),
         Command::Compile(a) => (a.common.clone(), compile::run(a)),
         Command::Highstate(a) => (a.common.clone(), highstate::run(a)),
         Command::Pillar(a) => (a.common.clone(), pillar::run(a)),

@@ -1,23 +1,32 @@
 //! Diagnostics as plain data: every stage reports problems as `Diagnostic`
-//! values (severity, code, Salt's message, labelled spans into source files);
-//! rendering them for people or machines lives in `diag::render`.
+//! values (a registered [`Code`] with its severity, the reference engine's
+//! message, labelled spans into every source involved, the subjects it is
+//! about); the closed code registry is [`codes`]; rendering them for people
+//! or machines lives in [`render`].
 
+pub mod codes;
 pub mod render;
+
+pub use codes::Code;
 
 use std::ops::Range;
 use std::sync::Arc;
 
 pub use crate::text::SourceFile;
 
-/// A byte range inside one source file.
+/// A byte range inside one source file, with what it shows.
 #[derive(Debug, Clone)]
 pub struct Label {
+    /// The file.
     pub file: Arc<SourceFile>,
+    /// The bytes pointed at.
     pub range: Range<usize>,
+    /// What the label says about them.
     pub message: String,
 }
 
 impl Label {
+    /// A label of `range` in `file`.
     pub fn new(file: &Arc<SourceFile>, range: Range<usize>, message: impl Into<String>) -> Label {
         Label {
             file: file.clone(),
@@ -32,67 +41,109 @@ impl Label {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+/// How bad a diagnostic is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    /// Compiling goes on; the result may not be what was meant.
     Warning,
+    /// Compiling fails (exit 1).
     Error,
+}
+
+/// A kind of thing a diagnostic can be about, declared by a front end:
+/// Salt's SLS and state ID, Heat's resource and parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SubjectKind {
+    /// The key in JSON output (`sls`, `id`, `resource`).
+    pub key: &'static str,
+    /// The word in human output (`SLS`, `ID`, `resource`).
+    pub word: &'static str,
+}
+
+/// What a diagnostic is about, in the dialect's own words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Subject {
+    /// The kind of thing.
+    pub kind: SubjectKind,
+    /// Its name.
+    pub name: String,
 }
 
 /// One problem found while compiling.
 #[derive(Debug, Clone)]
 pub struct Diagnostic {
+    /// The severity (the code's, unless a caller downgrades it).
     pub severity: Severity,
-    /// Stable machine-readable code, e.g. `yaml-syntax`, `missing-requisite`.
-    pub code: &'static str,
-    /// The message, worded exactly as Salt words it where Salt has one.
+    /// The registered code (see [`codes`]).
+    pub code: Code,
+    /// The message, worded exactly as the reference engine words it where
+    /// it has one.
     pub message: String,
+    /// Where the problem is.
     pub primary: Option<Label>,
+    /// Other places involved (the template line behind rendered text, the
+    /// first declaration of a duplicate).
     pub secondary: Vec<Label>,
+    /// Hints and explanations.
     pub notes: Vec<String>,
-    /// `env:sls` or `sls` the problem belongs to, when known.
-    pub sls: Option<String>,
-    /// State ID involved, when known.
-    pub id: Option<String>,
+    /// What the problem is about, most general first.
+    pub subjects: Vec<Subject>,
 }
 
 impl Diagnostic {
-    pub fn error(code: &'static str, message: impl Into<String>) -> Diagnostic {
+    /// A diagnostic with `code` (and its severity) and `message`.
+    pub fn new(code: Code, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
-            severity: Severity::Error,
+            severity: code.severity,
             code,
             message: message.into(),
             primary: None,
             secondary: Vec::new(),
             notes: Vec::new(),
-            sls: None,
-            id: None,
+            subjects: Vec::new(),
         }
     }
-    pub fn warning(code: &'static str, message: impl Into<String>) -> Diagnostic {
-        Diagnostic {
-            severity: Severity::Warning,
-            ..Diagnostic::error(code, message)
-        }
-    }
+    /// Set the primary label.
     pub fn with_primary(mut self, label: Label) -> Self {
         self.primary = Some(label);
         self
     }
+    /// Add a secondary label.
     pub fn with_secondary(mut self, label: Label) -> Self {
         self.secondary.push(label);
         self
     }
+    /// Add secondary labels.
+    pub fn with_secondaries(mut self, labels: impl IntoIterator<Item = Label>) -> Self {
+        self.secondary.extend(labels);
+        self
+    }
+    /// Add a note.
     pub fn with_note(mut self, note: impl Into<String>) -> Self {
         self.notes.push(note.into());
         self
     }
-    pub fn with_sls(mut self, sls: impl Into<String>) -> Self {
-        self.sls = Some(sls.into());
+    /// Add a subject.
+    pub fn with_subject(mut self, kind: SubjectKind, name: impl Into<String>) -> Self {
+        self.subjects.push(Subject {
+            kind,
+            name: name.into(),
+        });
         self
     }
-    pub fn with_id(mut self, id: impl Into<String>) -> Self {
-        self.id = Some(id.into());
+    /// The name of the first subject of `kind`.
+    pub fn subject(&self, kind: SubjectKind) -> Option<&str> {
+        self.subjects
+            .iter()
+            .find(|s| s.kind == kind)
+            .map(|s| s.name.as_str())
+    }
+    /// Replace the code (and take its severity): a stage re-classifying
+    /// an error it passes on.
+    pub fn recode(mut self, code: Code) -> Self {
+        self.code = code;
+        self.severity = code.severity;
         self
     }
     /// Set the primary label unless one is already there.
@@ -102,6 +153,7 @@ impl Diagnostic {
         }
         self
     }
+    /// Is this an error (not a warning)?
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
@@ -119,6 +171,7 @@ impl Diagnostic {
 pub struct Diagnostics(pub Vec<Diagnostic>);
 
 impl Diagnostics {
+    /// Does the list hold an error?
     pub fn has_errors(&self) -> bool {
         self.0.iter().any(Diagnostic::is_error)
     }

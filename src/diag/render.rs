@@ -23,11 +23,13 @@ pub fn human(diags: &[Diagnostic], color: bool) -> String {
         for l in lines {
             out.push_str(&format!("  {l}\n"));
         }
-        match (&d.sls, &d.id) {
-            (Some(s), Some(i)) => out.push_str(&format!("  = in SLS {s}, ID {i}\n")),
-            (Some(s), None) => out.push_str(&format!("  = in SLS {s}\n")),
-            (None, Some(i)) => out.push_str(&format!("  = ID {i}\n")),
-            _ => {}
+        if !d.subjects.is_empty() {
+            let about: Vec<String> = d
+                .subjects
+                .iter()
+                .map(|s| format!("{} {}", s.kind.word, s.name))
+                .collect();
+            out.push_str(&format!("  = in {}\n", about.join(", ")));
         }
         if let Some(p) = &d.primary {
             snippet(&mut out, p);
@@ -98,15 +100,16 @@ pub fn to_value(d: &Diagnostic) -> Value {
         Severity::Warning => "warning",
     };
     m.insert("severity".into(), sev.into());
-    m.insert("code".into(), d.code.into());
+    m.insert("code".into(), d.code.name.into());
     m.insert("message".into(), d.message.as_str().into());
     m.insert(
-        "sls".into(),
-        d.sls.as_deref().map(Value::from).unwrap_or_default(),
-    );
-    m.insert(
-        "id".into(),
-        d.id.as_deref().map(Value::from).unwrap_or_default(),
+        "subjects".into(),
+        Value::List(
+            d.subjects
+                .iter()
+                .map(|s| crate::vmap! { "kind" => s.kind.key, "name" => s.name.as_str() })
+                .collect(),
+        ),
     );
     m.insert(
         "primary".into(),
@@ -126,7 +129,7 @@ pub fn to_value(d: &Diagnostic) -> Value {
 /// The whole list as a JSON document: `{"errors": [...]}`.
 pub fn json(diags: &[Diagnostic]) -> String {
     let v = crate::vmap! {
-        "version" => 1i64,
+        "version" => 2i64,
         "diagnostics" => Value::List(diags.iter().map(to_value).collect()),
     };
     v.to_json_pretty()
@@ -140,12 +143,20 @@ mod tests {
     #[test]
     fn human_shows_snippet_with_caret() {
         let f = SourceFile::new("salt/web.sls", "a:\n  test.nop:\n    - x\n");
-        let d = Diagnostic::error("demo", "something is off")
+        let sls = crate::diag::SubjectKind {
+            key: "sls",
+            word: "SLS",
+        };
+        let id = crate::diag::SubjectKind {
+            key: "id",
+            word: "ID",
+        };
+        let d = Diagnostic::new(crate::diag::codes::IO, "something is off")
             .with_primary(Label::new(&f, 5..13, "here"))
-            .with_sls("base:web")
-            .with_id("a");
+            .with_subject(sls, "base:web")
+            .with_subject(id, "a");
         let out = human(&[d], false);
-        assert!(out.contains("error[demo]: something is off"), "{out}");
+        assert!(out.contains("error[io]: something is off"), "{out}");
         assert!(out.contains("--> salt/web.sls:2:3"), "{out}");
         assert!(out.contains("2 |   test.nop:"), "{out}");
         assert!(out.contains("|   ^^^^^^^^ here"), "{out}");

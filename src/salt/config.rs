@@ -2,6 +2,7 @@
 //! relative roots against DIR, and hands typed settings (plus the whole
 //! `opts` dict templates see) to every later stage.
 
+use crate::diag::codes;
 use crate::diag::{Diagnostic, Label, SourceFile};
 use crate::value::{Map, Value};
 use indexmap::IndexMap;
@@ -110,8 +111,8 @@ impl Config {
     pub fn load(dir: &Path) -> Result<Config, Diagnostic> {
         let path = dir.join("minion");
         let text = std::fs::read_to_string(&path).map_err(|e| {
-            Diagnostic::error(
-                "config",
+            Diagnostic::new(
+                codes::CONFIG,
                 format!("cannot read minion config {}: {e}", path.display()),
             )
         })?;
@@ -125,16 +126,19 @@ impl Config {
             Value::Map(Map::new())
         } else {
             crate::yaml::load_value(&file.text).map_err(|e| {
-                Diagnostic::error("config", format!("invalid minion config: {}", e.message))
-                    .with_primary(Label::new(file, e.span.clone(), "here"))
+                Diagnostic::new(
+                    codes::CONFIG,
+                    format!("invalid minion config: {}", e.message),
+                )
+                .with_primary(Label::new(file, e.span.clone(), "here"))
             })?
         };
         let raw = match raw {
             Value::Map(m) => m,
             Value::Null => Map::new(),
             other => {
-                return Err(Diagnostic::error(
-                    "config",
+                return Err(Diagnostic::new(
+                    codes::CONFIG,
                     format!(
                         "minion config must be a mapping, not {}",
                         other.py_type_name()
@@ -143,7 +147,10 @@ impl Config {
             }
         };
         let bad = |key: &str, what: &str| {
-            Diagnostic::error("config", format!("minion config: `{key}` must be {what}"))
+            Diagnostic::new(
+                codes::CONFIG,
+                format!("minion config: `{key}` must be {what}"),
+            )
         };
         let get = |k: &str| raw.get(k).filter(|v| !v.is_null());
         let string = |k: &str, default: &str| -> Result<String, Diagnostic> {

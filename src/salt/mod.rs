@@ -11,6 +11,19 @@
 //! the output stages read it). [`simulate`] and [`report`] read the graph;
 //! [`pipeline`] drives one compile.
 
+use crate::diag::SubjectKind;
+
+/// The diagnostic subject kind of an SLS (`env:sls`, or `sls`).
+pub const SLS: SubjectKind = SubjectKind {
+    key: "sls",
+    word: "SLS",
+};
+/// The diagnostic subject kind of a state ID.
+pub const ID: SubjectKind = SubjectKind {
+    key: "id",
+    word: "ID",
+};
+
 pub mod config;
 pub mod dictupdate;
 pub mod fileserver;

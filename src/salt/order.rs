@@ -6,11 +6,13 @@
 //! The graph is kept in the result so execution simulation and drawing can
 //! reuse it.
 
+use crate::diag::codes;
 use crate::diag::{Diagnostic, Label};
 use crate::fnmatch::fnmatch;
 use crate::salt::high::extend::py_iter;
 use crate::salt::high::SourceMap;
 use crate::salt::low::{normalise_order, sort_chunks, symbolic_order, LowOptions, Num};
+use crate::salt::{ID, SLS};
 use crate::value::{push_py_str, Map, Value};
 use indexmap::IndexMap;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -1550,21 +1552,23 @@ pub fn order_chunks(
             match problems.next_if(|(at, _)| *at == j) {
                 Some((_, (kind, message))) => {
                     let code = if message.starts_with("Referenced") {
-                        "missing-requisite"
+                        codes::MISSING_REQUISITE
                     } else {
-                        "bad-requisite"
+                        codes::BAD_REQUISITE
                     };
                     let (id, state) = id_state(&chunks[i]);
                     errors.push(
-                        Diagnostic::error(code, message)
-                            .with_sls(
+                        Diagnostic::new(code, message)
+                            .with_subject(
+                                SLS,
                                 chunks[i]
                                     .get("__sls__")
                                     .map(Value::py_str)
                                     .unwrap_or_default(),
                             )
-                            .with_id(id.clone())
-                            .or_primary(sources.arg(&id, &state, kind.as_str())),
+                            .with_subject(ID, id.clone())
+                            .or_primary(sources.arg(&id, &state, kind.as_str()))
+                            .or_primary(sources.id(&id)),
                     );
                 }
                 None => cap = compute_cap_step(cap, info[i].int_order()),
@@ -1704,8 +1708,8 @@ fn cycle_error(g: &RequisiteGraph, chunks: &[Map], sources: &SourceMap) -> Diagn
             labels.push(l);
         }
     }
-    let mut d = Diagnostic::error(
-        "requisite-cycle",
+    let mut d = Diagnostic::new(
+        codes::REQUISITE_CYCLE,
         format!("Recursive requisites were found: {}", parts.join(", ")),
     );
     if let Some(first) = labels.first().cloned() {

@@ -5,6 +5,7 @@
 //! `defaults` and `key`), merged by `pillar_source_merging_strategy`; the
 //! `--pillar` data is merged last.
 
+use crate::diag::codes;
 use crate::diag::{Diagnostic, SourceFile};
 use crate::fnmatch::fnmatch;
 use crate::salt::config::Config;
@@ -59,7 +60,7 @@ pub fn compile(config: &Config, mocks: Value, overlay: Option<&Value>) -> (Value
         ) {
             Ok(v) => v,
             Err(e) => {
-                errors.push(Diagnostic::error("pillar-merge", e.to_string()));
+                errors.push(Diagnostic::new(codes::PILLAR_MERGE, e.to_string()));
                 pillar
             }
         },
@@ -92,8 +93,8 @@ pub fn failure(pillar: &Value) -> Option<Diagnostic> {
     if lines.is_empty() {
         return None;
     }
-    let mut d = Diagnostic::error(
-        "pillar-failed",
+    let mut d = Diagnostic::new(
+        codes::PILLAR_FAILED,
         format!(
             "Pillar failed to render. Additional info follows:\n\n{}",
             lines
@@ -124,10 +125,10 @@ fn salt_errors(diagnostics: &[Diagnostic], opts: &Value) -> Vec<String> {
 /// a render failure names only the SLS unless `pillar_safe_render_error`
 /// is off; every other message is already Salt's.
 fn salt_error(d: &Diagnostic, safe: bool) -> String {
-    if d.code != "pillar-render" {
+    if d.code != codes::PILLAR_RENDER {
         return d.message.clone();
     }
-    let sls = d.sls.as_deref().unwrap_or_default();
+    let sls = d.subject(crate::salt::SLS).unwrap_or_default();
     let sls = sls.split_once(':').map_or(sls, |(_, s)| s);
     match d.message.split_once(" failed: ") {
         Some((_, detail)) if !safe => {
@@ -157,7 +158,7 @@ impl Compiler<'_> {
         ) {
             Ok(v) => v,
             Err(e) => {
-                errors.push(Diagnostic::error("pillar-merge", e.to_string()));
+                errors.push(Diagnostic::new(codes::PILLAR_MERGE, e.to_string()));
                 a
             }
         }
@@ -191,8 +192,8 @@ impl Compiler<'_> {
                     .cloned()
                     .collect();
                 if !self.fs.has_env(env) {
-                    errors.push(Diagnostic::error(
-                        "pillar-unknown-env",
+                    errors.push(Diagnostic::new(
+                        codes::PILLAR_UNKNOWN_ENV,
                         format!("No matching pillar environment for environment '{env}' found"),
                     ));
                 }
@@ -338,7 +339,7 @@ impl Compiler<'_> {
                         }
                     }
                     Ok(false) => {}
-                    Err(e) => errors.push(Diagnostic::error("pillar-top", e.to_string())),
+                    Err(e) => errors.push(Diagnostic::new(codes::PILLAR_TOP, e.to_string())),
                 }
             }
         }
@@ -355,8 +356,7 @@ impl Compiler<'_> {
         errors: &mut Vec<Diagnostic>,
     ) -> Option<Value> {
         let Some(file) = self.fs.find_sls(env, sls) else {
-            errors.push(Diagnostic::error(
-                "pillar-missing-sls",
+            errors.push(Diagnostic::new(codes::PILLAR_MISSING_SLS,
                 format!("Specified SLS '{sls}' in environment '{env}' is not available on the salt master"),
             ));
             return None;
@@ -365,8 +365,8 @@ impl Compiler<'_> {
         mods.insert(sls.to_string(), state.clone());
         let state = state?;
         let Value::Map(mut map) = state else {
-            errors.push(Diagnostic::error(
-                "pillar-not-dict",
+            errors.push(Diagnostic::new(
+                codes::PILLAR_NOT_DICT,
                 format!("SLS '{sls}' does not render to a dictionary"),
             ));
             return Some(state);
@@ -375,8 +375,8 @@ impl Compiler<'_> {
             return Some(Value::Map(map));
         };
         let Value::List(_) = inc else {
-            errors.push(Diagnostic::error(
-                "pillar-include-not-list",
+            errors.push(Diagnostic::new(
+                codes::PILLAR_INCLUDE_NOT_LIST,
                 format!("Include Declaration in SLS '{sls}' is not formed as a list"),
             ));
             return Some(Value::Map(map));
@@ -460,7 +460,7 @@ impl Compiler<'_> {
         match render_file(&renv, file, &ctx, &format!("{env}:{sls}")) {
             Ok(r) => r.data.map(|n| n.to_value()),
             Err(mut d) => {
-                d.code = "pillar-render";
+                d.code = codes::PILLAR_RENDER;
                 errors.push(d);
                 None
             }

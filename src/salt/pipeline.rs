@@ -2,6 +2,7 @@
 //! low → order for one compile, and exposes each intermediate result
 //! (matches, highstate, lowstate) to the subcommands.
 
+use crate::diag::codes;
 use crate::diag::{Diagnostic, Diagnostics, Label, SourceFile};
 use crate::salt::config::{Config, SaltVersion};
 use crate::salt::fileserver::FileServer;
@@ -131,7 +132,7 @@ impl Session {
             return Err(errors.into());
         }
         if matches.values().all(Vec::is_empty) {
-            return Err(Diagnostic::error("no-top-match", top::NO_TOP_MATCH)
+            return Err(Diagnostic::new(codes::NO_TOP_MATCH, top::NO_TOP_MATCH)
                 .or_primary(self.top_label(""))
                 .with_note(format!(
                     "no target in the top file matches minion id '{}'",
@@ -155,11 +156,11 @@ impl Session {
         let steps =
             top::plan_highstate(&matches, &known, &mut |env| self.fs.list_sls(env).to_vec());
         let cache = RenderCache::new(&self.fs, self.sls_env(), self.config.state_auto_order);
-        let mut hs = Builder::new(&self.fs, &cache)
+        let top_line = |needle: &str| self.top_label(needle);
+        Ok(Builder::new(&self.fs, &cache)
             .for_version(self.options.version)
-            .render_highstate(&matches, steps);
-        self.locate(&mut hs.errors, &hs.sources);
-        Ok(hs)
+            .with_top_lines(&top_line)
+            .render_highstate(&matches, steps))
     }
 
     /// The lowstate (`state.show_lowstate`): ordered chunks, or errors.
@@ -184,8 +185,7 @@ impl Session {
                 sources: hs.sources,
             }),
             Ok(_) => Err(errors.into()),
-            Err(mut e) => {
-                self.locate(&mut e, &hs.sources);
+            Err(e) => {
                 errors.extend(e);
                 Err(errors.into())
             }
@@ -199,7 +199,7 @@ impl Session {
 
     fn graph_of(plan: Plan) -> Result<(ChunkGraph, crate::salt::high::SourceMap), Diagnostics> {
         let g = ChunkGraph::from_ordered(&plan.lowstate)
-            .map_err(|e| Diagnostics::from(Diagnostic::error("graph", e.to_string())))?;
+            .map_err(|e| Diagnostics::from(Diagnostic::new(codes::GRAPH, e.to_string())))?;
         Ok((g, plan.sources))
     }
 
@@ -233,13 +233,12 @@ impl Session {
         let saltenv = self.config.saltenv.clone().unwrap_or_else(|| "base".into());
         let what = format!("{saltenv}:{sls}");
         let file = self.fs.find_sls(&saltenv, sls).ok_or_else(|| {
-            Diagnostic::error(
-                "missing-sls",
+            Diagnostic::new(codes::MISSING_SLS,
                 format!("Specified SLS {sls} in saltenv {saltenv} is not available on the salt master or through a configured fileserver"),
             )
         })?;
         let text = std::fs::read_to_string(&file.path)
-            .map_err(|e| Diagnostic::error("io", format!("{}: {e}", file.path.display())))?;
+            .map_err(|e| Diagnostic::new(codes::IO, format!("{}: {e}", file.path.display())))?;
         let ctx = SlsContext {
             saltenv: saltenv.clone(),
             sls: sls.to_string(),
@@ -262,54 +261,6 @@ impl Session {
 }
 
 impl Session {
-    /// Give every diagnostic that lacks one a source location: the state
-    /// ID's declaration, the SLS file, or the top file line naming it.
-    pub fn locate(&self, diags: &mut [Diagnostic], sources: &crate::salt::high::SourceMap) {
-        for d in diags.iter_mut() {
-            if d.code == "duplicate-id" {
-                if let Some(id) = d.id.clone() {
-                    d.primary = d.primary.take().or_else(|| sources.id(&id));
-                    d.secondary.extend(sources.duplicates(&id));
-                }
-            }
-            if d.primary.is_some() {
-                continue;
-            }
-            let sls_key = d.sls.clone().map(|s| {
-                if s.contains(':') {
-                    s
-                } else {
-                    let env = self.config.saltenv.clone().unwrap_or_else(|| "base".into());
-                    format!("{env}:{s}")
-                }
-            });
-            d.primary = match (&d.id, &sls_key) {
-                (Some(id), _) if sources.id(id).is_some() => sources.id(id),
-                (_, Some(sls)) if d.code == "bad-extend" => sources
-                    .id(&format!("extend@{sls}"))
-                    .or_else(|| sources.file(sls)),
-                (_, Some(sls)) if sources.file(sls).is_some() => sources.file(sls),
-                _ => None,
-            };
-            if d.primary.is_none() {
-                d.primary = match d.code {
-                    "missing-sls-in-top" | "missing-sls" => d
-                        .sls
-                        .as_deref()
-                        .and_then(|s| s.split_once(':'))
-                        .and_then(|(_, sls)| self.top_label(&format!("- {sls}"))),
-                    "unknown-saltenv" => d
-                        .sls
-                        .as_deref()
-                        .and_then(|s| s.split_once(':'))
-                        .and_then(|(env, _)| self.top_label(&format!("{env}:"))),
-                    "no-top-match" => self.top_label(""),
-                    _ => None,
-                };
-            }
-        }
-    }
-
     /// The first top file line containing `needle` (any env's top file).
     fn top_label(&self, needle: &str) -> Option<Label> {
         let cfg = &self.config.state_top;
@@ -348,7 +299,7 @@ impl TopFiles<'_> {
         path: &std::path::Path,
     ) -> Result<Option<Value>, Diagnostic> {
         let text = std::fs::read_to_string(path)
-            .map_err(|e| Diagnostic::error("io", format!("{}: {e}", path.display())))?;
+            .map_err(|e| Diagnostic::new(codes::IO, format!("{}: {e}", path.display())))?;
         let file = SourceFile::new(path.display().to_string(), text);
         let ctx = SlsContext {
             saltenv: env.to_string(),
@@ -359,7 +310,7 @@ impl TopFiles<'_> {
         render_file(&self.env, file, &ctx, &format!("{env}:top"))
             .map(|r| r.data.map(|n| n.to_value()))
             .map_err(|mut d| {
-                d.code = "top-render-error";
+                d.code = codes::TOP_RENDER_ERROR;
                 d
             })
     }

@@ -15,10 +15,12 @@
 // `Diagnostic` is the project's error type by design; it is large but rare.
 #![allow(clippy::result_large_err)]
 
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::fnmatch::fnmatch;
 use crate::salt::config::Config;
 use crate::salt::matcher::{confirm_top, Minion};
+use crate::salt::SLS;
 use crate::value::{Map, Value};
 use indexmap::IndexMap;
 use std::collections::HashMap;
@@ -166,8 +168,8 @@ pub trait TopLoader {
 }
 
 fn render_failed(message: impl std::fmt::Display) -> Diagnostic {
-    Diagnostic::error(
-        "top-render",
+    Diagnostic::new(
+        codes::TOP_RENDER,
         format!("Unable to render top file: {message}"),
     )
 }
@@ -290,8 +292,8 @@ fn section_targets(section: &Value) -> Result<Vec<(Value, Value)>, Diagnostic> {
 /// an error (Salt crashes on it).
 fn sections<'a>(env: &str, ctop: &'a Value) -> Result<&'a Map, Diagnostic> {
     ctop.as_map().ok_or_else(|| {
-        Diagnostic::error(
-            "top-render",
+        Diagnostic::new(
+            codes::TOP_RENDER,
             format!(
                 "The top file in saltenv '{env}' did not render to a dictionary (got {})",
                 ctop.py_type_name()
@@ -321,8 +323,8 @@ pub fn merge_tops(tops: &Tops, opts: &TopOptions) -> (MergedTop, Vec<Diagnostic>
         "same" => merge_tops_same(tops, &opts.default_top, &mut diags),
         "merge_all" => merge_tops_merge_all(tops),
         other => {
-            diags.push(Diagnostic::warning(
-                "top-merge",
+            diags.push(Diagnostic::new(
+                codes::TOP_MERGE,
                 format!("Invalid top_file_merging_strategy '{other}', falling back to 'merge'"),
             ));
             merge_tops_merge(tops)
@@ -384,8 +386,8 @@ fn merge_tops_same(
         if ctops.iter().all(is_empty_top) {
             let fallback: &[Value] = tops.get(default_top).map_or(&[], Vec::as_slice);
             if fallback.iter().all(is_empty_top) {
-                diags.push(Diagnostic::warning(
-                    "top-merge",
+                diags.push(Diagnostic::new(
+                    codes::TOP_MERGE,
                     format!(
                         "The '{cenv}' saltenv has no top file, and the fallback saltenv \
                          specified by default_top ({default_top}) also has no top file"
@@ -399,8 +401,8 @@ fn merge_tops_same(
                     .find(|(env, _)| env.as_str() == Some(cenv.as_str()));
                 match found {
                     Some((env, section)) => copy_section(&mut top, env, section)?,
-                    None => diags.push(Diagnostic::warning(
-                        "top-merge",
+                    None => diags.push(Diagnostic::new(
+                        codes::TOP_MERGE,
                         format!(
                             "The '{cenv}' saltenv has no top file, and no matches were found \
                              in the top file for the default_top saltenv ({default_top})"
@@ -485,7 +487,7 @@ fn merge_tops_merge_all(tops: &Tops) -> Result<MergedTop, Diagnostic> {
 /// Salt's `verify_tops` on the merged top, with its messages.
 /// (`state.show_highstate` and `state.apply` run it; `show_lowstate` does not.)
 pub fn verify_tops(top: &MergedTop) -> Vec<Diagnostic> {
-    let err = |m: String| Diagnostic::error("top-verify", m);
+    let err = |m: String| Diagnostic::new(codes::TOP_VERIFY, m);
     let mut errors = Vec::new();
     for (env, matches) in top {
         if is_include(env) {
@@ -571,8 +573,8 @@ pub fn top_matches(
         }
     }
     if opts.master_tops {
-        cx.diags.push(Diagnostic::warning(
-            "top-master-tops",
+        cx.diags.push(Diagnostic::new(
+            codes::TOP_MASTER_TOPS,
             "master_tops is configured but master_tops modules cannot run offline; ignored",
         ));
     }
@@ -593,8 +595,8 @@ impl MatchCx<'_, '_> {
             other => match py_iter(other) {
                 Some(items) => items,
                 None => {
-                    self.diags.push(Diagnostic::error(
-                        "top-match",
+                    self.diags.push(Diagnostic::new(
+                        codes::TOP_MATCH,
                         format!(
                             "Malformed topfile: state declarations for matcher {} in saltenv {} \
                              are not formed as a list (got {})",
@@ -611,8 +613,8 @@ impl MatchCx<'_, '_> {
             Ok(true) => {}
             Ok(false) => return,
             Err(e) => {
-                self.diags.push(Diagnostic::error(
-                    "top-match",
+                self.diags.push(Diagnostic::new(
+                    codes::TOP_MATCH,
                     format!("Top file target {} in saltenv '{env}': {e}", tgt.py_repr()),
                 ));
                 return;
@@ -630,8 +632,8 @@ impl MatchCx<'_, '_> {
                                     self.filter(env, t, d);
                                 }
                             }
-                            None => self.diags.push(Diagnostic::error(
-                                "top-match",
+                            None => self.diags.push(Diagnostic::new(
+                                codes::TOP_MATCH,
                                 format!(
                                     "subfilter of target {} in saltenv '{env}' is not a dict",
                                     tgt.py_repr()
@@ -641,8 +643,8 @@ impl MatchCx<'_, '_> {
                     }
                     // `item.popitem()`: the last pair.
                     let Some((env_key, sls)) = m.pop() else {
-                        self.diags.push(Diagnostic::error(
-                            "top-match",
+                        self.diags.push(Diagnostic::new(
+                            codes::TOP_MATCH,
                             format!(
                                 "An empty dict in the item list of target {} in saltenv '{env}'",
                                 tgt.py_repr()
@@ -658,8 +660,8 @@ impl MatchCx<'_, '_> {
                     }
                     match sls {
                         Value::Str(s) => self.push(other_env, s.to_string()),
-                        other => self.diags.push(Diagnostic::error(
-                            "top-match",
+                        other => self.diags.push(Diagnostic::new(
+                            codes::TOP_MATCH,
                             format!(
                                 "SLS {} for saltenv '{other_env}' in target {} is not a string",
                                 other.py_repr(),
@@ -758,11 +760,11 @@ pub fn plan_highstate(
                         .collect();
                 }
                 None => steps.push(RenderStep::Error(
-                    Diagnostic::error(
-                        "unknown-saltenv",
+                    Diagnostic::new(
+                        codes::UNKNOWN_SALTENV,
                         format!("No matching salt environment for environment '{env}' found"),
                     )
-                    .with_sls(format!("{env}:{sls_match}")),
+                    .with_subject(SLS, format!("{env}:{sls_match}")),
                 )),
             }
             if statefiles.is_empty() {

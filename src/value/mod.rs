@@ -607,6 +607,15 @@ macro_rules! vmap {
     }};
 }
 
+/// Appends `v` as Python's `str()` prints it (nothing for `None`).
+pub fn push_py_str(out: &mut String, v: Option<&Value>) {
+    match v {
+        Some(Value::Str(s)) => out.push_str(s),
+        Some(other) => out.push_str(&other.py_str()),
+        None => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -676,14 +685,5 @@ mod tests {
             v.write_json_pretty(&mut out).unwrap();
             assert_eq!(String::from_utf8(out).unwrap(), v.to_json_pretty());
         }
-    }
-}
-
-/// Appends `v` as Python's `str()` prints it (nothing for `None`).
-pub fn push_py_str(out: &mut String, v: Option<&Value>) {
-    match v {
-        Some(Value::Str(s)) => out.push_str(s),
-        Some(other) => out.push_str(&other.py_str()),
-        None => {}
     }
 }

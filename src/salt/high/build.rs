@@ -9,12 +9,14 @@
 //! the includes discovered by the previous one.
 
 use super::source_map::SourceMap;
-use crate::diag::{Diagnostic, SourceFile};
+use crate::diag::codes;
+use crate::diag::{Diagnostic, Label, SourceFile};
 use crate::fnmatch::fnmatch;
 use crate::salt::fileserver::{FileServer, SlsFile};
 use crate::salt::render::jinja::SlsContext;
 use crate::salt::render::{render_file, RenderEnv, Rendered};
 use crate::salt::top::{missing_sls_message, RenderStep};
+use crate::salt::{ID, SLS};
 use crate::value::{Map, Value};
 use crate::yaml::{Node, NodeValue};
 use indexmap::IndexMap;
@@ -135,8 +137,11 @@ impl<'a> RenderCache<'a> {
             Ok(b) => String::from_utf8_lossy(&b).into_owned(),
             Err(e) => {
                 return SlsRender::Failed(
-                    Diagnostic::error("io", format!("Rendering SLS '{saltenv}:{sls}' failed: {e}"))
-                        .with_sls(format!("{saltenv}:{sls}")),
+                    Diagnostic::new(
+                        codes::IO,
+                        format!("Rendering SLS '{saltenv}:{sls}' failed: {e}"),
+                    )
+                    .with_subject(SLS, format!("{saltenv}:{sls}")),
                 )
             }
         };
@@ -225,11 +230,11 @@ fn prepare(
     let mut errors = Vec::new();
     let Value::Map(mut state) = data else {
         errors.push((
-            Diagnostic::error(
-                "sls-not-dict",
+            Diagnostic::new(
+                codes::SLS_NOT_DICT,
                 format!("SLS {sls} does not render to a dictionary"),
             )
-            .with_sls(what)
+            .with_subject(SLS, what)
             .with_primary(crate::diag::Label::new(&text, span, "renders to this")),
             LabelAt::Nowhere,
         ));
@@ -256,17 +261,22 @@ fn prepare(
                 }
             }
             _ => errors.push((
-                Diagnostic::error(
-                    "include-not-list",
+                Diagnostic::new(
+                    codes::INCLUDE_NOT_LIST,
                     format!("Include Declaration in SLS {sls} is not formed as a list"),
                 )
-                .with_sls(what),
+                .with_subject(SLS, what),
                 LabelAt::Id(format!("include@{what}")),
             )),
         }
     }
     let mut plain = Vec::new();
     handle_extend(&mut state, sls, saltenv, &mut plain);
+    errors.extend(
+        plain
+            .drain(..)
+            .map(|d| (d, LabelAt::Id(format!("extend@{what}")))),
+    );
     handle_exclude(&mut state, sls, &mut plain);
     errors.extend(plain.into_iter().map(|d| (d, LabelAt::Nowhere)));
     handle_state_decls(&mut state, sls, saltenv, &mut errors);
@@ -435,6 +445,9 @@ pub struct Highstate {
 }
 
 /// Walks SLS files the way Salt's `render_state` / `render_highstate` do.
+/// Finds the top file line ending with a needle (`base:`, `- web`).
+pub type TopLines<'a> = dyn Fn(&str) -> Option<Label> + 'a;
+
 pub struct Builder<'a> {
     fs: &'a FileServer,
     cache: &'a RenderCache<'a>,
@@ -444,6 +457,8 @@ pub struct Builder<'a> {
     sources: SourceMap,
     /// Salt 3007+ records `__sls_included_from__`; 3006 does not.
     included_from: bool,
+    /// The first top file line ending with a text (see `with_top_lines`).
+    top_line: Option<&'a TopLines<'a>>,
 }
 
 impl<'a> Builder<'a> {
@@ -451,6 +466,18 @@ impl<'a> Builder<'a> {
     pub fn for_version(mut self, version: crate::salt::config::SaltVersion) -> Self {
         self.included_from = version >= crate::salt::config::SaltVersion::V3007;
         self
+    }
+
+    /// Top-file problems (an unknown saltenv, an SLS no root has) point at
+    /// the top file line `find` returns for a needle (`base:`, `- web`).
+    pub fn with_top_lines(mut self, find: &'a TopLines<'a>) -> Self {
+        self.top_line = Some(find);
+        self
+    }
+
+    /// The top file line for `needle`, when a finder was given.
+    fn top_line(&self, needle: &str) -> Option<Label> {
+        self.top_line.and_then(|f| f(needle))
     }
 
     /// Auto-order numbering follows the cache's `auto_order`.
@@ -463,6 +490,7 @@ impl<'a> Builder<'a> {
             mods: HashSet::new(),
             sources: SourceMap::default(),
             included_from: true,
+            top_line: None,
         }
     }
 
@@ -488,7 +516,13 @@ impl<'a> Builder<'a> {
         for step in steps {
             let (env, sls, sls_match) = match step {
                 RenderStep::Error(d) => {
-                    all_errors.push(d);
+                    // The top step's only error: a saltenv no root has.
+                    let env = d
+                        .subject(SLS)
+                        .and_then(|s| s.split_once(':'))
+                        .map(|(e, _)| e);
+                    let at = env.and_then(|e| self.top_line(&format!("{e}:")));
+                    all_errors.push(d.or_primary(at));
                     continue;
                 }
                 RenderStep::Render {
@@ -502,12 +536,15 @@ impl<'a> Builder<'a> {
             }
             let mut errors = Vec::new();
             if let Some(state) = self.render_state(&sls, &env, matches, &mut errors) {
-                merge_included_states(&mut high, state, &mut errors);
+                merge_included_states(&mut high, state, &self.sources, &mut errors);
             }
             for e in errors.iter_mut() {
                 if let Some(m) = missing_sls_message(&e.message, &sls_match, &env) {
                     e.message = m;
-                    e.code = "missing-sls-in-top";
+                    e.code = codes::MISSING_SLS_IN_TOP;
+                    if e.primary.is_none() {
+                        e.primary = self.top_line(&format!("- {sls}"));
+                    }
                 }
             }
             all_errors.extend(errors);
@@ -533,13 +570,12 @@ impl<'a> Builder<'a> {
         let prepared = match owned(self.cache.take(saltenv, sls)) {
             SlsRender::Missing => {
                 errors.push(
-                    Diagnostic::error(
-                        "missing-sls",
+                    Diagnostic::new(codes::MISSING_SLS,
                         format!(
                             "Specified SLS {sls} in saltenv {saltenv} is not available on the salt master or through a configured fileserver"
                         ),
                     )
-                    .with_sls(what),
+                    .with_subject(SLS, what),
                 );
                 return None;
             }
@@ -563,9 +599,14 @@ impl<'a> Builder<'a> {
             errors: found,
         } = body?;
         // Spans are worked out only if a diagnostic asks for one.
+        let key = (!found.is_empty()).then(|| what.clone());
         self.sources.defer_file(what, template, text, spanless);
         for (d, at) in found {
-            errors.push(d.or_primary(at.resolve(&self.sources)));
+            // Where the problem was written; else the SLS file itself.
+            let label = at
+                .resolve(&self.sources)
+                .or_else(|| key.as_deref().and_then(|k| self.sources.file(k)));
+            errors.push(d.or_primary(label));
         }
         let mut state = match state {
             Ok(state) => state,
@@ -614,13 +655,12 @@ impl<'a> Builder<'a> {
         };
         if !self.fs.has_env(&env_key) && env_key != "_xenv" {
             errors.push(
-                Diagnostic::error(
-                    "include-unknown-env",
+                Diagnostic::new(codes::INCLUDE_UNKNOWN_ENV,
                     format!(
                         "Nonexistent saltenv '{env_key}' found in include of '{inc_sls}' within SLS '{what}'"
                     ),
                 )
-                .with_sls(what.clone())
+                .with_subject(SLS, what.clone())
                 .or_primary(self.include_label(&what, &inc_sls)),
             );
             return;
@@ -630,13 +670,12 @@ impl<'a> Builder<'a> {
                 Ok(s) => s,
                 Err(()) => {
                     errors.push(
-                        Diagnostic::error(
-                            "include-beyond-top",
+                        Diagnostic::new(codes::INCLUDE_BEYOND_TOP,
                             format!(
                                 "Attempted relative include of '{inc_sls}' within SLS '{what}' goes beyond top level package "
                             ),
                         )
-                        .with_sls(what.clone())
+                        .with_subject(SLS, what.clone())
                         .or_primary(self.include_label(&what, &written)),
                     );
                     return;
@@ -682,13 +721,13 @@ impl<'a> Builder<'a> {
                         }
                     }
                     own.replaced_by(state, &nstate);
-                    merge_included_states(state, Value::Map(nstate), errors);
+                    merge_included_states(state, Value::Map(nstate), &self.sources, errors);
                 } else if let Some(other) = nstate {
-                    merge_included_states(state, other, errors);
+                    merge_included_states(state, other, &self.sources, errors);
                 }
                 // A missing included file is best shown at the include line.
                 for e in errs.iter_mut() {
-                    if e.code == "missing-sls" && e.primary.is_none() {
+                    if e.code == codes::MISSING_SLS && e.primary.is_none() {
                         e.primary = self.include_label(&what, &written);
                     }
                 }
@@ -712,8 +751,8 @@ impl<'a> Builder<'a> {
             };
             let label = self.include_label(&what, &written);
             errors.push(
-                Diagnostic::error("bad-include", msg)
-                    .with_sls(what)
+                Diagnostic::new(codes::BAD_INCLUDE, msg)
+                    .with_subject(SLS, what)
                     .or_primary(label),
             );
         }
@@ -850,11 +889,11 @@ fn handle_extend(state: &mut Map, sls: &str, saltenv: &str, errors: &mut Vec<Dia
     };
     let Value::Map(mut ext) = ext else {
         errors.push(
-            Diagnostic::error(
-                "bad-extend",
+            Diagnostic::new(
+                codes::BAD_EXTEND,
                 format!("Extension value in SLS '{sls}' is not a dictionary"),
             )
-            .with_sls(format!("{saltenv}:{sls}")),
+            .with_subject(SLS, format!("{saltenv}:{sls}")),
         );
         return;
     };
@@ -862,15 +901,15 @@ fn handle_extend(state: &mut Map, sls: &str, saltenv: &str, errors: &mut Vec<Dia
     for (name, body) in ext.iter_mut() {
         let Value::Map(body) = body else {
             errors.push(
-                Diagnostic::error(
-                    "bad-extend",
+                Diagnostic::new(
+                    codes::BAD_EXTEND,
                     format!(
                         "Extension name '{}' in SLS '{sls}' is not a dictionary",
                         name.py_str()
                     ),
                 )
-                .with_sls(format!("{saltenv}:{sls}"))
-                .with_id(name.py_str()),
+                .with_subject(SLS, format!("{saltenv}:{sls}"))
+                .with_subject(ID, name.py_str()),
             );
             bad.push(name.clone());
             continue;
@@ -913,8 +952,8 @@ fn handle_exclude(state: &mut Map, sls: &str, errors: &mut Vec<Diagnostic>) {
     let items: Vec<Value> = match exc {
         Value::List(l) => l.into_iter().collect(),
         other => {
-            errors.push(Diagnostic::error(
-                "exclude-not-list",
+            errors.push(Diagnostic::new(
+                codes::EXCLUDE_NOT_LIST,
                 format!("Exclude Declaration in SLS {sls} is not formed as a list"),
             ));
             // Python's list.extend iterates what it is given.
@@ -961,12 +1000,12 @@ fn handle_state_decls(
                 }
             }
             errors.push((
-                Diagnostic::error(
-                    "bad-state-declaration",
+                Diagnostic::new(
+                    codes::BAD_STATE_DECLARATION,
                     format!("ID {id} in SLS {sls} is not a dictionary"),
                 )
-                .with_sls(format!("{saltenv}:{sls}"))
-                .with_id(id.clone()),
+                .with_subject(SLS, format!("{saltenv}:{sls}"))
+                .with_subject(ID, id.clone()),
                 LabelAt::Id(id),
             ));
             continue;
@@ -992,14 +1031,13 @@ fn handle_state_decls(
                 // (A linear scan: an ID declares a handful of modules.)
                 if skeys.contains(&module) {
                     errors.push((
-                        Diagnostic::error(
-                            "duplicate-state-module",
+                        Diagnostic::new(codes::DUPLICATE_STATE_MODULE,
                             format!(
                                 "ID '{id}' in SLS '{sls}' contains multiple state declarations of the same type"
                             ),
                         )
-                        .with_sls(format!("{saltenv}:{sls}"))
-                        .with_id(id.clone()),
+                        .with_subject(SLS, format!("{saltenv}:{sls}"))
+                        .with_subject(ID, id.clone()),
                         LabelAt::State(id.clone(), module),
                     ));
                     pos += 1;
@@ -1027,12 +1065,17 @@ fn handle_state_decls(
 
 /// Salt's `merge_included_states`: concatenate `__extend__` / `__exclude__`,
 /// report conflicting IDs, then let `state` overwrite `high`.
-pub fn merge_included_states(high: &mut Map, state: Value, errors: &mut Vec<Diagnostic>) {
+pub fn merge_included_states(
+    high: &mut Map,
+    state: Value,
+    sources: &SourceMap,
+    errors: &mut Vec<Diagnostic>,
+) {
     let mut state = match state {
         Value::Map(m) => m,
         other => {
-            errors.push(Diagnostic::error(
-                "sls-not-dict",
+            errors.push(Diagnostic::new(
+                codes::SLS_NOT_DICT,
                 format!(
                     "Error when rendering state with contents: {}",
                     other.py_repr()
@@ -1076,8 +1119,7 @@ pub fn merge_included_states(high: &mut Map, state: Value, errors: &mut Vec<Diag
                 )
             };
             errors.push(
-                Diagnostic::error(
-                    "duplicate-id",
+                Diagnostic::new(codes::DUPLICATE_ID,
                     format!(
                         "Detected conflicting IDs, SLS IDs need to be globally unique.\n    The conflicting ID is '{}' and is found in SLS '{}' and SLS '{}'",
                         id,
@@ -1085,7 +1127,9 @@ pub fn merge_included_states(high: &mut Map, state: Value, errors: &mut Vec<Diag
                         loc(body)
                     ),
                 )
-                .with_id(id),
+                .or_primary(sources.id(&id))
+                .with_secondaries(sources.duplicates(&id))
+                .with_subject(ID, id),
             );
         }
     }
@@ -1145,7 +1189,7 @@ mod tests {
         let mut errors = vec![];
         handle_state_decls(&mut state, "s", "base", &mut errors);
         assert_eq!(errors.len(), 1);
-        assert_eq!(errors[0].0.code, "duplicate-state-module");
+        assert_eq!(errors[0].0.code, codes::DUPLICATE_STATE_MODULE);
         let body = state.get("id").and_then(Value::as_map).unwrap();
         let keys: Vec<&str> = body.keys().filter_map(Value::as_str).collect();
         assert_eq!(

@@ -3,9 +3,11 @@
 //! blocks and the strict mode used for the extends built by `requisite_in`.
 //! Also holds the small Python-dict helpers the other high-data passes share.
 
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::salt::high::source_map::SourceRef;
 use crate::salt::high::SourceMap;
+use crate::salt::{ID, SLS};
 use crate::value::{Map, Value};
 
 /// Salt's `STATE_REQUISITE_KEYWORDS`: an extend argument with one of these
@@ -105,10 +107,11 @@ pub fn apply_extends(
                      in environment '{env}' and to SLS '{sls}'"
                 );
                 errors.push(
-                    Diagnostic::error("bad-extend", message)
-                        .with_sls(format!("{env}:{sls}"))
-                        .with_id(n)
-                        .or_primary(label.and_then(|l| l.resolve(sources))),
+                    Diagnostic::new(codes::BAD_EXTEND, message)
+                        .with_subject(SLS, format!("{env}:{sls}"))
+                        .with_subject(ID, n)
+                        .or_primary(label.and_then(|l| l.resolve(sources)))
+                        .or_primary(sources.file(&format!("{env}:{sls}"))),
                 );
                 continue;
             }

@@ -6,6 +6,7 @@
 //! item), a bare-string target not found is silently ignored, and the
 //! reference added always points at the declaring state by ID.
 
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::salt::config::SaltVersion;
 use crate::salt::high::extend::{
@@ -13,6 +14,7 @@ use crate::salt::high::extend::{
 };
 use crate::salt::high::source_map::SourceRef;
 use crate::salt::high::SourceMap;
+use crate::salt::{ID, SLS};
 use crate::value::{Map, Value};
 use indexmap::IndexMap;
 use std::collections::{HashMap, HashSet};
@@ -336,10 +338,11 @@ impl<'a> Builder<'a> {
     }
 
     fn dotted_error(&self, decl: &Decl, message: String) -> Diagnostic {
-        Diagnostic::error("requisite-dotted", message)
-            .with_sls(decl.sls())
-            .with_id(decl.id.py_str())
+        Diagnostic::new(codes::REQUISITE_DOTTED, message)
+            .with_subject(SLS, decl.sls())
+            .with_subject(ID, decl.id.py_str())
             .or_primary(decl.label.resolve(self.sources))
+            .or_primary(self.sources.id(&decl.id.py_str()))
     }
 
     /// `find_name(name, state, high, strict=True)`, indexed.

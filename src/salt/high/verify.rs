@@ -3,10 +3,12 @@
 //! requisites well formed). Every problem is collected, worded as Salt words
 //! it for the selected release.
 
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::salt::config::SaltVersion;
 use crate::salt::high::extend::{is_dunder, REQUISITE_KEYWORDS};
 use crate::salt::high::SourceMap;
+use crate::salt::{ID, SLS};
 use crate::value::{Map, Value};
 use std::borrow::Cow;
 
@@ -62,8 +64,41 @@ fn sls_of(body: &Value) -> Cow<'_, str> {
 }
 
 /// The checks for one ID. `reqs` is given for 3006/3007 (whose wording and
-/// requisite keys differ, and which check for mutual requires).
+/// requisite keys differ, and which check for mutual requires). A problem
+/// with no more precise place points at the ID's declaration, else at its
+/// SLS file.
 fn verify_id(
+    id: &Value,
+    body: &Value,
+    reqs: Option<&mut Map>,
+    sources: &SourceMap,
+    errors: &mut Vec<Diagnostic>,
+) {
+    let start = errors.len();
+    check_id(id, body, reqs, sources, errors);
+    if errors.len() == start {
+        return;
+    }
+    let id_label = || sources.id(&py_str_cow(id));
+    let file_label = || {
+        let sls = sls_of(body);
+        if sls.contains(':') {
+            sources.file(&sls)
+        } else {
+            let env = body
+                .get("__env__")
+                .map_or("base".to_string(), Value::py_str);
+            sources.file(&format!("{env}:{sls}"))
+        }
+    };
+    for d in &mut errors[start..] {
+        if d.primary.is_none() {
+            d.primary = id_label().or_else(file_label);
+        }
+    }
+}
+
+fn check_id(
     id: &Value,
     body: &Value,
     mut reqs: Option<&mut Map>,
@@ -73,13 +108,14 @@ fn verify_id(
     let old = reqs.is_some();
     let id_str = py_str_cow(id);
     let id_str: &str = &id_str;
-    let err = |code: &'static str, msg: String, sls: &str| {
-        let d = Diagnostic::error(code, msg).with_id(id_str);
-        if sls.is_empty() {
+    let err = |code: codes::Code, msg: String, sls: &str| {
+        let d = Diagnostic::new(code, msg);
+        let d = if sls.is_empty() {
             d
         } else {
-            d.with_sls(sls)
-        }
+            d.with_subject(SLS, sls)
+        };
+        d.with_subject(ID, id_str)
     };
     if id.as_str().is_none() {
         let sls = sls_of(body);
@@ -94,14 +130,14 @@ fn verify_id(
                 id.py_type_name()
             )
         };
-        errors.push(err("id-not-string", msg, &sls));
+        errors.push(err(codes::ID_NOT_STRING, msg, &sls));
     } else if is_dunder(id) {
         return;
     }
     let Value::Map(body_map) = body else {
         errors.push(
             err(
-                "bad-state-declaration",
+                codes::BAD_STATE_DECLARATION,
                 format!(
                     "The type {id_str} in {} is not formatted as a dictionary",
                     body.py_str()
@@ -125,8 +161,7 @@ fn verify_id(
         let Value::List(args) = args else {
             if args.is_null() {
                 errors.push(
-                    err(
-                        "bad-state-declaration",
+                    err(codes::BAD_STATE_DECLARATION,
                         format!(
                             "ID '{id_str}' in SLS '{sls}' contains a short declaration ({state_str}) with a trailing colon. When not passing any arguments to a state, the colon must be omitted."
                         ),
@@ -137,7 +172,7 @@ fn verify_id(
             } else {
                 errors.push(
                     err(
-                        "bad-state-declaration",
+                        codes::BAD_STATE_DECLARATION,
                         format!("State '{id_str}' in SLS '{sls}' is not formed as a list"),
                         sls,
                     )
@@ -153,8 +188,7 @@ fn verify_id(
                     fun_count += 1;
                     if f.trim().contains(' ') {
                         errors.push(
-                            err(
-                                "function-whitespace",
+                            err(codes::FUNCTION_WHITESPACE,
                                 format!(
                                     "The function \"{f}\" in state \"{id_str}\" in SLS \"{sls}\" has whitespace, a function with whitespace is not supported, perhaps this is an argument that is missing a \":\""
                                 ),
@@ -173,8 +207,7 @@ fn verify_id(
                     let at_arg = || sources.arg(id_str, module, first);
                     if first == "names" && !matches!(argval, Value::List(_)) {
                         errors.push(
-                            err(
-                                "names-not-list",
+                            err(codes::NAMES_NOT_LIST,
                                 format!(
                                     "The 'names' argument in state '{id_str}' in SLS '{sls}' needs to be formed as a list"
                                 ),
@@ -223,7 +256,8 @@ fn verify_id(
                                             )
                                         };
                                         errors.push(
-                                            err("bad-requisite", msg, sls).or_primary(at_arg()),
+                                            err(codes::BAD_REQUISITE, msg, sls)
+                                                .or_primary(at_arg()),
                                         );
                                         continue;
                                     }
@@ -231,8 +265,7 @@ fn verify_id(
                                 let key = py_str_cow(&req_key);
                                 if let Some(dot) = key.find('.') {
                                     errors.push(
-                                        err(
-                                            "requisite-dotted",
+                                        err(codes::REQUISITE_DOTTED,
                                             format!(
                                                 "Invalid requisite type '{key}' in state '{id_str}', in SLS '{sls}'. Requisite types must not contain dots, did you mean '{}'?",
                                                 &key[..dot]
@@ -254,8 +287,9 @@ fn verify_id(
                                             req_val.py_str()
                                         )
                                     };
-                                    errors
-                                        .push(err("bad-requisite", msg, sls).or_primary(at_arg()));
+                                    errors.push(
+                                        err(codes::BAD_REQUISITE, msg, sls).or_primary(at_arg()),
+                                    );
                                     continue;
                                 }
                                 if let Some(reqs) = reqs.as_deref_mut() {
@@ -263,7 +297,8 @@ fn verify_id(
                                         old_recursion_check(reqs, id, state, &req_key, req_val, sls)
                                     {
                                         errors.push(
-                                            err("requisite-cycle", e, sls).or_primary(at_arg()),
+                                            err(codes::REQUISITE_CYCLE, e, sls)
+                                                .or_primary(at_arg()),
                                         );
                                     }
                                 }
@@ -271,8 +306,7 @@ fn verify_id(
                         }
                         _ => {
                             errors.push(
-                                err(
-                                    "requisite-not-list",
+                                err(codes::REQUISITE_NOT_LIST,
                                     format!(
                                         "The {first} statement in state '{id_str}' in SLS '{sls}' needs to be formed as a list"
                                     ),
@@ -284,8 +318,7 @@ fn verify_id(
                     }
                     if a.len() != 1 {
                         errors.push(
-                            err(
-                                "bad-requisite",
+                            err(codes::BAD_REQUISITE,
                                 format!(
                                     "Multiple dictionaries defined in argument of state '{id_str}' in SLS '{sls}'"
                                 ),
@@ -304,7 +337,7 @@ fn verify_id(
             }
             errors.push(
                 err(
-                    "no-function",
+                    codes::NO_FUNCTION,
                     format!("No function declared in state '{id_str}' in SLS '{sls}'"),
                     sls,
                 )
@@ -317,8 +350,7 @@ fn verify_id(
                 .unwrap_or_default();
             funs.extend(args.iter().filter_map(Value::as_str));
             errors.push(
-                err(
-                    "multiple-functions",
+                err(codes::MULTIPLE_FUNCTIONS,
                     format!(
                         "Too many functions declared in state '{id_str}' in SLS '{sls}'. Please choose one of the following: {}",
                         funs.join(", ")

@@ -5,7 +5,9 @@
 
 pub mod jinja;
 
+use crate::diag::codes;
 use crate::diag::{Diagnostic, Label, SourceFile};
+use crate::salt::SLS;
 use crate::text::LineIndex;
 use crate::value::Value;
 use crate::yaml::{self, Node, NodeValue, YamlErrorKind};
@@ -138,26 +140,26 @@ pub fn render_file(
             })
         }
         Pipe::Unsupported(r) => {
-            return Err(Diagnostic::error(
-                "unsupported-renderer",
+            return Err(Diagnostic::new(
+                codes::UNSUPPORTED_RENDERER,
                 fail(&format!(
                     "the '{r}' renderer needs Python or a secret store; lowstate cannot run it"
                 )),
             )
             .with_primary(Label::line(&template, 1, "renderer chosen here"))
-            .with_sls(what))
+            .with_subject(SLS, what))
         }
     };
     let mut text = template.clone();
     let mut data: Option<Node> = None;
     for stage in stages {
         if data.is_some() {
-            return Err(Diagnostic::error(
-                "unsupported-renderer",
+            return Err(Diagnostic::new(
+                codes::UNSUPPORTED_RENDERER,
                 fail("a text renderer cannot follow a data renderer in the pipe"),
             )
             .with_primary(Label::line(&template, 1, "pipe given here"))
-            .with_sls(what));
+            .with_subject(SLS, what));
         }
         match stage {
             Stage::Jinja => {
@@ -177,9 +179,9 @@ pub fn render_file(
                 }
                 let node = yaml::load(&text.text).map_err(|e| {
                     let code = match e.kind {
-                        YamlErrorKind::Syntax => "yaml-syntax",
-                        YamlErrorKind::DuplicateKey => "yaml-duplicate-key",
-                        YamlErrorKind::UnhashableKey => "yaml-unhashable-key",
+                        YamlErrorKind::Syntax => codes::YAML_SYNTAX,
+                        YamlErrorKind::DuplicateKey => codes::YAML_DUPLICATE_KEY,
+                        YamlErrorKind::UnhashableKey => codes::YAML_UNHASHABLE_KEY,
                     };
                     yaml_diagnostic(
                         code,
@@ -189,7 +191,7 @@ pub fn render_file(
                         &template,
                         &text,
                     )
-                    .with_sls(what)
+                    .with_subject(SLS, what)
                 })?;
                 data = Some(node);
             }
@@ -212,14 +214,14 @@ pub fn render_file(
                     let range = text.line_range(line);
                     let start = (range.start + e.column().saturating_sub(1)).min(range.end);
                     yaml_diagnostic(
-                        "json-syntax",
+                        codes::JSON_SYNTAX,
                         &fail(&e.to_string()),
                         &(start..start),
                         None,
                         &template,
                         &text,
                     )
-                    .with_sls(what)
+                    .with_subject(SLS, what)
                 })?;
                 data = Some(node_from_value(&Value::from_json(&v), 0..0));
             }
@@ -237,14 +239,14 @@ pub fn render_file(
 /// rendered text; when Jinja changed the text, the template line that
 /// produced it (found by content) is a secondary label.
 fn yaml_diagnostic(
-    code: &'static str,
+    code: codes::Code,
     message: &str,
     span: &std::ops::Range<usize>,
     context: Option<&std::ops::Range<usize>>,
     template: &Arc<SourceFile>,
     text: &Arc<SourceFile>,
 ) -> Diagnostic {
-    let mut d = Diagnostic::error(code, message);
+    let mut d = Diagnostic::new(code, message);
     if Arc::ptr_eq(template, text) || template.text.trim_end() == text.text.trim_end() {
         d = d.with_primary(Label::new(template, span.clone(), "here"));
         if let Some(c) = context {
@@ -349,14 +351,14 @@ pub(crate) fn jinja_diagnostic(
     what: &str,
 ) -> Diagnostic {
     let code = match e.kind {
-        JinjaErrorKind::Syntax => "jinja-syntax",
-        JinjaErrorKind::Undefined => "jinja-undefined",
-        JinjaErrorKind::Raise => "jinja-raise",
-        JinjaErrorKind::TemplateNotFound => "jinja-template-not-found",
-        JinjaErrorKind::Unmocked => "unmocked-call",
-        JinjaErrorKind::Other => "jinja-error",
+        JinjaErrorKind::Syntax => codes::JINJA_SYNTAX,
+        JinjaErrorKind::Undefined => codes::JINJA_UNDEFINED,
+        JinjaErrorKind::Raise => codes::JINJA_RAISE,
+        JinjaErrorKind::TemplateNotFound => codes::JINJA_TEMPLATE_NOT_FOUND,
+        JinjaErrorKind::Unmocked => codes::UNMOCKED_CALL,
+        JinjaErrorKind::Other => codes::JINJA_ERROR,
     };
-    let mut d = Diagnostic::error(code, fail(&e.message)).with_sls(what);
+    let mut d = Diagnostic::new(code, fail(&e.message)).with_subject(SLS, what);
     // The error is in this file unless the engine names another template.
     let here =
         e.template.is_empty() || template.name.ends_with(&e.template) || e.template == "<template>";

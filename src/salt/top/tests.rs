@@ -4,6 +4,7 @@
 //! from the corpus' `expected/highstate.json`).
 
 use super::*;
+use crate::diag::codes;
 use crate::diag::Severity;
 use serde_json::json;
 
@@ -54,7 +55,7 @@ impl TopLoader for Fake {
     fn render_top(&mut self, env: &str) -> Result<Option<Value>, Diagnostic> {
         self.rendered.push(format!("{env}:top"));
         if self.fail.as_deref() == Some(env) {
-            return Err(Diagnostic::error("render", "boom"));
+            return Err(Diagnostic::new(codes::TOP_RENDER, "boom"));
         }
         Ok(self.tops.get(env).cloned())
     }

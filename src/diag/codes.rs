@@ -1,0 +1,173 @@
+//! The closed registry of diagnostic codes: every [`Code`] a diagnostic can
+//! carry is declared here, once, with its severity and a one-line meaning.
+//! `docs/diagnostics.md` is generated from [`ALL`] (`lowstate codes`
+//! prints it) and a test keeps the two equal, so the codes documented as
+//! stable are exactly the codes the program can emit.
+
+use super::Severity;
+
+/// A diagnostic code: its stable name, its severity and what it means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Code {
+    /// The stable, machine-readable name (`missing-requisite`).
+    pub name: &'static str,
+    /// How bad a diagnostic with this code is.
+    pub severity: Severity,
+    /// Which part of lowstate emits it (`common`, `salt`, `hot`).
+    pub area: &'static str,
+    /// One line saying what it means.
+    pub summary: &'static str,
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+macro_rules! registry {
+    ($($ident:ident = ($name:literal, $sev:ident, $area:literal, $summary:literal);)*) => {
+        $(
+            #[doc = $summary]
+            pub const $ident: Code = Code {
+                name: $name,
+                severity: Severity::$sev,
+                area: $area,
+                summary: $summary,
+            };
+        )*
+        /// Every code, in the order `docs/diagnostics.md` lists them.
+        pub const ALL: &[Code] = &[$($ident),*];
+    };
+}
+
+registry! {
+    // Reading inputs (any dialect).
+    IO = ("io", Error, "common", "A file could not be read (missing, unreadable, not UTF-8).");
+    CONFIG = ("config", Error, "common", "The configuration (minion file, settings) is invalid.");
+    YAML_SYNTAX = ("yaml-syntax", Error, "common", "The YAML text does not parse (PyYAML's message and position).");
+    YAML_DUPLICATE_KEY = ("yaml-duplicate-key", Error, "common", "A YAML mapping has the same key twice where the dialect refuses it.");
+    YAML_UNHASHABLE_KEY = ("yaml-unhashable-key", Error, "common", "A YAML mapping key is a list or a mapping.");
+    JSON_SYNTAX = ("json-syntax", Error, "common", "The JSON text does not parse.");
+    GRAPH = ("graph", Error, "common", "The plan's dependency graph could not be built from the compiled result.");
+    // Salt: rendering.
+    UNSUPPORTED_RENDERER = ("unsupported-renderer", Error, "salt", "The renderer pipe names a renderer lowstate does not implement.");
+    JINJA_SYNTAX = ("jinja-syntax", Error, "salt", "A Jinja template does not parse.");
+    JINJA_UNDEFINED = ("jinja-undefined", Error, "salt", "A Jinja template uses an undefined variable or attribute.");
+    JINJA_RAISE = ("jinja-raise", Error, "salt", "A Jinja template raised an error on purpose (`raise`, `test.exception`).");
+    JINJA_TEMPLATE_NOT_FOUND = ("jinja-template-not-found", Error, "salt", "A Jinja `import`/`include`/`from` names a file the fileserver does not have.");
+    JINJA_ERROR = ("jinja-error", Error, "salt", "A Jinja template failed while rendering (any other error).");
+    UNMOCKED_CALL = ("unmocked-call", Error, "salt", "A template calls an execution function that needs a live minion and has no mock.");
+    // Salt: top files and pillar.
+    TOP_RENDER = ("top-render", Error, "salt", "A top file does not render to a mapping of saltenvs.");
+    TOP_RENDER_ERROR = ("top-render-error", Error, "salt", "A top file failed to render (Jinja or YAML error inside it).");
+    TOP_MATCH = ("top-match", Error, "salt", "A top file target or match type is invalid.");
+    TOP_MERGE = ("top-merge", Warning, "salt", "Top files of several saltenvs conflict; Salt's merge strategy decides.");
+    TOP_MASTER_TOPS = ("top-master-tops", Warning, "salt", "`master_tops` is configured; lowstate does not run master tops.");
+    TOP_VERIFY = ("top-verify", Error, "salt", "Salt's `verify_tops` refuses the merged top data.");
+    UNKNOWN_SALTENV = ("unknown-saltenv", Error, "salt", "A top file or option names a saltenv with no file roots.");
+    NO_TOP_MATCH = ("no-top-match", Error, "salt", "No target in the top file matches this minion (nothing to compile).");
+    MISSING_SLS_IN_TOP = ("missing-sls-in-top", Error, "salt", "The top file names an SLS that no file root has.");
+    PILLAR_TOP = ("pillar-top", Error, "salt", "The pillar top file is invalid.");
+    PILLAR_RENDER = ("pillar-render", Error, "salt", "A pillar SLS failed to render.");
+    PILLAR_NOT_DICT = ("pillar-not-dict", Error, "salt", "A pillar SLS does not render to a mapping.");
+    PILLAR_MISSING_SLS = ("pillar-missing-sls", Error, "salt", "The pillar top file or an include names a pillar SLS that does not exist.");
+    PILLAR_INCLUDE_NOT_LIST = ("pillar-include-not-list", Error, "salt", "A pillar SLS's `include` is not a list.");
+    PILLAR_UNKNOWN_ENV = ("pillar-unknown-env", Error, "salt", "A pillar include names a saltenv with no pillar roots.");
+    PILLAR_MERGE = ("pillar-merge", Error, "salt", "Two pillar layers cannot be merged (Salt's merge raises).");
+    PILLAR_FAILED = ("pillar-failed", Error, "salt", "The pillar has errors, so no state compiles (`Pillar failed to render`).");
+    // Salt: SLS files and high data.
+    MISSING_SLS = ("missing-sls", Error, "salt", "An SLS named by the top file, `--sls` or an include is not available.");
+    SLS_NOT_DICT = ("sls-not-dict", Error, "salt", "An SLS does not render to a mapping.");
+    BAD_INCLUDE = ("bad-include", Error, "salt", "An `include` entry is malformed.");
+    INCLUDE_NOT_LIST = ("include-not-list", Error, "salt", "An SLS's `include` is not a list.");
+    INCLUDE_BEYOND_TOP = ("include-beyond-top", Error, "salt", "A relative include climbs above the top of the file tree.");
+    INCLUDE_UNKNOWN_ENV = ("include-unknown-env", Error, "salt", "An include names a saltenv with no file roots.");
+    EXCLUDE_NOT_LIST = ("exclude-not-list", Error, "salt", "An SLS's `exclude` is not a list.");
+    BAD_EXTEND = ("bad-extend", Error, "salt", "An `extend` block is malformed or extends a state that does not exist.");
+    DUPLICATE_ID = ("duplicate-id", Error, "salt", "Two SLS files declare the same state ID.");
+    DUPLICATE_STATE_MODULE = ("duplicate-state-module", Error, "salt", "One ID declares the same state module twice.");
+    BAD_STATE_DECLARATION = ("bad-state-declaration", Error, "salt", "A state declaration is not shaped as Salt requires.");
+    ID_NOT_STRING = ("id-not-string", Error, "salt", "A state ID is not a string.");
+    FUNCTION_WHITESPACE = ("function-whitespace", Error, "salt", "A state function name contains whitespace.");
+    NAMES_NOT_LIST = ("names-not-list", Error, "salt", "A state's `names` is not a list.");
+    NO_FUNCTION = ("no-function", Error, "salt", "A state declaration names no function.");
+    MULTIPLE_FUNCTIONS = ("multiple-functions", Error, "salt", "A state declaration names more than one function.");
+    // Salt: requisites and order.
+    REQUISITE_NOT_LIST = ("requisite-not-list", Error, "salt", "A requisite's value is not a list.");
+    REQUISITE_DOTTED = ("requisite-dotted", Error, "salt", "A `*_in` requisite names a dotted `module.function` Salt cannot attach.");
+    BAD_REQUISITE = ("bad-requisite", Error, "salt", "A requisite entry is malformed (not a string or a one-key mapping of strings).");
+    MISSING_REQUISITE = ("missing-requisite", Error, "salt", "A requisite references a state that does not exist.");
+    REQUISITE_CYCLE = ("requisite-cycle", Error, "salt", "Requisites form a cycle (a state depends on itself).");
+}
+
+/// The code called `name`, if the registry has it.
+pub fn lookup(name: &str) -> Option<Code> {
+    ALL.iter().copied().find(|c| c.name == name)
+}
+
+/// The registry as the Markdown page `docs/diagnostics.md`.
+pub fn markdown() -> String {
+    let mut out = String::from(
+        "# Diagnostic codes\n\n\
+         Every diagnostic lowstate prints carries one of these codes (the `code`\n\
+         field of `--error-format json`, the `error[code]` of the human form).\n\
+         The list is closed and generated from the program's own registry\n\
+         (`src/diag/codes.rs`; `lowstate codes` prints this page); a test keeps\n\
+         the two equal. A code's name never changes once released.\n",
+    );
+    let mut area = "";
+    for c in ALL {
+        if c.area != area {
+            area = c.area;
+            let title = match area {
+                "common" => "Any input",
+                "salt" => "Salt state trees",
+                "hot" => "Heat (HOT) templates",
+                other => other,
+            };
+            out.push_str(&format!(
+                "\n## {title}\n\n| code | severity | meaning |\n|---|---|---|\n"
+            ));
+        }
+        let sev = match c.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        out.push_str(&format!("| `{}` | {sev} | {} |\n", c.name, c.summary));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_kebab_case() {
+        let mut seen = std::collections::HashSet::new();
+        for c in ALL {
+            assert!(seen.insert(c.name), "duplicate code {}", c.name);
+            assert!(
+                c.name
+                    .chars()
+                    .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-'),
+                "{}",
+                c.name
+            );
+            assert!(c.summary.ends_with('.'), "{}", c.name);
+        }
+        assert_eq!(lookup("missing-requisite"), Some(MISSING_REQUISITE));
+        assert_eq!(lookup("nope"), None);
+    }
+
+    #[test]
+    fn docs_page_matches_the_registry() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/diagnostics.md");
+        let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            on_disk == markdown(),
+            "docs/diagnostics.md is out of date: run `cargo run -- codes > docs/diagnostics.md`"
+        );
+    }
+}
