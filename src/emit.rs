@@ -9,7 +9,9 @@ use std::path::Path;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Format {
     #[default]
+    /// JSON, Salt's layout (`--out=json`).
     Json,
+    /// YAML, PyYAML's block style.
     Yaml,
 }
 

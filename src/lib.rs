@@ -14,6 +14,7 @@
 // `Diagnostic` is large on purpose (labels, notes); errors are rare and
 // returning it by value keeps every stage's signature plain.
 #![allow(clippy::result_large_err)]
+#![warn(missing_docs, unreachable_pub)]
 
 pub mod diag;
 pub mod emit;

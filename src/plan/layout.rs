@@ -5,20 +5,20 @@
 
 use super::Plan;
 
-pub const CHAR_W: f64 = 6.6;
-pub const LINE_H: f64 = 14.0;
-pub const PAD_X: f64 = 10.0;
-pub const PAD_Y: f64 = 7.0;
-pub const ROW_GAP: f64 = 14.0;
-pub const LANE_GAP: f64 = 90.0;
-pub const MARGIN: f64 = 20.0;
-pub const HEADER_H: f64 = 34.0;
+pub(super) const CHAR_W: f64 = 6.6;
+pub(super) const LINE_H: f64 = 14.0;
+pub(super) const PAD_X: f64 = 10.0;
+pub(super) const PAD_Y: f64 = 7.0;
+pub(super) const ROW_GAP: f64 = 14.0;
+pub(super) const LANE_GAP: f64 = 90.0;
+pub(super) const MARGIN: f64 = 20.0;
+pub(super) const HEADER_H: f64 = 34.0;
 /// Longest label line drawn in full; longer ones are cut with `…`.
-pub const MAX_CHARS: usize = 48;
+pub(super) const MAX_CHARS: usize = 48;
 
 /// Where one node goes.
 #[derive(Debug, Clone)]
-pub struct Placed {
+pub(super) struct Placed {
     pub x: f64,
     pub y: f64,
     pub w: f64,
@@ -29,14 +29,14 @@ pub struct Placed {
 
 /// One lane.
 #[derive(Debug, Clone)]
-pub struct Lane {
+pub(super) struct Lane {
     pub sls: String,
     pub x: f64,
     pub w: f64,
 }
 
 #[derive(Debug, Clone)]
-pub struct Layout {
+pub(super) struct Layout {
     pub lanes: Vec<Lane>,
     pub nodes: Vec<Placed>,
     pub width: f64,
@@ -44,7 +44,7 @@ pub struct Layout {
 }
 
 /// Cut a label line to `MAX_CHARS` characters.
-pub fn clip(s: &str) -> String {
+pub(super) fn clip(s: &str) -> String {
     if s.chars().count() <= MAX_CHARS {
         return s.to_string();
     }
@@ -53,7 +53,7 @@ pub fn clip(s: &str) -> String {
     t
 }
 
-pub fn layout(g: &Plan) -> Layout {
+pub(super) fn layout(g: &Plan) -> Layout {
     let clusters = g.clusters();
     let pos = g.positions();
     let mut lane_of = vec![0usize; g.nodes.len()];

@@ -12,13 +12,17 @@ use std::sync::Arc;
 /// Which Salt release's behaviour to reproduce.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub enum SaltVersion {
+    /// Salt 3006 (LTS).
     V3006,
+    /// Salt 3007.
     V3007,
     #[default]
+    /// Salt 3008 (the reference, the default).
     V3008,
 }
 
 impl SaltVersion {
+    /// The release named by `3006`, `3007` or `3008` (a `.x` suffix is allowed).
     pub fn parse(s: &str) -> Option<SaltVersion> {
         let major = s.split('.').next().unwrap_or(s);
         match major {
@@ -38,7 +42,9 @@ impl SaltVersion {
 /// `jinja_trim_blocks` / `jinja_lstrip_blocks`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct JinjaOptions {
+    /// `trim_blocks`: drop the first newline after a block tag.
     pub trim_blocks: bool,
+    /// `lstrip_blocks`: strip spaces before a block tag.
     pub lstrip_blocks: bool,
     /// Every other key given, as written (`keep_trailing_newline`, ...).
     pub extra: Map,
@@ -49,24 +55,41 @@ pub struct JinjaOptions {
 pub struct Config {
     /// The config directory; relative paths resolve against it.
     pub dir: PathBuf,
+    /// The minion ID (`id`).
     pub id: String,
+    /// The minion's grains.
     pub grains: Value,
     /// saltenv → roots, in config order.
     pub file_roots: IndexMap<String, Vec<PathBuf>>,
+    /// `pillar_roots`: saltenv → directories.
     pub pillar_roots: IndexMap<String, Vec<PathBuf>>,
+    /// `state_top`: the top file's name.
     pub state_top: String,
+    /// `top_file_merging_strategy` (`merge`, `same`, `merge_all`).
     pub top_file_merging_strategy: String,
+    /// `env_order`: the order saltenvs are merged in.
     pub env_order: Vec<String>,
+    /// `default_top`: the saltenv whose top file `same` falls back to.
     pub default_top: String,
+    /// `state_top_saltenv`: read only this saltenv's top file.
     pub state_top_saltenv: Option<String>,
+    /// `state_auto_order`: number states in file order.
     pub state_auto_order: bool,
+    /// `renderer`: the default renderer pipe (`jinja|yaml`).
     pub renderer: String,
+    /// Jinja options for top files and pillar (`jinja_env`).
     pub jinja_env: JinjaOptions,
+    /// Jinja options for SLS files (`jinja_sls_env`).
     pub jinja_sls_env: JinjaOptions,
+    /// `saltenv`: compile only this saltenv.
     pub saltenv: Option<String>,
+    /// `pillarenv`: compile only this pillar env.
     pub pillarenv: Option<String>,
+    /// `failhard`: stop the run at the first failure.
     pub failhard: bool,
+    /// `pillar_source_merging_strategy`.
     pub pillar_source_merging_strategy: String,
+    /// `pillar_merge_lists`: append lists when merging pillar.
     pub pillar_merge_lists: bool,
     /// Answers for execution functions that need a live minion.
     pub mocks: Value,

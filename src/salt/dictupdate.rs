@@ -46,11 +46,17 @@ fn non_dict_error() -> DictUpdateError {
 /// A merging strategy as `dictupdate.merge` understands it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Strategy {
+    /// `smart`: `recurse` for dicts (the default).
     Smart,
+    /// `recurse`: merge dicts key by key.
     Recurse,
+    /// `aggregate`: merge values marked `!aggregate`.
     Aggregate,
+    /// `overwrite`: later values replace earlier ones.
     Overwrite,
+    /// `list`: concatenate lists.
     List,
+    /// `none`: no merge, the first value stays.
     None,
 }
 

@@ -4,7 +4,6 @@
 //! the roots is ever read: `..`, absolute paths and symlinks that leave a
 //! root are refused.
 
-use crate::salt::render::jinja::{FileListing, TemplateLoader};
 use indexmap::IndexMap;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -59,6 +58,7 @@ impl Env {
 }
 
 impl FileServer {
+    /// A fileserver over `roots` (saltenv → directories, in order).
     pub fn new(roots: &IndexMap<String, Vec<PathBuf>>) -> FileServer {
         FileServer {
             envs: roots
@@ -83,6 +83,7 @@ impl FileServer {
         self.envs.keys().map(String::as_str)
     }
 
+    /// Whether `env` has file roots.
     pub fn has_env(&self, env: &str) -> bool {
         self.envs.contains_key(env)
     }
@@ -258,14 +259,14 @@ fn walk(canonical: &Path, root: &Path, dir: &Path, f: &mut dyn FnMut(&str)) {
     }
 }
 
-impl TemplateLoader for FileServer {
-    fn read(&self, saltenv: &str, path: &str) -> Option<String> {
-        FileServer::read(self, saltenv, path)
-    }
-
-    fn listing(&self, saltenv: &str) -> Option<Arc<FileListing>> {
-        Some(self.list_paths(saltenv))
-    }
+/// The paths of a saltenv, relative to its roots, `/`-separated, each
+/// list sorted and without duplicates (several roots merge).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileListing {
+    /// Files (relative paths) the loader can serve.
+    pub files: Vec<String>,
+    /// Directories the loader can list.
+    pub dirs: Vec<String>,
 }
 
 #[cfg(test)]
@@ -345,9 +346,9 @@ mod tests {
     /// A tiny self-cleaning temp dir for tests.
     mod tempdir {
         use std::path::PathBuf;
-        pub struct Dir(PathBuf);
+        pub(crate) struct Dir(PathBuf);
         impl Dir {
-            pub fn new(tag: &str) -> Dir {
+            pub(crate) fn new(tag: &str) -> Dir {
                 let p = std::env::temp_dir().join(format!(
                     "lowstate-{tag}-{}-{:?}",
                     std::process::id(),
@@ -357,10 +358,10 @@ mod tests {
                 std::fs::create_dir_all(&p).unwrap();
                 Dir(p)
             }
-            pub fn path(&self, rel: &str) -> PathBuf {
+            pub(crate) fn path(&self, rel: &str) -> PathBuf {
                 self.0.join(rel)
             }
-            pub fn write(&self, rel: &str, text: &str) {
+            pub(crate) fn write(&self, rel: &str, text: &str) {
                 let p = self.0.join(rel);
                 std::fs::create_dir_all(p.parent().unwrap()).unwrap();
                 std::fs::write(p, text).unwrap();

@@ -18,25 +18,40 @@ use std::fmt;
 /// A requisite type that makes a graph edge (not `listen`, not `use`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EdgeKind {
+    /// `require`.
     Require,
+    /// `require_any`.
     RequireAny,
+    /// `watch`.
     Watch,
+    /// `watch_any`.
     WatchAny,
+    /// `prereq`.
     Prereq,
+    /// `onfail`.
     Onfail,
+    /// `onfail_any`.
     OnfailAny,
+    /// `onfail_all`.
     OnfailAll,
+    /// `onchanges`.
     Onchanges,
+    /// `onchanges_any`.
     OnchangesAny,
 }
 
 /// The requisite family of an [`EdgeKind`] (its name without `_any`/`_all`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EdgeBase {
+    /// `require` and `require_any`.
     Require,
+    /// `watch` and `watch_any`.
     Watch,
+    /// `prereq`.
     Prereq,
+    /// `onfail`, `onfail_any`, `onfail_all`.
     Onfail,
+    /// `onchanges`, `onchanges_any`.
     Onchanges,
 }
 
@@ -85,10 +100,12 @@ impl EdgeKind {
         }
     }
 
+    /// The kind written as `key` in SLS files.
     pub fn from_key(key: &str) -> Option<EdgeKind> {
         EdgeKind::ALL.into_iter().find(|k| k.as_str() == key)
     }
 
+    /// The requisite family.
     pub fn base(self) -> EdgeBase {
         match self {
             EdgeKind::Require | EdgeKind::RequireAny => EdgeBase::Require,
@@ -99,10 +116,12 @@ impl EdgeKind {
         }
     }
 
+    /// `*_any`: one of the dependencies suffices.
     pub fn is_any(self) -> bool {
         self.as_str().ends_with("_any")
     }
 
+    /// `onfail_all`: all dependencies must fail.
     pub fn is_all(self) -> bool {
         self == EdgeKind::OnfailAll
     }
@@ -211,11 +230,17 @@ pub struct GraphChunk {
     pub chunk: Value,
     /// Salt's tag `state_|-id_|-name_|-fun`.
     pub tag: String,
+    /// State module (`pkg`).
     pub state: String,
+    /// State ID (`__id__`).
     pub id: String,
+    /// `name` (any value).
     pub name: Value,
+    /// Function (`installed`).
     pub fun: String,
+    /// `__sls__`.
     pub sls: String,
+    /// `__env__`.
     pub env: String,
 }
 
@@ -267,7 +292,9 @@ pub fn gen_tag(state: &str, id: &str, name: &str, fun: &str) -> String {
 /// prerequired chunk (sharing that chunk).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Node {
+    /// Index of the chunk.
     pub chunk: usize,
+    /// True for the test-mode run of a prerequired chunk.
     pub prereq_test: bool,
 }
 
@@ -285,9 +312,13 @@ pub enum EdgeOrigin {
 /// A typed edge `from` (dependency) → `to` (dependent), over node indices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Edge {
+    /// The dependency (node index).
     pub from: usize,
+    /// The dependent (node index).
     pub to: usize,
+    /// The requisite type.
     pub kind: EdgeKind,
+    /// Why the edge exists.
     pub origin: EdgeOrigin,
     /// Index of the requisite entry in the dependent's list for that key
     /// (for declared edges), to find its source line.
@@ -297,7 +328,9 @@ pub struct Edge {
 /// Chunks, nodes, edges and the execution order.
 #[derive(Debug, Clone, Default)]
 pub struct ChunkGraph {
+    /// Each chunk once (prereq targets included once).
     pub chunks: Vec<GraphChunk>,
+    /// Chunks' real nodes and prereq test nodes.
     pub nodes: Vec<Node>,
     /// In insertion order; `(from, to, kind)` is unique.
     pub edges: Vec<Edge>,
@@ -314,6 +347,7 @@ pub struct ChunkGraph {
 /// A requisite that cannot be resolved, with Salt's message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GraphError {
+    /// Salt's message.
     pub message: String,
 }
 
@@ -326,6 +360,7 @@ impl fmt::Display for GraphError {
 impl std::error::Error for GraphError {}
 
 impl ChunkGraph {
+    /// An empty graph.
     pub fn new() -> ChunkGraph {
         ChunkGraph::default()
     }
@@ -392,14 +427,17 @@ impl ChunkGraph {
         self.out_edges[from].push(e);
     }
 
+    /// The chunk with Salt's tag `tag`.
     pub fn chunk_by_tag(&self, tag: &str) -> Option<usize> {
         self.by_tag.get(tag).copied()
     }
 
+    /// The real (non-test) node of a chunk.
     pub fn real_node(&self, chunk: usize) -> usize {
         self.real_node[chunk]
     }
 
+    /// The prereq test node of a chunk, if it has one.
     pub fn test_node(&self, chunk: usize) -> Option<usize> {
         self.test_node[chunk]
     }

@@ -23,6 +23,7 @@ pub const CORE_MOD_WATCH: &[&str] = &[
 /// What the high → low stages need to know about the minion.
 #[derive(Debug, Clone)]
 pub struct LowOptions {
+    /// The Salt release to reproduce.
     pub version: SaltVersion,
     /// State modules that have `mod_watch`.
     pub mod_watch: BTreeSet<String>,
@@ -58,6 +59,7 @@ impl LowOptions {
         o
     }
 
+    /// Whether `module` has `mod_watch`.
     pub fn has_mod_watch(&self, module: &str) -> bool {
         self.mod_watch.contains(module)
     }
@@ -184,7 +186,9 @@ fn id_chunks(id: Value, body: Value) -> Vec<Map> {
 /// A Python number as Salt's ordering code sees it (`bool` counts as int).
 #[derive(Debug, Clone, Copy)]
 pub enum Num {
+    /// An integer order.
     Int(i64),
+    /// A float order (`names` fractions).
     Float(f64),
 }
 
@@ -206,18 +210,21 @@ impl Num {
             _ => None,
         }
     }
+    /// As a value (`int` or `float`).
     pub fn to_value(self) -> Value {
         match self {
             Num::Int(i) => Value::Int(i),
             Num::Float(f) => Value::Float(f),
         }
     }
+    /// As a float.
     pub fn as_f64(self) -> f64 {
         match self {
             Num::Int(i) => i as f64,
             Num::Float(f) => f,
         }
     }
+    /// The sum, as Python adds int and float.
     pub fn plus(self, other: Num) -> Num {
         match (self, other) {
             (Num::Int(a), Num::Int(b)) => a
@@ -226,6 +233,7 @@ impl Num {
             (a, b) => Num::Float(a.as_f64() + b.as_f64()),
         }
     }
+    /// Whether it is below zero.
     pub fn is_negative(self) -> bool {
         self.as_f64() < 0.0
     }

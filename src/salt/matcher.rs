@@ -21,8 +21,11 @@ use std::net::IpAddr;
 /// Everything a matcher may look at.
 #[derive(Debug, Clone, Copy)]
 pub struct Minion<'a> {
+    /// The minion ID.
     pub id: &'a str,
+    /// The grains.
     pub grains: &'a Value,
+    /// The pillar.
     pub pillar: &'a Value,
     /// The minion opts: `nodegroups` and `resources` are read from here.
     pub opts: &'a Value,
@@ -51,10 +54,17 @@ pub enum MatchError {
     UnknownMatcher(String),
     /// A regex Python's `re` rejects, or that the `regex` crate cannot run
     /// (look-around, back-references).
-    BadRegex { pattern: String, message: String },
+    BadRegex {
+        /// The pattern as written.
+        pattern: String,
+        /// Why it was refused.
+        message: String,
+    },
     /// A target that is not a string given to a matcher that needs one.
     NotAString {
+        /// The matcher (`glob`, `pcre`, ...).
         matcher: &'static str,
+        /// The target as Python prints it.
         target: String,
     },
 }
@@ -78,6 +88,7 @@ impl std::fmt::Display for MatchError {
 
 impl std::error::Error for MatchError {}
 
+/// A match, or why the target is invalid.
 pub type MatchResult = Result<bool, MatchError>;
 
 /// Salt's default target delimiter.
@@ -368,8 +379,11 @@ pub fn nodegroup_match(tgt: &Value, minion: &Minion) -> MatchResult {
 /// lower-cased first, as Salt does).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
+    /// Shell-style glob.
     Glob,
+    /// Python regular expression.
     Regex,
+    /// Exact (case-sensitive) equality.
     Exact,
 }
 
@@ -700,8 +714,11 @@ const OPERS: [&str; 5] = ["and", "or", "not", "(", ")"];
 /// One word of a compound expression, split as `salt.utils.minions.parse_target`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TargetWord<'a> {
+    /// The match engine letter (`G`, `P`, `I`, ...), if any.
     pub engine: Option<char>,
+    /// A custom delimiter (`G@key;value` style), if any.
     pub delimiter: Option<char>,
+    /// The pattern after the engine prefix.
     pub pattern: &'a str,
 }
 

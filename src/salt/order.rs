@@ -235,17 +235,29 @@ impl Kinds {
 /// order (the discriminant is Salt's weight).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ReqKind {
+    /// `onfail`.
     Onfail,
+    /// `onfail_any`.
     OnfailAny,
+    /// `onfail_all`.
     OnfailAll,
+    /// `require`.
     Require,
+    /// `require_any`.
     RequireAny,
+    /// `onchanges`.
     Onchanges,
+    /// `onchanges_any`.
     OnchangesAny,
+    /// `watch`.
     Watch,
+    /// `watch_any`.
     WatchAny,
+    /// `prereq`.
     Prereq,
+    /// `prerequired` (the other side of a prereq).
     Prerequired,
+    /// `listen`.
     Listen,
 }
 
@@ -286,6 +298,7 @@ impl ReqKind {
         self as u8
     }
 
+    /// The requisite key.
     pub fn as_str(self) -> &'static str {
         match self {
             ReqKind::Onfail => "onfail",
@@ -1404,6 +1417,7 @@ fn cmp_concat(a: &[&str], b: &[&str]) -> std::cmp::Ordering {
 /// lists them (a prerequired chunk appears twice in 3008).
 #[derive(Debug, Clone)]
 pub struct Lowstate {
+    /// The compiled chunks (each once).
     pub chunks: Vec<Map>,
     /// Indices into `chunks`, in lowstate order.
     pub sequence: Vec<usize>,

@@ -30,6 +30,7 @@ pub struct Options {
     pub sls: Option<Vec<String>>,
     /// Force one saltenv (`saltenv=`).
     pub saltenv: Option<String>,
+    /// The Salt release to reproduce.
     pub version: SaltVersion,
     /// `--pillar JSON`: merged over the compiled pillar, last.
     pub pillar_override: Option<Value>,
@@ -39,9 +40,13 @@ pub struct Options {
 
 /// One compile's shared state: config, fileserver, minion data, Jinja.
 pub struct Session {
+    /// The minion config.
     pub config: Config,
+    /// What to compile.
     pub options: Options,
+    /// The fileserver over `file_roots`.
     pub fs: Arc<FileServer>,
+    /// Grains, pillar, opts and mocks for templates.
     pub data: Arc<RenderData>,
     /// Warnings and errors met while compiling the pillar.
     pub pillar_diagnostics: Vec<Diagnostic>,
@@ -50,6 +55,7 @@ pub struct Session {
 }
 
 impl Session {
+    /// Read the pillar and set up Jinja for one compile.
     pub fn new(mut config: Config, options: Options) -> Session {
         if let Some(env) = &options.saltenv {
             config.saltenv = Some(env.clone());
@@ -223,7 +229,9 @@ impl Session {
 /// A compiled plan: the ordered lowstate (with its graph) and where every
 /// state was written.
 pub struct Plan {
+    /// The ordered lowstate (with its graph for 3008).
     pub lowstate: crate::salt::order::Lowstate,
+    /// Where every state was written.
     pub sources: crate::salt::high::SourceMap,
 }
 

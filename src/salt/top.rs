@@ -47,11 +47,15 @@ pub const NO_TOP_MATCH: &str =
 pub struct TopOptions {
     /// A forced saltenv (`saltenv` option/argument); empty counts as unset.
     pub saltenv: Option<String>,
+    /// `state_top_saltenv`.
     pub state_top_saltenv: Option<String>,
     /// `file_roots` envs in config order.
     pub file_roots_envs: Vec<String>,
+    /// `env_order`.
     pub env_order: Vec<String>,
+    /// `top_file_merging_strategy`.
     pub top_file_merging_strategy: String,
+    /// `default_top`.
     pub default_top: String,
     /// `master_tops` is configured (we cannot run master_tops modules).
     pub master_tops: bool,
@@ -72,6 +76,7 @@ impl Default for TopOptions {
 }
 
 impl TopOptions {
+    /// The options of a minion config.
     pub fn from_config(config: &Config) -> TopOptions {
         TopOptions {
             saltenv: config.saltenv.clone(),
@@ -711,8 +716,11 @@ pub enum RenderStep {
     /// came from: a top-level "is not available" error that mentions
     /// `SLS <sls_match> in saltenv` becomes [`missing_sls_message`].
     Render {
+        /// The saltenv.
         env: String,
+        /// The SLS to render.
         sls: String,
+        /// The top file entry that produced it (a name or a glob).
         sls_match: String,
     },
 }

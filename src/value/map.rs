@@ -91,10 +91,12 @@ impl Inner {
 }
 
 impl Map {
+    /// An empty map.
     pub fn new() -> Map {
         Map::default()
     }
 
+    /// An empty map with room for `n` entries.
     pub fn with_capacity(n: usize) -> Map {
         let mut m = Inner {
             entries: ThinVec::with_capacity(n),
@@ -106,14 +108,17 @@ impl Map {
         Map(m)
     }
 
+    /// The number of entries.
     pub fn len(&self) -> usize {
         self.0.entries.len()
     }
 
+    /// Whether the map is empty.
     pub fn is_empty(&self) -> bool {
         self.0.entries.is_empty()
     }
 
+    /// Room for `n` more entries.
     pub fn reserve(&mut self, n: usize) {
         self.0.entries.reserve(n);
         if let Some(index) = &mut self.0.index {
@@ -122,14 +127,17 @@ impl Map {
         }
     }
 
+    /// The value of `key`.
     pub fn get<Q: Hash + Equivalent<Value> + ?Sized>(&self, key: &Q) -> Option<&Value> {
         self.0.find(key).map(|i| &self.0.entries[i].1)
     }
 
+    /// The value of `key`, mutable.
     pub fn get_mut<Q: Hash + Equivalent<Value> + ?Sized>(&mut self, key: &Q) -> Option<&mut Value> {
         self.0.find(key).map(|i| &mut self.0.entries[i].1)
     }
 
+    /// The stored key and value of `key`.
     pub fn get_key_value<Q: Hash + Equivalent<Value> + ?Sized>(
         &self,
         key: &Q,
@@ -140,26 +148,32 @@ impl Map {
         })
     }
 
+    /// The position of `key`.
     pub fn get_index_of<Q: Hash + Equivalent<Value> + ?Sized>(&self, key: &Q) -> Option<usize> {
         self.0.find(key)
     }
 
+    /// Whether `key` is present.
     pub fn contains_key<Q: Hash + Equivalent<Value> + ?Sized>(&self, key: &Q) -> bool {
         self.0.find(key).is_some()
     }
 
+    /// The entry at position `i`.
     pub fn get_index(&self, i: usize) -> Option<(&Value, &Value)> {
         self.0.entries.get(i).map(|(k, v)| (k, v))
     }
 
+    /// The entry at position `i`, value mutable.
     pub fn get_index_mut(&mut self, i: usize) -> Option<(&Value, &mut Value)> {
         self.0.entries.get_mut(i).map(|(k, v)| (&*k, v))
     }
 
+    /// The first entry.
     pub fn first(&self) -> Option<(&Value, &Value)> {
         self.get_index(0)
     }
 
+    /// The last entry.
     pub fn last(&self) -> Option<(&Value, &Value)> {
         self.0.entries.last().map(|(k, v)| (k, v))
     }
@@ -184,10 +198,12 @@ impl Map {
         Some(self.0.remove_at(i).1)
     }
 
+    /// Remove the entry at position `i`, keeping the order of the rest.
     pub fn shift_remove_index(&mut self, i: usize) -> Option<(Value, Value)> {
         (i < self.len()).then(|| self.0.remove_at(i))
     }
 
+    /// Remove the last entry.
     pub fn pop(&mut self) -> Option<(Value, Value)> {
         let last = self.len().checked_sub(1)?;
         Some(self.0.remove_at(last))
@@ -202,39 +218,47 @@ impl Map {
         }
     }
 
+    /// Remove every entry.
     pub fn clear(&mut self) {
         self.0.entries.clear();
         self.0.index = None;
     }
 
+    /// The entries in order.
     pub fn iter(&self) -> Iter<'_> {
         Iter(self.0.entries.iter())
     }
 
+    /// The entries in order, values mutable.
     pub fn iter_mut(&mut self) -> IterMut<'_> {
         IterMut(self.0.entries.iter_mut())
     }
 
+    /// The keys in order.
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator + Clone + '_ {
         self.0.entries.iter().map(|(k, _)| k)
     }
 
+    /// The values in order.
     pub fn values(
         &self,
     ) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator + Clone + '_ {
         self.0.entries.iter().map(|(_, v)| v)
     }
 
+    /// The values in order, mutable.
     pub fn values_mut(
         &mut self,
     ) -> impl DoubleEndedIterator<Item = &mut Value> + ExactSizeIterator + '_ {
         self.0.entries.iter_mut().map(|(_, v)| v)
     }
 
+    /// The keys in order, by value.
     pub fn into_keys(self) -> impl DoubleEndedIterator<Item = Value> + ExactSizeIterator {
         self.0.entries.into_iter().map(|(k, _)| k)
     }
 
+    /// The values in order, by value.
     pub fn into_values(self) -> impl DoubleEndedIterator<Item = Value> + ExactSizeIterator {
         self.0.entries.into_iter().map(|(_, v)| v)
     }
@@ -261,6 +285,7 @@ pub struct Entry<'a> {
 }
 
 impl<'a> Entry<'a> {
+    /// The value, inserted with `make()` if absent.
     pub fn or_insert_with(self, make: impl FnOnce() -> Value) -> &'a mut Value {
         let i = match self.slot {
             Ok(i) => i,
@@ -269,10 +294,12 @@ impl<'a> Entry<'a> {
         &mut self.map.0.entries[i].1
     }
 
+    /// The value, inserted as `value` if absent.
     pub fn or_insert(self, value: Value) -> &'a mut Value {
         self.or_insert_with(|| value)
     }
 
+    /// The value, inserted as `None` if absent.
     pub fn or_default(self) -> &'a mut Value {
         self.or_insert_with(Value::default)
     }

@@ -36,12 +36,19 @@ pub(crate) fn reserve_one<T>(v: &mut thin_vec::ThinVec<T>) {
 #[derive(Debug, Clone, Default)]
 pub enum Value {
     #[default]
+    /// Python `None`.
     Null,
+    /// `bool`.
     Bool(bool),
+    /// `int` (64-bit).
     Int(i64),
+    /// `float`.
     Float(f64),
+    /// `str`.
     Str(Str),
+    /// `list`.
     List(List),
+    /// `dict` (insertion-ordered).
     Map(Map),
 }
 
@@ -142,39 +149,46 @@ impl From<Map> for Value {
 }
 
 impl Value {
+    /// A string value.
     pub fn str(s: impl Into<String>) -> Value {
         Value::Str(s.into().into())
     }
+    /// The string, if this is one.
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Value::Str(s) => Some(s),
             _ => None,
         }
     }
+    /// The map, if this is one.
     pub fn as_map(&self) -> Option<&Map> {
         match self {
             Value::Map(m) => Some(m),
             _ => None,
         }
     }
+    /// The map, mutable, if this is one.
     pub fn as_map_mut(&mut self) -> Option<&mut Map> {
         match self {
             Value::Map(m) => Some(m),
             _ => None,
         }
     }
+    /// The list, if this is one.
     pub fn as_list(&self) -> Option<&List> {
         match self {
             Value::List(l) => Some(l),
             _ => None,
         }
     }
+    /// The list, mutable, if this is one.
     pub fn as_list_mut(&mut self) -> Option<&mut List> {
         match self {
             Value::List(l) => Some(l),
             _ => None,
         }
     }
+    /// Whether this is `None`.
     pub fn is_null(&self) -> bool {
         matches!(self, Value::Null)
     }

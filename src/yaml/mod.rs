@@ -13,17 +13,26 @@ pub(crate) mod resolve;
 /// A parsed YAML node with its byte span in the source text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
+    /// The value.
     pub value: NodeValue,
+    /// Byte range in the text.
     pub span: Range<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
+/// A YAML node's value after the dialect's typing.
 pub enum NodeValue {
+    /// `null`, `~` or empty.
     Null,
+    /// A boolean.
     Bool(bool),
+    /// An integer.
     Int(i64),
+    /// A float.
     Float(f64),
+    /// A string.
     Str(String),
+    /// A sequence.
     List(Vec<Node>),
     /// Entries in source order (merge keys already applied).
     Map(Vec<(Node, Node)>),
@@ -38,12 +47,16 @@ pub struct YamlError {
     pub span: Range<usize>,
     /// A related place (the first occurrence of a duplicate key, the mapping start).
     pub context: Option<Range<usize>>,
+    /// What kind of error.
     pub kind: YamlErrorKind,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What kind of YAML error.
 pub enum YamlErrorKind {
+    /// The text does not parse.
     Syntax,
+    /// A mapping repeats a key.
     DuplicateKey,
     /// A mapping used as a key (`{{ x }}` gone wrong): Salt says "possible double curly-brace".
     UnhashableKey,
@@ -85,6 +98,7 @@ impl Node {
         }
     }
 
+    /// The value (strings copied).
     pub fn to_value(&self) -> Value {
         match &self.value {
             NodeValue::Null => Value::Null,

@@ -29,7 +29,9 @@ use std::sync::{Arc, Mutex};
 pub enum SlsRender {
     /// No such SLS in that saltenv.
     Missing,
+    /// Rendering failed.
     Failed(Diagnostic),
+    /// Rendered and prepared.
     Ok(Box<Prepared>),
 }
 
@@ -39,6 +41,7 @@ pub enum SlsRender {
 /// walk only has includes, auto-order numbers and merging left to do.
 #[derive(Debug, Clone)]
 pub struct Prepared {
+    /// Where the file is.
     pub file: SlsFile,
     /// `None` when the file has no states (renders to nothing or a falsy
     /// value).
@@ -103,6 +106,7 @@ pub struct RenderCache<'a> {
 }
 
 impl<'a> RenderCache<'a> {
+    /// A cache rendering with `env`; `auto_order` numbers declarations.
     pub fn new(fs: &'a FileServer, env: RenderEnv<'a>, auto_order: bool) -> Self {
         RenderCache {
             fs,
@@ -441,6 +445,7 @@ pub struct Highstate {
     pub high: Map,
     /// Render and merge errors, in Salt's order.
     pub errors: Vec<Diagnostic>,
+    /// Where every ID, state and argument was written.
     pub sources: SourceMap,
 }
 
@@ -448,6 +453,7 @@ pub struct Highstate {
 /// Finds the top file line ending with a needle (`base:`, `- web`).
 pub type TopLines<'a> = dyn Fn(&str) -> Option<Label> + 'a;
 
+/// Salt's `render_highstate`: walks the top file's SLS (includes first) and merges them into the high data.
 pub struct Builder<'a> {
     fs: &'a FileServer,
     cache: &'a RenderCache<'a>,

@@ -41,8 +41,11 @@ pub enum Strictness {
 /// One `{ID: body}` entry of `__extend__`, with where to point an error.
 #[derive(Debug, Clone)]
 pub struct ExtendEntry {
+    /// The extended ID (or name).
     pub name: Value,
+    /// The extension body.
     pub body: Value,
+    /// Where the extension was written.
     pub label: Option<SourceRef>,
 }
 

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 /// Spans of one state module declaration (`pkg.installed:` and its list).
 #[derive(Debug, Clone, Default)]
 pub struct StateSpans {
+    /// The state module key.
     pub key: Range<usize>,
     /// One span per argument item, with the argument's key (`None` for a
     /// bare function string).
@@ -23,9 +24,11 @@ pub struct StateSpans {
 /// Spans of one ID declaration.
 #[derive(Debug, Clone)]
 pub struct IdSpans {
+    /// The file the ID was written in (rendered text).
     pub file: Arc<SourceFile>,
     /// `env:sls` the ID was declared in.
     pub sls: String,
+    /// The ID key.
     pub key: Range<usize>,
     /// State module (without `.fun`) → spans.
     pub states: IndexMap<String, StateSpans>,
@@ -54,6 +57,7 @@ pub enum SourceRef {
 }
 
 impl SourceRef {
+    /// The label this reference points at.
     pub fn resolve(&self, sources: &SourceMap) -> Option<Label> {
         match self {
             SourceRef::Extend(id) => sources.extend(id),
@@ -172,6 +176,7 @@ impl SourceMap {
         *slot = guard;
         &mut slot.1
     }
+    /// Record where `id` was declared.
     pub fn insert_id(&mut self, id: String, spans: IdSpans) {
         self.index_mut().insert_id(id, spans);
     }
@@ -179,9 +184,11 @@ impl SourceMap {
     pub fn insert_file(&mut self, sls: String, file: Arc<SourceFile>, doc: Range<usize>) {
         self.index_mut().insert_file(sls, file, doc);
     }
+    /// Record where an `extend` of `id` was written.
     pub fn insert_extend(&mut self, id: String, spans: IdSpans) {
         self.index_mut().insert_extend(id, spans);
     }
+    /// Take in another map's entries (a later file's).
     pub fn merge(&mut self, mut other: SourceMap) {
         let other = std::mem::take(other.index_mut());
         self.index_mut().merge(other);

@@ -17,14 +17,18 @@ use std::sync::Arc;
 /// One stage of a renderer pipe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
+    /// Jinja.
     Jinja,
+    /// YAML.
     Yaml,
+    /// JSON.
     Json,
 }
 
 /// What the `#!` line (or the `renderer` option) asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Pipe {
+    /// The stages, in order.
     Stages(Vec<Stage>),
     /// A renderer Salt does not know: Salt drops the whole pipe and the file
     /// renders to nothing.
@@ -117,7 +121,9 @@ pub struct Rendered {
 
 /// Everything a render needs besides the file.
 pub struct RenderEnv<'a> {
+    /// The Jinja environment.
     pub jinja: &'a Jinja,
+    /// The `renderer` option (used without a `#!` line).
     pub default_pipe: &'a str,
 }
 
@@ -279,6 +285,7 @@ pub struct LineMap {
 }
 
 impl LineMap {
+    /// Map rendered lines back to template lines.
     pub fn new(template: &str, rendered: &str) -> LineMap {
         let tlines: Vec<&str> = template.lines().map(str::trim).collect();
         let mut by_text: std::collections::HashMap<&str, Vec<usize>> = Default::default();

@@ -48,17 +48,29 @@ pub enum RunKind {
 /// One entry of the run summary.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StateRun {
+    /// State ID.
     pub id: String,
+    /// `name`.
     pub name: Value,
+    /// State module.
     pub state: String,
+    /// Function.
     pub fun: String,
+    /// Salt's `__run_num__`.
     pub run_num: Option<u64>,
+    /// `true`, `false` or `null`.
     pub result: Value,
+    /// Whether the changes dict is non-empty.
     pub changes: bool,
+    /// `__state_ran__`.
     pub ran: bool,
+    /// Salt's comment.
     pub comment: Value,
+    /// Salt's result tag.
     pub tag: String,
+    /// `__sls__`.
     pub sls: Option<String>,
+    /// What kind of run this was.
     pub kind: RunKind,
 }
 
@@ -86,6 +98,7 @@ impl StateRun {
 /// that stopped it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RunResult {
+    /// Every result, in run order.
     pub states: Vec<StateRun>,
     /// Salt's error strings when nothing ran (compile errors).
     pub errors: Vec<String>,

@@ -15,10 +15,12 @@ pub struct Outcome {
     pub result: Value,
     /// Whether the changes dict is non-empty.
     pub changes: bool,
+    /// Salt's comment.
     pub comment: Value,
 }
 
 impl Outcome {
+    /// An outcome.
     pub fn new(result: Value, changes: bool, comment: impl Into<Value>) -> Outcome {
         Outcome {
             result,
@@ -210,7 +212,9 @@ pub struct Assumption {
     pub state: Option<String>,
     /// `true`, `false` or `null`.
     pub result: Value,
+    /// Whether the state reports changes.
     pub changes: bool,
+    /// The comment to report.
     pub comment: Option<String>,
     /// What `mod_watch` returns when a watch or listen fires.
     pub mod_watch: Option<Outcome>,
@@ -269,10 +273,12 @@ impl Assumptions {
         Assumptions::default()
     }
 
+    /// The assumptions, in order.
     pub fn entries(&self) -> &[Assumption] {
         &self.entries
     }
 
+    /// Add an assumption (later ones win).
     pub fn push(&mut self, a: Assumption) {
         let i = self.entries.len();
         if crate::fnmatch::is_glob(&a.pattern) {

@@ -1,3 +1,5 @@
+//! Simulator tests: small lowstates run through `simulate_with`.
+
 use super::*;
 use crate::salt::graph::tests::low;
 

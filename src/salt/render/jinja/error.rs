@@ -69,7 +69,7 @@ fn innermost(err: &Error) -> &Error {
 }
 
 /// Where the top-level template came from, to build excerpts.
-pub struct TopLevel<'a> {
+pub(super) struct TopLevel<'a> {
     pub name: &'a str,
     /// The text Salt renders (after `#jinja2:` header removal).
     pub source: &'a str,
@@ -83,7 +83,7 @@ pub struct TopLevel<'a> {
 }
 
 /// Map an engine error.
-pub fn map_error(err: &Error, top: &TopLevel) -> JinjaError {
+pub(super) fn map_error(err: &Error, top: &TopLevel) -> JinjaError {
     let inner = innermost(err);
     let (kind, mut headline) = classify(inner, top);
     let template = inner
@@ -309,7 +309,7 @@ fn undefined_text(detail: &str) -> String {
 }
 
 /// Salt's `get_context`: up to 5 lines either side, a marker on the line.
-pub fn get_context(text: &str, line: usize) -> String {
+pub(super) fn get_context(text: &str, line: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     if line > lines.len() || line == 0 {
         return text.to_string();

@@ -8,13 +8,16 @@
 //! per-render state lives in a thread-local stack of frames (renders are
 //! synchronous; nested renders push their own frame).
 
+use super::{FileListing, TemplateLoader};
+use crate::salt::fileserver::FileServer;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use minijinja::Value as JValue;
 
 /// Per-render loader state.
-pub struct Frame {
+pub(super) struct Frame {
     /// Loader-global `tpldir` / `tplfile` / `tpldot` (what Salt's loader
     /// writes into the environment globals on every load).
     pub tpldir: String,
@@ -38,7 +41,7 @@ thread_local! {
 }
 
 /// Pops the frame when the render ends (also on unwinding).
-pub struct FrameGuard(());
+pub(super) struct FrameGuard(());
 
 impl Drop for FrameGuard {
     fn drop(&mut self) {
@@ -49,7 +52,11 @@ impl Drop for FrameGuard {
 }
 
 /// Start a render whose top-level template sits in `tpldir`.
-pub fn push_frame(tpldir: &str, tplfile: &str, base_context: Vec<(String, JValue)>) -> FrameGuard {
+pub(super) fn push_frame(
+    tpldir: &str,
+    tplfile: &str,
+    base_context: Vec<(String, JValue)>,
+) -> FrameGuard {
     FRAMES.with(|f| {
         f.borrow_mut().push(Frame {
             tpldir: tpldir.to_string(),
@@ -65,7 +72,7 @@ pub fn push_frame(tpldir: &str, tplfile: &str, base_context: Vec<(String, JValue
 }
 
 /// Run `f` on the current frame, if any.
-pub fn with_frame<R>(f: impl FnOnce(&mut Frame) -> R) -> Option<R> {
+pub(super) fn with_frame<R>(f: impl FnOnce(&mut Frame) -> R) -> Option<R> {
     FRAMES.with(|frames| frames.borrow_mut().last_mut().map(f))
 }
 
@@ -85,7 +92,7 @@ fn dir_of(path: &str) -> String {
 }
 
 /// POSIX `normpath` of a relative path; `None` if it leaves the root.
-pub fn normalize(path: &str) -> Option<String> {
+pub(super) fn normalize(path: &str) -> Option<String> {
     let mut parts: Vec<&str> = Vec::new();
     for seg in path.split('/') {
         match seg {
@@ -100,7 +107,7 @@ pub fn normalize(path: &str) -> Option<String> {
 }
 
 /// The environment's path-join callback.
-pub fn join_path(name: &str) -> String {
+pub(super) fn join_path(name: &str) -> String {
     with_frame(|frame| {
         if is_relative(name) {
             if let Some(r) = frame.relative.get(name) {
@@ -130,11 +137,11 @@ pub fn join_path(name: &str) -> String {
 }
 
 /// The names of the loader-global path variables.
-pub const PATH_VARS: [&str; 3] = ["tplfile", "tpldir", "tpldot"];
+pub(super) const PATH_VARS: [&str; 3] = ["tplfile", "tpldir", "tpldot"];
 
 /// The values of [`PATH_VARS`] in this frame (`tpldot` from the directory
 /// before Salt turns `""` into `.`).
-pub fn path_values(frame: &Frame) -> [JValue; 3] {
+pub(super) fn path_values(frame: &Frame) -> [JValue; 3] {
     let tpldot = if frame.tpldir == "." {
         String::new()
     } else {
@@ -154,7 +161,7 @@ pub fn path_values(frame: &Frame) -> [JValue; 3] {
 /// returns around the import (`caller` holds their values, restored by
 /// [`import_leave`]). Loading `name` here is what the import itself does
 /// next, and doing it twice changes nothing.
-pub fn import_enter(name: &str, caller: [JValue; 3]) -> JValue {
+pub(super) fn import_enter(name: &str, caller: [JValue; 3]) -> JValue {
     join_path(name);
     with_frame(|frame| {
         frame.saved.push(caller.clone());
@@ -164,7 +171,7 @@ pub fn import_enter(name: &str, caller: [JValue; 3]) -> JValue {
 }
 
 /// After the import: the caller's own values back.
-pub fn import_leave() -> JValue {
+pub(super) fn import_leave() -> JValue {
     with_frame(|frame| frame.saved.pop())
         .flatten()
         .map(|v| JValue::from(v.to_vec()))
@@ -172,12 +179,12 @@ pub fn import_leave() -> JValue {
 }
 
 /// The name to show for a template name produced by [`join_path`].
-pub fn display_name(name: &str) -> &str {
+pub(super) fn display_name(name: &str) -> &str {
     name.strip_prefix(REJECT).unwrap_or(name)
 }
 
 /// The fileserver path for a template name, or `None` (TemplateNotFound).
-pub fn resolve(name: &str) -> Option<String> {
+pub(super) fn resolve(name: &str) -> Option<String> {
     if name.starts_with(REJECT)
         || name.starts_with('/')
         || name.contains("://")
@@ -189,11 +196,23 @@ pub fn resolve(name: &str) -> Option<String> {
 }
 
 /// Jinja2 reads templates with universal newlines: `\r\n` and `\r` become `\n`.
-pub fn normalize_newlines(s: &str) -> std::borrow::Cow<'_, str> {
+pub(super) fn normalize_newlines(s: &str) -> std::borrow::Cow<'_, str> {
     if s.contains('\r') {
         s.replace("\r\n", "\n").replace('\r', "\n").into()
     } else {
         s.into()
+    }
+}
+
+/// The fileserver serves templates: imports, includes and `import_*` read
+/// through it, and `cp.list_*` list its roots.
+impl TemplateLoader for FileServer {
+    fn read(&self, saltenv: &str, path: &str) -> Option<String> {
+        FileServer::read(self, saltenv, path)
+    }
+
+    fn listing(&self, saltenv: &str) -> Option<Arc<FileListing>> {
+        Some(self.list_paths(saltenv))
     }
 }
 

@@ -38,19 +38,16 @@ pub trait TemplateLoader: Send + Sync {
     }
 }
 
-/// The paths of a saltenv, relative to its roots, `/`-separated, each
-/// list sorted and without duplicates (several roots merge).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FileListing {
-    pub files: Vec<String>,
-    pub dirs: Vec<String>,
-}
+pub use crate::salt::fileserver::FileListing;
 
 /// Minion data every render sees.
 #[derive(Debug, Clone, Default)]
 pub struct RenderData {
+    /// `grains`.
     pub grains: Value,
+    /// `pillar`.
     pub pillar: Value,
+    /// `opts`.
     pub opts: Value,
     /// `mod.fun` → answer (or list of call-specific answers) for functions
     /// that would ask the live minion.
@@ -60,6 +57,7 @@ pub struct RenderData {
 /// What is being rendered.
 #[derive(Debug, Clone)]
 pub struct SlsContext {
+    /// The saltenv being rendered.
     pub saltenv: String,
     /// SLS name (`""` for a top file).
     pub sls: String,
@@ -70,19 +68,26 @@ pub struct SlsContext {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What kind of Jinja failure an error is.
 pub enum JinjaErrorKind {
+    /// The template does not parse.
     Syntax,
+    /// An undefined name or attribute was used.
     Undefined,
+    /// The template raised on purpose.
     Raise,
+    /// An imported or included template does not exist.
     TemplateNotFound,
     /// An unmocked call to a function that needs a live minion.
     Unmocked,
+    /// Any other failure.
     Other,
 }
 
 /// A render failure, located in the template that caused it.
 #[derive(Debug, Clone)]
 pub struct JinjaError {
+    /// The kind.
     pub kind: JinjaErrorKind,
     /// Salt-like message (what follows `Rendering SLS 'env:sls' failed: `),
     /// including Salt's `; line N` and source excerpt.
@@ -143,6 +148,7 @@ pub struct Jinja {
 }
 
 impl Jinja {
+    /// A Jinja environment with Salt's options, data and loader.
     pub fn new(
         options: JinjaOptions,
         data: Arc<RenderData>,

@@ -37,6 +37,7 @@ impl MutMap {
 }
 
 impl MutList {
+    /// The list, locked.
     pub fn lock(&self) -> MutexGuard<'_, Vec<Value>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }

@@ -49,7 +49,7 @@ fn lex<'a>(src: &'a str, syntax: &SyntaxConfig) -> Option<Vec<Tok<'a>>> {
 
 /// Rewrite `src`. A source the tokenizer rejects is returned unchanged (the
 /// engine then reports the syntax error itself).
-pub fn rewrite<'s>(src: &'s str, syntax: &SyntaxConfig) -> Cow<'s, str> {
+pub(super) fn rewrite<'s>(src: &'s str, syntax: &SyntaxConfig) -> Cow<'s, str> {
     let Some(tokens) = lex(src, syntax) else {
         return src.into();
     };

@@ -221,24 +221,24 @@ pub(crate) struct Bound {
 
 impl Bound {
     /// The raw template value of a parameter, if given.
-    pub fn raw(&self, name: &str) -> Option<&MjValue> {
+    pub(crate) fn raw(&self, name: &str) -> Option<&MjValue> {
         let i = self.names.iter().position(|n| *n == name)?;
         self.vals[i].as_ref()
     }
     /// A parameter as a shared-model value, if given.
-    pub fn get(&self, name: &str) -> Result<Option<Value>, Error> {
+    pub(crate) fn get(&self, name: &str) -> Result<Option<Value>, Error> {
         self.raw(name).map(from_mj).transpose()
     }
     /// A parameter or its default.
-    pub fn get_or(&self, name: &str, default: Value) -> Result<Value, Error> {
+    pub(crate) fn get_or(&self, name: &str, default: Value) -> Result<Value, Error> {
         Ok(self.get(name)?.unwrap_or(default))
     }
     /// A parameter's Python truthiness (`default` when not given).
-    pub fn flag(&self, name: &str, default: bool) -> bool {
+    pub(crate) fn flag(&self, name: &str, default: bool) -> bool {
         self.raw(name).map_or(default, |v| v.is_true())
     }
     /// A parameter as `str(value)` (`default` when not given or None).
-    pub fn string(&self, name: &str, default: &str) -> Result<String, Error> {
+    pub(crate) fn string(&self, name: &str, default: &str) -> Result<String, Error> {
         Ok(match self.get(name)? {
             None | Some(Value::Null) => default.to_string(),
             Some(v) => v.py_str(),

@@ -18,7 +18,7 @@ use super::{EnvOptions, JinjaError, JinjaErrorKind, RenderData, SlsContext, Temp
 
 /// minijinja's syntax settings for `options` (invalid delimiters fall back
 /// to the defaults).
-pub fn syntax_config(options: &EnvOptions) -> SyntaxConfig {
+pub(super) fn syntax_config(options: &EnvOptions) -> SyntaxConfig {
     let mut b = SyntaxConfig::builder();
     if let Some((s, e)) = &options.block {
         b.block_delimiters(s.clone(), e.clone());
@@ -41,7 +41,7 @@ pub fn syntax_config(options: &EnvOptions) -> SyntaxConfig {
     b.build().unwrap_or_default()
 }
 
-pub fn build_environment(
+pub(super) fn build_environment(
     saltenv: &str,
     options: &EnvOptions,
     data: Arc<RenderData>,
@@ -566,7 +566,7 @@ fn map_value(pairs: Vec<(String, JValue)>) -> JValue {
 }
 
 /// The text of the file being rendered.
-pub struct FileText<'a> {
+pub(super) struct FileText<'a> {
     /// What Jinja renders (after `#jinja2:` header removal).
     pub source: &'a str,
     /// The file as given.
@@ -576,7 +576,7 @@ pub struct FileText<'a> {
 }
 
 /// Render one top-level file.
-pub fn render(
+pub(super) fn render(
     env: &Environment<'static>,
     options: &EnvOptions,
     data: &Arc<RenderData>,
