@@ -622,6 +622,7 @@ macro_rules! vmap {
 }
 
 /// Appends `v` as Python's `str()` prints it (nothing for `None`).
+#[inline]
 pub fn push_py_str(out: &mut String, v: Option<&Value>) {
     match v {
         Some(Value::Str(s)) => out.push_str(s),
