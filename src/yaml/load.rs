@@ -5,7 +5,7 @@
 //! Parser errors are reworded as libyaml (which Salt uses) words them.
 
 use super::resolve::{self, ConstructFail, Scalar, ScalarTag, CORE};
-use super::{Node, NodeValue, YamlError, YamlErrorKind};
+use super::{Dialect, Node, NodeValue, YamlError, YamlErrorKind};
 use crate::text::LineIndex;
 use crate::value::py_str_repr;
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span};
@@ -71,6 +71,8 @@ struct Text<'a> {
     /// as rendered and the padding, so messages give its lines and columns.
     original: Option<(&'a str, &'a Padding)>,
     lines: std::cell::OnceCell<LineIndex>,
+    /// Whose rules apply (duplicate keys are an error for Salt only).
+    dialect: Dialect,
 }
 
 impl<'a> Text<'a> {
@@ -81,6 +83,7 @@ impl<'a> Text<'a> {
             cursor: Cell::new((0, 0)),
             original: None,
             lines: std::cell::OnceCell::new(),
+            dialect: Dialect::Salt,
         }
     }
 
@@ -1374,7 +1377,8 @@ impl<'a> Constructor<'a> {
             };
             v.visit(k, queue)?;
             v.visit(val, queue)?;
-            if let Some(first) = seen.insert(PyKey::new(text, &v.scalars[k]), k, pairs.len()) {
+            let duplicate = seen.insert(PyKey::new(text, &v.scalars[k]), k, pairs.len());
+            if let Some(first) = duplicate.filter(|_| v.text.dialect == Dialect::Salt) {
                 let shown = PyKey::new(text, &v.scalars[k]).to_value().py_str();
                 let mut e = constructor_error(
                     nodes,
@@ -1589,6 +1593,7 @@ fn load_direct(src: &str) -> Option<Node> {
         cursor: Cell::new((0, 0)),
         original: None,
         lines: std::cell::OnceCell::new(),
+        dialect: Dialect::Salt,
     };
     let mut parser = Parser::new_from_str(src);
     let mut stack: Vec<Frame> = Vec::new();
@@ -1744,11 +1749,13 @@ fn has_duplicate_or_collection_key(pairs: &[(Node, Node)]) -> bool {
     false
 }
 
-/// Load one document as Salt's YAML renderer does.
-pub(super) fn load(src: &str) -> Result<Node, YamlError> {
+/// Load one document with `dialect`'s rules (the direct path serves only
+/// documents that need no dialect decision: it leaves any duplicate key to
+/// the full loader).
+pub(super) fn load(src: &str, dialect: Dialect) -> Result<Node, YamlError> {
     match load_direct(src) {
         Some(node) => Ok(node),
-        None => load_graph(src),
+        None => load_graph(src, dialect),
     }
 }
 
@@ -1848,13 +1855,13 @@ fn quoted_end(bytes: &[u8], at: usize) -> Option<usize> {
 
 /// The full loader: compose the node graph, construct it as Salt does,
 /// expand it into a tree; every libyaml and Salt error reproduced.
-fn load_graph(src: &str) -> Result<Node, YamlError> {
+fn load_graph(src: &str, dialect: Dialect) -> Result<Node, YamlError> {
     let mut text = std::borrow::Cow::Borrowed(src);
     let mut fixes = 0;
     let mut pads = Padding::default();
     let composed = loop {
         let mut pad = None;
-        match compose(pads.text(&text, src), &mut pad) {
+        match compose(pads.text(&text, src, dialect), &mut pad) {
             Ok(x) => break Ok(x),
             Err(e) if fixes < 10_000 => {
                 fixes += 1;
@@ -1874,7 +1881,7 @@ fn load_graph(src: &str) -> Result<Node, YamlError> {
             Err(e) => break Err(e),
         }
     };
-    let built = composed.and_then(|c| construct(pads.text(&text, src), c));
+    let built = composed.and_then(|c| construct(pads.text(&text, src, dialect), c));
     if pads.0.is_empty() {
         return built;
     }
@@ -1915,8 +1922,9 @@ impl Padding {
     }
 
     /// The [`Text`] of `padded`, a padded copy of `original`.
-    fn text<'a>(&'a self, padded: &'a str, original: &'a str) -> Text<'a> {
+    fn text<'a>(&'a self, padded: &'a str, original: &'a str, dialect: Dialect) -> Text<'a> {
         let mut t = Text::new(padded);
+        t.dialect = dialect;
         if !self.0.is_empty() {
             t.original = Some((original, self));
         }
@@ -2033,7 +2041,7 @@ mod tests {
         inputs.push("a: &x {b: 1}\nc: *x\n".into());
         let mut direct = 0;
         for input in &inputs {
-            let graph = load_graph(input);
+            let graph = load_graph(input, Dialect::Salt);
             if let Some(node) = load_direct(input) {
                 direct += 1;
                 assert_eq!(
@@ -2052,7 +2060,7 @@ mod flow_indent_tests {
     use super::*;
 
     fn data(src: &str) -> crate::value::Value {
-        load(src).expect("loads").into_value()
+        load(src, Dialect::Salt).expect("loads").into_value()
     }
 
     /// PyYAML ignores indentation inside flow collections; `| yaml` output
@@ -2074,7 +2082,7 @@ mod flow_indent_tests {
     #[test]
     fn padded_spans_point_into_the_original_text() {
         let src = "a:\n  c: [x,\n y]\n  d: z\n";
-        let node = load(src).expect("loads");
+        let node = load(src, Dialect::Salt).expect("loads");
         let NodeValue::Map(top) = node.value else {
             panic!()
         };
@@ -2094,7 +2102,7 @@ mod flow_indent_tests {
     #[test]
     fn errors_on_padded_lines_keep_their_columns() {
         let src = "a:\n  c: [x,\n y, @z]\n";
-        let e = load(src).unwrap_err();
+        let e = load(src, Dialect::Salt).unwrap_err();
         assert_eq!(e.message, "found character that cannot start any token");
         assert_eq!(&src[e.span.clone()], "@");
     }

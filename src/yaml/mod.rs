@@ -118,10 +118,86 @@ impl Node {
     }
 }
 
+/// Whose YAML rules a document is read with. Both are PyYAML's YAML 1.1
+/// resolution with timestamps kept as strings; they differ where the two
+/// loaders were changed by their projects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Dialect {
+    /// Salt's `SaltYamlSafeLoader`: `0755` is the int 755 (leading zeros
+    /// stripped), a repeated key is an error (`found conflicting ID`).
+    #[default]
+    Salt,
+    /// Heat's template loader (PyYAML `SafeLoader`): `0755` is octal (493),
+    /// a repeated key silently takes the last value (at the first key's
+    /// place, as a Python dict does).
+    Heat,
+}
+
+/// Options of [`load_with`], the way a parser's options carry the language
+/// version: which dialect's rules apply.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LoadOptions {
+    /// The dialect.
+    pub dialect: Dialect,
+}
+
 /// Parse one YAML document as Salt's YAML renderer does. An empty document
 /// is `Null`.
 pub fn load(text: &str) -> Result<Node, YamlError> {
-    load::load(text)
+    load::load(text, Dialect::Salt)
+}
+
+/// Parse one YAML document with `options`' dialect. An empty document is
+/// `Null`.
+pub fn load_with(text: &str, options: &LoadOptions) -> Result<Node, YamlError> {
+    let mut node = load::load(text, options.dialect)?;
+    if options.dialect == Dialect::Heat {
+        heat_rules(&mut node, text);
+    }
+    Ok(node)
+}
+
+/// Heat's differences from the Salt reading of the same events: plain
+/// integers with a leading zero are octal, and repeated keys collapse.
+fn heat_rules(node: &mut Node, text: &str) {
+    match &mut node.value {
+        NodeValue::Int(i) => {
+            if let Some(octal) = text.get(node.span.clone()).and_then(pyyaml_octal) {
+                *i = octal;
+            }
+        }
+        NodeValue::List(items) => items.iter_mut().for_each(|n| heat_rules(n, text)),
+        NodeValue::Map(pairs) => {
+            for (k, v) in pairs.iter_mut() {
+                heat_rules(k, text);
+                heat_rules(v, text);
+            }
+            let mut first: std::collections::HashMap<Value, usize> = Default::default();
+            let mut kept: Vec<(Node, Node)> = Vec::with_capacity(pairs.len());
+            for (k, v) in pairs.drain(..) {
+                match first.get(&k.to_value()) {
+                    Some(&i) => kept[i].1 = v,
+                    None => {
+                        first.insert(k.to_value(), kept.len());
+                        kept.push((k, v));
+                    }
+                }
+            }
+            *pairs = kept;
+        }
+        _ => {}
+    }
+}
+
+/// PyYAML's reading of an unsigned plain integer with a leading zero
+/// (`0755`, `0_17`): octal. `None` for anything else.
+fn pyyaml_octal(plain: &str) -> Option<i64> {
+    let digits: String = plain.chars().filter(|&c| c != '_').collect();
+    let rest = digits.strip_prefix('0')?;
+    if rest.is_empty() || !rest.bytes().all(|b| (b'0'..=b'7').contains(&b)) {
+        return None;
+    }
+    i64::from_str_radix(rest, 8).ok()
 }
 
 /// Parse to a plain value.
@@ -629,6 +705,25 @@ mod pyyaml_data {
     fn line_col(text: &str, at: usize) -> (u64, u64) {
         let (line, col) = crate::text::LineIndex::new(text).line_col(text, at);
         (line as u64, col as u64)
+    }
+
+    #[test]
+    fn heat_dialect_reads_octal_and_keeps_the_last_duplicate() {
+        let heat = LoadOptions {
+            dialect: Dialect::Heat,
+        };
+        let text =
+            "a: 0755\nb: 0o17\nc: 0x1F\nd: 1_000\ne: 1:30\nf: 1e3\na: 9\ng: 2013-05-23\nh: 0\n";
+        let v = load_with(text, &heat).unwrap().to_value();
+        assert_eq!(
+            v.py_repr(),
+            "{'a': 9, 'b': '0o17', 'c': 31, 'd': 1000, 'e': 90, 'f': '1e3', 'g': '2013-05-23', 'h': 0}"
+        );
+        let v = load_with("m: 0755\n", &heat).unwrap().to_value();
+        assert_eq!(v.py_repr(), "{'m': 493}");
+        // Salt: leading zeros stripped, duplicates refused.
+        assert_eq!(load_value("m: 0755\n").unwrap().py_repr(), "{'m': 755}");
+        assert!(load("a: 1\na: 2\n").is_err());
     }
 
     #[test]
