@@ -19,6 +19,7 @@
 pub mod diag;
 pub mod emit;
 pub mod fnmatch;
+pub mod hot;
 pub mod plan;
 pub mod salt;
 pub mod text;

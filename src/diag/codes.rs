@@ -99,6 +99,19 @@ registry! {
     BAD_REQUISITE = ("bad-requisite", Error, "salt", "A requisite entry is malformed (not a string or a one-key mapping of strings).");
     MISSING_REQUISITE = ("missing-requisite", Error, "salt", "A requisite references a state that does not exist.");
     REQUISITE_CYCLE = ("requisite-cycle", Error, "salt", "Requisites form a cycle (a state depends on itself).");
+    // Heat (HOT) templates; the name after `hot-` is Heat's error kind.
+    HOT_TEMPLATE_PARSE = ("hot-template-parse", Error, "hot", "The template is not JSON or YAML, not a mapping, or has no version key.");
+    HOT_TEMPLATE_VERSION = ("hot-template-version", Error, "hot", "The template version is unknown, or a function is not available in it.");
+    HOT_TEMPLATE_STRUCTURE = ("hot-template-structure", Error, "hot", "The template has a top-level section its version does not know.");
+    HOT_ENV_FORMAT = ("hot-env-format", Error, "hot", "An environment file is not a mapping, or has an unknown or empty section.");
+    HOT_PARAMETER_SCHEMA = ("hot-parameter-schema", Error, "hot", "A parameter definition is invalid (keys, type, constraints, or a default that breaks them).");
+    HOT_PARAMETER_MISSING = ("hot-parameter-missing", Error, "hot", "A parameter has no value, or get_param names an undeclared parameter.");
+    HOT_PARAMETER_UNKNOWN = ("hot-parameter-unknown", Error, "hot", "A value was given for a parameter the template does not declare.");
+    HOT_VALIDATION = ("hot-validation", Error, "hot", "The stack does not validate (parameter values, groups, resource keys, function arguments).");
+    HOT_INVALID_REFERENCE = ("hot-invalid-reference", Error, "hot", "A reference names a resource the template does not have.");
+    HOT_CIRCULAR_DEPENDENCY = ("hot-circular-dependency", Error, "hot", "Resources depend on each other in a cycle.");
+    HOT_FUNCTION_RUNTIME = ("hot-function-runtime", Error, "hot", "An intrinsic function failed on the values it was given.");
+    HOT_WARNING = ("hot-warning", Warning, "hot", "A template construct Heat accepts but that likely does not do what was meant.");
 }
 
 /// The code called `name`, if the registry has it.

@@ -1,0 +1,315 @@
+//! Environment files (spec §9): their format, how several of them and the
+//! `-P` values layer (server or client mode), and resolving a resource's
+//! type through the merged `resource_registry`.
+
+use super::template::read_mapping;
+use super::{error, EnvMode};
+use crate::diag::{codes, Diagnostic, SourceFile};
+use crate::value::{Map, Value};
+use std::sync::Arc;
+
+/// The sections an environment file may have.
+const SECTIONS: &[&str] = &[
+    "parameters",
+    "parameter_defaults",
+    "resource_registry",
+    "encrypted_param_names",
+    "event_sinks",
+    "parameter_merge_strategies",
+];
+
+/// Resource types with a plugin in Heat 27.0.1 (`hot-resource-types.txt`).
+const PLUGINS: &str = include_str!("resource-types.txt");
+
+/// Whether Heat has a plugin for `t`.
+pub fn is_plugin(t: &str) -> bool {
+    PLUGINS.lines().any(|l| l == t)
+}
+
+/// One environment file, read and checked.
+#[derive(Debug, Clone)]
+pub struct EnvFile {
+    /// The file.
+    pub file: Arc<SourceFile>,
+    /// Its sections.
+    pub data: Map,
+}
+
+/// Read and check one environment file (step 2 of Heat's order).
+pub fn read(file: &Arc<SourceFile>) -> Result<EnvFile, Diagnostic> {
+    let (tree, data) = read_mapping(
+        file,
+        codes::HOT_ENV_FORMAT,
+        "The environment is not a valid YAML mapping data type.",
+    )?;
+    let Value::Map(data) = data else {
+        unreachable!("read_mapping returns maps")
+    };
+    for (k, v) in &data {
+        let name = k.py_str();
+        let at = super::template::key_span(tree.as_ref(), &[&name]).map(|r| (file, r));
+        if !SECTIONS.contains(&name.as_str()) {
+            return Err(error(
+                codes::HOT_ENV_FORMAT,
+                format!(
+                    "environment has wrong section \"{name}\" (in {})",
+                    file.name
+                ),
+                at,
+            ));
+        }
+        if v.is_null() {
+            return Err(error(
+                codes::HOT_ENV_FORMAT,
+                format!(
+                    "environment has empty section \"{name}\" (in {})",
+                    file.name
+                ),
+                at,
+            ));
+        }
+        if name == "event_sinks" {
+            for sink in v.as_list().map(|l| l.as_slice()).unwrap_or_default() {
+                let t = sink.get("type").map(Value::py_str).unwrap_or_default();
+                if t != "zaqar-queue" {
+                    return Err(error(
+                        codes::HOT_ENV_FORMAT,
+                        format!(
+                            "unknown event sink type \"{t}\" (in {}); Heat knows zaqar-queue",
+                            file.name
+                        ),
+                        at,
+                    ));
+                }
+            }
+        }
+    }
+    Ok(EnvFile {
+        file: file.clone(),
+        data,
+    })
+}
+
+/// The merged user environment.
+#[derive(Debug, Clone, Default)]
+pub struct Environment {
+    /// User parameter values (`-P` and env `parameters:`).
+    pub parameters: Map,
+    /// `parameter_defaults:`.
+    pub parameter_defaults: Map,
+    /// `resource_registry:` (with `resources` always present).
+    pub registry: Map,
+    /// `event_sinks:`.
+    pub event_sinks: Vec<Value>,
+}
+
+/// Layer the files and the `-P` values; `declared` tells the template's
+/// parameter names (server mode drops undeclared names once a section has
+/// entries).
+pub fn layer(
+    files: &[EnvFile],
+    cli: &[(String, Value)],
+    declared: &dyn Fn(&str) -> bool,
+    mode: EnvMode,
+) -> Environment {
+    let mut env = Environment::default();
+    let cli_map: Map = cli
+        .iter()
+        .map(|(k, v)| (Value::str(k.as_str()), v.clone()))
+        .collect();
+    match mode {
+        EnvMode::Client => {
+            let mut merged = Map::new();
+            for f in files {
+                deep_update(&mut merged, &f.data);
+            }
+            let section = |m: &Map, k: &str| m.get(k).and_then(Value::as_map).cloned();
+            env.parameters = section(&merged, "parameters").unwrap_or_default();
+            for (k, v) in &cli_map {
+                env.parameters.insert(k.clone(), v.clone());
+            }
+            env.parameter_defaults = section(&merged, "parameter_defaults").unwrap_or_default();
+            env.registry = section(&merged, "resource_registry").unwrap_or_default();
+            env.event_sinks = sinks(merged.get("event_sinks"));
+        }
+        EnvMode::Server => {
+            env.parameters = cli_map;
+            for f in files {
+                for (k, v) in &f.data {
+                    match k.as_str() {
+                        Some("parameters") => merge_params(&mut env.parameters, v, declared),
+                        Some("parameter_defaults") => {
+                            merge_params(&mut env.parameter_defaults, v, declared)
+                        }
+                        Some("resource_registry") => {
+                            for (rk, rv) in v.as_map().into_iter().flatten() {
+                                if !rv.is_null() {
+                                    env.registry.insert(rk.clone(), rv.clone());
+                                }
+                            }
+                        }
+                        Some("event_sinks") => env.event_sinks = sinks(Some(v)),
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    if !env.registry.contains_key("resources") {
+        env.registry
+            .insert("resources".into(), Value::Map(Map::new()));
+    }
+    env
+}
+
+fn sinks(v: Option<&Value>) -> Vec<Value> {
+    v.and_then(Value::as_list)
+        .map(|l| l.iter().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// Server mode: an empty section takes the file's whole; else declared,
+/// non-null entries overwrite.
+fn merge_params(acc: &mut Map, v: &Value, declared: &dyn Fn(&str) -> bool) {
+    let Some(m) = v.as_map() else { return };
+    if acc.is_empty() {
+        *acc = m.clone();
+        return;
+    }
+    for (k, x) in m {
+        if !x.is_null() && declared(&k.py_str()) {
+            acc.insert(k.clone(), x.clone());
+        }
+    }
+}
+
+/// python-heatclient's deep update.
+fn deep_update(old: &mut Map, new: &Map) {
+    for (k, v) in new {
+        match (old.get_mut(k), v) {
+            (Some(Value::Map(o)), Value::Map(n)) => deep_update(o, n),
+            (Some(Value::Map(_)), Value::Null) => {}
+            _ => {
+                old.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// A resource's type after the registry: the type, and the provider
+/// template it maps to, if any.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResolvedType {
+    /// The type reached (the key a template entry is registered under).
+    pub resolved: String,
+    /// The provider template path.
+    pub template: Option<String>,
+}
+
+fn is_template(s: &str) -> bool {
+    s.ends_with(".yaml") || s.ends_with(".template")
+}
+
+/// Resolve type `t` of resource `name` through `registry` (spec §9.4).
+pub fn resolve_type(registry: &Map, name: &str, t: &str) -> ResolvedType {
+    find(registry, name, t, 0).unwrap_or(ResolvedType {
+        resolved: t.to_string(),
+        template: None,
+    })
+}
+
+fn find(registry: &Map, name: &str, t: &str, depth: usize) -> Option<ResolvedType> {
+    if depth > 32 {
+        return None;
+    }
+    if is_template(t) {
+        return Some(ResolvedType {
+            resolved: t.to_string(),
+            template: Some(t.to_string()),
+        });
+    }
+    // (key, value, glob) candidates in Heat's order.
+    let mut candidates: Vec<(String, String, bool)> = Vec::new();
+    if let Some(x) = registry
+        .get("resources")
+        .and_then(|r| r.get(name))
+        .and_then(|r| r.get(t))
+        .and_then(Value::as_str)
+    {
+        candidates.push((t.to_string(), x.to_string(), false));
+    }
+    let mut top: Vec<(String, String, bool)> = Vec::new();
+    for (k, v) in registry {
+        let (Some(k), Some(v)) = (k.as_str(), v.as_str()) else {
+            continue;
+        };
+        if k == "resources" {
+            continue;
+        }
+        let glob = k.ends_with('*') && !is_template(v);
+        if glob {
+            let prefix = &k[..k.len() - 1];
+            if t.starts_with(prefix) && v != t {
+                top.push((k.to_string(), v.to_string(), true));
+            }
+        } else if k == t {
+            top.push((k.to_string(), v.to_string(), false));
+        }
+    }
+    top.sort_by(|a, b| a.0.cmp(&b.0));
+    candidates.extend(top);
+    for (key, value, glob) in candidates {
+        if is_template(&value) {
+            return Some(ResolvedType {
+                resolved: t.to_string(),
+                template: Some(value),
+            });
+        }
+        let next = if glob {
+            let prefix = &key[..key.len() - 1];
+            match value.strip_suffix('*') {
+                Some(q) => format!("{q}{}", &t[prefix.len()..]),
+                None => value.clone(),
+            }
+        } else {
+            value.clone()
+        };
+        if let Some(found) = find(registry, name, &next, depth + 1) {
+            return Some(found);
+        }
+    }
+    is_plugin(t).then(|| ResolvedType {
+        resolved: t.to_string(),
+        template: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn registry(pairs: &[(&str, &str)]) -> Map {
+        let mut m: Map = pairs
+            .iter()
+            .map(|(k, v)| (Value::str(*k), Value::str(*v)))
+            .collect();
+        m.insert("resources".into(), Value::Map(Map::new()));
+        m
+    }
+
+    #[test]
+    fn globs_sort_before_exact_keys_and_chains_follow() {
+        let r = registry(&[
+            ("OS::Nova::Server", "OS::Heat::RandomString"),
+            ("OS::Nova::*", "OS::Heat::None"),
+            ("Site::Cache", "Site::Store"),
+            ("Site::Store", "OS::Heat::TestResource"),
+            ("Legacy::Net::*", "OS::Neutron::*"),
+        ]);
+        let t = |name: &str| resolve_type(&r, "x", name).resolved;
+        assert_eq!(t("OS::Nova::Server"), "OS::Heat::None");
+        assert_eq!(t("Site::Cache"), "OS::Heat::TestResource");
+        assert_eq!(t("Legacy::Net::Port"), "OS::Neutron::Port");
+        assert_eq!(t("Unknown::Type"), "Unknown::Type");
+    }
+}
