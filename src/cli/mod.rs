@@ -5,6 +5,7 @@ mod codes;
 mod compile;
 mod graph;
 mod highstate;
+mod hot;
 mod order;
 mod pillar;
 mod render;
@@ -47,6 +48,8 @@ pub enum Command {
     Order(order::Args),
     /// Draw the requisite graph (dot, json, mermaid, html).
     Graph(graph::Args),
+    /// Compile an OpenStack Heat (HOT) template into the plan Heat would create.
+    Hot(hot::Args),
     /// List every diagnostic code with its severity and meaning (Markdown).
     Codes(codes::Args),
 }
@@ -128,6 +131,7 @@ pub type CmdResult = std::result::Result<(), Failure>;
 pub fn run(cli: Cli) -> i32 {
     let (common, result) = match cli.command {
         Command::Codes(a) => return codes::run(a),
+        Command::Hot(a) => return hot::run(a),
         Command::Compile(a) => (a.common.clone(), compile::run(a)),
         Command::Highstate(a) => (a.common.clone(), highstate::run(a)),
         Command::Pillar(a) => (a.common.clone(), pillar::run(a)),

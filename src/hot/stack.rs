@@ -577,6 +577,56 @@ impl<'a> Stack<'a> {
         })
     }
 
+    /// Why `r` is in its wave: the requirement on the longest path first,
+    /// then every other one, explicit (`depends_on`) or by reference, with
+    /// the template line of the resource.
+    fn reasons(&self, r: &Resource, wave_of: &HashMap<&str, usize>) -> Vec<crate::plan::Reason> {
+        let at = self
+            .t
+            .span(&["resources", &r.name])
+            .map(|s| {
+                format!(
+                    " ({}:{})",
+                    self.t.file.name,
+                    self.t.file.line_col(s.start).0
+                )
+            })
+            .unwrap_or_default();
+        let how = |q: &str| {
+            if r.explicit.contains(q) {
+                "depends_on"
+            } else {
+                "get_resource/get_attr"
+            }
+        };
+        let mut reqs: Vec<&String> = r.requires.iter().collect();
+        reqs.sort_by_key(|q| std::cmp::Reverse(wave_of.get(q.as_str()).copied().unwrap_or(0)));
+        let mut out = Vec::new();
+        let Some(first) = reqs.first() else {
+            out.push(crate::plan::Reason {
+                family: None,
+                text: format!("requires nothing: created in the first wave{at}"),
+            });
+            return out;
+        };
+        let w = wave_of.get(first.as_str()).copied().unwrap_or(0);
+        out.push(crate::plan::Reason {
+            family: Some(EdgeFamily::Requires),
+            text: format!(
+                "after {first} ({}, wave {w}): the longest chain{at}",
+                how(first)
+            ),
+        });
+        for q in &reqs[1..] {
+            let w = wave_of.get(q.as_str()).copied().unwrap_or(0);
+            out.push(crate::plan::Reason {
+                family: Some(EdgeFamily::Requires),
+                text: format!("after {q} ({}, wave {w})", how(q)),
+            });
+        }
+        out
+    }
+
     fn output(
         &self,
         name: &str,
@@ -729,6 +779,7 @@ impl<'a> Stack<'a> {
                 if let Some(d) = &r.description {
                     m.insert("description".into(), d.clone());
                 }
+                let reasons = self.reasons(r, &wave_of);
                 index.insert(r.name.as_str(), plan.nodes.len());
                 plan.order.push(plan.nodes.len());
                 plan.nodes.push(PlanNode {
@@ -739,7 +790,7 @@ impl<'a> Stack<'a> {
                     title: r.name.clone(),
                     kind: r.written_type.clone(),
                     rank: wave_of[n.as_str()].to_string(),
-                    reasons: Vec::new(),
+                    reasons,
                     fields: m.clone(),
                 });
                 list.push(Value::Map(m));

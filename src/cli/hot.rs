@@ -1,0 +1,338 @@
+//! `lowstate hot`: compile an OpenStack Heat (HOT) template with its
+//! environment files and parameters into the plan Heat would create
+//! (JSON in the layout of docs/hot.md, YAML, or a readable text plan).
+
+use super::{print_diagnostics, ErrorFormat};
+use anyhow::{bail, Context as _, Result};
+use clap::ValueEnum;
+use lowstate::diag::SourceFile;
+use lowstate::hot::{self, Context, EnvMode, Input};
+use lowstate::value::{Map, Value};
+use std::path::{Path, PathBuf};
+
+/// Arguments of `lowstate hot`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The HOT template (YAML or JSON).
+    #[arg(value_name = "TEMPLATE")]
+    pub template: PathBuf,
+    /// An environment file; repeat for several, applied in order.
+    #[arg(short = 'e', long = "environment", value_name = "ENV")]
+    pub environments: Vec<PathBuf>,
+    /// Typed parameter values: a JSON or YAML mapping of name to value.
+    #[arg(long, value_name = "FILE")]
+    pub parameters: Option<PathBuf>,
+    /// A parameter value as Heat's CLI takes it (a string); several may be
+    /// joined with `;`.
+    #[arg(short = 'P', long = "parameter", value_name = "NAME=VALUE")]
+    pub parameter: Vec<String>,
+    /// Where get_file and provider-template paths resolve (default: the
+    /// template's directory); nothing outside it is read.
+    #[arg(long, value_name = "DIR")]
+    pub files: Option<PathBuf>,
+    /// How environment files and -P values layer.
+    #[arg(long, value_enum, default_value_t = Mode::Server)]
+    pub env_mode: Mode,
+    /// `OS::stack_name`.
+    #[arg(long, default_value = "oracle_stack")]
+    pub stack_name: String,
+    /// `OS::stack_id`.
+    #[arg(long, default_value = "00000000-0000-4000-8000-000000000001")]
+    pub stack_id: String,
+    /// `OS::project_id`.
+    #[arg(long, default_value = "oracle-project")]
+    pub project_id: String,
+    /// The parent stack's facade resource for `resource_facade` (a JSON or
+    /// YAML mapping with metadata, deletion_policy, update_policy).
+    #[arg(long, value_name = "FILE")]
+    pub parent: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
+    /// Write to this file (atomically) instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// How to print errors.
+    #[arg(long, value_enum, default_value_t = ErrorFormat::Human)]
+    pub error_format: ErrorFormat,
+}
+
+/// `--env-mode`.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// heat-engine merges (Newton and later).
+    Server,
+    /// python-heatclient merges (the 2013–2016 era).
+    Client,
+}
+
+/// `--format`.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// The plan document.
+    Json,
+    /// The same document as YAML.
+    Yaml,
+    /// A readable plan: waves, resources, resolved properties, outputs.
+    Text,
+    /// Why each resource is created where it is (the order report).
+    Order,
+    /// The dependency graph as Graphviz DOT.
+    Dot,
+    /// The dependency graph as Mermaid.
+    Mermaid,
+    /// The dependency graph as lowstate's graph JSON document.
+    GraphJson,
+    /// The dependency graph as a self-contained HTML page.
+    Html,
+}
+
+fn read(path: &Path) -> Result<std::sync::Arc<SourceFile>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(SourceFile::new(path.display().to_string(), text))
+}
+
+fn mapping(path: &Path) -> Result<Map> {
+    let file = read(path)?;
+    match lowstate::yaml::load_value(&file.text) {
+        Ok(Value::Map(m)) => Ok(m),
+        Ok(Value::Null) => Ok(Map::new()),
+        Ok(_) => bail!("{}: expected a mapping", path.display()),
+        Err(e) => bail!("{}: {}", path.display(), e.message),
+    }
+}
+
+/// The compiler's input from the command line.
+fn input(args: &Args) -> Result<Input> {
+    let mut parameters: Vec<(String, Value)> = Vec::new();
+    if let Some(p) = &args.parameters {
+        for (k, v) in mapping(p)? {
+            parameters.push((k.py_str(), v));
+        }
+    }
+    for p in &args.parameter {
+        for one in p.split(';').filter(|s| !s.is_empty()) {
+            let Some((k, v)) = one.split_once('=') else {
+                bail!("-P {one}: expected NAME=VALUE");
+            };
+            parameters.retain(|(n, _)| n != k);
+            parameters.push((k.to_string(), Value::str(v)));
+        }
+    }
+    let mut environments = Vec::new();
+    for e in &args.environments {
+        environments.push(read(e)?);
+    }
+    let parent = match &args.parent {
+        Some(p) => Some(Value::Map(mapping(p)?)),
+        None => None,
+    };
+    Ok(Input {
+        template: Some(read(&args.template)?),
+        environments,
+        parameters,
+        files_dir: args
+            .files
+            .clone()
+            .or_else(|| args.template.parent().map(Path::to_path_buf)),
+        env_mode: match args.env_mode {
+            Mode::Server => EnvMode::Server,
+            Mode::Client => EnvMode::Client,
+        },
+        context: Context {
+            stack_name: args.stack_name.clone(),
+            stack_id: args.stack_id.clone(),
+            project_id: args.project_id.clone(),
+        },
+        parent,
+    })
+}
+
+/// Run `lowstate hot`: the exit code.
+pub fn run(args: Args) -> i32 {
+    let input = match input(&args) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("lowstate: {e:#}");
+            return 2;
+        }
+    };
+    let compiled = hot::compile(&input);
+    if !compiled.diagnostics.is_empty() {
+        print_diagnostics(&compiled.diagnostics, args.error_format);
+    }
+    let text = match args.format {
+        Format::Json => {
+            let mut t = compiled.document.to_json_pretty();
+            t.push('\n');
+            t
+        }
+        Format::Yaml => lowstate::yaml::dump(&compiled.document, Default::default()),
+        Format::Text => text_plan(
+            &compiled.document,
+            &hidden_values(&compiled.document, &input),
+        ),
+        Format::Order => lowstate::plan::order_report(&compiled.plan, color()),
+        Format::Dot => lowstate::plan::to_dot(&compiled.plan),
+        Format::Mermaid => lowstate::plan::to_mermaid(&compiled.plan),
+        Format::GraphJson => {
+            let mut t = lowstate::plan::to_json_document(&compiled.plan).to_json_pretty();
+            t.push('\n');
+            t
+        }
+        Format::Html => lowstate::plan::to_html(&compiled.plan),
+    };
+    if let Err(e) = lowstate::emit::output(&text, args.output.as_deref()) {
+        eprintln!("lowstate: cannot write output: {e}");
+        return 2;
+    }
+    if compiled.ok() {
+        0
+    } else {
+        1
+    }
+}
+
+/// Colour on a terminal unless NO_COLOR is set.
+fn color() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+}
+
+/// The values of hidden parameters (masked in the text plan).
+fn hidden_values(doc: &Value, input: &Input) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(params) = doc.get("parameters").and_then(Value::as_map) else {
+        return out;
+    };
+    for (name, p) in params {
+        if p.get("hidden") != Some(&Value::Bool(true)) {
+            continue;
+        }
+        let name = name.py_str();
+        if let Some((_, v)) = input.parameters.iter().find(|(n, _)| *n == name) {
+            out.push(v.py_str());
+        }
+        let template_default = input
+            .template
+            .as_ref()
+            .and_then(|t| lowstate::yaml::load_value(&t.text).ok())
+            .and_then(|t| {
+                t.get("parameters")?
+                    .get(name.as_str())?
+                    .get("default")
+                    .cloned()
+            });
+        if let Some(d) = template_default {
+            out.push(d.py_str());
+        }
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+fn mask(text: String, hidden: &[String]) -> String {
+    hidden
+        .iter()
+        .fold(text, |t, h| t.replace(h.as_str(), "******"))
+}
+
+/// The readable plan.
+fn text_plan(doc: &Value, hidden: &[String]) -> String {
+    let mut out = String::new();
+    if doc.get("ok") != Some(&Value::Bool(true)) {
+        out.push_str("The stack does not compile (see the errors above).\n");
+        return out;
+    }
+    let version = doc
+        .get("template_version")
+        .map(Value::py_str)
+        .unwrap_or_default();
+    out.push_str(&format!("HOT template {version}\n"));
+    if let Some(params) = doc.get("parameters").and_then(Value::as_map) {
+        if !params.is_empty() {
+            out.push_str("\nparameters:\n");
+            for (k, p) in params {
+                out.push_str(&format!(
+                    "  {} = {}  ({}, from {})\n",
+                    k.py_str(),
+                    p.get("display").map(Value::py_str).unwrap_or_default(),
+                    p.get("type").map(Value::py_str).unwrap_or_default(),
+                    p.get("source").map(Value::py_str).unwrap_or_default()
+                ));
+            }
+        }
+    }
+    let resources: Vec<&Value> = doc
+        .get("resources")
+        .and_then(Value::as_list)
+        .map(|l| l.iter().collect())
+        .unwrap_or_default();
+    let mut wave = -1i64;
+    for r in resources {
+        let w = r.get("wave").and_then(|v| match v {
+            Value::Int(i) => Some(*i),
+            _ => None,
+        });
+        if let Some(w) = w.filter(|w| *w != wave) {
+            wave = w;
+            out.push_str(&format!("\nwave {w}:\n"));
+        }
+        let name = r.get("name").map(Value::py_str).unwrap_or_default();
+        let written = r.get("type").map(Value::py_str).unwrap_or_default();
+        let resolved = r
+            .get("resolved_type")
+            .map(Value::py_str)
+            .unwrap_or_default();
+        let ty = if written == resolved {
+            written
+        } else {
+            format!("{written} -> {resolved}")
+        };
+        out.push_str(&format!("  {name} ({ty})"));
+        if let Some(p) = r.get("provider_template") {
+            out.push_str(&format!(" provider template {}", p.py_str()));
+        }
+        out.push('\n');
+        let requires: Vec<String> = r
+            .get("requires")
+            .and_then(Value::as_list)
+            .map(|l| l.iter().map(Value::py_str).collect())
+            .unwrap_or_default();
+        if !requires.is_empty() {
+            out.push_str(&format!("    after: {}\n", requires.join(", ")));
+        }
+        for section in ["properties", "metadata", "update_policy"] {
+            if let Some(v) = r.get(section) {
+                let body = mask(lowstate::yaml::dump(v, Default::default()), hidden);
+                out.push_str(&format!("    {section}:\n"));
+                for line in body.lines() {
+                    out.push_str(&format!("      {line}\n"));
+                }
+            }
+        }
+        let policy = r
+            .get("deletion_policy")
+            .map(Value::py_str)
+            .unwrap_or_default();
+        if policy != "Delete" {
+            out.push_str(&format!("    deletion_policy: {policy}\n"));
+        }
+    }
+    if let Some(outputs) = doc.get("outputs").and_then(Value::as_map) {
+        if !outputs.is_empty() {
+            out.push_str("\noutputs:\n");
+            for (k, o) in outputs {
+                let v = o.get("value").cloned().unwrap_or_default();
+                let text = mask(lowstate::yaml::dump(&v, Default::default()), hidden);
+                out.push_str(&format!(
+                    "  {}: {}\n",
+                    k.py_str(),
+                    text.trim_end().replace('\n', "\n    ")
+                ));
+            }
+        }
+    }
+    out
+}
