@@ -169,10 +169,7 @@ pub fn run(args: Args) -> i32 {
             t
         }
         Format::Yaml => lowstate::yaml::dump(&compiled.document, Default::default()),
-        Format::Text => text_plan(
-            &compiled.document,
-            &hidden_values(&compiled.document, &input),
-        ),
+        Format::Text => text_plan(&compiled.document, &compiled.secrets),
         Format::Order => lowstate::plan::order_report(&compiled.plan, color()),
         Format::Dot => lowstate::plan::to_dot(&compiled.plan),
         Format::Mermaid => lowstate::plan::to_mermaid(&compiled.plan),
@@ -198,38 +195,6 @@ pub fn run(args: Args) -> i32 {
 fn color() -> bool {
     use std::io::IsTerminal;
     std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-}
-
-/// The values of hidden parameters (masked in the text plan).
-fn hidden_values(doc: &Value, input: &Input) -> Vec<String> {
-    let mut out = Vec::new();
-    let Some(params) = doc.get("parameters").and_then(Value::as_map) else {
-        return out;
-    };
-    for (name, p) in params {
-        if p.get("hidden") != Some(&Value::Bool(true)) {
-            continue;
-        }
-        let name = name.py_str();
-        if let Some((_, v)) = input.parameters.iter().find(|(n, _)| *n == name) {
-            out.push(v.py_str());
-        }
-        let template_default = input
-            .template
-            .as_ref()
-            .and_then(|t| lowstate::yaml::load_value(&t.text).ok())
-            .and_then(|t| {
-                t.get("parameters")?
-                    .get(name.as_str())?
-                    .get("default")
-                    .cloned()
-            });
-        if let Some(d) = template_default {
-            out.push(d.py_str());
-        }
-    }
-    out.retain(|s| !s.is_empty());
-    out
 }
 
 fn mask(text: String, hidden: &[String]) -> String {

@@ -98,6 +98,9 @@ pub struct Compiled {
     pub diagnostics: Vec<Diagnostic>,
     /// The plan for the graph renderers (empty on failure).
     pub plan: crate::plan::Plan,
+    /// The text of every hidden parameter's value: what a human output
+    /// must mask (spec §5.7).
+    pub secrets: Vec<String>,
 }
 
 impl Compiled {

@@ -184,7 +184,15 @@ pub fn build(t: &Template, env: &Environment) -> Result<Vec<Param>, Diagnostic> 
                 .with_subject(PARAMETER, name.as_str()))
             }
         };
+        let hidden = get("hidden").is_some_and(Value::truthy);
+        // A hidden value never reaches a message.
+        let secret = raw.py_str();
         let invalid = |reason: String| {
+            let reason = if hidden && !secret.is_empty() {
+                reason.replace(secret.as_str(), "******")
+            } else {
+                reason
+            };
             error(
                 codes::HOT_VALIDATION,
                 format!("Parameter '{name}' is invalid: {reason}"),
@@ -196,7 +204,6 @@ pub fn build(t: &Template, env: &Environment) -> Result<Vec<Param>, Diagnostic> 
         for c in &constraints {
             check(ty, c, &value, false).map_err(&invalid)?;
         }
-        let hidden = get("hidden").is_some_and(Value::truthy);
         out.push(Param {
             display: display(ty, &value),
             name: name.clone(),

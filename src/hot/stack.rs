@@ -36,10 +36,11 @@ struct Resource {
 pub fn compile(input: &Input) -> Compiled {
     let mut version_text = None;
     match run(input, &mut version_text) {
-        Ok((document, plan, warnings)) => Compiled {
+        Ok((document, plan, warnings, secrets)) => Compiled {
             document,
             diagnostics: warnings,
             plan,
+            secrets,
         },
         Err(d) => {
             let mut doc = Map::new();
@@ -58,12 +59,14 @@ pub fn compile(input: &Input) -> Compiled {
                 document: Value::Map(doc),
                 diagnostics: vec![d],
                 plan: Plan::default(),
+                secrets: Vec::new(),
             }
         }
     }
 }
 
-type Output = (Value, Plan, Vec<Diagnostic>);
+/// The document, the plan, the warnings and the hidden values.
+type Output = (Value, Plan, Vec<Diagnostic>, Vec<String>);
 
 fn run(input: &Input, version_text: &mut Option<String>) -> Result<Output, Diagnostic> {
     let Some(file) = &input.template else {
@@ -791,7 +794,25 @@ impl<'a> Stack<'a> {
                     kind: r.written_type.clone(),
                     rank: wave_of[n.as_str()].to_string(),
                     reasons,
-                    fields: m.clone(),
+                    // Names and types only: resolved sections may hold
+                    // hidden parameter values, and drawings are for people.
+                    fields: m
+                        .iter()
+                        .filter(|(k, _)| {
+                            matches!(
+                                k.as_str(),
+                                Some(
+                                    "name"
+                                        | "type"
+                                        | "resolved_type"
+                                        | "provider_template"
+                                        | "wave"
+                                        | "requires"
+                                )
+                            )
+                        })
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
                 });
                 list.push(Value::Map(m));
             }
@@ -835,7 +856,14 @@ impl<'a> Stack<'a> {
             }
         }
         doc.insert("outputs".into(), Value::Map(outs));
-        (Value::Map(doc), plan, warnings)
+        let secrets = self
+            .params
+            .iter()
+            .filter(|p| p.hidden)
+            .map(|p| p.value.py_str())
+            .filter(|s| !s.is_empty())
+            .collect();
+        (Value::Map(doc), plan, warnings, secrets)
     }
 }
 

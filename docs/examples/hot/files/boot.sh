@@ -1,0 +1,2 @@
+#!/bin/sh
+echo "stack $STACK, database at $DB_HOST" > /etc/motd
