@@ -105,6 +105,7 @@ pub fn input_of(case: &Path) -> (Input, Value) {
         },
         context,
         parent: meta.get("parent").cloned(),
+        max_template_size: None,
     };
     (input, meta)
 }

@@ -46,6 +46,9 @@ pub struct Args {
     /// YAML mapping with metadata, deletion_policy, update_policy).
     #[arg(long, value_name = "FILE")]
     pub parent: Option<PathBuf>,
+    /// Heat's `max_template_size`: refuse larger templates.
+    #[arg(long, value_name = "BYTES", default_value_t = lowstate::hot::template::MAX_TEMPLATE_SIZE)]
+    pub max_template_size: usize,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
@@ -146,6 +149,7 @@ fn input(args: &Args) -> Result<Input> {
             project_id: args.project_id.clone(),
         },
         parent,
+        max_template_size: Some(args.max_template_size),
     })
 }
 

@@ -85,6 +85,8 @@ pub struct Input {
     /// The facade resource of the parent stack (`resource_facade`):
     /// a map with `metadata`, `deletion_policy`, `update_policy`.
     pub parent: Option<Value>,
+    /// Heat's `max_template_size` (default 524288 bytes).
+    pub max_template_size: Option<usize>,
 }
 
 /// The result of a compile: the JSON document (also on failure: `ok:

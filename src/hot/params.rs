@@ -225,8 +225,10 @@ pub fn build(t: &Template, env: &Environment) -> Result<Vec<Param>, Diagnostic> 
 
 /// A definition's type and constraints, or its `parameter_schema` error.
 fn schema(name: &str, def: &Value, t: &Template) -> Result<(Type, Vec<Constraint>), Diagnostic> {
-    let at = t.span(&["parameters", name]).map(|r| (&t.file, r));
-    let fail = |msg: String| error(codes::HOT_PARAMETER_SCHEMA, msg, at.clone());
+    let fail = |msg: String| {
+        let at = t.span(&["parameters", name]).map(|r| (&t.file, r));
+        error(codes::HOT_PARAMETER_SCHEMA, msg, at)
+    };
     let Some(def) = def.as_map() else {
         return Err(fail(format!(
             "Invalid parameter ({name}), expected a mapping"

@@ -13,7 +13,7 @@ use crate::diag::{codes, Diagnostic, SourceFile};
 use crate::plan::{EdgeFamily, EdgeStyle, Plan, PlanEdge, PlanNode};
 use crate::value::{List, Map, Value};
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// A resolved part of the stack, or its error with the path it was at.
@@ -72,7 +72,7 @@ fn run(input: &Input, version_text: &mut Option<String>) -> Result<Output, Diagn
     let Some(file) = &input.template else {
         return Err(error(codes::HOT_TEMPLATE_PARSE, "no template given", None));
     };
-    let parsed = template::parse(file);
+    let parsed = template::parse(file, input.max_template_size);
     if let Err((d, v)) = &parsed {
         if d.code == codes::HOT_TEMPLATE_PARSE {
             return Err(d.clone());
@@ -109,6 +109,9 @@ struct Stack<'a> {
     names: Vec<String>,
     conditions: HashMap<String, bool>,
     files_dir: Option<std::path::PathBuf>,
+    /// Each resource's `file:line` (found once: a lookup per resource in
+    /// the tree would be quadratic).
+    lines: HashMap<String, String>,
 }
 
 impl<'a> Stack<'a> {
@@ -134,6 +137,27 @@ impl<'a> Stack<'a> {
                 ))
             }
         };
+        let mut lines = HashMap::new();
+        if let Some(crate::yaml::NodeValue::Map(top)) = t.tree.as_ref().map(|n| &n.value) {
+            let resources = top.iter().find(
+                |(k, _)| matches!(&k.value, crate::yaml::NodeValue::Str(s) if s == "resources"),
+            );
+            if let Some((
+                _,
+                crate::yaml::Node {
+                    value: crate::yaml::NodeValue::Map(rs),
+                    ..
+                },
+            )) = resources
+            {
+                for (k, _) in rs {
+                    if let crate::yaml::NodeValue::Str(name) = &k.value {
+                        let line = t.file.line_col(k.span.start).0;
+                        lines.insert(name.clone(), format!("{}:{line}", t.file.name));
+                    }
+                }
+            }
+        }
         let mut s = Stack {
             input,
             t,
@@ -142,6 +166,7 @@ impl<'a> Stack<'a> {
             names,
             conditions: HashMap::new(),
             files_dir,
+            lines,
         };
         s.conditions = s.evaluate_conditions()?;
         Ok(s)
@@ -262,9 +287,10 @@ impl<'a> Stack<'a> {
         let mut defs: Vec<(String, Map)> = Vec::new();
         for (k, def) in &resources {
             let name = k.py_str();
-            let at = self.at(&["resources", &name]);
+            // Located only when it fails: finding the key is a scan.
             let fail = |msg: String| {
-                error(codes::HOT_VALIDATION, msg, at.clone()).with_subject(RESOURCE, name.as_str())
+                error(codes::HOT_VALIDATION, msg, self.at(&["resources", &name]))
+                    .with_subject(RESOURCE, name.as_str())
             };
             let Some(m) = def.as_map() else {
                 return Err(fail(format!(
@@ -585,15 +611,9 @@ impl<'a> Stack<'a> {
     /// the template line of the resource.
     fn reasons(&self, r: &Resource, wave_of: &HashMap<&str, usize>) -> Vec<crate::plan::Reason> {
         let at = self
-            .t
-            .span(&["resources", &r.name])
-            .map(|s| {
-                format!(
-                    " ({}:{})",
-                    self.t.file.name,
-                    self.t.file.line_col(s.start).0
-                )
-            })
+            .lines
+            .get(&r.name)
+            .map(|l| format!(" ({l})"))
             .unwrap_or_default();
         let how = |q: &str| {
             if r.explicit.contains(q) {
@@ -885,47 +905,66 @@ type Cycle = Vec<(String, Vec<String>)>;
 /// path); names sorted by code point inside a wave. On a cycle, the nodes
 /// left with what they still require.
 fn waves(resources: &[Resource]) -> Result<Vec<Vec<String>>, Cycle> {
-    let mut wave: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut left: Vec<&Resource> = resources.iter().collect();
-    while !left.is_empty() {
-        let mut progress = false;
-        let mut next = Vec::new();
-        for r in left {
-            let ready = r.requires.iter().all(|q| wave.contains_key(q.as_str()));
-            if ready {
-                let w = r
-                    .requires
-                    .iter()
-                    .map(|q| wave[q.as_str()] + 1)
-                    .max()
-                    .unwrap_or(0);
-                wave.insert(r.name.as_str(), w);
-                progress = true;
-            } else {
-                next.push(r);
+    // Kahn's algorithm over the requirement edges: O(resources + edges).
+    let index: HashMap<&str, usize> = resources
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.name.as_str(), i))
+        .collect();
+    let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); resources.len()];
+    let mut waiting: Vec<usize> = vec![0; resources.len()];
+    for (i, r) in resources.iter().enumerate() {
+        for q in &r.requires {
+            if let Some(&j) = index.get(q.as_str()) {
+                dependents[j].push(i);
+                waiting[i] += 1;
             }
         }
-        if !progress {
-            return Err(next
-                .iter()
-                .map(|r| {
-                    (
-                        r.name.clone(),
-                        r.requires
-                            .iter()
-                            .filter(|q| !wave.contains_key(q.as_str()))
-                            .cloned()
-                            .collect(),
-                    )
-                })
-                .collect());
-        }
-        left = next;
     }
-    let n = wave.values().copied().max().map_or(0, |m| m + 1);
-    let mut out = vec![Vec::new(); n];
-    for (name, w) in wave {
-        out[w].push(name.to_string());
+    let mut wave: Vec<Option<usize>> = vec![None; resources.len()];
+    let mut ready: Vec<usize> = (0..resources.len()).filter(|&i| waiting[i] == 0).collect();
+    for &i in &ready {
+        wave[i] = Some(0);
+    }
+    while let Some(i) = ready.pop() {
+        let w = wave[i].unwrap_or(0);
+        for &d in &dependents[i] {
+            wave[d] = Some(wave[d].map_or(w + 1, |x| x.max(w + 1)));
+            waiting[d] -= 1;
+            if waiting[d] == 0 {
+                ready.push(d);
+            }
+        }
+    }
+    if waiting.iter().any(|&n| n > 0) {
+        return Err(resources
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| waiting[*i] > 0)
+            .map(|(i, r)| {
+                let left = r
+                    .requires
+                    .iter()
+                    .filter(|q| {
+                        index
+                            .get(q.as_str())
+                            .is_some_and(|&j| waiting[j] > 0 || j == i)
+                    })
+                    .cloned()
+                    .collect();
+                (r.name.clone(), left)
+            })
+            .collect());
+    }
+    let n = wave.iter().flatten().max().map_or(0, |m| m + 1);
+    let mut out: Vec<Vec<String>> = vec![Vec::new(); n];
+    for (i, w) in wave.iter().enumerate() {
+        if let Some(w) = w {
+            out[*w].push(resources[i].name.clone());
+        }
+    }
+    for w in &mut out {
+        w.sort();
     }
     Ok(out)
 }

@@ -100,13 +100,14 @@ pub fn read_mapping(
 }
 
 /// Parse a template.
-pub fn parse(file: &Arc<SourceFile>) -> Result<Template, ParseFailure> {
-    if file.text.len() > MAX_TEMPLATE_SIZE {
+pub fn parse(file: &Arc<SourceFile>, max_size: Option<usize>) -> Result<Template, ParseFailure> {
+    let limit = max_size.unwrap_or(MAX_TEMPLATE_SIZE);
+    if file.text.len() > limit {
         return Err((
             error(
                 codes::HOT_TEMPLATE_PARSE,
                 format!(
-                    "Template size ({} bytes) exceeds maximum allowed size ({MAX_TEMPLATE_SIZE} bytes).",
+                    "Template size ({} bytes) exceeds maximum allowed size ({limit} bytes).",
                     file.text.len()
                 ),
                 None,
