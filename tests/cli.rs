@@ -201,3 +201,103 @@ fn pillar_errors_stop_the_compile() {
     let out = lowstate(&["compile", "-c", conf]);
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// The `lowstate hot` command line of the shipped example stack.
+const HOT_EXAMPLE: &[&str] = &[
+    "hot",
+    "docs/examples/hot/stack.yaml",
+    "-e",
+    "docs/examples/hot/env/site.yaml",
+];
+
+#[test]
+fn hot_compiles_a_corpus_case_like_heat() {
+    let case = "tests/corpus-hot/069-deps-explicit-and-implicit";
+    let out = lowstate(&["hot", &format!("{case}/template.yaml")]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let heat: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(case)
+                .join("expected.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(ours, heat);
+}
+
+#[test]
+fn hot_failure_is_exit_1_with_an_ok_false_document_and_a_located_error() {
+    let out = lowstate(&[
+        "hot",
+        "tests/corpus-hot/072-deps-get-attr-unknown-resource/template.yaml",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["ok"], false);
+    assert_eq!(doc["errors"][0]["kind"], "invalid_reference");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("error[hot-invalid-reference]"), "{err}");
+    assert!(err.contains("template.yaml:"), "{err}");
+}
+
+#[test]
+fn hot_usage_errors_are_exit_2() {
+    let out = lowstate(&["hot", "no/such/template.yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = lowstate(&["hot", "docs/examples/hot/stack.yaml", "-P", "novalue"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn hot_hidden_values_never_reach_a_human_output() {
+    let secret = "example-only-secret";
+    for format in ["text", "order", "dot", "mermaid", "html", "graph-json"] {
+        let mut args = HOT_EXAMPLE.to_vec();
+        args.extend(["--format", format]);
+        let out = lowstate(&args);
+        assert_eq!(out.status.code(), Some(0), "{format}");
+        for stream in [&out.stdout, &out.stderr] {
+            assert!(
+                !String::from_utf8_lossy(stream).contains(secret),
+                "{format} printed the hidden value"
+            );
+        }
+    }
+    // A failing constraint on a hidden parameter does not echo the value.
+    let dir = temp_dir("hot-secret");
+    let t = dir.join("t.yaml");
+    std::fs::write(
+        &t,
+        "heat_template_version: 2015-10-15\nparameters:\n  pw:\n    type: string\n    hidden: true\n    constraints: [{allowed_values: [a, b]}]\nresources: {}\n",
+    )
+    .unwrap();
+    let out = lowstate(&["hot", t.to_str().unwrap(), "-P", "pw=TopSecret123"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("TopSecret123"));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("TopSecret123"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn docs_hot_md_shows_the_real_output() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/hot.md")).unwrap();
+    for format in ["text", "order"] {
+        let mut args = HOT_EXAMPLE.to_vec();
+        args.extend(["--format", format]);
+        let out = lowstate(&args);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            doc.contains(text.trim_end()),
+            "docs/hot.md does not show the current `--format {format}` output:\n{text}"
+        );
+    }
+}
