@@ -14,7 +14,8 @@ pub fn human(diags: &[Diagnostic], color: bool) -> String {
             Severity::Warning => ("warning", "\x1b[1;33m"),
         };
         let (on, off) = if color { (paint, "\x1b[0m") } else { ("", "") };
-        let mut lines = d.message.lines();
+        let message = escape_controls(&d.message);
+        let mut lines = message.lines();
         out.push_str(&format!(
             "{on}{sev}[{}]{off}: {}\n",
             d.code,
@@ -53,27 +54,85 @@ pub fn human(diags: &[Diagnostic], color: bool) -> String {
     out
 }
 
+/// The most characters of a source line a snippet shows; a longer line is
+/// cut to a window around the label, with `…` where text was left out.
+pub const SNIPPET_WIDTH: usize = 120;
+
+/// A character as a terminal may safely show it: control characters and
+/// escape sequences from the input are written as `\u{..}` escapes.
+fn visible(c: char) -> String {
+    if c == '\t' || c == '\n' || !c.is_control() {
+        c.to_string()
+    } else {
+        c.escape_unicode().to_string()
+    }
+}
+
+/// Text with every control character escaped (see [`visible`]).
+pub fn escape_controls(text: &str) -> String {
+    if !text
+        .chars()
+        .any(|c| c != '\t' && c != '\n' && c.is_control())
+    {
+        return text.to_string();
+    }
+    text.chars().map(visible).collect()
+}
+
 fn snippet(out: &mut String, label: &Label) {
     let f = &label.file;
     let (line, col) = f.line_col(label.range.start);
-    out.push_str(&format!("  --> {}:{}:{}\n", f.name, line, col));
+    out.push_str(&format!(
+        "  --> {}:{}:{}\n",
+        escape_controls(&f.name),
+        line,
+        col
+    ));
     let lr = f.line_range(line);
-    let text = &f.text[lr.clone()];
-    let gutter = line.to_string();
-    let pad = " ".repeat(gutter.len());
-    out.push_str(&format!("  {pad} |\n"));
-    out.push_str(&format!("  {gutter} | {text}\n"));
-    let start_chars = col - 1;
+    let chars: Vec<char> = f.text[lr.clone()].chars().collect();
+    let start = (col - 1).min(chars.len());
     let end = label.range.end.clamp(label.range.start, lr.end);
     let width = f.text[label.range.start.min(lr.end)..end]
         .chars()
         .count()
         .max(1);
+    // The window of the line shown: all of it, or SNIPPET_WIDTH characters
+    // around the start of the label.
+    let (from, to) = if chars.len() <= SNIPPET_WIDTH {
+        (0, chars.len())
+    } else {
+        let from = start
+            .saturating_sub(SNIPPET_WIDTH / 3)
+            .min(chars.len() - SNIPPET_WIDTH);
+        (from, from + SNIPPET_WIDTH)
+    };
+    let mut text = String::new();
+    let mut caret_at = 0;
+    if from > 0 {
+        text.push('…');
+    }
+    for (i, c) in chars[from..to].iter().enumerate() {
+        if from + i == start {
+            caret_at = text.chars().count();
+        }
+        text.push_str(&visible(*c));
+    }
+    if start >= to {
+        caret_at = text.chars().count();
+    }
+    if to < chars.len() {
+        text.push('…');
+    }
+    let width = width.min(to.saturating_sub(start).max(1));
+    let gutter = line.to_string();
+    let pad = " ".repeat(gutter.len());
+    out.push_str(&format!("  {pad} |\n"));
+    out.push_str(&format!("  {gutter} | {text}\n"));
     out.push_str(&format!(
         "  {pad} | {}{} {}\n",
-        " ".repeat(start_chars),
+        " ".repeat(caret_at),
         "^".repeat(width),
-        label.message
+        escape_controls(&label.message)
     ));
 }
 
@@ -139,6 +198,29 @@ pub fn json(diags: &[Diagnostic]) -> String {
 mod tests {
     use super::*;
     use crate::diag::SourceFile;
+
+    #[test]
+    fn long_lines_show_a_window_and_controls_are_escaped() {
+        let line = format!("{}TARGET{}", "a".repeat(500), "b".repeat(500));
+        let f = SourceFile::new("x.sls", format!("{line}\n"));
+        let at = line.find("TARGET").unwrap();
+        let d = Diagnostic::new(crate::diag::codes::IO, "bad \u{1b}[31mred")
+            .with_primary(Label::new(&f, at..at + 6, "here"));
+        let out = human(&[d], false);
+        assert!(out.len() < 600, "{out}");
+        assert!(out.contains("…aaaa"), "{out}");
+        assert!(out.contains("bbbb…"), "{out}");
+        assert!(!out.contains('\u{1b}'), "{out}");
+        assert!(out.contains("\\u{1b}[31mred"), "{out}");
+        // The caret stands under TARGET.
+        let lines: Vec<&str> = out.lines().collect();
+        let src = lines.iter().find(|l| l.contains("TARGET")).unwrap();
+        let caret = lines.iter().find(|l| l.contains("^^^^^^")).unwrap();
+        assert_eq!(
+            src.chars().position(|c| c == 'T'),
+            caret.chars().position(|c| c == '^')
+        );
+    }
 
     #[test]
     fn human_shows_snippet_with_caret() {
