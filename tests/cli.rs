@@ -301,3 +301,33 @@ fn docs_hot_md_shows_the_real_output() {
         );
     }
 }
+
+#[test]
+fn hot_get_attr_of_an_attribute_the_type_lacks_is_invalid_attribute() {
+    let dir = temp_dir("hot-attr");
+    let t = dir.join("t.yaml");
+    std::fs::write(
+        &t,
+        "heat_template_version: 2015-10-15\nresources:\n  srv:\n    type: OS::Nova::Server\n  dns:\n    type: OS::Heat::Value\n    properties:\n      value: {get_attr: [srv, first_adress]}\n",
+    )
+    .unwrap();
+    let out = lowstate(&["hot", t.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("error[hot-invalid-attribute]"), "{err}");
+    assert!(err.contains("first_adress"), "{err}");
+    // `show` and real attributes are fine.
+    std::fs::write(
+        &t,
+        "heat_template_version: 2015-10-15\nresources:\n  srv:\n    type: OS::Nova::Server\n  dns:\n    type: OS::Heat::Value\n    properties:\n      value: [{get_attr: [srv, first_address]}, {get_attr: [srv, show]}]\n",
+    )
+    .unwrap();
+    let out = lowstate(&["hot", t.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -109,6 +109,7 @@ registry! {
     HOT_PARAMETER_UNKNOWN = ("hot-parameter-unknown", Error, "hot", "A value was given for a parameter the template does not declare.");
     HOT_VALIDATION = ("hot-validation", Error, "hot", "The stack does not validate (parameter values, groups, resource keys, function arguments).");
     HOT_INVALID_REFERENCE = ("hot-invalid-reference", Error, "hot", "A reference names a resource the template does not have.");
+    HOT_INVALID_ATTRIBUTE = ("hot-invalid-attribute", Error, "hot", "get_attr names an attribute the resource's type does not have (Heat 27's schemas).");
     HOT_CIRCULAR_DEPENDENCY = ("hot-circular-dependency", Error, "hot", "Resources depend on each other in a cycle.");
     HOT_FUNCTION_RUNTIME = ("hot-function-runtime", Error, "hot", "An intrinsic function failed on the values it was given.");
     HOT_WARNING = ("hot-warning", Warning, "hot", "A template construct Heat accepts but that likely does not do what was meant.");

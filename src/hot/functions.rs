@@ -85,6 +85,8 @@ pub struct Scope<'a> {
     pub conditions: &'a HashMap<String, bool>,
     /// Resources referenced while resolving (in order of appearance).
     pub refs: RefCell<Vec<String>>,
+    /// `get_attr` (resource, attribute) pairs met while resolving.
+    pub attributes: RefCell<Vec<(String, String)>>,
     /// Warnings (e.g. `yaql` kept symbolic).
     pub warnings: RefCell<Vec<String>>,
 }
@@ -238,6 +240,16 @@ impl Scope<'_> {
                     .and_then(Value::as_str)
                 {
                     self.refs.borrow_mut().push(first.to_string());
+                    if let Some(attr) = a
+                        .value
+                        .as_list()
+                        .and_then(|l| l.get(1))
+                        .and_then(Value::as_str)
+                    {
+                        self.attributes
+                            .borrow_mut()
+                            .push((first.to_string(), attr.to_string()));
+                    }
                 }
                 return Ok(symbolic(name, a.value));
             }

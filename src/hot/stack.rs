@@ -30,6 +30,8 @@ struct Resource {
     description: Option<Value>,
     requires: BTreeSet<String>,
     explicit: BTreeSet<String>,
+    /// `get_attr` (resource, attribute) pairs in its properties and metadata.
+    attributes: Vec<(String, String)>,
 }
 
 /// Compile (see [`super::compile`]).
@@ -206,6 +208,7 @@ impl<'a> Stack<'a> {
             conditions: &self.conditions,
             refs: RefCell::new(Vec::new()),
             warnings: RefCell::new(Vec::new()),
+            attributes: RefCell::new(Vec::new()),
         }
     }
 
@@ -501,10 +504,47 @@ impl<'a> Stack<'a> {
                 self.at(&["resources"]),
             )
         })?;
+        // Better than Heat offline: get_attr of an attribute the resolved
+        // type does not have (Heat 27's schemas).
+        let types: HashMap<&str, &env::ResolvedType> = resolved
+            .iter()
+            .map(|r| (r.name.as_str(), &r.resolved))
+            .collect();
+        for r in &resolved {
+            for (target, attr) in &r.attributes {
+                if let Some(t) = types.get(target.as_str()) {
+                    if !has_attribute(t, attr) {
+                        return Err(error(
+                            codes::HOT_INVALID_ATTRIBUTE,
+                            format!(
+                                "The Referenced Attribute ({target} {attr}) is incorrect: {} has no attribute \"{attr}\"",
+                                t.resolved
+                            ),
+                            self.at(&["resources", &r.name]),
+                        )
+                        .with_subject(RESOURCE, r.name.as_str()));
+                    }
+                }
+            }
+        }
         for (name, o) in &outputs {
             if let Ok(m) = o {
                 let scope = self.scope(&files);
                 let _ = scope.resolve(m.get("value").unwrap_or(&Value::Null));
+                for (target, attr) in scope.attributes.borrow().iter() {
+                    if let Some(t) = types.get(target.as_str()) {
+                        if !has_attribute(t, attr) {
+                            return Err(error(
+                                codes::HOT_INVALID_ATTRIBUTE,
+                                format!(
+                                    "outputs.{name}.value: The Referenced Attribute ({target} {attr}) is incorrect: {} has no attribute \"{attr}\"",
+                                    t.resolved
+                                ),
+                                self.at(&["outputs", name]),
+                            ));
+                        }
+                    }
+                }
                 for target in scope.refs.borrow().iter() {
                     if !all.contains(target.as_str()) {
                         return Err(error(
@@ -542,6 +582,7 @@ impl<'a> Stack<'a> {
             _ => None,
         };
         let mut requires = BTreeSet::new();
+        let mut attributes = Vec::new();
         let mut sections = Vec::new();
         for key in ["properties", "metadata", "update_policy"] {
             let Some(v) = m.get(key).filter(|v| !v.is_null()) else {
@@ -554,6 +595,7 @@ impl<'a> Stack<'a> {
             if key != "update_policy" {
                 requires.extend(scope.refs.borrow().iter().cloned());
             }
+            attributes.extend(scope.attributes.borrow().iter().cloned());
             for w in scope.warnings.borrow().iter() {
                 warnings.push(
                     Diagnostic::new(codes::HOT_WARNING, format!("resources.{name}.{key}: {w}"))
@@ -603,6 +645,7 @@ impl<'a> Stack<'a> {
             description: m.get("description").filter(|v| !v.is_null()).cloned(),
             requires,
             explicit,
+            attributes,
         })
     }
 
@@ -885,6 +928,26 @@ impl<'a> Stack<'a> {
             .collect();
         (Value::Map(doc), plan, warnings, secrets)
     }
+}
+
+/// Attribute names per resource type (Heat 27.0.1's schemas).
+const ATTRIBUTES: &str = include_str!("attributes.txt");
+
+/// Whether a resource of type `t` has attribute `attr`: every resource has
+/// `show`; group types also answer `resource.N...`; a type lowstate has no
+/// schema for (a provider template, an unknown type) is not checked.
+fn has_attribute(t: &env::ResolvedType, attr: &str) -> bool {
+    if t.template.is_some() || attr == "show" {
+        return true;
+    }
+    let Some(line) = ATTRIBUTES
+        .lines()
+        .find(|l| l.split(' ').next() == Some(t.resolved.as_str()))
+    else {
+        return true;
+    };
+    let group = t.resolved.contains("Group") || t.resolved.ends_with("::Stack");
+    line.split(' ').skip(1).any(|a| a == attr) || (group && attr.starts_with("resource."))
 }
 
 fn edge_style(kind: &str) -> EdgeStyle {
