@@ -101,6 +101,8 @@ pub struct Environment {
     pub registry: Map,
     /// `event_sinks:`.
     pub event_sinks: Vec<Value>,
+    /// What the layering did silently that a user would want to know.
+    pub notes: Vec<String>,
 }
 
 /// Layer the files and the `-P` values; `declared` tells the template's
@@ -137,9 +139,27 @@ pub fn layer(
             for f in files {
                 for (k, v) in &f.data {
                     match k.as_str() {
-                        Some("parameters") => merge_params(&mut env.parameters, v, declared),
+                        Some("parameters") => {
+                            for (name, _) in v.as_map().into_iter().flatten() {
+                                if cli.iter().any(|(c, _)| Value::str(c.as_str()) == *name) {
+                                    env.notes.push(format!(
+                                        "-P {} is overridden by `parameters:` of {} (server mode: environment files win)",
+                                        name.py_str(),
+                                        f.file.name
+                                    ));
+                                }
+                            }
+                            let dropped = merge_params(&mut env.parameters, v, declared);
+                            note_dropped(&mut env.notes, &dropped, "parameters", &f.file.name);
+                        }
                         Some("parameter_defaults") => {
-                            merge_params(&mut env.parameter_defaults, v, declared)
+                            let dropped = merge_params(&mut env.parameter_defaults, v, declared);
+                            note_dropped(
+                                &mut env.notes,
+                                &dropped,
+                                "parameter_defaults",
+                                &f.file.name,
+                            );
                         }
                         Some("resource_registry") => {
                             for (rk, rv) in v.as_map().into_iter().flatten() {
@@ -152,6 +172,15 @@ pub fn layer(
                         _ => {}
                     }
                 }
+            }
+        }
+    }
+    for (k, v) in &env.registry {
+        if let (Some(k), Some(v)) = (k.as_str(), v.as_str()) {
+            if k.ends_with('*') && is_template(v) {
+                env.notes.push(format!(
+                    "resource_registry: \"{k}\" maps to a template, so it is the literal type {k}, not a glob"
+                ));
             }
         }
     }
@@ -169,17 +198,36 @@ fn sinks(v: Option<&Value>) -> Vec<Value> {
 }
 
 /// Server mode: an empty section takes the file's whole; else declared,
-/// non-null entries overwrite.
-fn merge_params(acc: &mut Map, v: &Value, declared: &dyn Fn(&str) -> bool) {
-    let Some(m) = v.as_map() else { return };
+/// non-null entries overwrite. Returns the undeclared names it dropped.
+fn merge_params(acc: &mut Map, v: &Value, declared: &dyn Fn(&str) -> bool) -> Vec<String> {
+    let Some(m) = v.as_map() else {
+        return Vec::new();
+    };
     if acc.is_empty() {
         *acc = m.clone();
-        return;
+        return Vec::new();
     }
+    let mut dropped = Vec::new();
     for (k, x) in m {
-        if !x.is_null() && declared(&k.py_str()) {
-            acc.insert(k.clone(), x.clone());
+        let name = k.py_str();
+        if x.is_null() {
+            continue;
         }
+        if declared(&name) {
+            acc.insert(k.clone(), x.clone());
+        } else {
+            dropped.push(name);
+        }
+    }
+    dropped
+}
+
+fn note_dropped(notes: &mut Vec<String>, dropped: &[String], section: &str, file: &str) {
+    if !dropped.is_empty() {
+        notes.push(format!(
+            "`{section}:` of {file}: {} not declared by the template and silently dropped (server mode)",
+            dropped.join(", ")
+        ));
     }
 }
 

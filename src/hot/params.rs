@@ -112,7 +112,11 @@ pub const PSEUDO: &[&str] = &["OS::stack_id", "OS::stack_name", "OS::project_id"
 
 /// Build every declared parameter, in template order, checking Heat's
 /// step 6 (unknown values first, then each parameter's schema and value).
-pub fn build(t: &Template, env: &Environment) -> Result<Vec<Param>, Diagnostic> {
+pub fn build(
+    t: &Template,
+    env: &Environment,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Param>, Diagnostic> {
     let defs = match t.section("parameters") {
         None => Map::new(),
         Some(Value::Map(m)) => m.clone(),
@@ -185,6 +189,25 @@ pub fn build(t: &Template, env: &Environment) -> Result<Vec<Param>, Diagnostic> 
             }
         };
         let hidden = get("hidden").is_some_and(Value::truthy);
+        if let Some(Value::Str(h)) = get("hidden") {
+            if matches!(
+                h.to_ascii_lowercase().as_str(),
+                "false" | "no" | "off" | "0" | "n" | "f"
+            ) {
+                notes.push(format!(
+                    "parameter {name}: hidden: \"{h}\" hides it (Heat tests the text for truth; write hidden: false)"
+                ));
+            }
+        }
+        if ty == Type::List
+            && constraints
+                .iter()
+                .any(|c| matches!(c.rule, Rule::Custom(_)))
+        {
+            notes.push(format!(
+                "parameter {name}: a custom constraint on a comma_delimited_list checks the whole list, not each item"
+            ));
+        }
         // A hidden value never reaches a message.
         let secret = raw.py_str();
         let invalid = |reason: String| {

@@ -98,9 +98,17 @@ fn run(input: &Input, version_text: &mut Option<String>) -> Result<Output, Diagn
         &|n| declared.contains(n),
         input.env_mode,
     );
-    let params = params::build(&t, &environment)?;
+    let mut notes = environment.notes.clone();
+    let params = params::build(&t, &environment, &mut notes)?;
     params::check_groups(&t, &params)?;
-    Stack::new(input, &t, &params, &environment)?.finish()
+    let (doc, plan, mut warnings, secrets) =
+        Stack::new(input, &t, &params, &environment)?.finish()?;
+    warnings.extend(
+        notes
+            .into_iter()
+            .map(|n| Diagnostic::new(codes::HOT_WARNING, n)),
+    );
+    Ok((doc, plan, warnings, secrets))
 }
 
 struct Stack<'a> {
