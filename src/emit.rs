@@ -2,8 +2,10 @@
 //! and writes them to stdout or atomically to a file (temp file + rename).
 
 use crate::value::Value;
+use std::ffi::c_char;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 /// Output formats shared by the data-printing subcommands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -43,7 +45,11 @@ pub fn write_value(value: &Value, format: Format, out: Option<&Path>) -> std::io
     };
     match out {
         Some(p) => write_atomic_with(p, write),
-        None => write(&mut std::io::stdout().lock()),
+        // A reader that went away (`| head`) is not an error.
+        None => match write(&mut std::io::stdout().lock()) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            other => other,
+        },
     }
 }
 
@@ -52,30 +58,91 @@ pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
     write_atomic_with(path, |f| f.write_all(text.as_bytes()))
 }
 
-/// Like [`write_atomic`], with the content written by `fill`.
+/// The temp file being written by [`write_atomic_with`], as a
+/// NUL-terminated path (null when none), so that the binary's SIGINT/SIGTERM
+/// handler can remove it: no half-written file is left behind.
+pub static PENDING_TEMP: AtomicPtr<c_char> = AtomicPtr::new(std::ptr::null_mut());
+
+/// Where writing to `path` really writes: the target of a symlink (so the
+/// link stays a link), else `path` itself.
+fn real_target(path: &Path) -> PathBuf {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => match std::fs::read_link(path) {
+            Ok(t) if t.is_absolute() => real_target(&t),
+            Ok(t) => real_target(&path.parent().unwrap_or(Path::new(".")).join(t)),
+            Err(_) => path.to_path_buf(),
+        },
+        _ => path.to_path_buf(),
+    }
+}
+
+/// Like [`write_atomic`], with the content written by `fill`. The temp file
+/// is created exclusively (`O_EXCL`: a planted file or symlink is never
+/// followed) beside the target, removed on error (and by the binary on
+/// SIGINT/SIGTERM), and takes the existing file's permissions; writing to a
+/// symlink writes its target. Errors name the path.
 pub fn write_atomic_with(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    let dir = match path.parent() {
+    let named =
+        |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    let target = real_target(path);
+    let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
+        _ => PathBuf::from("."),
     };
-    let name = path
+    let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let mode = std::fs::metadata(&target).ok().map(|m| m.permissions());
+    let (tmp, mut file) = {
+        let mut attempt = 0u32;
+        loop {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos());
+            let tmp = dir.join(format!(
+                ".{name}.{}.{nanos}.{attempt}.tmp",
+                std::process::id()
+            ));
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)
+            {
+                Ok(f) => break (tmp, f),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 16 => {
+                    attempt += 1
+                }
+                Err(e) => return Err(named(e)),
+            }
+        }
+    };
+    let pending = std::ffi::CString::new(tmp.as_os_str().as_encoded_bytes().to_vec())
+        .ok()
+        .map(std::ffi::CString::into_raw);
+    if let Some(p) = pending {
+        PENDING_TEMP.store(p, Ordering::SeqCst);
+    }
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        fill(&mut f)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
+        fill(&mut file)?;
+        if let Some(m) = mode {
+            file.set_permissions(m)?;
+        }
+        file.sync_all()?;
+        std::fs::rename(&tmp, &target)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    result
+    let was = PENDING_TEMP.swap(std::ptr::null_mut(), Ordering::SeqCst);
+    if !was.is_null() {
+        // SAFETY: `was` came from CString::into_raw above and was not freed.
+        drop(unsafe { std::ffi::CString::from_raw(was) });
+    }
+    result.map_err(named)
 }
 
 /// Print to stdout, or write atomically to `out`.

@@ -19,9 +19,29 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// gives it back at once.
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
+/// SIGINT/SIGTERM: remove the temp file an atomic `-o` write has open (no
+/// half-written file is left behind), then die of the signal as usual.
+extern "C" fn on_signal(sig: libc::c_int) {
+    let tmp = lowstate::emit::PENDING_TEMP.load(std::sync::atomic::Ordering::SeqCst);
+    // SAFETY: unlink, signal and raise are async-signal-safe; `tmp` is a
+    // NUL-terminated path or null.
+    unsafe {
+        if !tmp.is_null() {
+            libc::unlink(tmp);
+        }
+        libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
+    }
+}
+
 fn main() {
     // SAFETY: options are set before any other thread exists.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
+    // SAFETY: installing a handler that only calls async-signal-safe functions.
+    unsafe {
+        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+    }
     let args = cli::Cli::parse();
     let code = cli::run(args);
     std::process::exit(code);

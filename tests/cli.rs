@@ -80,9 +80,12 @@ fn json_error_format_is_machine_readable() {
     let d = &v["diagnostics"][0];
     assert_eq!(d["code"], "yaml-duplicate-key");
     assert!(d["primary"]["line"].as_i64().unwrap() > 0);
-    // --format json (the default) also puts the diagnostics on stdout.
+    // stdout keeps the result's format: Salt's list of error strings.
     let stdout: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(stdout["diagnostics"][0]["code"], "yaml-duplicate-key");
+    assert!(
+        stdout[0].as_str().unwrap().contains("conflicting ID"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -330,4 +333,185 @@ fn hot_get_attr_of_an_attribute_the_type_lacks_is_invalid_attribute() {
         String::from_utf8_lossy(&out.stderr)
     );
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_failed_compile_prints_salts_error_list_on_stdout_and_diagnostics_on_stderr_once() {
+    let case = corpus("089-err-missing-requisite");
+    let out = lowstate(&["compile", "-c", &case]);
+    assert_eq!(out.status.code(), Some(1));
+    // stdout: the failure document in the result's format (Salt's list).
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    let salt: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(&case).join("expected/lowstate.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(doc, salt);
+    // stderr: the human diagnostics, not JSON.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error[missing-requisite]"), "{err}");
+    // --error-format json: JSON on stderr only; stdout keeps the result format.
+    let out = lowstate(&["compile", "-c", &case, "--error-format", "json"]);
+    let err: serde_json::Value = serde_json::from_slice(&out.stderr).expect("JSON on stderr");
+    assert_eq!(err["diagnostics"][0]["code"], "missing-requisite");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(doc.is_array());
+}
+
+#[test]
+fn a_failed_compile_leaves_the_output_file_as_it_was() {
+    let dir = temp_dir("keep");
+    let plan = dir.join("plan.json");
+    std::fs::write(&plan, "previous plan\n").unwrap();
+    let case = corpus("089-err-missing-requisite");
+    let out = lowstate(&["compile", "-c", &case, "-o", plan.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&plan).unwrap(), "previous plan\n");
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        1,
+        "no temp file left"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_closed_pipe_stops_quietly() {
+    use std::io::Read;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lowstate"))
+        .args(["compile"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read one byte, then close the pipe.
+    let mut one = [0u8; 1];
+    child.stdout.as_mut().unwrap().read_exact(&mut one).unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn output_errors_name_the_path_and_files_keep_mode_and_links() {
+    let out = lowstate(&["compile", "-o", "/nonexistent-dir/x.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent-dir/x.json"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = temp_dir("mode");
+        let real = dir.join("real.json");
+        std::fs::write(&real, "old").unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let link = dir.join("link.json");
+        std::os::unix::fs::symlink("real.json", &link).unwrap();
+        let out = lowstate(&["compile", "-o", link.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(0));
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        let meta = std::fs::metadata(&real).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+        assert!(std::fs::read_to_string(&real).unwrap().starts_with('['));
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            2,
+            "no temp file left"
+        );
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+#[test]
+fn simulate_fails_when_a_state_fails_and_warns_on_unused_assumptions() {
+    let dir = temp_dir("assume");
+    let assume = dir.join("a.yaml");
+    std::fs::write(
+        &assume,
+        "nginx:\n  result: false\nno-such-state-typo:\n  result: true\n",
+    )
+    .unwrap();
+    let out = lowstate(&["simulate", "--assume", assume.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("'no-such-state-typo' matches no state"),
+        "{err}"
+    );
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    // A compile failure with --format json still prints a document.
+    let out = lowstate(&[
+        "simulate",
+        "-c",
+        &corpus("089-err-missing-requisite"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a JSON document");
+    assert!(doc.is_array());
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn color_is_chosen_by_flag_and_no_color() {
+    let out = lowstate(&["order", "--color", "always"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains('\u{1b}'));
+    let out = lowstate(&["--color", "never", "order"]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains('\u{1b}'));
+    let out = Command::new(env!("CARGO_BIN_EXE_lowstate"))
+        .args(["order"])
+        .env("NO_COLOR", "1")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains('\u{1b}'));
+}
+
+#[test]
+fn docs_cli_md_documents_every_subcommand_and_flag() {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/cli.md"))
+        .unwrap()
+        + &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/hot.md"))
+            .unwrap();
+    let help = String::from_utf8_lossy(&lowstate(&["--help"]).stdout).into_owned();
+    let commands: Vec<String> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect();
+    assert!(commands.len() >= 8, "{help}");
+    let mut missing = Vec::new();
+    for c in &commands {
+        if !doc.contains(&format!("`{c}")) {
+            missing.push(format!("command {c}"));
+        }
+        let sub = String::from_utf8_lossy(&lowstate(&[c, "--help"]).stdout).into_owned();
+        for flag in sub.split_whitespace().filter(|w| w.starts_with("--")) {
+            let flag = flag
+                .trim_end_matches(',')
+                .split(['=', '<', '['])
+                .next()
+                .unwrap_or("");
+            if flag.len() > 2 && flag != "--help" && !doc.contains(flag) {
+                missing.push(format!("{c} {flag}"));
+            }
+        }
+    }
+    missing.sort();
+    missing.dedup();
+    assert!(
+        missing.is_empty(),
+        "docs/cli.md (or hot.md) lacks: {missing:?}"
+    );
 }

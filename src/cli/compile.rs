@@ -1,6 +1,6 @@
 //! `lowstate compile`: the lowstate list, as `state.show_lowstate` prints it.
 
-use super::{CmdResult, Common, DataFormat, Failure, Output};
+use super::{CmdResult, Common, Failure, Output};
 use lowstate::value::Value;
 
 #[derive(clap::Args, Debug)]
@@ -25,13 +25,7 @@ pub fn run(args: Args) -> CmdResult {
             written
         }
         Err(d) => {
-            // With --format json the diagnostics are the output.
-            if args.out.format == DataFormat::Json && args.out.output.is_none() {
-                let mut text = lowstate::diag::render::json(&d.0);
-                text.push('\n');
-                // A closed pipe is not worth a second error.
-                let _ = lowstate::emit::output(&text, None);
-            }
+            super::failure_document(&d, args.out.format, args.out.output.as_deref());
             Err(Failure::Compile(d))
         }
     }

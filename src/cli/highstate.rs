@@ -15,9 +15,13 @@ pub struct Args {
 
 pub fn run(args: Args) -> CmdResult {
     let session = args.common.session(args.selection.sls.clone())?;
-    let hs = session.highstate()?;
+    let hs = session
+        .highstate()
+        .inspect_err(|d| super::failure_document(d, args.out.format, args.out.output.as_deref()))?;
     if !hs.errors.is_empty() {
-        return Err(Failure::Compile(hs.errors.into()));
+        let d = hs.errors.into();
+        super::failure_document(&d, args.out.format, args.out.output.as_deref());
+        return Err(Failure::Compile(d));
     }
     args.out.write(&Value::Map(hs.high))
 }

@@ -174,7 +174,7 @@ pub fn run(args: Args) -> i32 {
         }
         Format::Yaml => lowstate::yaml::dump(&compiled.document, Default::default()),
         Format::Text => text_plan(&compiled.document, &compiled.secrets),
-        Format::Order => lowstate::plan::order_report(&compiled.plan, color()),
+        Format::Order => lowstate::plan::order_report(&compiled.plan, super::use_color(true)),
         Format::Dot => lowstate::plan::to_dot(&compiled.plan),
         Format::Mermaid => lowstate::plan::to_mermaid(&compiled.plan),
         Format::GraphJson => {
@@ -193,12 +193,6 @@ pub fn run(args: Args) -> i32 {
     } else {
         1
     }
-}
-
-/// Colour on a terminal unless NO_COLOR is set.
-fn color() -> bool {
-    use std::io::IsTerminal;
-    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
 }
 
 fn mask(text: String, hidden: &[String]) -> String {

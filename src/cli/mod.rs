@@ -30,6 +30,39 @@ use std::path::{Path, PathBuf};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Colour in human output: auto (on a terminal, unless NO_COLOR is
+    /// set), always, never.
+    #[arg(long, value_enum, global = true, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+/// `--color`.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColorChoice {
+    /// On a terminal, unless `NO_COLOR` is set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+static COLOR: std::sync::OnceLock<ColorChoice> = std::sync::OnceLock::new();
+
+/// Whether to colour text written to stdout (`stdout`) or stderr.
+pub fn use_color(stdout: bool) -> bool {
+    match COLOR.get().copied().unwrap_or(ColorChoice::Auto) {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            let tty = if stdout {
+                std::io::stdout().is_terminal()
+            } else {
+                std::io::stderr().is_terminal()
+            };
+            tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -112,6 +145,9 @@ pub enum Failure {
     Compile(Diagnostics),
     /// Usage or config errors (exit 2).
     Config(anyhow::Error),
+    /// A simulated run in which a state failed (exit 1; the result is
+    /// already printed).
+    RunFailed,
 }
 
 impl From<anyhow::Error> for Failure {
@@ -129,6 +165,7 @@ impl From<Diagnostics> for Failure {
 pub type CmdResult = std::result::Result<(), Failure>;
 
 pub fn run(cli: Cli) -> i32 {
+    let _ = COLOR.set(cli.color);
     let (common, result) = match cli.command {
         Command::Codes(a) => return codes::run(a),
         Command::Hot(a) => return hot::run(a),
@@ -146,6 +183,7 @@ pub fn run(cli: Cli) -> i32 {
             print_diagnostics(&d.0, common.error_format);
             1
         }
+        Err(Failure::RunFailed) => 1,
         Err(Failure::Config(e)) => {
             let _ = writeln!(std::io::stderr(), "lowstate: {e:#}");
             2
@@ -153,12 +191,29 @@ pub fn run(cli: Cli) -> i32 {
     }
 }
 
+/// On a failed compile, stdout still carries a document in the result's
+/// format: Salt's list of error strings (what `state.show_lowstate
+/// --out=json` prints). It is left out when stdout is the terminal the
+/// diagnostics already went to (nothing twice on one screen), and with
+/// `-o FILE` the file is left as it was (no plan is replaced by errors).
+pub fn failure_document(d: &Diagnostics, format: DataFormat, output: Option<&Path>) {
+    if output.is_some() || (std::io::stdout().is_terminal() && std::io::stderr().is_terminal()) {
+        return;
+    }
+    let list = Value::List(d.messages().into_iter().map(Value::str).collect());
+    // A closed pipe is not worth a second error.
+    let _ = lowstate::emit::write_value(&list, format.into(), None);
+}
+
 /// Print diagnostics to stderr in the chosen format.
 pub fn print_diagnostics(diags: &[Diagnostic], format: ErrorFormat) {
     match format {
         ErrorFormat::Human => {
-            let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            let _ = write!(std::io::stderr(), "{}", diag_render::human(diags, color));
+            let _ = write!(
+                std::io::stderr(),
+                "{}",
+                diag_render::human(diags, use_color(false))
+            );
         }
         ErrorFormat::Json => {
             let _ = writeln!(std::io::stderr(), "{}", diag_render::json(diags));

@@ -36,7 +36,19 @@ pub fn run(args: Args) -> CmdResult {
         Some(p) => Assumptions::load(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
     };
     let session = args.common.session(args.selection.sls.clone())?;
-    let run = session.simulate(&assume).map_err(Failure::Compile)?;
+    let run = session.simulate(&assume).map_err(|d| {
+        if args.format == SimFormat::Json {
+            super::failure_document(&d, super::DataFormat::Json, args.output.as_deref());
+        }
+        Failure::Compile(d)
+    })?;
+    let states = run
+        .states
+        .iter()
+        .map(|s| (s.id.as_str(), s.name.py_str(), s.state.as_str()));
+    for pattern in assume.unmatched(states) {
+        eprintln!("lowstate: warning: --assume pattern '{pattern}' matches no state");
+    }
     let text = match args.format {
         SimFormat::Json => {
             let mut s = run.to_document().to_json_pretty();
@@ -46,6 +58,15 @@ pub fn run(args: Args) -> CmdResult {
         SimFormat::Text => text(&run.to_value()),
     };
     lowstate::emit::output(&text, args.output.as_deref()).context("cannot write output")?;
+    // Like Salt's retcode, a run with a failed state fails; lowstate keeps
+    // exit 2 for usage errors, so a failed run is 1.
+    if run
+        .states
+        .iter()
+        .any(|s| s.result == lowstate::Value::Bool(false))
+    {
+        return Err(Failure::RunFailed);
+    }
     Ok(())
 }
 

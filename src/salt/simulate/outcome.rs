@@ -373,6 +373,27 @@ impl Assumptions {
             .map(|i| &self.entries[*i])
     }
 
+    /// The patterns that apply to none of `states` ((ID, name, module)
+    /// triples): most likely typos, which would otherwise be ignored.
+    pub fn unmatched<'s>(
+        &self,
+        states: impl Iterator<Item = (&'s str, String, &'s str)> + Clone,
+    ) -> Vec<&str> {
+        self.entries
+            .iter()
+            .filter(|a| {
+                !states.clone().any(|(id, name, module)| {
+                    a.state.as_deref().is_none_or(|s| s == module)
+                        && (a.pattern == id
+                            || a.pattern == name
+                            || fnmatch(id, &a.pattern)
+                            || fnmatch(&name, &a.pattern))
+                })
+            })
+            .map(|a| a.pattern.as_str())
+            .collect()
+    }
+
     /// Outcome of a normal call (`test_mode` for a prereq check: pending
     /// changes give `None`, as Salt states do in test mode).
     pub fn outcome(&self, chunk: &GraphChunk, test_mode: bool) -> Outcome {
