@@ -515,3 +515,46 @@ fn docs_cli_md_documents_every_subcommand_and_flag() {
         "docs/cli.md (or hot.md) lacks: {missing:?}"
     );
 }
+
+#[test]
+fn the_readme_tour_runs_and_writes_nothing_into_the_repo() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let tour = readme
+        .split("## A tour of the CLI")
+        .nth(1)
+        .and_then(|t| t.split("```sh").nth(1))
+        .and_then(|t| t.split("```").next())
+        .expect("README has a tour");
+    let before: Vec<_> = std::fs::read_dir(root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    let mut ran = 0;
+    for line in tour.lines() {
+        let cmd = line.split('#').next().unwrap_or("").trim();
+        let Some(args) = cmd.strip_prefix("lowstate ") else {
+            continue;
+        };
+        if args.contains("path/to") {
+            continue; // a placeholder for the user's own tree
+        }
+        let args: Vec<&str> = args.split_whitespace().collect();
+        let out = lowstate(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "`{cmd}` failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        ran += 1;
+    }
+    assert!(ran >= 10, "ran {ran} tour commands");
+    let after: Vec<_> = std::fs::read_dir(root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(before, after, "the tour wrote files into the repository");
+}

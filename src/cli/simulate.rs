@@ -74,12 +74,23 @@ fn text(rows: &lowstate::Value) -> String {
     let rows = rows.as_list().cloned().unwrap_or_default();
     let get =
         |r: &lowstate::Value, k: &str| r.get(k).map(lowstate::Value::py_str).unwrap_or_default();
-    let width = rows
-        .iter()
-        .map(|r| get(r, "id").len())
-        .max()
-        .unwrap_or(2)
-        .max(2);
+    let fun = |r: &lowstate::Value| format!("{}.{}", get(r, "state"), get(r, "fun"));
+    // Columns as wide as their longest cell (in characters), so long IDs
+    // and functions keep the table aligned.
+    let width = |f: &dyn Fn(&lowstate::Value) -> String, min: usize| {
+        rows.iter()
+            .map(|r| f(r).chars().count())
+            .max()
+            .unwrap_or(min)
+            .max(min)
+    };
+    let wi = width(&|r| get(r, "id"), 2);
+    let wf = width(&fun, 8);
+    let wn = width(&|r| get(r, "run_num"), 1);
+    let pad = |s: String, w: usize| {
+        let n = s.chars().count();
+        format!("{s}{}", " ".repeat(w.saturating_sub(n)))
+    };
     let mut out = String::new();
     for r in &rows {
         let result = match r.get("result") {
@@ -97,14 +108,15 @@ fn text(rows: &lowstate::Value) -> String {
         } else {
             ""
         };
-        out.push_str(&format!(
-            "{:>4}  {:<width$}  {}.{}  {result}{changed}{ran}: {}\n",
+        let line = format!(
+            "{:>wn$}  {}  {}  {result}{changed}{ran}: {}",
             get(r, "run_num"),
-            get(r, "id"),
-            get(r, "state"),
-            get(r, "fun"),
+            pad(get(r, "id"), wi),
+            pad(fun(r), wf),
             get(r, "comment").lines().next().unwrap_or(""),
-        ));
+        );
+        out.push_str(&lowstate::diag::render::escape_controls(&line));
+        out.push('\n');
     }
     out
 }

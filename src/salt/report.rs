@@ -10,6 +10,17 @@ use crate::salt::graph::{ChunkGraph, Edge, EdgeBase, EdgeKind, EdgeOrigin};
 use crate::salt::high::SourceMap;
 use crate::value::Value;
 
+/// `module: ID`, as Salt's requisites name a state (an ID and another
+/// state's name can be the same word).
+fn state_id(c: &crate::salt::graph::GraphChunk) -> String {
+    format!("{}: {}", c.state, c.id)
+}
+
+/// An order number as the report's column prints it (`10009`, `10001.5`).
+fn number(o: f64) -> String {
+    Value::Float(o).py_str().trim_end_matches(".0").to_string()
+}
+
 /// `file:line` of the argument `key` of `id`'s `state` declaration, only
 /// when that exact argument was written there.
 fn exact_loc(sources: &SourceMap, id: &str, state: &str, key: &str) -> Option<String> {
@@ -71,7 +82,7 @@ fn reasons(g: &ChunkGraph, sources: Option<&SourceMap>, n: usize) -> Vec<Reason>
         let waiting: Vec<String> = g
             .out_edges(n)
             .filter(|e| e.kind == EdgeKind::Prereq && !g.nodes[e.to].prereq_test)
-            .map(|e| g.node_chunk(e.to).id.clone())
+            .map(|e| state_id(g.node_chunk(e.to)))
             .collect();
         out.push((
             Some(EdgeBase::Prereq),
@@ -101,19 +112,19 @@ fn reasons(g: &ChunkGraph, sources: Option<&SourceMap>, n: usize) -> Vec<Reason>
         }
         if let Some((o, e)) = best {
             let dependent = g.node_chunk(e.to);
+            let who = format!("{}: {}", dependent.state, dependent.id);
             let by = if e.origin == EdgeOrigin::PrereqOrder {
-                format!("{} (it must run after this prereq)", dependent.id)
+                format!(
+                    "{who} (order {}), which must run after this prereq",
+                    number(o)
+                )
             } else {
-                format!("{}'s {}", dependent.id, e.kind)
+                format!("{who} (order {}), whose {} needs it", number(o), e.kind)
             };
-            let o = Value::Float(o).py_str();
             out.push((
                 Some(e.kind.base()),
                 with_loc(
-                    format!(
-                        "pulled forward to order {} by {by}",
-                        o.trim_end_matches(".0")
-                    ),
+                    format!("runs before its own order ({}): {by}", number(own)),
                     edge_loc(g, sources, e),
                 ),
             ));
@@ -134,7 +145,7 @@ fn reasons(g: &ChunkGraph, sources: Option<&SourceMap>, n: usize) -> Vec<Reason>
     for (kind, prereq_order, edges) in groups {
         let ids: Vec<String> = edges
             .iter()
-            .map(|e| g.node_chunk(e.from).id.clone())
+            .map(|e| state_id(g.node_chunk(e.from)))
             .collect();
         let list = ids.join(", ");
         let locs: Vec<String> = {
@@ -266,11 +277,13 @@ mod tests {
         .unwrap();
         let r = order_report(&g, None, false);
         assert!(
-            r.contains("pulled forward to order 10000 by a's require"),
+            r.contains(
+                "runs before its own order (10003): test: a (order 10000), whose require needs it"
+            ),
             "{r}"
         );
-        assert!(r.contains("requires b"), "{r}");
-        assert!(r.contains("runs only if a changes"), "{r}");
+        assert!(r.contains("requires test: b"), "{r}");
+        assert!(r.contains("runs only if test: a changes"), "{r}");
         assert!(!r.contains('\x1b'));
         let colored = order_report(&g, None, true);
         assert!(colored.contains('\x1b'));
@@ -318,6 +331,6 @@ mod tests {
         ))
         .unwrap();
         let r = order_report(&g, Some(&sm), false);
-        assert!(r.contains("requires b (salt/m.sls:5)"), "{r}");
+        assert!(r.contains("requires test: b (salt/m.sls:5)"), "{r}");
     }
 }
