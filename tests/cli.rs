@@ -558,3 +558,24 @@ fn the_readme_tour_runs_and_writes_nothing_into_the_repo() {
         .collect();
     assert_eq!(before, after, "the tour wrote files into the repository");
 }
+
+#[test]
+fn no_internal_markers_in_messages() {
+    let dir = temp_dir("markers");
+    std::fs::create_dir_all(dir.join("salt")).unwrap();
+    std::fs::write(dir.join("minion"), "id: m\nfile_roots: {base: [salt]}\n").unwrap();
+    std::fs::write(dir.join("salt/top.sls"), "base:\n  '*':\n    - a\n").unwrap();
+    std::fs::write(
+        dir.join("salt/a.sls"),
+        "{% from '../../x.jinja' import y %}\n{% import 'nope.jinja' as n %}\nfoo:\n  test.nop: []\n",
+    )
+    .unwrap();
+    let out = lowstate(&["compile", "-c", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    for stream in [&out.stdout, &out.stderr] {
+        let text = String::from_utf8_lossy(stream);
+        assert!(!text.contains('\u{1}') && !text.contains("u{1}"), "{text}");
+        assert!(!text.contains("__import"), "{text}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -33,6 +33,14 @@ impl std::fmt::Display for SaltTag {
 
 impl std::error::Error for SaltTag {}
 
+/// Text for users: without the loader's internal marker for paths that
+/// leave the root (U+0001) and the pre-pass's import helpers.
+fn public(text: &str) -> String {
+    text.replace('\u{1}', "")
+        .replace("__import_enter(", "import(")
+        .replace("__import_leave()", "imported names")
+}
+
 /// An engine error that maps to `prefix + message` with `kind` (for
 /// functions and filters: `raise()`, unmocked salt functions, ...).
 pub fn template_error(
@@ -130,7 +138,7 @@ pub(super) fn map_error(err: &Error, top: &TopLevel) -> JinjaError {
         .flatten();
     JinjaError {
         kind,
-        message,
+        message: public(&message),
         template,
         source,
         line: orig_line,
@@ -457,6 +465,15 @@ fn unknown_tag(name: &str, stack: &[(&str, Vec<&str>, usize)]) -> String {
         ));
     }
     msg
+}
+
+#[cfg(test)]
+mod public_text_tests {
+    #[test]
+    fn internal_markers_never_reach_a_message() {
+        let m = super::public("template \u{1}../../x not found in set a = __import_enter('x')");
+        assert!(!m.contains('\u{1}') && !m.contains("__import"), "{m}");
+    }
 }
 
 #[cfg(test)]
