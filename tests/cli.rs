@@ -155,7 +155,11 @@ fn simulate_order_and_graph_run_on_a_corpus_case() {
     let out = lowstate(&["graph", "-c", &case, "--format", "html"]);
     assert_eq!(out.status.code(), Some(0));
     let html = String::from_utf8(out.stdout).unwrap();
-    assert!(html.contains("<svg") && !html.contains("http://cdn") && !html.contains("<script src"));
+    assert!(
+        html.contains("id=\"plan-data\"")
+            && !html.contains("http://cdn")
+            && !html.contains("<script src")
+    );
 }
 
 #[test]
@@ -578,4 +582,38 @@ fn no_internal_markers_in_messages() {
         assert!(!text.contains("__import"), "{text}");
     }
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The HTML viewer in a real headless browser (tests/browser/run.sh): the
+/// example tree and a 5,200-state tree, a search, a click, a path; first
+/// paint under 2 s. Skipped, with a message, where chromium is missing.
+#[test]
+fn browser_viewer() {
+    let has_chromium = ["chromium", "chromium-browser"].iter().any(|c| {
+        Command::new("sh")
+            .args(["-c", &format!("command -v {c}")])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    if !has_chromium {
+        eprintln!("browser_viewer skipped: no chromium (apt-get install chromium)");
+        return;
+    }
+    let out = Command::new("bash")
+        .arg("tests/browser/run.sh")
+        .env("LOWSTATE", env!("CARGO_BIN_EXE_lowstate"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{text}");
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("select:nginx-service") && text.contains("select:b17-loop-3"),
+        "{text}"
+    );
 }

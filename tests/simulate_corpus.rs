@@ -178,7 +178,7 @@ fn renderers_on_every_lowstate() {
         assert_eq!(json.get("version"), Some(&Value::Int(1)));
         assert!(lowstate::plan::to_dot(&g.to_plan()).starts_with("digraph"));
         assert!(lowstate::plan::to_mermaid(&g.to_plan()).starts_with("flowchart"));
-        assert!(lowstate::plan::to_html(&g.to_plan()).contains("</svg>"));
+        assert!(lowstate::plan::to_html(&g.to_plan()).contains("id=\"plan-data\""));
         let report = lowstate::salt::report::order_report(&g, None, false);
         assert!(report.lines().count() > g.order.len());
         rendered += 1;

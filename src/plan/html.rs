@@ -1,7 +1,7 @@
 //! A self-contained HTML page with a plan drawn as inline SVG (laid out by
 //! `layout`): no scripts, no network, no CDN.
 
-use super::layout::{layout, Layout, LINE_H, PAD_X, PAD_Y};
+use super::layout::{clip, layout, Layout, LINE_H, PAD_X, PAD_Y};
 use super::Plan;
 use std::fmt::Write;
 
@@ -157,46 +157,176 @@ pub fn to_svg(g: &Plan) -> String {
     out
 }
 
-/// The whole page: title, legend and the SVG.
+/// The Cytoscape.js build embedded in every page (MIT licence, vendored
+/// from the npm registry: cytoscape 3.34.4).
+const CYTOSCAPE: &str = include_str!("vendor/cytoscape.min.js");
+/// Cytoscape.js's licence, embedded with it.
+const CYTOSCAPE_LICENSE: &str = include_str!("vendor/cytoscape.LICENSE");
+/// The viewer's own script.
+const VIEWER: &str = include_str!("viewer.js");
+
+/// Where the viewer draws each node: groups as lanes (each lane's nodes in
+/// execution order), lanes in a grid of roughly square shape so that a plan
+/// of thousands of nodes is not one very tall strip. Returns per node
+/// (center x, center y, width, height, lane) and the lanes' node counts.
+/// A group's lane: name, node count, and its box (center x, center y,
+/// width, height).
+type LaneBox = (String, usize, [f64; 4]);
+
+/// Where one node is drawn: center x, center y, width, height, lane.
+type NodeBox = (f64, f64, f64, f64, usize);
+
+fn viewer_positions(g: &Plan) -> (Vec<NodeBox>, Vec<LaneBox>) {
+    let clusters = g.clusters();
+    let pos = g.positions();
+    // Lanes are tall (one row per node): as many columns as make the whole
+    // grid about 16:9.
+    let avg_nodes = g.nodes.len() as f64 / clusters.len().max(1) as f64;
+    let lane_aspect = (avg_nodes * 40.0 + 60.0) / 300.0;
+    let columns = ((clusters.len() as f64 * lane_aspect * 1.8).sqrt().ceil() as usize)
+        .clamp(1, clusters.len().max(1));
+    let mut out = vec![(0.0, 0.0, 0.0, 0.0, 0); g.nodes.len()];
+    let mut lanes = Vec::with_capacity(clusters.len());
+    let (mut x, mut band_y, mut band_h) = (0.0f64, 0.0f64, 0.0f64);
+    for (li, (name, nodes)) in clusters.iter().enumerate() {
+        if li > 0 && li % columns == 0 {
+            x = 0.0;
+            band_y += band_h + 120.0;
+            band_h = 0.0;
+        }
+        let lines = |n: usize| -> Vec<String> {
+            let mut l = g.nodes[n].label.clone();
+            if let (Some(p), Some(first)) = (pos[n], l.first_mut()) {
+                *first = format!("{p}: {first}");
+            }
+            l
+        };
+        let chars = nodes
+            .iter()
+            .flat_map(|&n| lines(n))
+            .map(|l| l.chars().count().min(40))
+            .max()
+            .unwrap_or(10)
+            .max(name.chars().count().min(40));
+        let w = (chars as f64 * 6.2 + 20.0).max(120.0);
+        let mut y = band_y;
+        for &n in nodes {
+            let h = lines(n).len() as f64 * 13.0 + 12.0;
+            out[n] = (x + w / 2.0, y + h / 2.0, w, h, li);
+            y += h + 14.0;
+        }
+        band_h = band_h.max(y - band_y);
+        let h = (y - band_y).max(40.0);
+        lanes.push((
+            name.clone(),
+            nodes.len(),
+            [x + w / 2.0, band_y + h / 2.0, w + 28.0, h + 28.0],
+        ));
+        x += w + 90.0;
+    }
+    (out, lanes)
+}
+
+/// The plan as the viewer's JSON (escaped for a `<script>` element).
+fn viewer_data(g: &Plan) -> String {
+    use serde_json::json;
+    let (placed, lanes) = viewer_positions(g);
+    let pos = g.positions();
+    let nodes: Vec<serde_json::Value> = g
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let (x, y, w, h, lane) = placed[i];
+            let mut label: Vec<String> = n.label.iter().map(|l| clip(l)).collect();
+            if let (Some(p), Some(first)) = (pos[i], label.first_mut()) {
+                *first = format!("{p}: {first}");
+            }
+            json!({
+                "key": n.key, "label": label, "group": n.group, "title": n.title, "kind": n.kind,
+                "rank": n.rank, "pos": pos[i], "secondary": n.secondary, "lane": lane,
+                "x": x, "y": y, "w": w, "h": h,
+                "reasons": n.reasons.iter().map(|r| json!({
+                    "text": r.text,
+                    "color": r.family.map(|f| f.color()),
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let edges: Vec<serde_json::Value> = g
+        .edges
+        .iter()
+        .map(|e| json!({"from": e.from, "to": e.to, "kind": e.kind, "label": e.label, "color": e.style.color, "line": e.style.line}))
+        .collect();
+    let groups: Vec<serde_json::Value> = lanes
+        .iter()
+        .map(|(name, count, b)| json!({"name": name, "count": count, "x": b[0], "y": b[1], "w": b[2], "h": b[3]}))
+        .collect();
+    let doc = json!({"groupName": g.group_name, "nodes": nodes, "edges": edges, "groups": groups});
+    // `</` would end the script element early.
+    doc.to_string().replace("</", "<\\/")
+}
+
+/// The whole page: a self-contained viewer (no network) with pan and zoom,
+/// search, collapsible groups, per-node details (requisites in and out, the
+/// reasons it sits where it does) and path highlighting. The plan's data and
+/// the vendored Cytoscape.js are embedded in the page.
 pub fn to_html(g: &Plan) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(CYTOSCAPE.len() + 64 * g.nodes.len() + 8192);
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    out.push_str("<title>lowstate: requisite graph</title>\n<style>\n");
+    out.push_str("<title>lowstate: plan</title>\n<style>\n");
     out.push_str(
-        "body{font-family:Helvetica,Arial,sans-serif;margin:16px;color:#222;background:#fff}\n\
-         h1{font-size:18px;margin:0 0 6px}\n\
-         p.note{font-size:12px;color:#555;margin:0 0 10px}\n\
-         ul.legend{list-style:none;padding:0;margin:0 0 12px;display:flex;flex-wrap:wrap;gap:14px;font-size:12px}\n\
-         ul.legend svg{vertical-align:middle;margin-right:4px}\n\
-         .node:hover rect{stroke-width:2.5}\n\
-         .edge:hover path{stroke-width:3.5}\n",
+        "html,body{margin:0;height:100%;font-family:Helvetica,Arial,sans-serif;color:#222}\n\
+         #bar{position:absolute;top:0;left:0;right:360px;height:44px;display:flex;gap:8px;align-items:center;padding:0 10px;border-bottom:1px solid #ddd;background:#fafafa;z-index:2}\n\
+         #bar h1{font-size:15px;margin:0 8px 0 0}\n\
+         #bar input{width:260px;padding:5px}\n\
+         #bar button{padding:4px 8px}\n\
+         #count{font-size:12px;color:#555}\n\
+         #legend{font-size:11px;display:flex;gap:10px;flex-wrap:wrap}\n\
+         #cy{position:absolute;top:45px;left:0;right:360px;bottom:0}\n\
+         #side{position:absolute;top:0;right:0;width:360px;bottom:0;overflow:auto;border-left:1px solid #ddd;padding:10px;box-sizing:border-box;font-size:13px}\n\
+         #side h2{font-size:15px;margin:4px 0}\n#side h3{font-size:13px;margin:12px 0 4px}\n\
+         #side ul,#side ol{margin:0;padding-left:18px}\n#side a{color:#1f5fa8;cursor:pointer;text-decoration:underline}\n\
+         #results li{cursor:pointer}\n.meta{color:#555}.hint{color:#777;font-size:12px}.warn{color:#b00}\n\
+         details.licence{font-size:11px;color:#777;margin-top:20px}\n",
     );
-    out.push_str("</style>\n</head>\n<body>\n<h1>Requisite graph</h1>\n");
-    let _ = writeln!(
-        out,
-        "<p class=\"note\">{} states, {} nodes, {} edges. Lanes are SLS files; rows are the execution order (top first); arrows point from a dependency to its dependent. Hover for tags.</p>",
-        g.nodes.iter().filter(|n| !n.secondary).count(),
-        g.nodes.len(),
-        g.edges.len()
-    );
-    out.push_str("<ul class=\"legend\">\n");
+    out.push_str("</style>\n</head>\n<body>\n<div id=\"bar\"><h1>lowstate plan</h1>");
+    out.push_str("<input id=\"q\" type=\"search\" placeholder=\"Search ID, name or group\">");
+    out.push_str("<span id=\"count\"></span><button id=\"fit\">Fit</button><button id=\"collapse\">Collapse groups</button><button id=\"expand\">Expand groups</button><span id=\"legend\">");
     for (k, st) in &g.legend {
-        let _ = writeln!(
+        let _ = write!(
             out,
-            r#"<li><svg width="34" height="10"><line x1="0" y1="5" x2="34" y2="5" stroke="{}" stroke-width="{}"{}/></svg>{}</li>"#,
+            "<span style=\"color:{};border-bottom:2px {} {}\">{}</span>",
             st.color,
-            width(st.line),
-            dash(st.line),
-            k
+            if st.line == "dashed" || st.line == "dotted" {
+                st.line
+            } else {
+                "solid"
+            },
+            st.color,
+            esc(k)
         );
     }
-    out.push_str(
-        "<li><svg width=\"34\" height=\"12\"><rect x=\"1\" y=\"1\" width=\"32\" height=\"10\" rx=\"3\" fill=\"#f3ecfa\" stroke=\"#9467bd\" stroke-dasharray=\"5 3\"/></svg>",
+    out.push_str("</span></div>\n<div id=\"cy\"></div>\n<div id=\"side\">");
+    let _ = write!(
+        out,
+        "<p><b>{}</b> nodes, <b>{}</b> edges in <b>{}</b> {} groups. Click a node for its requisites and why it sits where it does; shift-click another for the path between them; click a group's title to collapse it. Dashed boxes: {}.</p>",
+        g.nodes.len(),
+        g.edges.len(),
+        g.clusters().len(),
+        esc(&g.group_name),
+        esc(&g.secondary_name)
     );
-    out.push_str(&esc(&g.secondary_name));
-    out.push_str("</li>\n");
-    out.push_str("</ul>\n");
-    out.push_str(&to_svg(g));
-    out.push_str("</body>\n</html>\n");
+    out.push_str("<ul id=\"results\"></ul><div id=\"details\"></div>");
+    out.push_str("<details class=\"licence\"><summary>Cytoscape.js licence</summary><pre>");
+    out.push_str(&esc(CYTOSCAPE_LICENSE));
+    out.push_str("</pre></details></div>\n");
+    out.push_str("<script type=\"application/json\" id=\"plan-data\">");
+    out.push_str(&viewer_data(g));
+    out.push_str("</script>\n<script>\n");
+    out.push_str(CYTOSCAPE);
+    out.push_str("\n</script>\n<script>\n");
+    out.push_str(VIEWER);
+    out.push_str("</script>\n</body>\n</html>\n");
     out
 }

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Open the HTML plan viewer in a real headless browser (Debian's chromium):
+# the example tree and the generated 200x25 tree (5,200 states). For each:
+# the time to first paint the page reports, a search, a click (select) and a
+# path between two states driven through the page's URL hash actions, and
+# screenshots. Prints the timings; screenshots go to $OUT (default: a temp
+# dir), never into the repository.
+#
+#   tests/browser/run.sh            # needs chromium; skips with a message otherwise
+#
+# Run by `cargo test` (tests/cli.rs: browser_viewer) when chromium exists.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+chrome=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+if [ -z "$chrome" ]; then
+  echo "browser test skipped: no chromium (apt-get install chromium)"
+  exit 0
+fi
+bin=${LOWSTATE:-target/release/lowstate}
+[ -x "$bin" ] || { cargo build --release --quiet; bin=target/release/lowstate; }
+out=${OUT:-$(mktemp -d)}
+mkdir -p "$out"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+python3 benches/gen-big-tree "$work/big/salt" --files 200 --states 25 > /dev/null
+printf 'id: bench-minion\ngrains: {os: Debian, os_family: Debian, kernel: Linux}\nfile_roots: {base: [salt]}\n' > "$work/big/minion"
+"$bin" graph --format html -o "$work/example.html"
+"$bin" graph -c "$work/big" --format html -o "$work/big.html"
+
+# Headless flags that work on a machine without network or GPU.
+run_chrome() {
+  "$chrome" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$work/profile-$RANDOM" --virtual-time-budget=20000 "$@" 2>/dev/null
+}
+
+status=0
+check() { # name page hash expect...
+  local name=$1 page=$2 hash=$3; shift 3
+  local dom; dom=$(run_chrome --dump-dom "file://$page#$hash")
+  local paint actions
+  paint=$(grep -o 'data-first-paint-ms="[0-9]*"' <<<"$dom" | grep -o '[0-9]*' || true)
+  actions=$(grep -o 'data-actions="[^"]*"' <<<"$dom" | sed 's/data-actions=//' || true)
+  run_chrome --window-size=1400,900 --screenshot="$out/$name.png" "file://$page#$hash" > /dev/null
+  echo "$name: first paint ${paint:-?} ms; actions $actions; screenshot $out/$name.png"
+  [ -n "$paint" ] || { echo "  FAILED: the page did not render"; status=1; return; }
+  for want in "$@"; do
+    grep -q -- "$want" <<<"$actions" || { echo "  FAILED: expected $want"; status=1; }
+  done
+  if [ "$paint" -gt 2000 ]; then echo "  FAILED: first paint over 2 s"; status=1; fi
+}
+
+check example "$work/example.html" "search=nginx&select=nginx-service" "search:[1-9]" "select:nginx-service"
+check example-path "$work/example.html" "path=nginx-package,app-service" "path:[2-9]"
+check big "$work/big.html" "" 
+check big-search "$work/big.html" "search=b17-loop-3&select=b17-loop-3" "search:[1-9]" "select:b17-loop-3"
+exit $status
