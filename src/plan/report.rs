@@ -24,35 +24,37 @@ fn paint(color: bool, code: &str, text: &str) -> String {
 /// The report: a header, then one block per node in execution order.
 /// `color` adds ANSI colours; column alignment is the same either way.
 pub fn order_report(g: &Plan, color: bool) -> String {
-    struct Row<'p> {
+    struct Row {
         pos: String,
-        rank: &'p str,
-        group: &'p str,
+        rank: String,
+        group: String,
         title: String,
-        kind: &'p str,
+        kind: String,
         node: usize,
     }
-    let rows: Vec<Row<'_>> = g
+    // Text from the input: control characters never reach the terminal.
+    let esc = crate::diag::render::escape_controls;
+    let rows: Vec<Row> = g
         .order
         .iter()
         .enumerate()
         .map(|(i, &n)| {
             let node = &g.nodes[n];
-            let mut title = node.title.clone();
+            let mut title = esc(&node.title);
             if node.secondary {
                 title.push_str(" [test]");
             }
             Row {
                 pos: i.to_string(),
-                rank: &node.rank,
-                group: &node.group,
+                rank: esc(&node.rank),
+                group: esc(&node.group),
                 title,
-                kind: &node.kind,
+                kind: esc(&node.kind),
                 node: n,
             }
         })
         .collect();
-    let width = |f: &dyn Fn(&Row<'_>) -> usize, head: &str| {
+    let width = |f: &dyn Fn(&Row) -> usize, head: &str| {
         rows.iter()
             .map(f)
             .max()
@@ -91,15 +93,19 @@ pub fn order_report(g: &Plan, color: bool) -> String {
             out,
             "{}  {}  {}  {}  {}",
             paint(color, DIM, &lpad(&r.pos, wp)),
-            paint(color, DIM, &lpad(r.rank, wo)),
-            pad(r.group, ws),
+            paint(color, DIM, &lpad(&r.rank, wo)),
+            pad(&r.group, ws),
             paint(color, id_code, &pad(&r.title, wi)),
-            paint(color, CYAN, &pad(r.kind, wf)),
+            paint(color, CYAN, &pad(&r.kind, wf)),
         );
         let tone = |f: Option<super::EdgeFamily>| f.map_or("", super::EdgeFamily::ansi);
         match node.reasons.first() {
             Some(reason) => {
-                let _ = writeln!(out, "  {}", paint(color, tone(reason.family), &reason.text));
+                let _ = writeln!(
+                    out,
+                    "  {}",
+                    paint(color, tone(reason.family), &esc(&reason.text))
+                );
             }
             None => {
                 let _ = writeln!(out, "  {}", paint(color, DIM, "by order"));
@@ -110,11 +116,12 @@ pub fn order_report(g: &Plan, color: bool) -> String {
                 out,
                 "{}{}",
                 " ".repeat(indent),
-                paint(color, tone(reason.family), &reason.text)
+                paint(color, tone(reason.family), &esc(&reason.text))
             );
         }
     }
-    // Trim the spaces a plain row leaves before its newline.
+    // Trim the spaces a plain row leaves before its newline; control
+    // characters from the input never reach the terminal raw.
     out.lines()
         .map(|l| l.trim_end().to_string() + "\n")
         .collect()
