@@ -39,6 +39,7 @@ pub fn compile(config: &Config, mocks: Value, overlay: Option<&Value>) -> (Value
             pillar: initial.clone(),
             opts: config.opts.clone(),
             mocks,
+            pillar_roots: config.pillar_roots.clone(),
         });
         let loader: Arc<dyn TemplateLoader> = fs.clone();
         let compiler = Compiler {

@@ -72,6 +72,7 @@ impl Session {
             pillar,
             opts: config.opts.clone(),
             mocks,
+            pillar_roots: config.pillar_roots.clone(),
         });
         let loader: Arc<dyn TemplateLoader> = fs.clone();
         let jinja_sls = Jinja::new(config.jinja_sls_env.clone(), data.clone(), loader.clone());

@@ -52,6 +52,8 @@ pub struct RenderData {
     /// `mod.fun` → answer (or list of call-specific answers) for functions
     /// that would ask the live minion.
     pub mocks: Value,
+    /// The pillar roots (`pillar.file_exists` looks in them).
+    pub pillar_roots: indexmap::IndexMap<String, Vec<std::path::PathBuf>>,
 }
 
 /// What is being rendered.

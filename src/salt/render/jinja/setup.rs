@@ -233,16 +233,17 @@ fn register_builtin_overrides(env: &mut Environment<'static>) {
             minijinja::filters::dictsort(&v, kw)
         },
     );
-    // default(value, default_value='', boolean=False)
+    // default(value, default_value='', boolean=False). A `None` given as the
+    // default is the default (Jinja2 prints it as `None`), not "no default".
     let default =
-        |v: JValue, d: Option<JValue>, b: Option<JValue>, kw: Kwargs| -> Result<JValue, Error> {
+        |v: JValue, args: minijinja::value::Rest<JValue>, kw: Kwargs| -> Result<JValue, Error> {
             let boolean = match kw.get::<Option<bool>>("boolean")? {
                 Some(x) => x,
-                None => b.is_some_and(|x| x.is_true()),
+                None => args.get(1).is_some_and(|x| x.is_true()),
             };
             let d = match kw.get::<Option<JValue>>("default_value")? {
                 Some(x) => x,
-                None => d.unwrap_or_else(|| JValue::from("")),
+                None => args.first().cloned().unwrap_or_else(|| JValue::from("")),
             };
             kw.assert_all_used()?;
             Ok(if v.is_undefined() || (boolean && !v.is_true()) {

@@ -43,6 +43,7 @@ fn jinja_with(files: &[(&str, &str)], options: JinjaOptions) -> Jinja {
         pillar: vmap! {"user" => vmap!{"name" => "alice"}, "roles" => Value::List(crate::value::list!["web".into()])},
         opts: vmap! {"id" => "web01", "renderer" => "jinja|yaml"},
         mocks: Value::Null,
+        ..RenderData::default()
     };
     Jinja::new(options, Arc::new(data), Arc::new(files))
 }
@@ -539,6 +540,7 @@ fn corpus_dump() {
             pillar: vmap! {"roles" => Value::List(crate::value::list!["web".into(), "cache".into()])},
             opts: vmap! {"id" => "web01"},
             mocks: Value::Null,
+            ..RenderData::default()
         };
         let opts = JinjaOptions {
             trim_blocks: *trim,
@@ -633,6 +635,7 @@ fn matches_salt_recorded_probe4() {
                       "aa": {"d": 1, "c": 2}}"#),
         opts: vmap! {"id" => "oracle-minion"},
         mocks: Value::Null,
+        ..RenderData::default()
     };
     let jinja = Jinja::new(JinjaOptions::default(), Arc::new(data), Arc::new(files));
     let out = match jinja.render(src, &ctx("p4", "p4.sls")) {

@@ -92,6 +92,41 @@ const FUNCTIONS: &[(&str, &str, &str, Impl)] = &[
     ("test.arg", "arg", "*args, **kwargs", test_arg),
     ("test.retcode", "retcode", "code=", ret_true),
     ("test.exception", "exception", "message=", test_exception),
+    ("pillar.file_exists", "file_exists", "path, saltenv=", pillar_file_exists),
+    ("match.compound", "compound", "tgt, minion_id=", match_compound),
+    ("match.glob", "glob", "tgt, minion_id=", match_glob),
+    ("match.pcre", "pcre", "tgt, minion_id=", match_pcre),
+    ("match.list", "list_", "tgt, minion_id=", match_list),
+    ("match.grain", "grain", "tgt, delimiter=", match_grain),
+    ("match.grain_pcre", "grain_pcre", "tgt, delimiter=", match_grain_pcre),
+    ("match.pillar", "pillar", "tgt, delimiter=", match_pillar),
+    ("match.pillar_pcre", "pillar_pcre", "tgt, delimiter=", match_pillar_pcre),
+    ("match.ipcidr", "ipcidr", "tgt", match_ipcidr),
+    ("match.data", "data", "tgt", match_data),
+    (
+        "match.filter_by",
+        "filter_by",
+        "lookup, tgt_type=, minion_id=, merge=, merge_lists=, default=",
+        match_filter_by,
+    ),
+    ("match.search_by", "search_by", "lookup, tgt_type=, minion_id=", match_search_by),
+    ("hashutil.base64_b64encode", "base64_b64encode", "instr", hash_b64encode),
+    ("hashutil.base64_encodestring", "base64_encodestring", "instr", hash_b64encode_lines),
+    ("hashutil.base64_b64decode", "base64_b64decode", "instr", hash_b64decode),
+    ("hashutil.base64_decodestring", "base64_decodestring", "instr", hash_b64decode),
+    ("hashutil.base64_encodefile", "base64_encodefile", "fname", hash_b64encodefile),
+    ("hashutil.md5_digest", "md5_digest", "instr", hash_md5),
+    ("hashutil.sha256_digest", "sha256_digest", "instr", hash_sha256),
+    ("hashutil.sha512_digest", "sha512_digest", "instr", hash_sha512),
+    ("hashutil.digest", "digest", "instr, checksum=", hash_digest),
+    ("hashutil.hmac_signature", "hmac_signature", "string, shared_secret, challenge_hmac", hash_hmac_signature),
+    (
+        "hashutil.hmac_compute",
+        "hmac_compute",
+        "string, shared_secret",
+        hash_hmac_compute,
+    ),
+    ("hashutil.github_signature", "github_signature", "string, shared_secret, challenge_hmac", hash_github_signature),
 ];
 
 fn lookup(name: &str) -> Option<&'static (&'static str, &'static str, &'static str, Impl)> {
@@ -1082,4 +1117,412 @@ fn test_arg(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
         (MjValue::from("args"), args),
         (MjValue::from("kwargs"), to_mj(&Value::Map(kwargs_map(&a)?))),
     ]))
+}
+
+// ---------------------------------------------------------------------------
+// pillar.file_exists, match.*, hashutil.*
+// ---------------------------------------------------------------------------
+
+/// `pillar.file_exists(path, saltenv=None)`: is `path` a file under one of
+/// the pillar roots (of `saltenv` only, when given)? A path that climbs out
+/// of the roots is never found.
+fn pillar_file_exists(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    let path = a.string("path", "")?;
+    let saltenv = a
+        .get("saltenv")?
+        .filter(|v| !v.is_null())
+        .map(|v| v.py_str());
+    let rel = std::path::Path::new(&path);
+    let inside = !rel.is_absolute()
+        && !rel
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir));
+    if c.data.pillar_roots.is_empty() {
+        return Err(py_error(
+            "No pillar_roots found. Are you running this on the master?",
+        ));
+    }
+    let found = inside
+        && c.data
+            .pillar_roots
+            .iter()
+            .filter(|(env, _)| saltenv.as_deref().is_none_or(|s| s == env.as_str()))
+            .flat_map(|(_, dirs)| dirs.iter())
+            .any(|dir| dir.join(rel).is_file());
+    Ok(MjValue::from(found))
+}
+
+/// The minion a `match.*` call asks about: this one, or `minion_id`.
+fn match_with<R>(
+    c: &Call,
+    a: &Bound,
+    f: impl FnOnce(&crate::salt::matcher::Minion<'_>) -> R,
+) -> Result<R, Error> {
+    let own = c
+        .data
+        .opts
+        .get("id")
+        .or_else(|| c.data.grains.get("id"))
+        .map(Value::py_str)
+        .unwrap_or_default();
+    let id = match a.get("minion_id")? {
+        Some(v) if !v.is_null() => v.py_str(),
+        _ => own,
+    };
+    let minion = crate::salt::matcher::Minion {
+        id: &id,
+        grains: &c.data.grains,
+        pillar: &c.data.pillar,
+        opts: &c.data.opts,
+    };
+    Ok(f(&minion))
+}
+
+/// A target matched by the named matcher (as `match.<kind>` does).
+fn target_matches(
+    kind: &str,
+    tgt: &Value,
+    delim: &str,
+    minion: &crate::salt::matcher::Minion<'_>,
+) -> Result<bool, Error> {
+    use crate::salt::matcher as m;
+    let text = tgt.py_str();
+    let r = match kind {
+        "compound" => m::compound_match(tgt, minion),
+        "glob" => Ok(m::glob_match(&text, minion.id)),
+        "pcre" => m::pcre_match(&text, minion.id),
+        "list" => Ok(m::list_match(tgt, minion.id)),
+        "grain" => Ok(m::grain_match(&text, delim, minion)),
+        "grain_pcre" => Ok(m::grain_pcre_match(&text, delim, minion)),
+        "pillar" => Ok(m::pillar_match(&text, delim, minion)),
+        "pillar_pcre" => Ok(m::pillar_pcre_match(&text, delim, minion)),
+        "ipcidr" => Ok(m::ipcidr_match(&text, minion)),
+        "data" => Ok(m::data_match(&text)),
+        other => {
+            return Err(py_error(format!(
+                "KeyError: '{other}' is not a matcher of the match module"
+            )))
+        }
+    };
+    r.map_err(|e| py_error(e.to_string()))
+}
+
+fn match_kind(c: &mut Call, a: Bound, kind: &str) -> Result<MjValue, Error> {
+    let tgt = a.get_or("tgt", Value::Null)?;
+    let delim = a.string("delimiter", crate::salt::matcher::DEFAULT_DELIM)?;
+    let r = match_with(c, &a, |minion| target_matches(kind, &tgt, &delim, minion))?;
+    // match.compound logs any exception and answers False.
+    let r = if kind == "compound" {
+        r.unwrap_or(false)
+    } else {
+        r?
+    };
+    Ok(MjValue::from(r))
+}
+
+/// What `match.filter_by`/`search_by` call for one target: the module's
+/// function named `tgt_type`, with `minion_id` only when given (a matcher
+/// that takes none fails as Python's TypeError does).
+fn match_by(c: &Call, a: &Bound, kind: &str, tgt: &Value) -> Result<bool, Error> {
+    let with_id = a.get("minion_id")?.is_some_and(|v| v.truthy());
+    let takes_id = matches!(kind, "compound" | "glob" | "pcre" | "list");
+    if with_id && !takes_id {
+        return Err(py_error(format!(
+            "TypeError: {kind}() takes from 1 to 2 positional arguments but 2 were given"
+        )));
+    }
+    let delim = crate::salt::matcher::DEFAULT_DELIM;
+    let r = match_with(c, a, |minion| target_matches(kind, tgt, delim, minion))?;
+    Ok(if kind == "compound" {
+        r.unwrap_or(false)
+    } else {
+        r?
+    })
+}
+
+fn match_compound(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    match_kind(c, a, "compound")
+}
+fn match_glob(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    match_kind(c, a, "glob")
+}
+fn match_pcre(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    match_kind(c, a, "pcre")
+}
+fn match_list(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    match_kind(c, a, "list")
+}
+fn match_grain(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    match_kind(c, a, "grain")
+}
+fn match_grain_pcre(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    match_kind(c, a, "grain_pcre")
+}
+fn match_pillar(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    match_kind(c, a, "pillar")
+}
+fn match_pillar_pcre(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    match_kind(c, a, "pillar_pcre")
+}
+fn match_ipcidr(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    match_kind(c, a, "ipcidr")
+}
+fn match_data(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    match_kind(c, a, "data")
+}
+
+/// `match.filter_by(lookup, tgt_type='compound', minion_id=None,
+/// merge=None, merge_lists=False, default='default')`: the value of the
+/// first key of `lookup` that matches this minion.
+fn match_filter_by(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    let lookup = a.get_or("lookup", Value::Null)?;
+    let kind = a.string("tgt_type", "compound")?;
+    let default = a.string("default", "default")?;
+    let Some(map) = lookup.as_map() else {
+        return Err(py_error("AttributeError: lookup must be a dict"));
+    };
+    for (k, v) in map {
+        if match_by(c, &a, &kind, k)? {
+            let mut out = v.clone();
+            if let Some(merge) = a.get("merge")?.filter(|m| m.truthy()) {
+                if merge.as_map().is_none() {
+                    return Err(py_error("filter_by merge argument must be a dictionary."));
+                }
+                if out.is_null() {
+                    return Ok(to_mj(&merge));
+                }
+                let lists = a.flag("merge_lists", false);
+                dictupdate::update(&mut out, &merge, true, lists)
+                    .map_err(|e| py_error(e.to_string()))?;
+            }
+            return Ok(to_mj(&out));
+        }
+    }
+    Ok(to_mj(
+        &map.get(default.as_str()).cloned().unwrap_or(Value::Null),
+    ))
+}
+
+/// `match.search_by(lookup, tgt_type='compound', minion_id=None)`: the keys
+/// of `lookup` whose list holds a target that matches, or None.
+fn match_search_by(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    let lookup = a.get_or("lookup", Value::Null)?;
+    let kind = a.string("tgt_type", "compound")?;
+    let Some(map) = lookup.as_map() else {
+        return Err(py_error("AttributeError: lookup must be a dict"));
+    };
+    let mut keys = Vec::new();
+    for (k, targets) in map {
+        // Python iterates the value: a list's items, a string's characters.
+        let targets: Vec<Value> = match targets {
+            Value::List(l) => l.iter().cloned().collect(),
+            Value::Str(s) => s.chars().map(|ch| Value::str(ch.to_string())).collect(),
+            Value::Map(m) => m.keys().cloned().collect(),
+            other => {
+                return Err(py_error(format!(
+                    "TypeError: '{}' object is not iterable",
+                    other.py_type_name()
+                )))
+            }
+        };
+        for t in &targets {
+            if match_by(c, &a, &kind, t)? {
+                keys.push(k.clone());
+            }
+        }
+    }
+    Ok(if keys.is_empty() {
+        MjValue::from(())
+    } else {
+        to_mj(&Value::List(keys.into_iter().collect()))
+    })
+}
+
+/// The bytes of a `hashutil` argument (str as UTF-8, bytes as they are).
+fn hash_input(a: &Bound, name: &str) -> Result<Vec<u8>, Error> {
+    match a.raw(name) {
+        Some(v) => match v.as_bytes() {
+            Some(b) => Ok(b.to_vec()),
+            None => Ok(from_mj(v)?.py_str().into_bytes()),
+        },
+        None => Err(py_error(format!(
+            "TypeError: missing required argument: '{name}'"
+        ))),
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn b64(bytes: &[u8]) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+fn hash_b64encode(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    Ok(MjValue::from(b64(&hash_input(&a, "instr")?)))
+}
+
+/// `base64.encodebytes`: 76-character lines, each ending in a newline.
+fn hash_b64encode_lines(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    let one = b64(&hash_input(&a, "instr")?);
+    let mut out = String::with_capacity(one.len() + one.len() / 76 + 1);
+    for chunk in one.as_bytes().chunks(76) {
+        out.push_str(std::str::from_utf8(chunk).unwrap_or_default());
+        out.push('\n');
+    }
+    Ok(MjValue::from(out))
+}
+
+fn hash_b64decode(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    use base64::Engine;
+    let text = String::from_utf8_lossy(&hash_input(&a, "instr")?).into_owned();
+    let clean: String = text
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || "+/=".contains(*c))
+        .collect();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(clean.as_bytes())
+        .map_err(|e| py_error(format!("binascii.Error: {e}")))?;
+    Ok(match String::from_utf8(bytes) {
+        Ok(s) => MjValue::from(s),
+        Err(e) => MjValue::from_bytes(e.into_bytes()),
+    })
+}
+
+/// `hashutil.base64_encodefile(fname)`: a `salt://` file read through the
+/// fileserver; other paths are on the minion and not read offline.
+fn hash_b64encodefile(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    let fname = a.string("fname", "")?;
+    let Some(rel) = fname.strip_prefix("salt://") else {
+        return Err(py_error(format!(
+            "hashutil.base64_encodefile reads {fname} on the minion, which lowstate does not do offline: use a salt:// path or mock hashutil.base64_encodefile"
+        )));
+    };
+    let saltenv = c
+        .state
+        .lookup("saltenv")
+        .map(|v| v.to_string())
+        .unwrap_or_else(|| "base".into());
+    let text = c
+        .files
+        .and_then(|f| f.read(&saltenv, rel.trim_start_matches('/')))
+        .ok_or_else(|| py_error(format!("IOError: {fname} not found in saltenv {saltenv}")))?;
+    let one = b64(text.as_bytes());
+    let mut out = String::new();
+    for chunk in one.as_bytes().chunks(76) {
+        out.push_str(std::str::from_utf8(chunk).unwrap_or_default());
+        out.push('\n');
+    }
+    Ok(MjValue::from(out))
+}
+
+fn digest_of(name: &str, bytes: &[u8]) -> Option<String> {
+    use sha2::Digest as _;
+    Some(match name {
+        "md5" => hex(&md5::Md5::digest(bytes)),
+        "sha1" => hex(&sha1::Sha1::digest(bytes)),
+        "sha224" => hex(&sha2::Sha224::digest(bytes)),
+        "sha256" => hex(&sha2::Sha256::digest(bytes)),
+        "sha384" => hex(&sha2::Sha384::digest(bytes)),
+        "sha512" => hex(&sha2::Sha512::digest(bytes)),
+        _ => return None,
+    })
+}
+
+fn hash_md5(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    Ok(MjValue::from(digest_of("md5", &hash_input(&a, "instr")?)))
+}
+fn hash_sha256(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    Ok(MjValue::from(digest_of(
+        "sha256",
+        &hash_input(&a, "instr")?,
+    )))
+}
+fn hash_sha512(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    Ok(MjValue::from(digest_of(
+        "sha512",
+        &hash_input(&a, "instr")?,
+    )))
+}
+
+/// `hashutil.digest(instr, checksum='md5')`: md5, sha256 or sha512 only.
+fn hash_digest(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    let checksum = a.string("checksum", "md5")?;
+    let bytes = hash_input(&a, "instr")?;
+    match checksum.as_str() {
+        "md5" | "sha256" | "sha512" => Ok(MjValue::from(digest_of(&checksum, &bytes))),
+        _ => Err(crate::salt::render::jinja::template_error(
+            crate::salt::render::jinja::JinjaErrorKind::Other,
+            crate::salt::render::jinja::PREFIX_SALT_FUNCTION,
+            format!("Hash func '{checksum}' is not supported."),
+        )),
+    }
+}
+
+/// HMAC (RFC 2104) over one of the SHA-2/SHA-1 digests.
+fn hmac<D: sha2::Digest + sha2::digest::core_api::BlockSizeUser>(
+    key: &[u8],
+    msg: &[u8],
+) -> Vec<u8> {
+    use sha2::digest::typenum::Unsigned;
+    let block = <D as sha2::digest::core_api::BlockSizeUser>::BlockSize::USIZE;
+    let mut k = if key.len() > block {
+        D::digest(key).to_vec()
+    } else {
+        key.to_vec()
+    };
+    k.resize(block, 0);
+    let inner: Vec<u8> = k
+        .iter()
+        .map(|b| b ^ 0x36)
+        .chain(msg.iter().copied())
+        .collect();
+    let inner = D::digest(&inner);
+    let outer: Vec<u8> = k
+        .iter()
+        .map(|b| b ^ 0x5c)
+        .chain(inner.iter().copied())
+        .collect();
+    D::digest(&outer).to_vec()
+}
+
+/// `hashutil.hmac_signature`: does base64(HMAC-SHA256(secret, string))
+/// equal `challenge_hmac`?
+fn hash_hmac_signature(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    let msg = hash_input(&a, "string")?;
+    let key = hash_input(&a, "shared_secret")?;
+    let challenge = a.string("challenge_hmac", "")?;
+    Ok(MjValue::from(
+        b64(&hmac::<sha2::Sha256>(&key, &msg)) == challenge,
+    ))
+}
+
+/// `hashutil.hmac_compute`: hex HMAC-SHA256 of `string` with `shared_secret`.
+fn hash_hmac_compute(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    let msg = hash_input(&a, "string")?;
+    let key = hash_input(&a, "shared_secret")?;
+    Ok(MjValue::from(hex(&hmac::<sha2::Sha256>(&key, &msg))))
+}
+
+/// `hashutil.github_signature`: `challenge_hmac` is `sha1=<hex>` (or
+/// another algorithm); does the HMAC of `string` with `shared_secret` match?
+fn hash_github_signature(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    let msg = hash_input(&a, "string")?;
+    let key = hash_input(&a, "shared_secret")?;
+    let challenge = a.string("challenge_hmac", "")?;
+    let (alg, want) = challenge.split_once('=').unwrap_or(("", ""));
+    let got = match alg {
+        "sha1" => hex(&hmac::<sha1::Sha1>(&key, &msg)),
+        "sha256" => hex(&hmac::<sha2::Sha256>(&key, &msg)),
+        "sha512" => hex(&hmac::<sha2::Sha512>(&key, &msg)),
+        "md5" => hex(&hmac::<md5::Md5>(&key, &msg)),
+        other => {
+            return Err(py_error(format!(
+                "AttributeError: module 'hashlib' has no attribute '{other}'"
+            )))
+        }
+    };
+    Ok(MjValue::from(got == want))
 }

@@ -60,6 +60,7 @@ fn fixture() -> (serde_json::Value, RenderData) {
         pillar: Value::from_json(&f["pillar"]),
         opts: Value::from_json(&f["opts"]),
         mocks: Value::Map(Map::new()),
+        ..RenderData::default()
     };
     (exp, data)
 }

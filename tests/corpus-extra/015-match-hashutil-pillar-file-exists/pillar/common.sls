@@ -1,0 +1,2 @@
+role: web
+secret: s3cr3t
