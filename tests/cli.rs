@@ -383,7 +383,7 @@ fn a_failed_compile_leaves_the_output_file_as_it_was() {
 fn a_closed_pipe_stops_quietly() {
     use std::io::Read;
     let mut child = Command::new(env!("CARGO_BIN_EXE_lowstate"))
-        .args(["compile"])
+        .args(["compile", "-c", "state_tree"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -616,4 +616,139 @@ fn browser_viewer() {
         text.contains("select:nginx-service") && text.contains("select:b17-loop-3"),
         "{text}"
     );
+}
+
+/// A tree in a temp dir: `minion` plus files under it.
+fn tree(tag: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = temp_dir(tag);
+    for (path, text) in files {
+        let p = dir.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn the_config_is_found_where_a_salt_user_keeps_it() {
+    let dir = tree(
+        "discover",
+        &[
+            ("minion", "id: here\nfile_roots: {base: [salt]}\n"),
+            ("salt/top.sls", "base:\n  here:\n    - a\n"),
+            ("salt/a.sls", "a:\n  test.nop: []\n"),
+        ],
+    );
+    // ./minion in the current directory is used, silently.
+    let out = Command::new(env!("CARGO_BIN_EXE_lowstate"))
+        .arg("compile")
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stderr.is_empty());
+    // Elsewhere, the example tree is used and stderr says so.
+    let empty = temp_dir("nowhere");
+    let out = Command::new(env!("CARGO_BIN_EXE_lowstate"))
+        .arg("compile")
+        .current_dir(&empty)
+        .output()
+        .unwrap();
+    if !Path::new("/etc/salt/minion").exists() {
+        assert!(String::from_utf8_lossy(&out.stderr).contains("compiling the example tree"));
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    let _ = std::fs::remove_dir_all(empty);
+}
+
+#[test]
+fn settings_flags_replace_what_users_edit_the_config_for() {
+    let dir = tree(
+        "flags",
+        &[
+            (
+                "minion",
+                "id: web01\ngrains: {os: Debian}\nfile_roots: {base: [nowhere]}\n",
+            ),
+            (
+                "roots/top.sls",
+                "base:\n  'G@os:Ubuntu and G@cpus:4 and db*':\n    - a\n",
+            ),
+            (
+                "roots/a.sls",
+                "a:\n  test.show_notification:\n    - text: {{ grains['os'] }} {{ pillar['k'] }}\n",
+            ),
+            (
+                "grains.json",
+                "{\"local\": {\"os\": \"Ubuntu\", \"cpus\": 2}}",
+            ),
+            ("pillar.yaml", "k: from-file\n"),
+        ],
+    );
+    let d = dir.to_str().unwrap();
+    let root = format!("{d}/roots");
+    let grains = format!("{d}/grains.json");
+    let pillar = format!("@{d}/pillar.yaml");
+    let out = lowstate(&[
+        "compile",
+        "-c",
+        d,
+        "--id",
+        "db01",
+        "--grains",
+        &grains,
+        "--grain",
+        "cpus=4",
+        "--file-root",
+        &root,
+        "--pillar",
+        &pillar,
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["text"], "Ubuntu from-file");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn nothing_to_compile_says_what_is_wrong() {
+    let no_roots = tree("noroots", &[("minion", "id: x\n")]);
+    let no_top = tree(
+        "notop",
+        &[
+            ("minion", "id: x\nfile_roots: {base: [salt]}\n"),
+            ("salt/a.sls", ""),
+        ],
+    );
+    let bad_env = tree(
+        "badenv",
+        &[
+            (
+                "minion",
+                "id: x\nsaltenv: dev\nfile_roots: {base: [salt]}\n",
+            ),
+            ("salt/top.sls", "base: {'*': [a]}\n"),
+        ],
+    );
+    for (dir, want) in [
+        (&no_roots, "no file_roots are configured"),
+        (&no_top, "there is no top file (top.sls)"),
+        (&bad_env, "saltenv 'dev' has no file_roots"),
+    ] {
+        let out = lowstate(&["compile", "-c", dir.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{want}: {err}");
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }

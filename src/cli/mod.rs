@@ -95,9 +95,29 @@ pub struct Common {
     /// How to print errors.
     #[arg(long, value_enum, default_value_t = ErrorFormat::Human)]
     pub error_format: ErrorFormat,
-    /// Extra pillar data (JSON), merged over the compiled pillar.
-    #[arg(long, value_name = "JSON")]
+    /// Extra pillar data (JSON, or @FILE with JSON or YAML), merged over the
+    /// compiled pillar.
+    #[arg(long, value_name = "JSON|@FILE")]
     pub pillar: Option<String>,
+    /// The minion ID (the config's `id`).
+    #[arg(long, value_name = "ID")]
+    pub id: Option<String>,
+    /// The grains, replacing the config's: a JSON/YAML file or inline JSON
+    /// (`salt-call grains.items --out=json` output is taken as is).
+    #[arg(long, value_name = "FILE|JSON")]
+    pub grains: Option<String>,
+    /// One grain, set over the others (`--grain os=Ubuntu`; the value is
+    /// typed as YAML: `--grain cpus=4` is a number). Repeatable.
+    #[arg(long = "grain", value_name = "KEY=VALUE")]
+    pub grain: Vec<String>,
+    /// A file root, replacing the config's `file_roots` for that saltenv
+    /// (default `base`); repeat to add more. Relative to the current
+    /// directory.
+    #[arg(long = "file-root", value_name = "[ENV=]DIR")]
+    pub file_root: Vec<String>,
+    /// A pillar root, like --file-root for `pillar_roots`.
+    #[arg(long = "pillar-root", value_name = "[ENV=]DIR")]
+    pub pillar_root: Vec<String>,
     /// Answers for minion-side execution functions (YAML or JSON file).
     #[arg(long, value_name = "FILE")]
     pub mocks: Option<PathBuf>,
@@ -222,23 +242,101 @@ pub fn print_diagnostics(diags: &[Diagnostic], format: ErrorFormat) {
 }
 
 impl Common {
-    /// The config directory: `-c DIR`, else `./state_tree`, else the one
-    /// shipped beside the sources.
+    /// The config directory, as a Salt user expects to find it: `-c DIR`,
+    /// else the current directory when it holds `minion`, else `/etc/salt`
+    /// when `/etc/salt/minion` exists; else the shipped example tree, said
+    /// on stderr.
     pub fn dir(&self) -> PathBuf {
         if let Some(d) = &self.config_dir {
             return d.clone();
         }
-        let local = Path::new("state_tree");
-        if local.join("minion").is_file() {
-            return local.to_path_buf();
+        if Path::new("minion").is_file() {
+            return PathBuf::from(".");
         }
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("state_tree")
+        if Path::new("/etc/salt/minion").is_file() {
+            return PathBuf::from("/etc/salt");
+        }
+        let example = [
+            Path::new("state_tree").to_path_buf(),
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("state_tree"),
+        ]
+        .into_iter()
+        .find(|d| d.join("minion").is_file())
+        .unwrap_or_else(|| PathBuf::from("state_tree"));
+        eprintln!(
+            "lowstate: no ./minion or /etc/salt/minion: compiling the example tree in {} (pass -c DIR for yours)",
+            example.display()
+        );
+        example
+    }
+
+    /// The config keys the command line sets (`--id`, `--grains`,
+    /// `--grain`, `--file-root`, `--pillar-root`).
+    fn overrides(&self, dir: &Path) -> Result<lowstate::Map> {
+        let mut o = lowstate::Map::new();
+        if let Some(id) = &self.id {
+            o.insert("id".into(), Value::str(id.as_str()));
+        }
+        let mut grains = match &self.grains {
+            None => None,
+            Some(arg) => Some(read_data(arg, "--grains")?),
+        };
+        // `salt-call grains.items --out=json` prints {"local": {...}}.
+        if let Some(Value::Map(m)) = &grains {
+            if m.len() == 1 && m.contains_key("local") {
+                grains = m.get("local").cloned();
+            }
+        }
+        if !self.grain.is_empty() {
+            let mut g = match grains.take() {
+                Some(v) => v,
+                None => Config::load(dir)
+                    .map(|c| c.grains)
+                    .unwrap_or_else(|_| Value::Map(lowstate::Map::new())),
+            };
+            for kv in &self.grain {
+                let (k, v) = kv
+                    .split_once('=')
+                    .with_context(|| format!("--grain {kv}: expected KEY=VALUE"))?;
+                let v = lowstate::yaml::load_value(v).unwrap_or_else(|_| Value::str(v));
+                if let Value::Map(m) = &mut g {
+                    m.insert(Value::str(k), v);
+                }
+            }
+            grains = Some(g);
+        }
+        if let Some(g) = grains {
+            anyhow::ensure!(matches!(g, Value::Map(_)), "--grains must be a mapping");
+            o.insert("grains".into(), g);
+        }
+        for (key, flags) in [
+            ("file_roots", &self.file_root),
+            ("pillar_roots", &self.pillar_root),
+        ] {
+            if flags.is_empty() {
+                continue;
+            }
+            let mut roots = lowstate::Map::new();
+            for f in flags {
+                let (env, d) = f.split_once('=').unwrap_or(("base", f));
+                let abs = std::path::absolute(d).unwrap_or_else(|_| PathBuf::from(d));
+                let entry = roots
+                    .entry(Value::str(env))
+                    .or_insert_with(|| Value::List(Default::default()));
+                if let Value::List(l) = entry {
+                    l.push(Value::str(abs.display().to_string()));
+                }
+            }
+            o.insert(Value::str(key), Value::Map(roots));
+        }
+        Ok(o)
     }
 
     /// Load the config and set up a compile session.
     pub fn session(&self, sls: Option<Vec<String>>) -> Result<Session> {
         let dir = self.dir();
-        let config = Config::load(&dir).map_err(|d| anyhow::anyhow!(d.message))?;
+        let config = Config::load_with(&dir, &self.overrides(&dir)?)
+            .map_err(|d| anyhow::anyhow!(d.message))?;
         if self.verbose && !config.ignored_keys.is_empty() {
             eprintln!(
                 "lowstate: config keys read but not acted on: {}",
@@ -248,10 +346,8 @@ impl Common {
         let pillar_override = match &self.pillar {
             None => None,
             Some(text) => {
-                let j: serde_json::Value =
-                    serde_json::from_str(text).context("--pillar is not valid JSON")?;
-                let v = Value::from_json(&j);
-                anyhow::ensure!(matches!(v, Value::Map(_)), "--pillar must be a JSON object");
+                let v = read_data(text, "--pillar")?;
+                anyhow::ensure!(matches!(v, Value::Map(_)), "--pillar must be a mapping");
                 Some(v)
             }
         };
@@ -277,6 +373,28 @@ impl Common {
             print_diagnostics(&session.pillar_diagnostics, self.error_format);
         }
         Ok(session)
+    }
+}
+
+/// A flag's data: inline JSON, `@FILE`, or (for --grains) a file path;
+/// files may be JSON or YAML.
+fn read_data(arg: &str, flag: &str) -> Result<Value> {
+    let from_file = |p: &str| -> Result<Value> {
+        let text =
+            std::fs::read_to_string(p).with_context(|| format!("{flag}: cannot read {p}"))?;
+        match serde_json::from_str::<serde_json::Value>(&text) {
+            Ok(j) => Ok(Value::from_json(&j)),
+            Err(_) => lowstate::yaml::load_value(&text)
+                .map_err(|e| anyhow::anyhow!("{flag}: {p}: {}", e.message)),
+        }
+    };
+    if let Some(p) = arg.strip_prefix('@') {
+        return from_file(p);
+    }
+    match serde_json::from_str::<serde_json::Value>(arg) {
+        Ok(j) => Ok(Value::from_json(&j)),
+        Err(_) if flag == "--grains" && Path::new(arg).is_file() => from_file(arg),
+        Err(e) => anyhow::bail!("{flag} is not valid JSON (or @FILE): {e}"),
     }
 }
 

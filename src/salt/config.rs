@@ -132,6 +132,13 @@ const KNOWN_KEYS: &[&str] = &[
 impl Config {
     /// Read `dir/minion`. A missing file is a config error.
     pub fn load(dir: &Path) -> Result<Config, Diagnostic> {
+        Config::load_with(dir, &Map::new())
+    }
+
+    /// Load `dir/minion`, with `overrides` (top-level keys, as the CLI's
+    /// `--id`, `--grains`, `--file-root`, ... set them) replacing the
+    /// file's keys before anything is typed.
+    pub fn load_with(dir: &Path, overrides: &Map) -> Result<Config, Diagnostic> {
         let path = dir.join("minion");
         let text = std::fs::read_to_string(&path).map_err(|e| {
             Diagnostic::new(
@@ -140,11 +147,20 @@ impl Config {
             )
         })?;
         let file = SourceFile::new(path.display().to_string(), text);
-        Config::from_text(dir, &file)
+        Config::from_text_with(dir, &file, overrides)
     }
 
     /// Parse a minion config from text; `dir` anchors relative roots.
     pub fn from_text(dir: &Path, file: &Arc<SourceFile>) -> Result<Config, Diagnostic> {
+        Config::from_text_with(dir, file, &Map::new())
+    }
+
+    /// [`Config::from_text`] with top-level keys replaced by `overrides`.
+    pub fn from_text_with(
+        dir: &Path,
+        file: &Arc<SourceFile>,
+        overrides: &Map,
+    ) -> Result<Config, Diagnostic> {
         let raw = if file.text.trim().is_empty() {
             Value::Map(Map::new())
         } else {
@@ -156,7 +172,7 @@ impl Config {
                 .with_primary(Label::new(file, e.span.clone(), "here"))
             })?
         };
-        let raw = match raw {
+        let mut raw = match raw {
             Value::Map(m) => m,
             Value::Null => Map::new(),
             other => {
@@ -169,6 +185,9 @@ impl Config {
                 ))
             }
         };
+        for (k, v) in overrides {
+            raw.insert(k.clone(), v.clone());
+        }
         let bad = |key: &str, what: &str| {
             Diagnostic::new(
                 codes::CONFIG,

@@ -141,10 +141,7 @@ impl Session {
         if matches.values().all(Vec::is_empty) {
             return Err(Diagnostic::new(codes::NO_TOP_MATCH, top::NO_TOP_MATCH)
                 .or_primary(self.top_label(""))
-                .with_note(format!(
-                    "no target in the top file matches minion id '{}'",
-                    self.config.id
-                ))
+                .with_note(self.why_nothing_matches())
                 .into());
         }
         Ok(matches)
@@ -270,6 +267,51 @@ impl Session {
 }
 
 impl Session {
+    /// What is really wrong when nothing matches (Salt says the same for
+    /// all of these): no file_roots, a saltenv with none, no top file, or a
+    /// top file with no target for this minion.
+    fn why_nothing_matches(&self) -> String {
+        let roots = &self.config.file_roots;
+        if roots.values().all(Vec::is_empty) {
+            return "no file_roots are configured (set file_roots in the minion config, or --file-root DIR)".into();
+        }
+        let envs: Vec<&str> = roots.keys().map(String::as_str).collect();
+        if let Some(env) = &self.config.saltenv {
+            if !roots.contains_key(env) {
+                return format!(
+                    "saltenv '{env}' has no file_roots (configured: {})",
+                    envs.join(", ")
+                );
+            }
+        }
+        let top = self
+            .config
+            .state_top
+            .strip_prefix("salt://")
+            .unwrap_or(&self.config.state_top);
+        if self
+            .fs
+            .envs()
+            .all(|env| self.fs.find_file(env, top).is_none())
+        {
+            let dirs: Vec<String> = roots
+                .iter()
+                .map(|(env, ds)| {
+                    let ds: Vec<String> = ds.iter().map(|d| d.display().to_string()).collect();
+                    format!("{env}: {}", ds.join(", "))
+                })
+                .collect();
+            return format!(
+                "there is no top file ({top}) in the file_roots ({})",
+                dirs.join("; ")
+            );
+        }
+        format!(
+            "no target in the top file matches minion id '{}'",
+            self.config.id
+        )
+    }
+
     /// The first top file line containing `needle` (any env's top file).
     fn top_label(&self, needle: &str) -> Option<Label> {
         let cfg = &self.config.state_top;
