@@ -6,6 +6,9 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+/// minijinja's recursion budget (a macro call costs about 5 units).
+pub(crate) const RECURSION_LIMIT: usize = 2500;
+
 use minijinja::syntax::SyntaxConfig;
 use minijinja::value::{Kwargs, Rest, Value as JValue, ValueKind};
 use minijinja::{AutoEscape, Environment, Error, ErrorKind, State, UndefinedBehavior};
@@ -48,6 +51,12 @@ pub(super) fn build_environment(
     templates: Arc<dyn TemplateLoader>,
 ) -> Environment<'static> {
     let mut env = Environment::new();
+    // Jinja2 under Salt recurses as deep as Python's stack allows: macros
+    // about 170 levels, includes and imports hundreds. minijinja's default
+    // (500 units, about 90 macro levels) fails trees Salt renders; with its
+    // stack growing on demand, this limit still stops runaway recursion
+    // with "recursion limit exceeded".
+    env.set_recursion_limit(RECURSION_LIMIT);
     env.set_debug(true);
     env.set_undefined_behavior(if options.allow_undefined {
         UndefinedBehavior::Lenient

@@ -1,0 +1,4 @@
+include:
+  - chain.c1
+c0:
+  test.nop: []

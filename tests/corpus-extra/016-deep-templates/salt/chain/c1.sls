@@ -1,0 +1,4 @@
+include:
+  - chain.c2
+c1:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c11
+c10:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c12
+c11:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c13
+c12:
+  test.nop: []

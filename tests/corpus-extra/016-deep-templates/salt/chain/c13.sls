@@ -1,0 +1,4 @@
+include:
+  - chain.c14
+c13:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c15
+c14:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c16
+c15:
+  test.nop: []

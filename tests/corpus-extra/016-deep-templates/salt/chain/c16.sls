@@ -1,0 +1,4 @@
+include:
+  - chain.c17
+c16:
+  test.nop: []

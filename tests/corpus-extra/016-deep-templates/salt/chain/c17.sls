@@ -1,0 +1,4 @@
+include:
+  - chain.c18
+c17:
+  test.nop: []

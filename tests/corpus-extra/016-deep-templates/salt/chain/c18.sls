@@ -1,0 +1,4 @@
+include:
+  - chain.c19
+c18:
+  test.nop: []

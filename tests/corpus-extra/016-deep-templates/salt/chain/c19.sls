@@ -1,0 +1,4 @@
+include:
+  - chain.c20
+c19:
+  test.nop: []

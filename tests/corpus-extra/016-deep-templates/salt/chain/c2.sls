@@ -1,0 +1,4 @@
+include:
+  - chain.c3
+c2:
+  test.nop: []

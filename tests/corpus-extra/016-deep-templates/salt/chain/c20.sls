@@ -1,0 +1,4 @@
+include:
+  - chain.c21
+c20:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c22
+c21:
+  test.nop: []

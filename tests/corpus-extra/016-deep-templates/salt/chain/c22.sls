@@ -1,0 +1,4 @@
+include:
+  - chain.c23
+c22:
+  test.nop: []

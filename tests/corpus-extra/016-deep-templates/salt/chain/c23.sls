@@ -1,0 +1,4 @@
+include:
+  - chain.c24
+c23:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c25
+c24:
+  test.nop: []

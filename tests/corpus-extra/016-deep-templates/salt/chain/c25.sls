@@ -1,0 +1,4 @@
+include:
+  - chain.c26
+c25:
+  test.nop: []

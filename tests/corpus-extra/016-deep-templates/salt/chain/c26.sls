@@ -1,0 +1,4 @@
+include:
+  - chain.c27
+c26:
+  test.nop: []

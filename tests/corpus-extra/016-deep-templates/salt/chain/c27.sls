@@ -1,0 +1,4 @@
+include:
+  - chain.c28
+c27:
+  test.nop: []

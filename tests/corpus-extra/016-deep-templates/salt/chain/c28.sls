@@ -1,0 +1,4 @@
+include:
+  - chain.c29
+c28:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c30
+c29:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c4
+c3:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c31
+c30:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c32
+c31:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c33
+c32:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c34
+c33:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c35
+c34:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c36
+c35:
+  test.nop: []

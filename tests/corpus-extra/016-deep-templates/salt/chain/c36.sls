@@ -1,0 +1,4 @@
+include:
+  - chain.c37
+c36:
+  test.nop: []

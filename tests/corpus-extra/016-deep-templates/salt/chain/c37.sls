@@ -1,0 +1,4 @@
+include:
+  - chain.c38
+c37:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c39
+c38:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c40
+c39:
+  test.nop: []

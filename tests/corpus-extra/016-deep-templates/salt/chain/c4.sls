@@ -1,0 +1,4 @@
+include:
+  - chain.c5
+c4:
+  test.nop: []

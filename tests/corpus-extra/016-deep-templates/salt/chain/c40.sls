@@ -1,0 +1,4 @@
+include:
+  - chain.c41
+c40:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c42
+c41:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c43
+c42:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c44
+c43:
+  test.nop: []

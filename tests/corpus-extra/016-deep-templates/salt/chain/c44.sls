@@ -1,0 +1,4 @@
+include:
+  - chain.c45
+c44:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c46
+c45:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c47
+c46:
+  test.nop: []

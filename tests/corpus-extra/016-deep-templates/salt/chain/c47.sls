@@ -1,0 +1,4 @@
+include:
+  - chain.c48
+c47:
+  test.nop: []

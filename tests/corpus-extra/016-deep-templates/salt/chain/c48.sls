@@ -1,0 +1,4 @@
+include:
+  - chain.c49
+c48:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c50
+c49:
+  test.nop: []

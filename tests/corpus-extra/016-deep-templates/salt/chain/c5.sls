@@ -1,0 +1,4 @@
+include:
+  - chain.c6
+c5:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c51
+c50:
+  test.nop: []

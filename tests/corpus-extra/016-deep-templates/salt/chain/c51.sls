@@ -1,0 +1,4 @@
+include:
+  - chain.c52
+c51:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c53
+c52:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c54
+c53:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c55
+c54:
+  test.nop: []

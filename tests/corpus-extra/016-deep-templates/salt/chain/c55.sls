@@ -1,0 +1,4 @@
+include:
+  - chain.c56
+c55:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c57
+c56:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c58
+c57:
+  test.nop: []

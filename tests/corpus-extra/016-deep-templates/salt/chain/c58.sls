@@ -1,0 +1,4 @@
+include:
+  - chain.c59
+c58:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c60
+c59:
+  test.nop: []

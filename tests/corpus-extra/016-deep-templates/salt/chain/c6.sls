@@ -1,0 +1,4 @@
+include:
+  - chain.c7
+c6:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c61
+c60:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c62
+c61:
+  test.nop: []

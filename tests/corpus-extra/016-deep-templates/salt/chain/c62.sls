@@ -1,0 +1,4 @@
+include:
+  - chain.c63
+c62:
+  test.nop: []

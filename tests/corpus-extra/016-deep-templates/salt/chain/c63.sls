@@ -1,0 +1,4 @@
+include:
+  - chain.c64
+c63:
+  test.nop: []

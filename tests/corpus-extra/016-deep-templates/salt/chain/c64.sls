@@ -1,0 +1,4 @@
+include:
+  - chain.c65
+c64:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c66
+c65:
+  test.nop: []

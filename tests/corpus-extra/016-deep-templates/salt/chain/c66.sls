@@ -1,0 +1,4 @@
+include:
+  - chain.c67
+c66:
+  test.nop: []

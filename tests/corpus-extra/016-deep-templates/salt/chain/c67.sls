@@ -1,0 +1,4 @@
+include:
+  - chain.c68
+c67:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c69
+c68:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c70
+c69:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c8
+c7:
+  test.nop: []

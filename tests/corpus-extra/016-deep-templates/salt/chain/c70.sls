@@ -1,0 +1,4 @@
+include:
+  - chain.c71
+c70:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c72
+c71:
+  test.nop: []

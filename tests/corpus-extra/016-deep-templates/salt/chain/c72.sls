@@ -1,0 +1,4 @@
+include:
+  - chain.c73
+c72:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c74
+c73:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c75
+c74:
+  test.nop: []

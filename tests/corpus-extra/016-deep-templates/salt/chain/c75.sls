@@ -1,0 +1,4 @@
+include:
+  - chain.c76
+c75:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c77
+c76:
+  test.nop: []

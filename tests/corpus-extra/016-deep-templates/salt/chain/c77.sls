@@ -1,0 +1,4 @@
+include:
+  - chain.c78
+c77:
+  test.nop: []

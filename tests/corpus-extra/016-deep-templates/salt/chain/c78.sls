@@ -1,0 +1,4 @@
+include:
+  - chain.c79
+c78:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c80
+c79:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c9
+c8:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c81
+c80:
+  test.nop: []

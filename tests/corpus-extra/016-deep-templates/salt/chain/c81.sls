@@ -1,0 +1,4 @@
+include:
+  - chain.c82
+c81:
+  test.nop: []

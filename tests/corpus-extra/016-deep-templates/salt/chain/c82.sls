@@ -1,0 +1,4 @@
+include:
+  - chain.c83
+c82:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c84
+c83:
+  test.nop: []

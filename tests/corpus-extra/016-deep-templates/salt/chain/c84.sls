@@ -1,0 +1,4 @@
+include:
+  - chain.c85
+c84:
+  test.nop: []

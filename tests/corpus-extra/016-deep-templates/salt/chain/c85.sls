@@ -1,0 +1,4 @@
+include:
+  - chain.c86
+c85:
+  test.nop: []

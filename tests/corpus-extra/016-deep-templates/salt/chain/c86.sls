@@ -1,0 +1,4 @@
+include:
+  - chain.c87
+c86:
+  test.nop: []

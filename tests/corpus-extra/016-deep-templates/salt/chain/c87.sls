@@ -1,0 +1,4 @@
+include:
+  - chain.c88
+c87:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c89
+c88:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c90
+c89:
+  test.nop: []

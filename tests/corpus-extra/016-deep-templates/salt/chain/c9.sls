@@ -1,0 +1,4 @@
+include:
+  - chain.c10
+c9:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c91
+c90:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c92
+c91:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c93
+c92:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c94
+c93:
+  test.nop: []

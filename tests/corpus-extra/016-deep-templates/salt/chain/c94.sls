@@ -1,0 +1,4 @@
+include:
+  - chain.c95
+c94:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c96
+c95:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c97
+c96:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c98
+c97:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - chain.c99
+c98:
+  test.nop: []

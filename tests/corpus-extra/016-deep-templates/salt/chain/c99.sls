@@ -1,0 +1,4 @@
+include:
+  - chain.c100
+c99:
+  test.nop: []

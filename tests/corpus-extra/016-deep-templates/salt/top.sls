@@ -1,0 +1,4 @@
+base:
+  '*':
+    - deep
+    - chain.c0
