@@ -752,3 +752,33 @@ fn nothing_to_compile_says_what_is_wrong() {
         let _ = std::fs::remove_dir_all(dir);
     }
 }
+
+#[test]
+fn a_pillar_file_that_is_not_utf8_fails_the_pillar_as_in_salt() {
+    let dir = tree(
+        "pillar-utf8",
+        &[
+            (
+                "minion",
+                "id: web01\nfile_roots: {base: [salt]}\npillar_roots: {base: [pillar]}\n",
+            ),
+            ("salt/top.sls", "base:\n  '*':\n    - a\n"),
+            ("salt/a.sls", "a:\n  test.nop: []\n"),
+            ("pillar/top.sls", "base:\n  '*':\n    - bad\n"),
+        ],
+    );
+    std::fs::write(dir.join("pillar/bad.sls"), b"k: caf\xe9\n").unwrap();
+    let out = lowstate(&["compile", "-c", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        doc[0],
+        "Pillar failed to render. Additional info follows:\n\n- Rendering SLS 'bad' failed. Please see master log for details."
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("can't decode byte 0xe9 in position 6"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

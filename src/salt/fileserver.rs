@@ -259,6 +259,29 @@ fn walk(canonical: &Path, root: &Path, dir: &Path, f: &mut dyn FnMut(&str)) {
     }
 }
 
+/// A file's bytes as text, or Python's `UnicodeDecodeError` for them:
+/// `(byte offset, "'utf-8' codec can't decode byte 0xe9 in position 46:
+/// invalid continuation byte")`, as Salt reports a file that is not UTF-8.
+pub fn decode_utf8(bytes: Vec<u8>) -> Result<String, (usize, String)> {
+    String::from_utf8(bytes).map_err(|e| {
+        let err = e.utf8_error();
+        let pos = err.valid_up_to();
+        let bytes = e.as_bytes();
+        let b = bytes[pos];
+        let reason = if (0x80..=0xBF).contains(&b) || b >= 0xF5 || b == 0xC0 || b == 0xC1 {
+            "invalid start byte"
+        } else if err.error_len().is_none() {
+            "unexpected end of data"
+        } else {
+            "invalid continuation byte"
+        };
+        (
+            pos,
+            format!("'utf-8' codec can't decode byte 0x{b:02x} in position {pos}: {reason}"),
+        )
+    })
+}
+
 /// The paths of a saltenv, relative to its roots, `/`-separated, each
 /// list sorted and without duplicates (several roots merge).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -446,7 +446,25 @@ impl Compiler<'_> {
         jinja: &Jinja,
         errors: &mut Vec<Diagnostic>,
     ) -> Option<Value> {
-        let text = std::fs::read_to_string(path).ok()?;
+        // An unreadable or non-UTF-8 pillar file fails the pillar, as in
+        // Salt (it used to be dropped silently).
+        let read = std::fs::read(path)
+            .map_err(|e| e.to_string())
+            .and_then(|b| crate::salt::fileserver::decode_utf8(b).map_err(|(_, why)| why));
+        let text = match read {
+            Ok(t) => t,
+            Err(why) => {
+                errors.push(
+                    Diagnostic::new(
+                        codes::PILLAR_RENDER,
+                        format!("Rendering SLS '{env}:{sls}' failed: {why}"),
+                    )
+                    .with_subject(crate::salt::SLS, format!("{env}:{sls}"))
+                    .with_note(format!("in {}", path.display())),
+                );
+                return None;
+            }
+        };
         let file = SourceFile::new(path.display().to_string(), text);
         let ctx = SlsContext {
             saltenv: env.to_string(),

@@ -137,8 +137,29 @@ impl<'a> RenderCache<'a> {
         let Some(file) = self.fs.find_sls(saltenv, sls) else {
             return SlsRender::Missing;
         };
-        let text = match std::fs::read(&file.path) {
-            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        let text = match std::fs::read(&file.path).map(crate::salt::fileserver::decode_utf8) {
+            Ok(Ok(text)) => text,
+            // Salt reads SLS files as UTF-8 and fails on anything else.
+            Ok(Err((at, why))) => {
+                let bytes = std::fs::read(&file.path).unwrap_or_default();
+                let shown = SourceFile::new(
+                    file.path.display().to_string(),
+                    String::from_utf8_lossy(&bytes).into_owned(),
+                );
+                let at = String::from_utf8_lossy(&bytes[..at.min(bytes.len())]).len();
+                return SlsRender::Failed(
+                    Diagnostic::new(
+                        codes::IO,
+                        format!("Rendering SLS {sls} failed, render error: {why}"),
+                    )
+                    .with_subject(SLS, format!("{saltenv}:{sls}"))
+                    .with_primary(Label::new(
+                        &shown,
+                        at..at + '\u{fffd}'.len_utf8(),
+                        "not UTF-8",
+                    )),
+                );
+            }
             Err(e) => {
                 return SlsRender::Failed(
                     Diagnostic::new(

@@ -1,0 +1,3 @@
+bad:
+  test.show_notification:
+    - text: café
