@@ -782,3 +782,58 @@ fn a_pillar_file_that_is_not_utf8_fails_the_pillar_as_in_salt() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[cfg(unix)]
+#[test]
+fn symlinked_formulas_are_followed_inside_the_checkout_only() {
+    let base = temp_dir("symlinks");
+    let co = base.join("checkout");
+    for (path, text) in [
+        ("checkout/minion", "id: x\nfile_roots: {base: [salt]}\n"),
+        ("checkout/salt/top.sls", "base:\n  '*':\n    - nginx\n"),
+        (
+            "checkout/formulas/nginx-formula/nginx/init.sls",
+            "nginx-pkg:\n  pkg.installed: []\n",
+        ),
+        ("outside/evil/init.sls", "evil:\n  test.nop: []\n"),
+    ] {
+        let p = base.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    std::os::unix::fs::symlink("../formulas/nginx-formula/nginx", co.join("salt/nginx")).unwrap();
+    std::os::unix::fs::symlink("../../outside/evil", co.join("salt/evil")).unwrap();
+    let c = co.to_str().unwrap();
+    // A formula linked from inside the checkout is followed, as Salt does.
+    let out = lowstate(&["compile", "-c", c]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("nginx-pkg"));
+    // A link out of the checkout is refused with a note naming the link,
+    // its target and the key that allows it.
+    std::fs::write(co.join("salt/top.sls"), "base:\n  '*':\n    - evil\n").unwrap();
+    let out = lowstate(&["compile", "-c", c]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("salt/evil is a symlink to") && err.contains("lowstate_symlink_roots"),
+        "{err}"
+    );
+    std::fs::write(
+        co.join("minion"),
+        "id: x\nfile_roots: {base: [salt]}\nlowstate_symlink_roots: [../outside]\n",
+    )
+    .unwrap();
+    let out = lowstate(&["compile", "-c", c]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(base);
+}

@@ -87,6 +87,11 @@ pub struct Config {
     pub pillarenv: Option<String>,
     /// `failhard`: stop the run at the first failure.
     pub failhard: bool,
+    /// `fileserver_followsymlinks` (default true): follow symlinks in the
+    /// roots — only into the checkout, a root or `lowstate_symlink_roots`.
+    pub follow_symlinks: bool,
+    /// `lowstate_symlink_roots`: more directories symlinks may lead into.
+    pub symlink_roots: Vec<PathBuf>,
     /// `pillar_source_merging_strategy`.
     pub pillar_source_merging_strategy: String,
     /// `pillar_merge_lists`: append lists when merging pillar.
@@ -104,6 +109,8 @@ pub struct Config {
 /// Keys that change what we compute; everything else is only visible via `opts`.
 const KNOWN_KEYS: &[&str] = &[
     "id",
+    "fileserver_followsymlinks",
+    "lowstate_symlink_roots",
     "grains",
     "file_roots",
     "pillar_roots",
@@ -130,6 +137,20 @@ const KNOWN_KEYS: &[&str] = &[
 ];
 
 impl Config {
+    /// How the fileservers treat symlinks: follow them (unless
+    /// `fileserver_followsymlinks` is off) into the checkout that holds the
+    /// config, any file or pillar root, or `lowstate_symlink_roots`.
+    pub fn link_policy(&self) -> crate::salt::fileserver::LinkPolicy {
+        let mut allowed = vec![self.dir.clone()];
+        allowed.extend(self.symlink_roots.iter().cloned());
+        allowed.extend(self.file_roots.values().flatten().cloned());
+        allowed.extend(self.pillar_roots.values().flatten().cloned());
+        crate::salt::fileserver::LinkPolicy {
+            follow: self.follow_symlinks,
+            allowed,
+        }
+    }
+
     /// Read `dir/minion`. A missing file is a config error.
     pub fn load(dir: &Path) -> Result<Config, Diagnostic> {
         Config::load_with(dir, &Map::new())
@@ -328,6 +349,12 @@ impl Config {
             saltenv: opt_string("saltenv")?,
             pillarenv: opt_string("pillarenv")?,
             failhard: boolean("failhard", false)?,
+            follow_symlinks: boolean("fileserver_followsymlinks", true)?,
+            symlink_roots: match get("lowstate_symlink_roots") {
+                Some(Value::List(l)) => l.iter().map(|d| dir.join(d.py_str())).collect(),
+                Some(Value::Str(d)) => vec![dir.join(d.as_str())],
+                _ => Vec::new(),
+            },
             pillar_source_merging_strategy: string("pillar_source_merging_strategy", "smart")?,
             pillar_merge_lists: boolean("pillar_merge_lists", false)?,
             mocks: get("mocks").cloned().unwrap_or(Value::Map(Map::new())),

@@ -36,6 +36,21 @@ pub enum PathError {
 #[derive(Debug, Default)]
 pub struct FileServer {
     envs: IndexMap<String, Env>,
+    /// Where a symlink may lead (canonical): every root, the directory of
+    /// the minion config (the checkout), and the config's
+    /// `lowstate_symlink_roots`. Empty: each root only.
+    allowed: Vec<PathBuf>,
+    /// `fileserver_followsymlinks` (default True).
+    follow: bool,
+}
+
+/// How a fileserver treats symlinks (see [`FileServer::with_links`]).
+#[derive(Debug, Clone, Default)]
+pub struct LinkPolicy {
+    /// Follow symlinks at all (`fileserver_followsymlinks`).
+    pub follow: bool,
+    /// Directories symlinks may lead into, besides the roots.
+    pub allowed: Vec<PathBuf>,
 }
 
 #[derive(Debug)]
@@ -75,7 +90,61 @@ impl FileServer {
                     )
                 })
                 .collect(),
+            allowed: Vec::new(),
+            follow: true,
         }
+    }
+
+    /// A fileserver whose symlinks may lead into any root of `roots`, or
+    /// into `links.allowed` (the checkout the config lives in, and the
+    /// config's `lowstate_symlink_roots`), as Salt's fileserver follows
+    /// symlinks (`fileserver_followsymlinks`) — but a tree from a merge
+    /// request cannot read `/etc/shadow` through a link.
+    pub fn with_links(roots: &IndexMap<String, Vec<PathBuf>>, links: &LinkPolicy) -> FileServer {
+        let mut fs = FileServer::new(roots);
+        fs.follow = links.follow;
+        fs.allowed = roots
+            .values()
+            .flatten()
+            .chain(links.allowed.iter())
+            .filter_map(|d| d.canonicalize().ok())
+            .collect();
+        fs
+    }
+
+    /// Whether `p` (a path under root `root`) may be read: without
+    /// symlinks, or with symlinks that stay inside the allowed directories.
+    fn allowed_path(&self, root: &Path, p: &Path) -> bool {
+        let Ok(real) = p.canonicalize() else {
+            return false;
+        };
+        if real.starts_with(root) && (self.follow || !has_symlink(root, p)) {
+            return true;
+        }
+        self.follow && self.allowed.iter().any(|a| real.starts_with(a))
+    }
+
+    /// A symlink on the way to `rel` that leads outside every allowed
+    /// directory: (link, target), for an error that says why `rel` is
+    /// missing.
+    pub fn refused_link(&self, env: &str, rel: &str) -> Option<(PathBuf, PathBuf)> {
+        let env = self.envs.get(env)?;
+        for root in &env.roots {
+            let mut cur = root.clone();
+            for part in rel.split('/') {
+                cur.push(part);
+                if std::fs::symlink_metadata(&cur).is_ok_and(|m| m.file_type().is_symlink()) {
+                    let target = cur
+                        .canonicalize()
+                        .unwrap_or_else(|_| std::fs::read_link(&cur).unwrap_or_default());
+                    let ok = self.follow && self.allowed.iter().any(|a| target.starts_with(a));
+                    if !ok {
+                        return Some((cur, target));
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// Saltenvs in config order.
@@ -119,7 +188,7 @@ impl FileServer {
         let env = self.envs.get(env)?;
         env.roots.iter().enumerate().find_map(|(i, root)| {
             let p = root.join(&rel);
-            (p.is_file() && inside(env.canonical_root(i)?, &p)).then_some(p)
+            (p.is_file() && self.allowed_path(env.canonical_root(i)?, &p)).then_some(p)
         })
     }
 
@@ -150,15 +219,20 @@ impl FileServer {
                 let Some(canonical) = e.canonical_root(i) else {
                     continue;
                 };
-                walk(canonical, root, root, &mut |rel| {
-                    if let Some(stem) = rel.strip_suffix(".sls") {
-                        let name = match stem.strip_suffix("/init") {
-                            Some(pkg) => pkg.to_string(),
-                            None => stem.to_string(),
-                        };
-                        names.insert(name.replace('/', "."));
-                    }
-                });
+                walk(
+                    &|p| self.allowed_path(canonical, p),
+                    root,
+                    root,
+                    &mut |rel| {
+                        if let Some(stem) = rel.strip_suffix(".sls") {
+                            let name = match stem.strip_suffix("/init") {
+                                Some(pkg) => pkg.to_string(),
+                                None => stem.to_string(),
+                            };
+                            names.insert(name.replace('/', "."));
+                        }
+                    },
+                );
             }
             names.into_iter().collect()
         })
@@ -229,10 +303,22 @@ fn inside(root: &Path, p: &Path) -> bool {
     p.canonicalize().is_ok_and(|p| p.starts_with(root))
 }
 
+/// Whether a path component between `root` and `p` is a symlink.
+fn has_symlink(root: &Path, p: &Path) -> bool {
+    let Ok(rel) = p.strip_prefix(root) else {
+        return true;
+    };
+    let mut cur = root.to_path_buf();
+    rel.components().any(|c| {
+        cur.push(c);
+        std::fs::symlink_metadata(&cur).is_ok_and(|m| m.file_type().is_symlink())
+    })
+}
+
 /// Visit the files under `dir` (sorted, recursively) that resolve inside
 /// the root. Only symlinks need resolving: a plain entry of a directory
 /// inside the root is inside it too.
-fn walk(canonical: &Path, root: &Path, dir: &Path, f: &mut dyn FnMut(&str)) {
+fn walk(ok: &dyn Fn(&Path) -> bool, root: &Path, dir: &Path, f: &mut dyn FnMut(&str)) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
     };
@@ -243,14 +329,14 @@ fn walk(canonical: &Path, root: &Path, dir: &Path, f: &mut dyn FnMut(&str)) {
         let is_dir = match e.file_type() {
             Ok(t) if !t.is_symlink() => t.is_dir(),
             _ => {
-                if !inside(canonical, &p) {
+                if !ok(&p) {
                     continue;
                 }
                 p.is_dir()
             }
         };
         if is_dir {
-            walk(canonical, root, &p, f);
+            walk(ok, root, &p, f);
         } else if let Ok(rel) = p.strip_prefix(root) {
             if let Some(s) = rel.to_str() {
                 f(&s.replace('\\', "/"));

@@ -33,7 +33,10 @@ pub fn compile(config: &Config, mocks: Value, overlay: Option<&Value>) -> (Value
     let pillar = if config.pillar_roots.is_empty() {
         initial.clone()
     } else {
-        let fs = Arc::new(FileServer::new(&config.pillar_roots));
+        let fs = Arc::new(FileServer::with_links(
+            &config.pillar_roots,
+            &config.link_policy(),
+        ));
         let data = Arc::new(RenderData {
             grains: config.grains.clone(),
             pillar: initial.clone(),

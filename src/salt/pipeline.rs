@@ -60,7 +60,10 @@ impl Session {
         if let Some(env) = &options.saltenv {
             config.saltenv = Some(env.clone());
         }
-        let fs = Arc::new(FileServer::new(&config.file_roots));
+        let fs = Arc::new(FileServer::with_links(
+            &config.file_roots,
+            &config.link_policy(),
+        ));
         let mocks = options
             .mocks
             .clone()

@@ -596,14 +596,23 @@ impl<'a> Builder<'a> {
         let what = format!("{saltenv}:{sls}");
         let prepared = match owned(self.cache.take(saltenv, sls)) {
             SlsRender::Missing => {
-                errors.push(
-                    Diagnostic::new(codes::MISSING_SLS,
+                let mut d = Diagnostic::new(codes::MISSING_SLS,
                         format!(
                             "Specified SLS {sls} in saltenv {saltenv} is not available on the salt master or through a configured fileserver"
                         ),
                     )
-                    .with_subject(SLS, what),
-                );
+                    .with_subject(SLS, what);
+                // A symlink lowstate would not follow explains it.
+                if let Some((link, target)) = self.fs.refused_link(saltenv, &sls.replace('.', "/"))
+                {
+                    d = d.with_note(format!(
+                        "{} is a symlink to {}, outside the checkout and the file roots: lowstate does not follow it (Salt would: fileserver_followsymlinks). Allow that directory with `lowstate_symlink_roots: [{}]` in the minion config",
+                        link.display(),
+                        target.display(),
+                        target.parent().unwrap_or(&target).display()
+                    ));
+                }
+                errors.push(d);
                 return None;
             }
             SlsRender::Failed(d) => {
