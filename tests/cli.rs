@@ -837,3 +837,26 @@ fn symlinked_formulas_are_followed_inside_the_checkout_only() {
     );
     let _ = std::fs::remove_dir_all(base);
 }
+
+#[test]
+fn an_absolute_import_path_is_refused_with_a_clear_error() {
+    let dir = tree(
+        "absimport",
+        &[
+            ("minion", "id: x\nfile_roots: {base: [salt]}\n"),
+            ("salt/top.sls", "base:\n  '*':\n    - a\n"),
+            (
+                "salt/a.sls",
+                "{% import_yaml '/etc/hosts.yaml' as h %}\na:\n  test.nop: []\n",
+            ),
+        ],
+    );
+    let out = lowstate(&["compile", "-c", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("an absolute path is a file on the minion"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -69,6 +69,18 @@ pub(super) fn build_environment(
 
     let saltenv = saltenv.to_string();
     env.set_loader(move |name| {
+        // An absolute path names a file on the minion (Salt's import_yaml
+        // and friends read it there); lowstate reads only the file roots,
+        // and says so instead of "not found".
+        if name.starts_with('/') {
+            return Err(template_error(
+                JinjaErrorKind::TemplateNotFound,
+                PREFIX_ERROR,
+                format!(
+                    "{name}: an absolute path is a file on the minion; lowstate reads templates only from the file roots (use a path relative to a root, or salt://)"
+                ),
+            ));
+        }
         let Some(path) = loader::resolve(name) else {
             return Ok(None);
         };
