@@ -210,12 +210,18 @@ pub fn to_html(g: &Plan) -> String {
     out.push_str("</span></div>\n<div id=\"cy\"></div>\n<div id=\"side\">");
     let _ = write!(
         out,
-        "<p><b>{}</b> nodes, <b>{}</b> edges in <b>{}</b> {} groups. Click a node for its requisites and why it sits where it does; shift-click another for the path between them; click a group's title to collapse it. Dashed boxes: {}.</p>",
+        "<p><b>{}</b> nodes, <b>{}</b> edges in <b>{}</b> {} groups. Click a node for its requisites and why it sits where it does; shift-click another for the path between them; click a group's title to collapse it.{}</p>",
         g.nodes.len(),
         g.edges.len(),
         g.clusters().len(),
         esc(&g.group_name),
-        esc(&g.secondary_name)
+        // Only dialects with secondary nodes (Salt's prereq test run) say
+        // what a dashed box is.
+        if g.secondary_name.is_empty() || g.secondary_name == "—" {
+            String::new()
+        } else {
+            format!(" Dashed boxes: {}.", esc(&g.secondary_name))
+        }
     );
     out.push_str("<ul id=\"results\"></ul><div id=\"details\"></div>");
     out.push_str("<details class=\"licence\"><summary>Cytoscape.js licence</summary><pre>");

@@ -19,7 +19,8 @@
   var many = data.nodes.length > 1500;
   var byGroup = data.groups.map(function () { return []; });
   var edgesOf = data.nodes.map(function () { return []; });
-  data.nodes.forEach(function (n, i) { byGroup[n.lane].push(i); });
+  var rowOf = data.nodes.map(function () { return 0; });
+  data.nodes.forEach(function (n, i) { rowOf[i] = byGroup[n.lane].length; byGroup[n.lane].push(i); });
   data.edges.forEach(function (e, i) { edgesOf[e.from].push(i); edgesOf[e.to].push(i); });
   var created = data.nodes.map(function () { return false; });
   var folded = data.groups.map(function () { return many; });
@@ -39,12 +40,22 @@
   }
   function edgeElement(k) {
     var e = data.edges[k];
-    return { group: "edges", data: { id: "e" + k, source: "n" + e.from, target: "n" + e.to, label: e.label, color: e.color, line: e.line, kind: e.kind } };
+    var el = { group: "edges", data: { id: "e" + k, source: "n" + e.from, target: "n" + e.to, label: e.label, color: e.color, line: e.line, kind: e.kind } };
+    // An edge that skips states in its own lane would run straight through
+    // them: bend it out beside the lane, further for longer skips.
+    var a = data.nodes[e.from], b = data.nodes[e.to], skip = Math.abs(rowOf[e.from] - rowOf[e.to]);
+    if (a.lane === b.lane && skip > 1) {
+      var side = rowOf[e.from] < rowOf[e.to] ? 1 : -1;
+      el.classes = "arc";
+      // (a Bézier curve reaches half its control point distance)
+      el.data.cpd = side * (Math.max(a.w, b.w) + 40 + 16 * Math.min(skip, 8));
+    }
+    return el;
   }
   var elements = [];
   data.groups.forEach(function (g, i) {
     var el = { group: "nodes", data: { id: "g" + i, gi: i, label: g.name, name: g.name, isGroup: 1, count: g.count, w: g.w, h: g.h } };
-    if (many) { el.position = groupBox(i); el.classes = "collapsed"; el.data.label = g.name + " (" + g.count + " states)"; }
+    if (many) { el.position = groupBox(i); el.classes = "collapsed"; el.data.label = g.name + " (" + g.count + ")"; }
     elements.push(el);
   });
   if (!many) {
@@ -80,6 +91,7 @@
         "width": 1.4, "line-color": "data(color)", "target-arrow-color": "data(color)", "target-arrow-shape": "triangle",
         "curve-style": "bezier", "arrow-scale": 0.8, "label": "data(label)", "font-size": 8, "min-zoomed-font-size": 9,
         "color": "data(color)", "text-background-color": "#fff", "text-background-opacity": 0.8, "z-index": 1 } },
+      { selector: "edge.arc", style: { "curve-style": "unbundled-bezier", "control-point-distances": "data(cpd)", "control-point-weights": 0.5 } },
       { selector: "edge[line = 'dashed']", style: { "line-style": "dashed" } },
       { selector: "edge[line = 'dotted']", style: { "line-style": "dotted" } },
       { selector: "edge[line = 'bold']", style: { "width": 2.6 } },
@@ -237,7 +249,7 @@
     if (!found) { $("details").insertAdjacentHTML("beforeend", "<p class='warn'>No path between these two states.</p>"); return 0; }
     cy.elements().not(found).addClass("faded");
     found.addClass("path");
-    $("details").insertAdjacentHTML("beforeend", "<h3>Path (" + found.nodes().length + " states)</h3><ol>" +
+    $("details").insertAdjacentHTML("beforeend", "<h3>Path (" + found.nodes().length + " nodes)</h3><ol>" +
       found.nodes().map(function (n) { return "<li>" + text(n.data("title")) + "</li>"; }).join("") + "</ol>");
     cy.fit(found, 60);
     return found.nodes().length;
@@ -263,7 +275,7 @@
       g.children().style("display", "none");
       g.addClass("collapsed");
       folded[g.data("gi")] = true;
-      g.data("label", g.data("name") + " (" + g.data("count") + " states)");
+      g.data("label", g.data("name") + " (" + g.data("count") + ")");
     } else {
       ensureGroup(g.data("gi"));
       g.children().style("display", "element");
