@@ -54,7 +54,12 @@
   }
   var elements = [];
   data.groups.forEach(function (g, i) {
-    var el = { group: "nodes", data: { id: "g" + i, gi: i, label: g.name, name: g.name, isGroup: 1, count: g.count, w: g.w, h: g.h } };
+    // A collapsed group's title runs along its box (lanes are tall), as
+    // large as the box allows so it stays readable when the plan is fitted.
+    var title = g.name + " (" + g.count + ")", tall = g.h > 1.5 * g.w;
+    var along = tall ? g.h : g.w, across = tall ? g.w : g.h;
+    var fs = Math.max(12, Math.min(110, across * 0.4, along / (title.length * 0.62)));
+    var el = { group: "nodes", data: { id: "g" + i, gi: i, label: g.name, name: g.name, isGroup: 1, count: g.count, w: g.w, h: g.h, fs: fs, rot: tall ? -Math.PI / 2 : 0 } };
     if (many) { el.position = groupBox(i); el.classes = "collapsed"; el.data.label = g.name + " (" + g.count + ")"; }
     elements.push(el);
   });
@@ -85,7 +90,7 @@
         "padding": 14, "min-zoomed-font-size": 4 } },
       { selector: "node[?isGroup].collapsed", style: {
         "width": "data(w)", "height": "data(h)", "text-valign": "center", "background-color": "#e3e8ef",
-        "border-color": "#8a9bb3", "font-size": 28, "text-wrap": "wrap", "text-max-width": "data(w)",
+        "border-color": "#8a9bb3", "font-size": "data(fs)", "text-rotation": "data(rot)", "text-wrap": "none",
         "min-zoomed-font-size": 0 } },
       { selector: "edge", style: {
         "width": 1.4, "line-color": "data(color)", "target-arrow-color": "data(color)", "target-arrow-shape": "triangle",
