@@ -13,6 +13,7 @@ mod json;
 mod layout;
 mod mermaid;
 mod report;
+mod viewer_data;
 
 pub use dot::to_dot;
 pub use html::{esc, to_html, to_svg};

@@ -19,9 +19,11 @@
   var many = data.nodes.length > 1500;
   var byGroup = data.groups.map(function () { return []; });
   var edgesOf = data.nodes.map(function () { return []; });
-  data.nodes.forEach(function (n, i) { byGroup[n.lane].push(i); });
+  var rowOf = data.nodes.map(function () { return 0; });
+  data.nodes.forEach(function (n, i) { rowOf[i] = byGroup[n.lane].length; byGroup[n.lane].push(i); });
   data.edges.forEach(function (e, i) { edgesOf[e.from].push(i); edgesOf[e.to].push(i); });
   var created = data.nodes.map(function () { return false; });
+  var folded = data.groups.map(function () { return many; });
   var edgeMade = data.edges.map(function () { return false; });
   function groupBox(gi) { return { x: data.groups[gi].x, y: data.groups[gi].y }; }
   function nodeElement(i) {
@@ -38,12 +40,27 @@
   }
   function edgeElement(k) {
     var e = data.edges[k];
-    return { group: "edges", data: { id: "e" + k, source: "n" + e.from, target: "n" + e.to, label: e.label, color: e.color, line: e.line, kind: e.kind } };
+    var el = { group: "edges", data: { id: "e" + k, source: "n" + e.from, target: "n" + e.to, label: e.label, color: e.color, line: e.line, kind: e.kind } };
+    // An edge that skips states in its own lane would run straight through
+    // them: bend it out beside the lane, further for longer skips.
+    var a = data.nodes[e.from], b = data.nodes[e.to], skip = Math.abs(rowOf[e.from] - rowOf[e.to]);
+    if (a.lane === b.lane && skip > 1) {
+      var side = rowOf[e.from] < rowOf[e.to] ? 1 : -1;
+      el.classes = "arc";
+      // (a Bézier curve reaches half its control point distance)
+      el.data.cpd = side * (Math.max(a.w, b.w) + 40 + 16 * Math.min(skip, 8));
+    }
+    return el;
   }
   var elements = [];
   data.groups.forEach(function (g, i) {
-    var el = { group: "nodes", data: { id: "g" + i, gi: i, label: g.name, name: g.name, isGroup: 1, count: g.count, w: g.w, h: g.h } };
-    if (many) { el.position = groupBox(i); el.classes = "collapsed"; el.data.label = g.name + " (" + g.count + " states)"; }
+    // A collapsed group's title runs along its box (lanes are tall), as
+    // large as the box allows so it stays readable when the plan is fitted.
+    var title = g.name + " (" + g.count + ")", tall = g.h > 1.5 * g.w;
+    var along = tall ? g.h : g.w, across = tall ? g.w : g.h;
+    var fs = Math.max(12, Math.min(110, across * 0.4, along / (title.length * 0.62)));
+    var el = { group: "nodes", data: { id: "g" + i, gi: i, label: g.name, name: g.name, isGroup: 1, count: g.count, w: g.w, h: g.h, fs: fs, rot: tall ? -Math.PI / 2 : 0 } };
+    if (many) { el.position = groupBox(i); el.classes = "collapsed"; el.data.label = g.name + " (" + g.count + ")"; }
     elements.push(el);
   });
   if (!many) {
@@ -73,21 +90,58 @@
         "padding": 14, "min-zoomed-font-size": 4 } },
       { selector: "node[?isGroup].collapsed", style: {
         "width": "data(w)", "height": "data(h)", "text-valign": "center", "background-color": "#e3e8ef",
-        "border-color": "#8a9bb3", "font-size": 28, "text-wrap": "wrap", "text-max-width": "data(w)",
+        "border-color": "#8a9bb3", "font-size": "data(fs)", "text-rotation": "data(rot)", "text-wrap": "none",
         "min-zoomed-font-size": 0 } },
       { selector: "edge", style: {
         "width": 1.4, "line-color": "data(color)", "target-arrow-color": "data(color)", "target-arrow-shape": "triangle",
         "curve-style": "bezier", "arrow-scale": 0.8, "label": "data(label)", "font-size": 8, "min-zoomed-font-size": 9,
         "color": "data(color)", "text-background-color": "#fff", "text-background-opacity": 0.8, "z-index": 1 } },
+      { selector: "edge.arc", style: { "curve-style": "unbundled-bezier", "control-point-distances": "data(cpd)", "control-point-weights": 0.5 } },
       { selector: "edge[line = 'dashed']", style: { "line-style": "dashed" } },
       { selector: "edge[line = 'dotted']", style: { "line-style": "dotted" } },
       { selector: "edge[line = 'bold']", style: { "width": 2.6 } },
+      { selector: "edge.proxy", style: { "opacity": 0.55, "curve-style": "straight", "font-size": 16, "min-zoomed-font-size": 12 } },
       { selector: ".faded", style: { "opacity": 0.15 } },
       { selector: ".match", style: { "border-width": 3, "border-color": "#f0a500", "background-color": "#fff6d9" } },
       { selector: "node.chosen", style: { "border-width": 3, "border-color": "#d62728" } },
       { selector: ".path", style: { "line-color": "#d62728", "target-arrow-color": "#d62728", "width": 4, "border-color": "#d62728", "border-width": 3, "z-index": 9 } }
     ]
   });
+
+  // An edge with an end inside a collapsed group is drawn to the group's
+  // box instead (one per pair of ends and edge type, labelled with how many
+  // it stands for), so a collapsed plan still shows what depends on what.
+  var proxyPending = false;
+  function refreshProxies() {
+    proxyPending = false;
+    var agg = {}, list = [];
+    data.edges.forEach(function (e) {
+      var a = data.nodes[e.from].lane, b = data.nodes[e.to].lane;
+      if (!folded[a] && !folded[b]) return;
+      var s = folded[a] ? "g" + a : "n" + e.from, t = folded[b] ? "g" + b : "n" + e.to;
+      if (s === t) return;
+      var id = "p" + s + "-" + t + "-" + e.kind;
+      if (agg[id]) { agg[id].data.n += 1; agg[id].data.label = e.label + " \u00d7" + agg[id].data.n; return; }
+      agg[id] = { group: "edges", classes: "proxy", data: { id: id, source: s, target: t, label: e.label, color: e.color, line: e.line, kind: e.kind, n: 1 } };
+      list.push(agg[id]);
+    });
+    cy.batch(function () {
+      cy.remove(cy.edges(".proxy"));
+      var added = cy.add(list);
+      // Keep a selection or a path in focus: new stand-ins start faded
+      // unless they touch the chosen state.
+      if (cy.$(".faded").length) {
+        added.filter(function (e) { return !chosen || !(e.source().same(chosen) || e.target().same(chosen)); }).addClass("faded");
+      }
+    });
+  }
+  function proxiesLater() {
+    if (proxyPending) return;
+    proxyPending = true;
+    Promise.resolve().then(refreshProxies);
+  }
+  var chosen = null;
+  refreshProxies();
 
   function keyIndex(key) {
     for (var i = 0; i < data.nodes.length; i++) {
@@ -129,7 +183,6 @@
   $("q").addEventListener("input", function () { search(this.value); });
 
   // Details of one node: its requisites both ways and why it sits there.
-  var chosen = null;
   function select(n) {
     if (!n) return;
     expandGroupOf(n);
@@ -138,7 +191,14 @@
     n.addClass("chosen");
     var near = n.closedNeighborhood();
     cy.elements().not(near).not(near.parents()).addClass("faded");
-    var ins = n.incomers("edge"), outs = n.outgoers("edge");
+    var me = n.data("idx");
+    var ins = edgesOf[me].filter(function (k) { return data.edges[k].to === me; });
+    var outs = edgesOf[me].filter(function (k) { return data.edges[k].from === me; });
+    var item = function (k, other) {
+      var e = data.edges[k], o = data.nodes[other];
+      return "<li><a data-idx='" + other + "'>" + text(o.title) + "</a> <span class='meta'>(" + text(o.group) + ")</span> <span style='color:" +
+        e.color + "'>" + text(e.label) + "</span></li>";
+    };
     var html = "<h2>" + text(n.data("kind")) + ": " + text(n.data("title")) + "</h2>";
     html += "<p class='meta'>" + text(data.groupName) + " <b>" + text(n.data("groupName")) + "</b> · position " +
       text(n.data("pos")) + " · order " + text(n.data("rank")) + "</p>";
@@ -147,13 +207,13 @@
     if (!rs.length) html += "<li>by order</li>";
     rs.forEach(function (r) { html += "<li style='color:" + (r.color || "#222") + "'>" + text(r.text) + "</li>"; });
     html += "</ul><h3>Needs (" + ins.length + ")</h3><ul>";
-    ins.forEach(function (e) { html += "<li><a data-id='" + e.source().id() + "'>" + text(e.source().data("title")) + "</a> <span style='color:" + e.data("color") + "'>" + text(e.data("label")) + "</span></li>"; });
+    ins.forEach(function (k) { html += item(k, data.edges[k].from); });
     html += "</ul><h3>Needed by (" + outs.length + ")</h3><ul>";
-    outs.forEach(function (e) { html += "<li><a data-id='" + e.target().id() + "'>" + text(e.target().data("title")) + "</a> <span style='color:" + e.data("color") + "'>" + text(e.data("label")) + "</span></li>"; });
+    outs.forEach(function (k) { html += item(k, data.edges[k].to); });
     html += "</ul><p class='hint'>Shift-click another state to see the path between them.</p>";
     $("details").innerHTML = html;
-    Array.prototype.forEach.call($("details").querySelectorAll("a[data-id]"), function (a) {
-      a.onclick = function () { select(cy.getElementById(a.getAttribute("data-id"))); };
+    Array.prototype.forEach.call($("details").querySelectorAll("a[data-idx]"), function (a) {
+      a.onclick = function () { select(openNode(+a.getAttribute("data-idx"))); };
     });
     cy.fit(n.closedNeighborhood(), 120);
   }
@@ -194,7 +254,7 @@
     if (!found) { $("details").insertAdjacentHTML("beforeend", "<p class='warn'>No path between these two states.</p>"); return 0; }
     cy.elements().not(found).addClass("faded");
     found.addClass("path");
-    $("details").insertAdjacentHTML("beforeend", "<h3>Path (" + found.nodes().length + " states)</h3><ol>" +
+    $("details").insertAdjacentHTML("beforeend", "<h3>Path (" + found.nodes().length + " nodes)</h3><ol>" +
       found.nodes().map(function (n) { return "<li>" + text(n.data("title")) + "</li>"; }).join("") + "</ol>");
     cy.fit(found, 60);
     return found.nodes().length;
@@ -219,13 +279,16 @@
     if (on) {
       g.children().style("display", "none");
       g.addClass("collapsed");
-      g.data("label", g.data("name") + " (" + g.data("count") + " states)");
+      folded[g.data("gi")] = true;
+      g.data("label", g.data("name") + " (" + g.data("count") + ")");
     } else {
       ensureGroup(g.data("gi"));
       g.children().style("display", "element");
       g.removeClass("collapsed");
       g.data("label", g.data("name"));
+      folded[g.data("gi")] = false;
     }
+    proxiesLater();
   }
   function openNode(i) {
     var g = cy.getElementById("g" + data.nodes[i].lane);
@@ -263,6 +326,8 @@
   cy.one("render", function () {
     requestAnimationFrame(function () {
       document.body.setAttribute("data-first-paint-ms", Math.round(performance.now() - started));
+      // The container may have been sized before the window settled.
+      cy.resize();
       fromHash();
       document.body.setAttribute("data-ready", "1");
     });

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Open the HTML plan viewer in a real headless browser (Debian's chromium):
-# the example tree and the generated 200x25 tree (5,200 states). For each:
+# the example tree, the generated 200x25 tree (5,200 states) and the
+# example HOT stack. For each:
 # the time to first paint the page reports, a search, a click (select) and a
 # path between two states driven through the page's URL hash actions, and
 # screenshots. Prints the timings; screenshots go to $OUT (default: a temp
@@ -27,6 +28,7 @@ python3 benches/gen-big-tree "$work/big/salt" --files 200 --states 25 > /dev/nul
 printf 'id: bench-minion\ngrains: {os: Debian, os_family: Debian, kernel: Linux}\nfile_roots: {base: [salt]}\n' > "$work/big/minion"
 "$bin" graph --format html -o "$work/example.html"
 "$bin" graph -c "$work/big" --format html -o "$work/big.html"
+"$bin" hot docs/examples/hot/stack.yaml -e docs/examples/hot/env/site.yaml --format html -o "$work/hot.html"
 
 # Headless flags that work on a machine without network or GPU.
 run_chrome() {
@@ -55,4 +57,5 @@ check example "$work/example.html" "search=nginx&select=nginx-service" "search:[
 check example-path "$work/example.html" "path=nginx-package,app-service" "path:[2-9]"
 check big "$work/big.html" "" 
 check big-search "$work/big.html" "search=b17-loop-3&select=b17-loop-3" "search:[1-9]" "select:b17-loop-3"
+check hot "$work/hot.html" "search=OS::Neutron&select=lb" "search:2" "select:lb"
 exit $status
