@@ -7,6 +7,9 @@
 //! error case is snapshot-tested. Cases listed in
 //! `tests/corpus-hot-known-failures.txt` are expected to fail.
 
+mod common;
+
+use common::first_difference_exact as first_difference;
 use libtest_mimic::{Arguments, Failed, Trial};
 use lowstate::diag::SourceFile;
 use lowstate::hot::{self, Context, EnvMode, Input};
@@ -179,40 +182,4 @@ fn run_case(case: &Path, name: &str) -> Result<(), Failed> {
 
 fn truncate(s: &str) -> String {
     s.chars().take(3000).collect()
-}
-
-/// The first JSON path where two documents differ (object keys unordered).
-fn first_difference(e: &serde_json::Value, a: &serde_json::Value, path: &str) -> Option<String> {
-    use serde_json::Value as J;
-    match (e, a) {
-        (J::Object(x), J::Object(y)) => {
-            for (k, v) in x {
-                match y.get(k) {
-                    None => return Some(format!("{path}.{k}: missing (expected {v})")),
-                    Some(w) => {
-                        if let Some(d) = first_difference(v, w, &format!("{path}.{k}")) {
-                            return Some(d);
-                        }
-                    }
-                }
-            }
-            y.keys()
-                .find(|k| !x.contains_key(*k))
-                .map(|k| format!("{path}.{k}: unexpected (got {})", y[k]))
-        }
-        (J::Array(x), J::Array(y)) => {
-            for (i, (v, w)) in x.iter().zip(y).enumerate() {
-                if let Some(d) = first_difference(v, w, &format!("{path}[{i}]")) {
-                    return Some(d);
-                }
-            }
-            (x.len() != y.len())
-                .then(|| format!("{path}: {} items expected, got {}", x.len(), y.len()))
-        }
-        (J::Number(x), J::Number(y)) => {
-            let same = x == y && x.is_f64() == y.is_f64();
-            (!same).then(|| format!("{path}: expected {x}, got {y}"))
-        }
-        _ => (e != a).then(|| format!("{path}: expected {e}, got {a}")),
-    }
 }

@@ -180,14 +180,20 @@ impl Plan {
 
     /// Position of each node in the execution order (first occurrence).
     pub fn positions(&self) -> Vec<Option<usize>> {
-        let mut pos = vec![None; self.nodes.len()];
-        for (i, &n) in self.order.iter().enumerate() {
-            if pos[n].is_none() {
-                pos[n] = Some(i);
-            }
-        }
-        pos
+        first_positions(&self.order, self.nodes.len())
     }
+}
+
+/// Position of each of `count` nodes in `order` (first occurrence), `None`
+/// for a node that never runs.
+pub fn first_positions(order: &[usize], count: usize) -> Vec<Option<usize>> {
+    let mut pos = vec![None; count];
+    for (i, &n) in order.iter().enumerate() {
+        if pos[n].is_none() {
+            pos[n] = Some(i);
+        }
+    }
+    pos
 }
 
 #[cfg(test)]

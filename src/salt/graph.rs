@@ -168,37 +168,9 @@ impl Edge {
 }
 
 impl ChunkGraph {
-    /// SLS names in first-appearance order of the execution order (then any
-    /// chunk not in the order), with the nodes of each in execution order.
-    pub fn clusters(&self) -> Vec<(String, Vec<usize>)> {
-        let mut out: Vec<(String, Vec<usize>)> = Vec::new();
-        let mut index: HashMap<String, usize> = HashMap::new();
-        let mut placed = vec![false; self.nodes.len()];
-        let rest: Vec<usize> = (0..self.nodes.len()).collect();
-        for &n in self.order.iter().chain(rest.iter()) {
-            if placed[n] {
-                continue;
-            }
-            placed[n] = true;
-            let sls = self.node_chunk(n).sls.clone();
-            let i = *index.entry(sls.clone()).or_insert_with(|| {
-                out.push((sls, Vec::new()));
-                out.len() - 1
-            });
-            out[i].1.push(n);
-        }
-        out
-    }
-
     /// Position of each node in the execution order (first occurrence).
     pub fn positions(&self) -> Vec<Option<usize>> {
-        let mut pos = vec![None; self.nodes.len()];
-        for (i, &n) in self.order.iter().enumerate() {
-            if pos[n].is_none() {
-                pos[n] = Some(i);
-            }
-        }
-        pos
+        crate::plan::first_positions(&self.order, self.nodes.len())
     }
 
     /// A node's multi-line label: `state.fun`, ID, `(name)` when different,

@@ -4,14 +4,25 @@ use serde_json::Value as Json;
 
 /// The first JSON path where `actual` differs from `expected` (objects as
 /// maps, arrays by position, numbers numerically), or `None` when equal.
+#[allow(dead_code)] // not every test binary that includes this module uses it
 pub fn first_difference(expected: &Json, actual: &Json, path: &str) -> Option<String> {
+    difference(expected, actual, path, false)
+}
+
+/// As [`first_difference`], but an integer never equals a float (`1` vs `1.0`).
+#[allow(dead_code)] // not every test binary that includes this module uses it
+pub fn first_difference_exact(expected: &Json, actual: &Json, path: &str) -> Option<String> {
+    difference(expected, actual, path, true)
+}
+
+fn difference(expected: &Json, actual: &Json, path: &str, exact: bool) -> Option<String> {
     match (expected, actual) {
         (Json::Object(x), Json::Object(y)) => {
             for (k, v) in x {
                 match y.get(k) {
                     None => return Some(format!("{path}.{k}: missing (expected {v})")),
                     Some(w) => {
-                        if let Some(d) = first_difference(v, w, &format!("{path}.{k}")) {
+                        if let Some(d) = difference(v, w, &format!("{path}.{k}"), exact) {
                             return Some(d);
                         }
                     }
@@ -23,7 +34,7 @@ pub fn first_difference(expected: &Json, actual: &Json, path: &str) -> Option<St
         }
         (Json::Array(x), Json::Array(y)) => {
             for (i, (v, w)) in x.iter().zip(y).enumerate() {
-                if let Some(d) = first_difference(v, w, &format!("{path}[{i}]")) {
+                if let Some(d) = difference(v, w, &format!("{path}[{i}]"), exact) {
                     return Some(d);
                 }
             }
@@ -31,7 +42,8 @@ pub fn first_difference(expected: &Json, actual: &Json, path: &str) -> Option<St
                 .then(|| format!("{path}: expected {} items, got {}", x.len(), y.len()))
         }
         (Json::Number(x), Json::Number(y)) => {
-            (x.as_f64() != y.as_f64()).then(|| format!("{path}: expected {x}, got {y}"))
+            let same = x.as_f64() == y.as_f64() && (!exact || x.is_f64() == y.is_f64());
+            (!same).then(|| format!("{path}: expected {x}, got {y}"))
         }
         _ => (expected != actual).then(|| format!("{path}: expected {expected}, got {actual}")),
     }
