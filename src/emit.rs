@@ -5,7 +5,49 @@ use crate::value::Value;
 use std::ffi::c_char;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+
+/// The `output` limit (bytes one command may print or write); see
+/// [`crate::limits`]. Set once by the binary.
+static OUTPUT_LIMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+/// Set the `output` limit.
+pub fn set_output_limit(bytes: usize) {
+    OUTPUT_LIMIT.store(bytes, Ordering::Relaxed);
+}
+
+/// The error an output over the limit gives (kind `FileTooLarge`).
+fn too_large() -> std::io::Error {
+    let limit = OUTPUT_LIMIT.load(Ordering::Relaxed);
+    std::io::Error::new(
+        std::io::ErrorKind::FileTooLarge,
+        format!(
+            "error[output-too-large]: the output passed the `output` limit of {} (`--limit output=BYTES`)",
+            crate::limits::human_bytes(limit)
+        ),
+    )
+}
+
+/// A writer that fails once more than the `output` limit went through it.
+struct Limited<W> {
+    inner: W,
+    left: usize,
+}
+
+impl<W: Write> Write for Limited<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.len() > self.left {
+            return Err(too_large());
+        }
+        let n = self.inner.write(buf)?;
+        self.left -= n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
 
 /// Output formats shared by the data-printing subcommands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -38,6 +80,10 @@ pub fn write_value(value: &Value, format: Format, out: Option<&Path>) -> std::io
         return output(&to_string(value, format), out);
     }
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        let w = Limited {
+            inner: w,
+            left: OUTPUT_LIMIT.load(Ordering::Relaxed),
+        };
         let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
         value.write_json_pretty(&mut w)?;
         w.write_all(b"\n")?;
@@ -145,8 +191,12 @@ pub fn write_atomic_with(
     result.map_err(named)
 }
 
-/// Print to stdout, or write atomically to `out`.
+/// Print to stdout, or write atomically to `out`. A text over the `output`
+/// limit is neither printed nor written.
 pub fn output(text: &str, out: Option<&Path>) -> std::io::Result<()> {
+    if text.len() > OUTPUT_LIMIT.load(Ordering::Relaxed) {
+        return Err(too_large());
+    }
     match out {
         Some(p) => write_atomic(p, text),
         None => {

@@ -6,7 +6,7 @@
 //! spans), [`yaml`] (the YAML loader and dumper; its options carry the
 //! dialect), [`diag`] (diagnostics as data, the closed code registry and
 //! renderers), [`plan`] (the drawable plan: nodes, typed edges, order, and
-//! its renderers), [`fnmatch`] and [`emit`]. The **front ends** use the
+//! its renderers), [`limits`] (resource limits), [`fnmatch`] and [`emit`]. The **front ends** use the
 //! core and never each other: [`salt`] compiles a SaltStack state tree into
 //! Salt's lowstate. The binary's `cli` module sits on top and is imported by
 //! nothing but `main`. `tests/layers.rs` keeps these rules.
@@ -20,6 +20,7 @@ pub mod diag;
 pub mod emit;
 pub mod fnmatch;
 pub mod hot;
+pub mod limits;
 pub mod plan;
 pub mod salt;
 pub mod text;

@@ -8,9 +8,11 @@ use clap::Parser;
 
 /// mimalloc instead of the system allocator: a compile allocates and frees
 /// millions of small maps and strings, and glibc's malloc/free were a quarter
-/// of the profile (and slower still across rayon's render threads).
+/// of the profile (and slower still across rayon's render threads). The
+/// wrapper keeps the process under the `memory` limit (`--limit memory=`).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: lowstate::limits::CappedAlloc<mimalloc::MiMalloc> =
+    lowstate::limits::CappedAlloc::new(mimalloc::MiMalloc);
 
 /// mimalloc's `purge_delay` option (its position in v3's option table):
 /// how long freed memory stays committed. The default (a second) is longer
@@ -43,6 +45,6 @@ fn main() {
         libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
     }
     let args = cli::Cli::parse();
-    let code = cli::run(args);
+    let code = cli::run(args, &|bytes| GLOBAL.set_cap(bytes));
     std::process::exit(code);
 }

@@ -109,6 +109,7 @@ pub fn input_of(case: &Path) -> (Input, Value) {
         context,
         parent: meta.get("parent").cloned(),
         max_template_size: None,
+        limits: Default::default(),
     };
     (input, meta)
 }

@@ -1,7 +1,8 @@
 //! The layer rules of `src/`, read from the code's own paths (`use` trees
 //! and inline `crate::…` paths):
 //!
-//! - the core (`value`, `text`, `yaml`, `diag`, `plan`, `fnmatch`, `emit`)
+//! - the core (`value`, `text`, `yaml`, `diag`, `plan`, `fnmatch`, `emit`,
+//!   `limits`)
 //!   imports no front end;
 //! - a front end (`salt`, `hot`) never imports another front end;
 //! - only `main.rs` declares or imports `cli`, and the library never names
@@ -18,7 +19,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Top-level modules of the dialect-free core.
-const CORE: &[&str] = &["value", "text", "yaml", "diag", "plan", "fnmatch", "emit"];
+const CORE: &[&str] = &[
+    "value", "text", "yaml", "diag", "plan", "fnmatch", "emit", "limits",
+];
 /// The front ends.
 const FRONT_ENDS: &[&str] = &["salt", "hot"];
 

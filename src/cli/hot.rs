@@ -150,6 +150,7 @@ fn input(args: &Args) -> Result<Input> {
         },
         parent,
         max_template_size: Some(args.max_template_size),
+        limits: super::limits(),
     })
 }
 
@@ -186,7 +187,12 @@ pub fn run(args: Args) -> i32 {
     };
     if let Err(e) = lowstate::emit::output(&text, args.output.as_deref()) {
         eprintln!("lowstate: cannot write output: {e}");
-        return 2;
+        // Over the `output` limit: the input's doing, like a compile error.
+        return if e.kind() == std::io::ErrorKind::FileTooLarge {
+            1
+        } else {
+            2
+        };
     }
     if compiled.ok() {
         0

@@ -34,6 +34,19 @@ pub struct Cli {
     /// set), always, never.
     #[arg(long, value_enum, global = true, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// Set a resource limit (`render-fuel`, `render-output`, `render-depth`,
+    /// `yaml-depth`, `yaml-nodes`, `states`, `output`, `hot-repeat`,
+    /// `hot-string`, `memory`; sizes take k/M/G). Repeatable. See
+    /// docs/limits.md for defaults.
+    #[arg(long = "limit", value_name = "NAME=VALUE", global = true)]
+    pub limit: Vec<String>,
+}
+
+static LIMITS: std::sync::OnceLock<lowstate::limits::Limits> = std::sync::OnceLock::new();
+
+/// The resource limits of this run (`--limit`, else the defaults).
+pub fn limits() -> lowstate::limits::Limits {
+    LIMITS.get().copied().unwrap_or_default()
 }
 
 /// `--color`.
@@ -184,8 +197,18 @@ impl From<Diagnostics> for Failure {
 
 pub type CmdResult = std::result::Result<(), Failure>;
 
-pub fn run(cli: Cli) -> i32 {
+pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
     let _ = COLOR.set(cli.color);
+    let mut limits = lowstate::limits::Limits::default();
+    for setting in &cli.limit {
+        if let Err(e) = limits.set(setting) {
+            let _ = writeln!(std::io::stderr(), "lowstate: --limit {e}");
+            return 2;
+        }
+    }
+    set_memory_cap(limits.memory);
+    lowstate::emit::set_output_limit(limits.output);
+    let _ = LIMITS.set(limits);
     let (common, result) = match cli.command {
         Command::Codes(a) => return codes::run(a),
         Command::Hot(a) => return hot::run(a),
@@ -204,11 +227,25 @@ pub fn run(cli: Cli) -> i32 {
             1
         }
         Err(Failure::RunFailed) => 1,
+        // An output over the `output` limit is the input's doing, like a
+        // compile error.
+        Err(Failure::Config(e)) if output_too_large(&e) => {
+            let _ = writeln!(std::io::stderr(), "lowstate: {e:#}");
+            1
+        }
         Err(Failure::Config(e)) => {
             let _ = writeln!(std::io::stderr(), "lowstate: {e:#}");
             2
         }
     }
+}
+
+/// Whether `e` is (caused by) an output over the `output` limit.
+fn output_too_large(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::FileTooLarge)
+    })
 }
 
 /// On a failed compile, stdout still carries a document in the result's
@@ -367,6 +404,7 @@ impl Common {
             version: self.salt_version,
             pillar_override,
             mocks,
+            limits: limits(),
         };
         let session = Session::new(config, options);
         if !session.pillar_diagnostics.is_empty() {

@@ -50,6 +50,10 @@ registry! {
     YAML_UNHASHABLE_KEY = ("yaml-unhashable-key", Error, "common", "A YAML mapping key is a list or a mapping.");
     JSON_SYNTAX = ("json-syntax", Error, "common", "The JSON text does not parse.");
     GRAPH = ("graph", Error, "common", "The plan's dependency graph could not be built from the compiled result.");
+    // Resource limits (docs/limits.md).
+    TOO_MANY_STATES = ("too-many-states", Error, "common", "A compile produced more states than the `states` limit allows.");
+    OUTPUT_TOO_LARGE = ("output-too-large", Error, "common", "The output passed the `output` limit; nothing was printed or written.");
+    MEMORY_LIMIT = ("memory-limit", Error, "common", "The process passed the `memory` limit and stopped (printed as one line; nothing was written).");
     // Salt: rendering.
     UNSUPPORTED_RENDERER = ("unsupported-renderer", Error, "salt", "The renderer pipe names a renderer lowstate does not implement.");
     JINJA_SYNTAX = ("jinja-syntax", Error, "salt", "A Jinja template does not parse.");

@@ -36,11 +36,12 @@ pub struct EnvFile {
 }
 
 /// Read and check one environment file (step 2 of Heat's order).
-pub fn read(file: &Arc<SourceFile>) -> Result<EnvFile, Diagnostic> {
+pub fn read(file: &Arc<SourceFile>, limits: &crate::limits::Limits) -> Result<EnvFile, Diagnostic> {
     let (tree, data) = read_mapping(
         file,
         codes::HOT_ENV_FORMAT,
         "The environment is not a valid YAML mapping data type.",
+        limits,
     )?;
     let Value::Map(data) = data else {
         unreachable!("read_mapping returns maps")

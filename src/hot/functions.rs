@@ -89,6 +89,11 @@ pub struct Scope<'a> {
     pub attributes: RefCell<Vec<(String, String)>>,
     /// Warnings (e.g. `yaql` kept symbolic).
     pub warnings: RefCell<Vec<String>>,
+    /// The `hot-repeat` and `hot-string` limits.
+    pub limits: crate::limits::Limits,
+    /// Values `repeat` created so far in this resolution (the `hot-repeat`
+    /// limit counts them all: copies times the template's values).
+    pub copies: std::cell::Cell<usize>,
 }
 
 /// What a one-key map is in this version.
@@ -499,7 +504,9 @@ impl Scope<'_> {
             pairs.push((k.to_string(), v));
         }
         pairs.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
-        Ok(Value::str(replace_once(template, &pairs)))
+        let out = replace_once(template, &pairs, self.limits.hot_string)
+            .ok_or_else(|| self.too_long("str_replace"))?;
+        Ok(Value::str(out))
     }
 
     fn list_join(&self, name: &str, v: &Value) -> Result<Value, FnError> {
@@ -544,7 +551,23 @@ impl Scope<'_> {
                 });
             }
         }
+        let len = items
+            .iter()
+            .map(String::len)
+            .sum::<usize>()
+            .saturating_add(delim.len().saturating_mul(items.len()));
+        if len > self.limits.hot_string {
+            return Err(self.too_long(name));
+        }
         Ok(Value::str(items.join(delim)))
+    }
+
+    /// The `hot-string` limit's error for function `name`.
+    fn too_long(&self, name: &str) -> FnError {
+        run_err(format!(
+            "\"{name}\" would make a string longer than {} (the `hot-string` limit; raise it with `--limit hot-string=BYTES`)",
+            crate::limits::human_bytes(self.limits.hot_string)
+        ))
     }
 
     fn repeat(&self, v: &Value) -> Result<Value, FnError> {
@@ -574,12 +597,22 @@ impl Scope<'_> {
         if axes.iter().any(|(_, v)| v.is_empty()) {
             return Ok(Value::List(List::new()));
         }
-        let total: usize = axes.iter().map(|(_, v)| v.len()).product();
-        if total > 100_000 {
+        // The `hot-repeat` limit counts the values every repeat of this
+        // resolution creates: copies times the template's values.
+        let limit = self.limits.hot_repeat;
+        let total = axes
+            .iter()
+            .try_fold(1usize, |n, (_, v)| n.checked_mul(v.len()));
+        let made = total
+            .and_then(|n| n.checked_mul(count_values(&template)))
+            .and_then(|n| self.copies.get().checked_add(n))
+            .filter(|&made| made <= limit);
+        let (Some(total), Some(made)) = (total, made) else {
             return Err(run_err(format!(
-                "\"repeat\" would make {total} copies; lowstate stops at 100000"
+                "\"repeat\" would create more than {limit} values (the `hot-repeat` limit: copies times the template's values, over all repeats of the resource; raise it with `--limit hot-repeat=N`)"
             )));
-        }
+        };
+        self.copies.set(made);
         let mut out = List::with_capacity(total);
         let mut idx = vec![0usize; axes.len()];
         for _ in 0..total {
@@ -588,7 +621,7 @@ impl Scope<'_> {
                 .zip(&idx)
                 .map(|((k, vals), &i)| (k.as_str(), &vals[i]))
                 .collect();
-            out.push(substitute(&template, &subs)?);
+            out.push(substitute(&template, &subs, self.limits.hot_string)?);
             for d in (0..axes.len()).rev() {
                 idx[d] += 1;
                 if idx[d] < axes[d].1.len() {
@@ -710,22 +743,65 @@ pub fn evaluate_condition(
 
 /// str_replace's one pass: longest keys first; inserted text is never
 /// scanned again.
-fn replace_once(text: &str, pairs: &[(String, String)]) -> String {
-    let Some(((key, value), rest)) = pairs.split_first() else {
-        return text.to_string();
-    };
-    if key.is_empty() {
-        return replace_once(text, rest);
+fn replace_once(text: &str, pairs: &[(String, String)], limit: usize) -> Option<String> {
+    // Each key in turn splits the text not yet replaced; what a key put in
+    // is never looked at again. Iterative (a template may have thousands
+    // of params), and the length is known before anything is built.
+    enum Piece<'a> {
+        Raw(&'a str),
+        Put(&'a str),
     }
-    text.split(key.as_str())
-        .map(|piece| replace_once(piece, rest))
-        .collect::<Vec<_>>()
-        .join(value)
+    let mut pieces = vec![Piece::Raw(text)];
+    let mut len = text.len();
+    for (key, value) in pairs.iter().filter(|(k, _)| !k.is_empty()) {
+        let mut next = Vec::with_capacity(pieces.len());
+        for piece in pieces {
+            match piece {
+                Piece::Raw(raw) if raw.contains(key.as_str()) => {
+                    for (i, part) in raw.split(key.as_str()).enumerate() {
+                        if i > 0 {
+                            len = (len - key.len()).checked_add(value.len())?;
+                            if len > limit {
+                                return None;
+                            }
+                            next.push(Piece::Put(value));
+                        }
+                        next.push(Piece::Raw(part));
+                    }
+                }
+                other => next.push(other),
+            }
+        }
+        pieces = next;
+    }
+    (len <= limit).then(|| {
+        let mut out = String::with_capacity(len);
+        for p in pieces {
+            out.push_str(match p {
+                Piece::Raw(s) | Piece::Put(s) => s,
+            });
+        }
+        out
+    })
+}
+
+/// How many values `v` holds (itself included).
+fn count_values(v: &Value) -> usize {
+    match v {
+        Value::List(l) => 1 + l.iter().map(count_values).sum::<usize>(),
+        Value::Map(m) => {
+            1 + m
+                .iter()
+                .map(|(k, v)| count_values(k) + count_values(v))
+                .sum::<usize>()
+        }
+        _ => 1,
+    }
 }
 
 /// repeat's substitution: each placeholder in turn, everywhere in strings
 /// (map keys included).
-fn substitute(v: &Value, subs: &[(&str, &Value)]) -> Result<Value, FnError> {
+fn substitute(v: &Value, subs: &[(&str, &Value)], limit: usize) -> Result<Value, FnError> {
     match v {
         Value::Str(s) => {
             let mut t = s.to_string();
@@ -739,19 +815,26 @@ fn substitute(v: &Value, subs: &[(&str, &Value)]) -> Result<Value, FnError> {
                         x.py_type_name()
                     )));
                 };
+                let grown = t.matches(k).count().saturating_mul(r.len());
+                if t.len().saturating_add(grown) > limit {
+                    return Err(run_err(format!(
+                        "\"repeat\" would make a string longer than {} (the `hot-string` limit; raise it with `--limit hot-string=BYTES`)",
+                        crate::limits::human_bytes(limit)
+                    )));
+                }
                 t = t.replace(k, r);
             }
             Ok(Value::str(t))
         }
         Value::List(l) => Ok(Value::List(
             l.iter()
-                .map(|x| substitute(x, subs))
+                .map(|x| substitute(x, subs, limit))
                 .collect::<Result<_, _>>()?,
         )),
         Value::Map(m) => {
             let mut out = Map::with_capacity(m.len());
             for (k, x) in m {
-                out.insert(substitute(k, subs)?, substitute(x, subs)?);
+                out.insert(substitute(k, subs, limit)?, substitute(x, subs, limit)?);
             }
             Ok(Value::Map(out))
         }
@@ -988,6 +1071,9 @@ mod tests {
             ("%a%".to_string(), "%b%".to_string()),
             ("%b%".to_string(), "B".to_string()),
         ];
-        assert_eq!(replace_once("%a% %b%", &pairs), "%b% B");
+        assert_eq!(
+            replace_once("%a% %b%", &pairs, usize::MAX).unwrap(),
+            "%b% B"
+        );
     }
 }

@@ -87,6 +87,8 @@ pub struct Input {
     pub parent: Option<Value>,
     /// Heat's `max_template_size` (default 524288 bytes).
     pub max_template_size: Option<usize>,
+    /// Resource limits (YAML depth and nodes, `repeat` and string sizes).
+    pub limits: crate::limits::Limits,
 }
 
 /// The result of a compile: the JSON document (also on failure: `ok:

@@ -74,7 +74,7 @@ fn run(input: &Input, version_text: &mut Option<String>) -> Result<Output, Diagn
     let Some(file) = &input.template else {
         return Err(error(codes::HOT_TEMPLATE_PARSE, "no template given", None));
     };
-    let parsed = template::parse(file, input.max_template_size);
+    let parsed = template::parse(file, input.max_template_size, &input.limits);
     if let Err((d, v)) = &parsed {
         if d.code == codes::HOT_TEMPLATE_PARSE {
             return Err(d.clone());
@@ -83,7 +83,7 @@ fn run(input: &Input, version_text: &mut Option<String>) -> Result<Output, Diagn
     }
     let mut env_files = Vec::with_capacity(input.environments.len());
     for f in &input.environments {
-        env_files.push(env::read(f)?);
+        env_files.push(env::read(f, &input.limits)?);
     }
     let t = parsed.map_err(|(d, _)| d)?;
     *version_text = Some(t.version_text.clone());
@@ -217,6 +217,8 @@ impl<'a> Stack<'a> {
             refs: RefCell::new(Vec::new()),
             warnings: RefCell::new(Vec::new()),
             attributes: RefCell::new(Vec::new()),
+            limits: self.input.limits,
+            copies: std::cell::Cell::new(0),
         }
     }
 

@@ -75,6 +75,7 @@ pub fn read_mapping(
     file: &Arc<SourceFile>,
     code: crate::diag::Code,
     not_a_map: &str,
+    limits: &crate::limits::Limits,
 ) -> Result<(Option<Node>, Value), Diagnostic> {
     if let Ok(j) = serde_json::from_str::<serde_json::Value>(&file.text) {
         let v = Value::from_json(&j);
@@ -83,9 +84,7 @@ pub fn read_mapping(
             _ => Err(error(code, not_a_map, Some((file, 0..0)))),
         };
     }
-    let options = LoadOptions {
-        dialect: Dialect::Heat,
-    };
+    let options = LoadOptions::new(Dialect::Heat, limits);
     match crate::yaml::load_with(&file.text, &options) {
         Ok(node) => {
             let v = node.to_value();
@@ -100,7 +99,11 @@ pub fn read_mapping(
 }
 
 /// Parse a template.
-pub fn parse(file: &Arc<SourceFile>, max_size: Option<usize>) -> Result<Template, ParseFailure> {
+pub fn parse(
+    file: &Arc<SourceFile>,
+    max_size: Option<usize>,
+    limits: &crate::limits::Limits,
+) -> Result<Template, ParseFailure> {
     let limit = max_size.unwrap_or(MAX_TEMPLATE_SIZE);
     if file.text.len() > limit {
         return Err((
@@ -119,6 +122,7 @@ pub fn parse(file: &Arc<SourceFile>, max_size: Option<usize>) -> Result<Template
         file,
         codes::HOT_TEMPLATE_PARSE,
         "The template is not a JSON object or YAML mapping.",
+        limits,
     )
     .map_err(|d| (d, None))?;
     let Value::Map(data) = data else {

@@ -21,7 +21,12 @@ use std::sync::Arc;
 
 /// Compile the minion's pillar. Errors are returned as diagnostics beside
 /// the (partial) pillar, as Salt keeps going and records `_errors`.
-pub fn compile(config: &Config, mocks: Value, overlay: Option<&Value>) -> (Value, Vec<Diagnostic>) {
+pub fn compile(
+    config: &Config,
+    mocks: Value,
+    overlay: Option<&Value>,
+    limits: crate::limits::Limits,
+) -> (Value, Vec<Diagnostic>) {
     // What templates see as `pillar` while the pillar itself is compiled.
     let initial = config
         .opts
@@ -43,6 +48,7 @@ pub fn compile(config: &Config, mocks: Value, overlay: Option<&Value>) -> (Value
             opts: config.opts.clone(),
             mocks,
             pillar_roots: config.pillar_roots.clone(),
+            limits,
         });
         let loader: Arc<dyn TemplateLoader> = fs.clone();
         let compiler = Compiler {

@@ -36,6 +36,8 @@ pub struct Options {
     pub pillar_override: Option<Value>,
     /// `--mocks FILE` contents: replaces the config's `mocks:`.
     pub mocks: Option<Value>,
+    /// Resource limits (render fuel and output, YAML, states).
+    pub limits: crate::limits::Limits,
 }
 
 /// One compile's shared state: config, fileserver, minion data, Jinja.
@@ -68,14 +70,19 @@ impl Session {
             .mocks
             .clone()
             .unwrap_or_else(|| config.mocks.clone());
-        let (pillar, pillar_diagnostics) =
-            crate::salt::pillar::compile(&config, mocks.clone(), options.pillar_override.as_ref());
+        let (pillar, pillar_diagnostics) = crate::salt::pillar::compile(
+            &config,
+            mocks.clone(),
+            options.pillar_override.as_ref(),
+            options.limits,
+        );
         let data = Arc::new(RenderData {
             grains: config.grains.clone(),
             pillar,
             opts: config.opts.clone(),
             mocks,
             pillar_roots: config.pillar_roots.clone(),
+            limits: options.limits,
         });
         let loader: Arc<dyn TemplateLoader> = fs.clone();
         let jinja_sls = Jinja::new(config.jinja_sls_env.clone(), data.clone(), loader.clone());
@@ -164,10 +171,43 @@ impl Session {
             top::plan_highstate(&matches, &known, &mut |env| self.fs.list_sls(env).to_vec());
         let cache = RenderCache::new(&self.fs, self.sls_env(), self.config.state_auto_order);
         let top_line = |needle: &str| self.top_label(needle);
-        Ok(Builder::new(&self.fs, &cache)
+        let hs = Builder::new(&self.fs, &cache)
             .for_version(self.options.version)
             .with_top_lines(&top_line)
-            .render_highstate(&matches, steps))
+            .render_highstate(&matches, steps);
+        self.check_states(hs.high.len(), || {
+            hs.high
+                .values()
+                .filter_map(|body| body.as_map()?.get("__sls__"))
+        })?;
+        Ok(hs)
+    }
+
+    /// The `states` limit: `count` states (IDs or chunks) is too many. The
+    /// error names the SLS that contributed most (from `sls_of`, one
+    /// `__sls__` per state).
+    fn check_states<'v, I: Iterator<Item = &'v Value>>(
+        &self,
+        count: usize,
+        sls_of: impl FnOnce() -> I,
+    ) -> Result<(), Diagnostics> {
+        let limit = self.options.limits.states;
+        if count <= limit {
+            return Ok(());
+        }
+        let mut by_sls: indexmap::IndexMap<String, usize> = indexmap::IndexMap::new();
+        for sls in sls_of() {
+            *by_sls.entry(sls.py_str()).or_default() += 1;
+        }
+        let top = by_sls.iter().max_by_key(|(_, n)| **n);
+        let mut d = Diagnostic::new(
+            codes::TOO_MANY_STATES,
+            format!("the compile makes more than {limit} states (the `states` limit; raise it with `--limit states=N`)"),
+        );
+        if let Some((sls, n)) = top {
+            d = d.with_note(format!("SLS '{sls}' declares {n} of them"));
+        }
+        Err(d.into())
     }
 
     /// The lowstate (`state.show_lowstate`): ordered chunks, or errors.
@@ -186,7 +226,13 @@ impl Session {
     fn plan_from(&self, hs: Highstate) -> Result<Plan, Diagnostics> {
         let opts = crate::salt::low::LowOptions::from_config(&self.config, self.options.version);
         let mut errors = hs.errors;
-        match high_to_lowstate(hs.high, &opts, &hs.sources) {
+        let low = high_to_lowstate(hs.high, &opts, &hs.sources);
+        if let Ok(low) = &low {
+            self.check_states(low.chunks.len(), || {
+                low.chunks.iter().filter_map(|c| c.get("__sls__"))
+            })?;
+        }
+        match low {
             Ok(lowstate) if errors.is_empty() => Ok(Plan {
                 lowstate,
                 sources: hs.sources,

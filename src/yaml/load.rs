@@ -14,10 +14,6 @@ use std::cell::Cell;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::hash::{Hash, Hasher};
 
-/// Most nodes an alias-heavy document may expand to (a guard against
-/// "billion laughs" documents; PyYAML shares instead of copying).
-const EXPANSION_BUDGET: usize = 2_000_000;
-
 type Id = usize;
 
 #[derive(Debug, Clone)]
@@ -199,6 +195,8 @@ struct Open {
 /// Parse and compose one document into the node arena.
 struct Composer<'a> {
     text: Text<'a>,
+    /// The `yaml-depth` limit.
+    max_depth: usize,
     nodes: Vec<Raw>,
     stack: Vec<Open>,
     anchors: HashMap<usize, Id>,
@@ -353,9 +351,12 @@ impl<'a> Composer<'a> {
             self.anchors.insert(anchor, id);
         }
         self.attach(id);
-        if self.stack.len() >= MAX_DEPTH {
+        if self.stack.len() >= self.max_depth {
             return Err(err(
-                "too deeply nested (more than 1000 levels)".into(),
+                format!(
+                    "too deeply nested (more than {} levels; the `yaml-depth` limit)",
+                    self.max_depth
+                ),
                 start..end.max(start + 1),
                 None,
             ));
@@ -816,7 +817,17 @@ fn reader_error(src: &str) -> Option<YamlError> {
     ))
 }
 
-const MAX_DEPTH: usize = 1000;
+/// How far one document may go: nesting depth and nodes built (aliases
+/// expanded: a guard against "billion laughs" documents, which PyYAML
+/// shares instead of copying). From [`super::LoadOptions`], i.e. the
+/// `yaml-depth` and `yaml-nodes` limits.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Bounds {
+    /// Nesting depth.
+    pub(super) depth: usize,
+    /// Nodes built, aliases expanded (at least four times the document's own).
+    pub(super) nodes: usize,
+}
 
 /// Parse and compose the single document of `src`.
 /// Compose `src`. When it fails on a line of a flow collection indented
@@ -825,6 +836,7 @@ const MAX_DEPTH: usize = 1000;
 fn compose(
     text: Text,
     pad: &mut Option<(usize, usize)>,
+    bounds: Bounds,
 ) -> Result<(Vec<Raw>, Option<Id>), YamlError> {
     let src = text.src;
     if let Some(e) = reader_error(src) {
@@ -832,6 +844,7 @@ fn compose(
     }
     let mut c = Composer {
         text,
+        max_depth: bounds.depth,
         nodes: Vec::new(),
         stack: Vec::new(),
         anchors: HashMap::new(),
@@ -1119,6 +1132,8 @@ enum Shape {
 /// Salt's constructors applied to the composed graph.
 struct Constructor<'a> {
     text: &'a Text<'a>,
+    /// The `yaml-depth` limit (merge keys).
+    max_depth: usize,
     nodes: Vec<Raw>,
     scalars: Vec<Option<Cons>>,
     queued: Vec<bool>,
@@ -1217,7 +1232,7 @@ impl<'a> Constructor<'a> {
     /// Salt's `flatten_mapping`: merged entries first (minus keys written
     /// explicitly), then the mapping's own entries.
     fn flatten(&mut self, id: Id, depth: usize) -> Result<(), YamlError> {
-        if depth > MAX_DEPTH {
+        if depth > self.max_depth {
             return Err(self.constructor_error(
                 "merge keys nested too deeply",
                 self.nodes[id].start,
@@ -1576,7 +1591,7 @@ struct Frame {
 /// `=` keys, collection keys, duplicate keys, construction failures, parser
 /// errors, more than one document. On every document it accepts it gives
 /// what [`load_graph`] gives.
-fn load_direct(src: &str) -> Option<Node> {
+fn load_direct(src: &str, bounds: Bounds) -> Option<Node> {
     let bytes = src.as_bytes();
     // One pass for the usual text: printable ASCII and line breaks only.
     let plain_ascii = bytes
@@ -1662,7 +1677,7 @@ fn load_direct(src: &str) -> Option<Node> {
                 }
             }
             Event::SequenceStart(anchor, ref tag) | Event::MappingStart(anchor, ref tag) => {
-                if anchor > 0 || tag.is_some() || stack.len() >= MAX_DEPTH {
+                if anchor > 0 || tag.is_some() || stack.len() >= bounds.depth {
                     return None;
                 }
                 let is_map = matches!(ev, Event::MappingStart(..));
@@ -1752,10 +1767,10 @@ fn has_duplicate_or_collection_key(pairs: &[(Node, Node)]) -> bool {
 /// Load one document with `dialect`'s rules (the direct path serves only
 /// documents that need no dialect decision: it leaves any duplicate key to
 /// the full loader).
-pub(super) fn load(src: &str, dialect: Dialect) -> Result<Node, YamlError> {
-    match load_direct(src) {
+pub(super) fn load(src: &str, dialect: Dialect, bounds: Bounds) -> Result<Node, YamlError> {
+    match load_direct(src, bounds) {
         Some(node) => Ok(node),
-        None => load_graph(src, dialect),
+        None => load_graph(src, dialect, bounds),
     }
 }
 
@@ -1855,13 +1870,13 @@ fn quoted_end(bytes: &[u8], at: usize) -> Option<usize> {
 
 /// The full loader: compose the node graph, construct it as Salt does,
 /// expand it into a tree; every libyaml and Salt error reproduced.
-fn load_graph(src: &str, dialect: Dialect) -> Result<Node, YamlError> {
+fn load_graph(src: &str, dialect: Dialect, bounds: Bounds) -> Result<Node, YamlError> {
     let mut text = std::borrow::Cow::Borrowed(src);
     let mut fixes = 0;
     let mut pads = Padding::default();
     let composed = loop {
         let mut pad = None;
-        match compose(pads.text(&text, src, dialect), &mut pad) {
+        match compose(pads.text(&text, src, dialect), &mut pad, bounds) {
             Ok(x) => break Ok(x),
             Err(e) if fixes < 10_000 => {
                 fixes += 1;
@@ -1881,7 +1896,7 @@ fn load_graph(src: &str, dialect: Dialect) -> Result<Node, YamlError> {
             Err(e) => break Err(e),
         }
     };
-    let built = composed.and_then(|c| construct(pads.text(&text, src, dialect), c));
+    let built = composed.and_then(|c| construct(pads.text(&text, src, dialect), c, bounds));
     if pads.0.is_empty() {
         return built;
     }
@@ -1945,7 +1960,11 @@ impl Padding {
 }
 
 /// Construct and build the composed graph of `t`.
-fn construct(t: Text, (nodes, root): (Vec<Raw>, Option<Id>)) -> Result<Node, YamlError> {
+fn construct(
+    t: Text,
+    (nodes, root): (Vec<Raw>, Option<Id>),
+    bounds: Bounds,
+) -> Result<Node, YamlError> {
     let Some(root) = root else {
         return Ok(Node {
             value: NodeValue::Null,
@@ -1955,6 +1974,7 @@ fn construct(t: Text, (nodes, root): (Vec<Raw>, Option<Id>)) -> Result<Node, Yam
     let n = nodes.len();
     let mut c = Constructor {
         text: &t,
+        max_depth: bounds.depth,
         nodes,
         scalars: vec![None; n],
         queued: vec![false; n],
@@ -1963,7 +1983,7 @@ fn construct(t: Text, (nodes, root): (Vec<Raw>, Option<Id>)) -> Result<Node, Yam
     let mut b = Builder {
         nodes: c.nodes,
         scalars: c.scalars,
-        budget: EXPANSION_BUDGET.max(n * 4),
+        budget: bounds.nodes.max(n * 4),
         active: c.queued,
     };
     b.active.fill(false);
@@ -2015,6 +2035,10 @@ fn colon_tab_fix(text: &str, e: &YamlError) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    pub(super) const BOUNDS: super::Bounds = super::Bounds {
+        depth: 1000,
+        nodes: 2_000_000,
+    };
     use super::*;
 
     /// Every input the direct path accepts loads to the same tree (values
@@ -2041,8 +2065,8 @@ mod tests {
         inputs.push("a: &x {b: 1}\nc: *x\n".into());
         let mut direct = 0;
         for input in &inputs {
-            let graph = load_graph(input, Dialect::Salt);
-            if let Some(node) = load_direct(input) {
+            let graph = load_graph(input, Dialect::Salt, BOUNDS);
+            if let Some(node) = load_direct(input, BOUNDS) {
                 direct += 1;
                 assert_eq!(
                     format!("{:?}", Ok::<_, YamlError>(node)),
@@ -2057,10 +2081,13 @@ mod tests {
 
 #[cfg(test)]
 mod flow_indent_tests {
+    use super::tests::BOUNDS;
     use super::*;
 
     fn data(src: &str) -> crate::value::Value {
-        load(src, Dialect::Salt).expect("loads").into_value()
+        load(src, Dialect::Salt, BOUNDS)
+            .expect("loads")
+            .into_value()
     }
 
     /// PyYAML ignores indentation inside flow collections; `| yaml` output
@@ -2082,7 +2109,7 @@ mod flow_indent_tests {
     #[test]
     fn padded_spans_point_into_the_original_text() {
         let src = "a:\n  c: [x,\n y]\n  d: z\n";
-        let node = load(src, Dialect::Salt).expect("loads");
+        let node = load(src, Dialect::Salt, BOUNDS).expect("loads");
         let NodeValue::Map(top) = node.value else {
             panic!()
         };
@@ -2102,7 +2129,7 @@ mod flow_indent_tests {
     #[test]
     fn errors_on_padded_lines_keep_their_columns() {
         let src = "a:\n  c: [x,\n y, @z]\n";
-        let e = load(src, Dialect::Salt).unwrap_err();
+        let e = load(src, Dialect::Salt, BOUNDS).unwrap_err();
         assert_eq!(e.message, "found character that cannot start any token");
         assert_eq!(&src[e.span.clone()], "@");
     }

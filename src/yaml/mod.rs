@@ -134,23 +134,52 @@ pub enum Dialect {
 }
 
 /// Options of [`load_with`], the way a parser's options carry the language
-/// version: which dialect's rules apply.
-#[derive(Debug, Clone, Copy, Default)]
+/// version: which dialect's rules apply, and how far a document may go.
+#[derive(Debug, Clone, Copy)]
 pub struct LoadOptions {
     /// The dialect.
     pub dialect: Dialect,
+    /// Nesting depth (the `yaml-depth` limit).
+    pub max_depth: usize,
+    /// Nodes built with aliases expanded (the `yaml-nodes` limit; a
+    /// document may always build four times its own nodes).
+    pub max_nodes: usize,
+}
+
+impl Default for LoadOptions {
+    fn default() -> LoadOptions {
+        LoadOptions::new(Dialect::default(), &crate::limits::Limits::default())
+    }
+}
+
+impl LoadOptions {
+    /// `dialect`'s rules within `limits`.
+    pub fn new(dialect: Dialect, limits: &crate::limits::Limits) -> LoadOptions {
+        LoadOptions {
+            dialect,
+            max_depth: limits.yaml_depth,
+            max_nodes: limits.yaml_nodes,
+        }
+    }
+
+    fn bounds(&self) -> load::Bounds {
+        load::Bounds {
+            depth: self.max_depth,
+            nodes: self.max_nodes,
+        }
+    }
 }
 
 /// Parse one YAML document as Salt's YAML renderer does. An empty document
 /// is `Null`.
 pub fn load(text: &str) -> Result<Node, YamlError> {
-    load::load(text, Dialect::Salt)
+    load_with(text, &LoadOptions::default())
 }
 
 /// Parse one YAML document with `options`' dialect. An empty document is
 /// `Null`.
 pub fn load_with(text: &str, options: &LoadOptions) -> Result<Node, YamlError> {
-    let mut node = load::load(text, options.dialect)?;
+    let mut node = load::load(text, options.dialect, options.bounds())?;
     if options.dialect == Dialect::Heat {
         heat_rules(&mut node, text);
     }
@@ -711,6 +740,7 @@ mod pyyaml_data {
     fn heat_dialect_reads_octal_and_keeps_the_last_duplicate() {
         let heat = LoadOptions {
             dialect: Dialect::Heat,
+            ..LoadOptions::default()
         };
         let text =
             "a: 0755\nb: 0o17\nc: 0x1F\nd: 1_000\ne: 1:30\nf: 1e3\na: 9\ng: 2013-05-23\nh: 0\n";

@@ -183,7 +183,8 @@ pub fn render_file(
                         text,
                     });
                 }
-                let node = yaml::load(&text.text).map_err(|e| {
+                let options = yaml::LoadOptions::new(yaml::Dialect::Salt, env.jinja.limits());
+                let node = yaml::load_with(&text.text, &options).map_err(|e| {
                     let code = match e.kind {
                         YamlErrorKind::Syntax => codes::YAML_SYNTAX,
                         YamlErrorKind::DuplicateKey => codes::YAML_DUPLICATE_KEY,

@@ -128,6 +128,12 @@ pub(super) fn map_error(err: &Error, top: &TopLevel) -> JinjaError {
         (Some(l), Some(h)) if is_top && l >= h => Some(l + 1),
         (l, _) => l,
     };
+    // A write failure (the `render-output` limit) comes without a line:
+    // point at the template whose output it was.
+    let orig_line = match orig_line {
+        None if inner.kind() == ErrorKind::WriteFailure && is_top => Some(1),
+        l => l,
+    };
     let range = match (orig_line, is_top) {
         (Some(l), true) => line_range(top.original, l),
         (Some(l), false) => text.as_deref().and_then(|t| line_range(t, l)),
@@ -220,6 +226,14 @@ fn classify(err: &Error, top: &TopLevel) -> (JinjaErrorKind, String) {
                 "{PREFIX_RUNTIME}No test named '{}'.",
                 detail.split_whitespace().nth(1).unwrap_or(detail)
             ),
+        ),
+        ErrorKind::OutOfFuel => (
+            JinjaErrorKind::Other,
+            format!("{PREFIX_ERROR}the template ran more instructions than the `render-fuel` limit allows (a runaway loop? raise it with `--limit render-fuel=N`)"),
+        ),
+        ErrorKind::WriteFailure => (
+            JinjaErrorKind::Other,
+            format!("{PREFIX_ERROR}the template's output passed the `render-output` limit (raise it with `--limit render-output=BYTES`)"),
         ),
         ErrorKind::SyntaxError | ErrorKind::BadEscape | ErrorKind::InvalidDelimiter => (
             JinjaErrorKind::Syntax,

@@ -54,6 +54,8 @@ pub struct RenderData {
     pub mocks: Value,
     /// The pillar roots (`pillar.file_exists` looks in them).
     pub pillar_roots: indexmap::IndexMap<String, Vec<std::path::PathBuf>>,
+    /// Resource limits (fuel, output, depth, YAML).
+    pub limits: crate::limits::Limits,
 }
 
 /// What is being rendered.
@@ -171,6 +173,11 @@ impl Jinja {
             loader,
             envs: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The resource limits renders run under.
+    pub fn limits(&self) -> &crate::limits::Limits {
+        &self.data.limits
     }
 
     /// Render one file's text.

@@ -6,9 +6,6 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-/// minijinja's recursion budget (a macro call costs about 5 units).
-pub(crate) const RECURSION_LIMIT: usize = 2500;
-
 use minijinja::syntax::SyntaxConfig;
 use minijinja::value::{Kwargs, Rest, Value as JValue, ValueKind};
 use minijinja::{AutoEscape, Environment, Error, ErrorKind, State, UndefinedBehavior};
@@ -55,8 +52,10 @@ pub(super) fn build_environment(
     // about 170 levels, includes and imports hundreds. minijinja's default
     // (500 units, about 90 macro levels) fails trees Salt renders; with its
     // stack growing on demand, this limit still stops runaway recursion
-    // with "recursion limit exceeded".
-    env.set_recursion_limit(RECURSION_LIMIT);
+    // with "recursion limit exceeded" (the `render-depth` limit). Fuel
+    // (`render-fuel`) stops a runaway loop.
+    env.set_recursion_limit(data.limits.render_depth);
+    env.set_fuel(Some(data.limits.render_fuel));
     env.set_debug(true);
     env.set_undefined_behavior(if options.allow_undefined {
         UndefinedBehavior::Lenient
@@ -498,7 +497,43 @@ fn render_import(
             }
         }
     }
-    tmpl.render(map_value(ctx))
+    render_capped(tmpl, map_value(ctx), RENDER_OUTPUT.with(|c| c.get()))
+}
+
+thread_local! {
+    /// The `render-output` limit of the top-level render running on this
+    /// thread (imports render inside it, on the same thread).
+    static RENDER_OUTPUT: std::cell::Cell<usize> = const { std::cell::Cell::new(usize::MAX) };
+}
+
+/// Render `tmpl` into a string of at most `limit` bytes (the
+/// `render-output` limit): past it, minijinja stops with a write failure
+/// at the line that was writing.
+fn render_capped(tmpl: &minijinja::Template, ctx: JValue, limit: usize) -> Result<String, Error> {
+    struct Capped {
+        out: Vec<u8>,
+        limit: usize,
+    }
+    impl std::io::Write for Capped {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.out.len() + buf.len() > self.limit {
+                return Err(std::io::Error::other("render-output limit"));
+            }
+            self.out.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut w = Capped {
+        out: Vec::new(),
+        limit,
+    };
+    tmpl.render_captured_to(ctx, &mut w)?;
+    // minijinja writes whole UTF-8 strings; a cut can only come from the
+    // limit, which fails instead.
+    String::from_utf8(w.out).map_err(|_| Error::new(ErrorKind::WriteFailure, "not UTF-8"))
 }
 
 /// The serializer filters the data tags rely on: `load_yaml`, `load_json`,
@@ -669,8 +704,8 @@ pub(super) fn render(
     let tmpl = env
         .template_from_named_str(name, &rewritten)
         .map_err(|e| map_error(&e, &top))?;
-    let mut out = tmpl
-        .render(map_value(full))
+    RENDER_OUTPUT.with(|c| c.set(data.limits.render_output));
+    let mut out = render_capped(&tmpl, map_value(full), data.limits.render_output)
         .map_err(|e| map_error(&e, &top))?;
     if let Some(seq) = &options.newline_sequence {
         if seq != "\n" {
