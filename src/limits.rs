@@ -329,7 +329,10 @@ mod tests {
             .unwrap_err()
             .contains("unknown limit `speed`"));
         assert!(l.set("states=99999999999999999999G").is_err());
-        assert!(l.set("yaml-depth=1001").unwrap_err().contains("at most 1000"));
+        assert!(l
+            .set("yaml-depth=1001")
+            .unwrap_err()
+            .contains("at most 1000"));
         assert_eq!(human_bytes(64 << 20), "64 MiB");
         assert_eq!(human_bytes(1000), "1000 bytes");
     }

@@ -38,6 +38,7 @@ fn stops(tag: &str, sls: &str, args: &[&str], needle: &str) -> String {
     assert_eq!(out.status.code(), Some(1), "{tag}: {err}");
     assert!(err.contains(needle), "{tag}: wanted {needle:?} in:\n{err}");
     let _ = std::fs::remove_dir_all(&d);
+    insta::assert_snapshot!(format!("limits-{tag}"), err);
     err
 }
 
@@ -161,6 +162,7 @@ fn hot(tag: &str, template: &str, limit: &str, needle: &str) {
     assert_eq!(out.status.code(), Some(1), "{tag}: {err}");
     assert!(err.contains(needle), "{tag}: wanted {needle:?} in:\n{err}");
     let _ = std::fs::remove_dir_all(&d);
+    insta::assert_snapshot!(format!("limits-{tag}"), err);
 }
 
 #[test]

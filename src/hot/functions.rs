@@ -67,6 +67,10 @@ impl Out {
     }
 }
 
+/// A `get_file` read: the text, or why not (`Some(reason)` when the path
+/// was refused, `None` when nothing is there).
+pub type FileRead = Result<String, Option<String>>;
+
 /// What functions can see.
 pub struct Scope<'a> {
     /// The template version.
@@ -78,7 +82,7 @@ pub struct Scope<'a> {
     /// Every resource name the template defines (enabled or not).
     pub resources: &'a [String],
     /// `get_file`: the content stored under a key.
-    pub files: &'a dyn Fn(&str) -> Option<String>,
+    pub files: &'a dyn Fn(&str) -> FileRead,
     /// The parent's facade resource (`resource_facade`).
     pub parent: Option<&'a Value>,
     /// Evaluated conditions (2016-10-14).
@@ -218,10 +222,14 @@ impl Scope<'_> {
                 })?;
                 return (self.files)(key)
                     .map(|s| Out::plain(Value::str(s)))
-                    .ok_or_else(|| {
-                        run_err(format!(
+                    .map_err(|why| {
+                        let heat = format!(
                             "No content found in the \"files\" section for get_file path: {key}"
-                        ))
+                        );
+                        run_err(match why {
+                            Some(why) => format!("{heat} (lowstate refused it: {why})"),
+                            None => heat,
+                        })
                     });
             }
             _ => {}

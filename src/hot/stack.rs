@@ -5,7 +5,7 @@
 //! the neutral plan.
 
 use super::env::{self, Environment};
-use super::functions::{evaluate_condition, FnError, Phase, Scope};
+use super::functions::{evaluate_condition, FileRead, FnError, Phase, Scope};
 use super::params::{self, Param, PSEUDO};
 use super::template::{self, Template, Version};
 use super::{error, kind_of, Compiled, Input, RESOURCE};
@@ -186,26 +186,41 @@ impl<'a> Stack<'a> {
         self.t.span(path).map(|r| (&self.t.file, r))
     }
 
-    fn read_file(&self, key: &str) -> Option<String> {
-        let dir = self.files_dir.as_ref()?;
+    /// `get_file`: a file inside the files directory (the template's,
+    /// or `--files`). Absolute paths, URLs, `..` and symlinks that lead
+    /// out of it are refused, with the reason.
+    fn read_file(&self, key: &str) -> FileRead {
+        let Some(dir) = self.files_dir.as_ref() else {
+            return Err(None);
+        };
         let rel = std::path::Path::new(key);
-        if rel.is_absolute()
-            || rel
-                .components()
-                .any(|c| matches!(c, std::path::Component::ParentDir))
+        if key.contains("://") || rel.is_absolute() {
+            return Err(Some(
+                "an absolute path or URL; lowstate reads get_file paths only inside the files directory (the template's, or --files DIR)".into(),
+            ));
+        }
+        if rel
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
         {
-            return None;
+            return Err(Some(
+                "the path climbs out with `..`; lowstate reads get_file paths only inside the files directory (the template's, or --files DIR)".into(),
+            ));
         }
         let path = dir.join(rel);
-        let real = path.canonicalize().ok()?;
-        let root = dir.canonicalize().ok()?;
+        let (Ok(real), Ok(root)) = (path.canonicalize(), dir.canonicalize()) else {
+            return Err(None);
+        };
         if !real.starts_with(&root) {
-            return None;
+            return Err(Some(format!(
+                "a symlink leads to {}, outside the files directory; lowstate does not follow it",
+                real.display()
+            )));
         }
-        std::fs::read_to_string(real).ok()
+        std::fs::read_to_string(real).map_err(|_| None)
     }
 
-    fn scope<'s>(&'s self, files: &'s dyn Fn(&str) -> Option<String>) -> Scope<'s> {
+    fn scope<'s>(&'s self, files: &'s dyn Fn(&str) -> FileRead) -> Scope<'s> {
         Scope {
             version: self.t.version,
             params: self.params,
@@ -581,7 +596,7 @@ impl<'a> Stack<'a> {
         &self,
         name: &str,
         m: &Map,
-        files: &dyn Fn(&str) -> Option<String>,
+        files: &dyn Fn(&str) -> FileRead,
         warnings: &mut Vec<Diagnostic>,
     ) -> Built<Resource> {
         let written_type = m.get("type").map(Value::py_str).unwrap_or_default();
@@ -703,12 +718,7 @@ impl<'a> Stack<'a> {
         out
     }
 
-    fn output(
-        &self,
-        name: &str,
-        def: &Value,
-        files: &dyn Fn(&str) -> Option<String>,
-    ) -> Built<Map> {
+    fn output(&self, name: &str, def: &Value, files: &dyn Fn(&str) -> FileRead) -> Built<Map> {
         let path = format!("outputs.{name}");
         let Some(m) = def.as_map() else {
             return Err((

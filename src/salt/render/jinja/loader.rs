@@ -183,6 +183,13 @@ pub(super) fn display_name(name: &str) -> &str {
     name.strip_prefix(REJECT).unwrap_or(name)
 }
 
+/// Whether template name `name` was refused for climbing above the root
+/// (a `..` too many).
+pub(super) fn leaves_root(name: &str) -> bool {
+    name.starts_with(REJECT)
+        || (!name.starts_with('/') && !name.contains("://") && normalize(name).is_none())
+}
+
 /// The fileserver path for a template name, or `None` (TemplateNotFound).
 pub(super) fn resolve(name: &str) -> Option<String> {
     if name.starts_with(REJECT)
@@ -213,6 +220,15 @@ impl TemplateLoader for FileServer {
 
     fn listing(&self, saltenv: &str) -> Option<Arc<FileListing>> {
         Some(self.list_paths(saltenv))
+    }
+
+    fn refused(&self, saltenv: &str, path: &str) -> Option<String> {
+        let (link, target) = self.refused_link(saltenv, path)?;
+        Some(format!(
+            "{path}: {} is a symlink to {}, outside the file roots and the checkout; lowstate does not follow it (allow the directory with `lowstate_symlink_roots`, or see `fileserver_followsymlinks`)",
+            link.display(),
+            target.display()
+        ))
     }
 }
 

@@ -36,6 +36,14 @@ pub trait TemplateLoader: Send + Sync {
     fn listing(&self, _saltenv: &str) -> Option<Arc<FileListing>> {
         None
     }
+
+    /// Why `path` is not readable although something is there: a symlink
+    /// that leads outside the allowed directories (the message names the
+    /// link, its target and the setting that allows it). `None` when the
+    /// file is simply absent.
+    fn refused(&self, _saltenv: &str, _path: &str) -> Option<String> {
+        None
+    }
 }
 
 pub use crate::salt::fileserver::FileListing;

@@ -81,11 +81,32 @@ pub(super) fn build_environment(
             ));
         }
         let Some(path) = loader::resolve(name) else {
+            // A relative name that climbs above the root of the file tree.
+            if loader::leaves_root(name) {
+                return Err(template_error(
+                    JinjaErrorKind::TemplateNotFound,
+                    PREFIX_ERROR,
+                    format!(
+                        "{}: the path leaves the file roots; lowstate reads templates only inside them",
+                        loader::display_name(name)
+                    ),
+                ));
+            }
             return Ok(None);
         };
-        Ok(templates
-            .read(&saltenv, &path)
-            .map(|src| prepass::rewrite(&loader::normalize_newlines(&src), &syntax).into_owned()))
+        match templates.read(&saltenv, &path) {
+            Some(src) => Ok(Some(
+                prepass::rewrite(&loader::normalize_newlines(&src), &syntax).into_owned(),
+            )),
+            None => match templates.refused(&saltenv, &path) {
+                Some(why) => Err(template_error(
+                    JinjaErrorKind::TemplateNotFound,
+                    PREFIX_ERROR,
+                    why,
+                )),
+                None => Ok(None),
+            },
+        }
     });
     env.set_path_join_callback(|name, _parent| Cow::Owned(loader::join_path(name)));
     env.set_unknown_method_callback(super::mutable::unknown_method);
