@@ -1,0 +1,30 @@
+#!/bin/sh
+# Seed each fuzz target's corpus from the project's test corpora
+# (fuzz/corpus/<target>/, not committed). Run from anywhere.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+tests="$here/../tests"
+for t in yaml_load yaml_roundtrip salt_compile hot_compile; do
+  mkdir -p "$here/corpus/$t"
+done
+n=0
+for f in $(find "$tests/corpus" "$tests/corpus-extra" "$tests/corpus-3006" -name '*.sls' | sort); do
+  n=$((n + 1))
+  cp "$f" "$here/corpus/salt_compile/sls-$n"
+  cp "$f" "$here/corpus/yaml_load/sls-$n"
+  cp "$f" "$here/corpus/yaml_roundtrip/sls-$n"
+done
+for f in $(find "$tests/corpus-hot" -name '*.yaml' ! -name case.yaml | sort); do
+  n=$((n + 1))
+  cp "$f" "$here/corpus/hot_compile/hot-$n"
+  cp "$f" "$here/corpus/yaml_load/hot-$n"
+  cp "$f" "$here/corpus/yaml_roundtrip/hot-$n"
+done
+# Regressions found earlier are seeds too.
+if [ -d "$tests/fuzz-regressions" ]; then
+  for d in "$tests"/fuzz-regressions/*/; do
+    t=$(basename "$d")
+    [ -d "$here/corpus/$t" ] && cp "$d"/* "$here/corpus/$t/" 2>/dev/null || true
+  done
+fi
+echo "seeded $n files into $here/corpus/"
