@@ -517,7 +517,14 @@ impl<'a> Composer<'a> {
     /// open `[` or `{`, or past the opening quote of a quoted scalar. That
     /// never changes a value: line breaks there fold together with the
     /// spaces after them.
-    fn flow_pad(&self, info: &str, at: usize, last_end: usize) -> Option<(usize, usize)> {
+    fn flow_pad(&self, info: &str, at: usize, last_end: usize) -> Vec<(usize, usize)> {
+        self.flow_pads(info, at, last_end).unwrap_or_default()
+    }
+
+    /// [`Composer::flow_pad`]'s pads: for a flow collection, every line of
+    /// it from the offending one on that is not deep enough (one parse for
+    /// them all, not one each), in text order.
+    fn flow_pads(&self, info: &str, at: usize, last_end: usize) -> Option<Vec<(usize, usize)>> {
         let bytes = self.text.src.as_bytes();
         let at = at.min(bytes.len());
         let line_of = |p: usize| self.text.line_start(p);
@@ -525,19 +532,37 @@ impl<'a> Composer<'a> {
         // The outermost open flow collection, if `line` is still inside it
         // (the scanner may be past its end while the events lag behind),
         // else one the scanner opened after the last event.
+        let flow_token = || match self.stack.iter().find(|o| o.flow && !o.implicit) {
+            Some(o) => Some(o.token),
+            None => next_flow_start(bytes, last_end),
+        };
         let flow_want = |line: usize| {
-            let token = match self.stack.iter().find(|o| o.flow && !o.implicit) {
-                Some(o) => o.token,
-                None => next_flow_start(bytes, last_end)?,
-            };
+            let token = flow_token()?;
             flow_open(bytes, token, line).then(|| self.text.column(token))
         };
         match info {
             "invalid indentation" | "invalid indentation in flow construct" => {
-                let line = line_of(at);
-                let want = flow_want(line)?;
-                let have = lead(line);
-                (have < want).then(|| (line, want - have))
+                let first = line_of(at);
+                let token = flow_token()?;
+                let close = flow_close(bytes, token);
+                if first <= token || first > close {
+                    return None;
+                }
+                let want = self.text.column(token);
+                let mut pads = Vec::new();
+                let mut line = first;
+                while line <= close && line < bytes.len() {
+                    let have = lead(line);
+                    let blank = matches!(bytes.get(line + have), Some(b'\n' | b'\r') | None);
+                    if have < want && (line == first || !blank) {
+                        pads.push((line, want - have));
+                    }
+                    match bytes[line..].iter().position(|&b| b == b'\n') {
+                        Some(p) => line += p + 1,
+                        None => break,
+                    }
+                }
+                (!pads.is_empty() && pads[0].0 == first).then_some(pads)
             }
             // Reported at the opening quote: the culprit is the first
             // non-blank line after it that is not deep enough.
@@ -551,7 +576,7 @@ impl<'a> Composer<'a> {
                     let have = lead(line);
                     let blank = matches!(bytes.get(line + have), Some(b'\n' | b'\r'));
                     if !blank && have < want {
-                        return Some((line, want - have));
+                        return Some(vec![(line, want - have)]);
                     }
                 }
             }
@@ -835,7 +860,7 @@ pub(super) struct Bounds {
 /// [`Composer::flow_pad`]).
 fn compose(
     text: Text,
-    pad: &mut Option<(usize, usize)>,
+    pad: &mut Vec<(usize, usize)>,
     bounds: Bounds,
 ) -> Result<(Vec<Raw>, Option<Id>), YamlError> {
     let src = text.src;
@@ -1795,9 +1820,14 @@ fn next_flow_start(bytes: &[u8], from: usize) -> Option<usize> {
 /// byte `line`, a later line start? Brackets are counted outside quoted
 /// scalars and comments.
 fn flow_open(bytes: &[u8], token: usize, line: usize) -> bool {
-    if line <= token {
-        return false;
-    }
+    line > token && line <= flow_close(bytes, token)
+}
+
+/// Where the flow collection opening at `token` ends: its closing bracket,
+/// an unterminated quote inside it, or the end of the text. A line start
+/// after `token` is inside it when it is not past that offset.
+fn flow_close(bytes: &[u8], token: usize) -> usize {
+    let line = bytes.len();
     let mut depth = 0usize;
     // A quote opens a quoted scalar only where a node may start (after
     // `[`, `{`, `,`, `:`, `?`); elsewhere it is part of a plain scalar.
@@ -1810,9 +1840,9 @@ fn flow_open(bytes: &[u8], token: usize, line: usize) -> bool {
                 node_start = true;
             }
             b']' | b'}' => {
-                depth -= 1;
+                depth = depth.saturating_sub(1);
                 if depth == 0 {
-                    return false;
+                    return i;
                 }
             }
             b',' | b':' | b'?' => node_start = true,
@@ -1822,19 +1852,19 @@ fn flow_open(bytes: &[u8], token: usize, line: usize) -> bool {
                     i = end;
                     node_start = false;
                 }
-                None => return false,
+                None => return i,
             },
-            b'#' if matches!(bytes[i - 1], b' ' | b'\t' | b'\n') => {
+            b'#' if i > 0 && matches!(bytes[i - 1], b' ' | b'\t' | b'\n') => {
                 match bytes[i..line].iter().position(|&b| b == b'\n') {
                     Some(p) => i += p,
-                    None => return true,
+                    None => return line,
                 }
             }
             _ => node_start = false,
         }
         i += 1;
     }
-    depth > 0
+    line
 }
 
 /// PyYAML ends an anchor or alias name at the first character that is not
@@ -1875,18 +1905,34 @@ fn load_graph(src: &str, dialect: Dialect, bounds: Bounds) -> Result<Node, YamlE
     let mut fixes = 0;
     let mut pads = Padding::default();
     let mut batch_tried = false;
+    let mut reparsed = 0usize;
     let composed = loop {
-        let mut pad = None;
+        let mut pad = Vec::new();
         match compose(pads.text(&text, src, dialect), &mut pad, bounds) {
             Ok(x) => break Ok(x),
-            Err(e) if fixes < 10_000 => {
+            // Each repair costs a whole parse: stop repairing when they
+            // have re-read 32 MiB (a few seconds), whatever the count.
+            Err(e) if fixes < 10_000 && reparsed < REPAIR_BUDGET => {
                 fixes += 1;
-                if let Some((line, n)) = pad.or_else(|| anchor_end(&text, &e)) {
-                    let mut fixed = String::with_capacity(text.len() + n);
-                    fixed.push_str(&text[..line]);
-                    fixed.extend(std::iter::repeat_n(' ', n));
-                    fixed.push_str(&text[line..]);
-                    pads.0.push((line, n));
+                reparsed += text.len();
+                if pad.is_empty() {
+                    pad.extend(anchor_end(&text, &e));
+                }
+                if !pad.is_empty() {
+                    // Pads in text order, each at an offset of the text
+                    // before it: later ones move by what earlier ones added.
+                    let added: usize = pad.iter().map(|&(_, n)| n).sum();
+                    let mut fixed = String::with_capacity(text.len() + added);
+                    let mut from = 0;
+                    let mut shift = 0;
+                    for &(line, n) in &pad {
+                        fixed.push_str(&text[from..line]);
+                        fixed.extend(std::iter::repeat_n(' ', n));
+                        pads.0.push((line + shift, n));
+                        shift += n;
+                        from = line;
+                    }
+                    fixed.push_str(&text[from..]);
                     text = std::borrow::Cow::Owned(fixed);
                 } else if let Some(fixed) = colon_tab_fix(&text, &e) {
                     // Many such tabs would cost a parse each (quadratic):
@@ -1904,7 +1950,14 @@ fn load_graph(src: &str, dialect: Dialect, bounds: Bounds) -> Result<Node, YamlE
                     break Err(e);
                 }
             }
-            Err(e) => break Err(e),
+            Err(mut e) => {
+                if reparsed >= REPAIR_BUDGET {
+                    e.message.push_str(&format!(
+                        "\n(lowstate stopped repairing what libyaml reads and saphyr does not after {fixes} re-parses, its 32 MiB repair budget; libyaml may read this document)"
+                    ));
+                }
+                break Err(e);
+            }
         }
     };
     let built = composed.and_then(|c| construct(pads.text(&text, src, dialect), c, bounds));
@@ -2004,6 +2057,10 @@ fn construct(
 /// libyaml accepts a tab right after a mapping's `:`; saphyr does not. When
 /// that is the error, turn those tabs into spaces (same byte offsets, and
 /// they separate tokens, so no scalar changes) and parse again.
+/// Bytes the loader may re-parse while repairing a document libyaml reads
+/// and saphyr does not (under-indented flow lines, tabs after `:`).
+const REPAIR_BUDGET: usize = 32 << 20;
+
 /// [`colon_tab_fix`] for every `:` followed by a tab at once: the text
 /// with each such tab run turned into spaces, if it then composes and no
 /// changed byte lies inside a scalar (a quoted or block scalar keeps its
@@ -2032,7 +2089,7 @@ fn colon_tabs_all(
         }
     }
     let fixed = String::from_utf8(out).ok()?;
-    let mut pad = None;
+    let mut pad = Vec::new();
     let (nodes, _) = compose(pads.text(&fixed, src, dialect), &mut pad, bounds).ok()?;
     let inside_scalar = |at: usize| {
         nodes
@@ -2156,6 +2213,34 @@ mod colon_tab_tests {
             r#"{"a":"p:\tq","b":[1,2]}"#
         );
         assert_eq!(json("a: |\n  x:\ty\nb:\t1\n"), r#"{"a":"x:\ty\n","b":1}"#);
+    }
+
+    /// One long under-indented flow list is padded in one go (it used to
+    /// take a parse per line, and fail past 10,000 lines).
+    #[test]
+    fn a_long_under_indented_flow_list_loads_at_once() {
+        let mut text = String::from("a: [\n");
+        for i in 0..20_000 {
+            text.push_str(&format!("{i},\n"));
+        }
+        text.push_str("-1]\nb: 1\n");
+        let v = load(&text, Dialect::Salt, BOUNDS)
+            .expect("loads")
+            .into_value();
+        let a = v
+            .as_map()
+            .and_then(|m| m.get("a"))
+            .and_then(|a| a.as_list().map(|l| l.len()));
+        assert_eq!(a, Some(20_001));
+    }
+
+    /// Many separate ones stop at the repair budget with a message that
+    /// says so, instead of re-parsing for minutes.
+    #[test]
+    fn repairs_stop_at_the_budget() {
+        let text: String = (0..30_000).map(|i| format!("k{i}: [\nx]\n")).collect();
+        let e = load(&text, Dialect::Salt, BOUNDS).unwrap_err();
+        assert!(e.message.contains("32 MiB repair budget"), "{}", e.message);
     }
 
     /// Thousands of them load in one batch, not one parse each (that took
