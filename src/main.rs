@@ -36,7 +36,44 @@ extern "C" fn on_signal(sig: libc::c_int) {
     }
 }
 
+/// A bug must not leak what it was working on: the default panic message
+/// quotes whatever the panicking code formatted, which may be a pillar
+/// value or a hidden parameter. Print where it happened, not what; remove
+/// an `-o` temp file; `LOWSTATE_DEBUG=1` shows the full message.
+fn install_panic_hook() {
+    let debug = std::env::var_os("LOWSTATE_DEBUG").is_some_and(|v| v == "1");
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let tmp = lowstate::emit::PENDING_TEMP.load(std::sync::atomic::Ordering::SeqCst);
+        if !tmp.is_null() {
+            // SAFETY: a NUL-terminated path owned by emit until it swaps it out.
+            unsafe { libc::unlink(tmp) };
+        }
+        if debug {
+            default(info);
+            return;
+        }
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!(
+            "error[internal]: lowstate hit a bug{at} and stopped; nothing was written. \
+             The message is withheld because it may quote input values (secrets); \
+             run again with LOWSTATE_DEBUG=1 to see it, and please report the bug."
+        );
+    }));
+}
+
 fn main() {
+    install_panic_hook();
+    if std::env::var_os("LOWSTATE_TEST_PANIC").is_some() {
+        // For the test of the hook above: a panic whose message holds data.
+        panic!(
+            "internal test panic quoting a value: {:?}",
+            std::env::var("LOWSTATE_TEST_PANIC")
+        );
+    }
     // SAFETY: options are set before any other thread exists.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
     // SAFETY: installing a handler that only calls async-signal-safe functions.

@@ -860,3 +860,30 @@ fn an_absolute_import_path_is_refused_with_a_clear_error() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A panic never prints what it was formatting (it may be a secret): the
+/// hook says where, exits non-zero, and LOWSTATE_DEBUG=1 shows the rest.
+#[test]
+fn a_panic_withholds_its_message() {
+    let secret = "hunter2-panic-secret";
+    let out = Command::new(env!("CARGO_BIN_EXE_lowstate"))
+        .args(["compile"])
+        .env("LOWSTATE_TEST_PANIC", secret)
+        .env_remove("LOWSTATE_DEBUG")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(err.contains("error[internal]"), "{err}");
+    assert!(err.contains("src/main.rs"), "{err}");
+    assert!(!err.contains(secret), "{err}");
+    let out = Command::new(env!("CARGO_BIN_EXE_lowstate"))
+        .args(["compile"])
+        .env("LOWSTATE_TEST_PANIC", secret)
+        .env("LOWSTATE_DEBUG", "1")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains(secret));
+}
