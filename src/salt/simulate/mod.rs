@@ -219,8 +219,29 @@ pub fn simulate(graph: &ChunkGraph, assume: &Assumptions, failhard: bool) -> Run
     )
 }
 
-/// [`simulate`] with all options.
+/// [`simulate`] with all options. Salt's executor recurses through unmet
+/// requisites (up to [`MAX_NESTING`] deep), so the run gets a thread with a
+/// stack sized for that, whatever thread calls.
 pub fn simulate_with(graph: &ChunkGraph, assume: &Assumptions, opts: &SimOptions) -> RunResult {
+    std::thread::scope(|scope| {
+        let thread = std::thread::Builder::new()
+            .name("simulate".into())
+            .stack_size(SIMULATE_STACK)
+            .spawn_scoped(scope, || run_executor(graph, assume, opts));
+        match thread {
+            // A panic in there is a bug: it goes on unwinding here.
+            Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            // No thread to be had: run on this one.
+            Err(_) => run_executor(graph, assume, opts),
+        }
+    })
+}
+
+/// The simulation thread's stack: room for [`MAX_NESTING`] levels in a
+/// debug build (only the pages used are ever touched).
+const SIMULATE_STACK: usize = 256 << 20;
+
+fn run_executor(graph: &ChunkGraph, assume: &Assumptions, opts: &SimOptions) -> RunResult {
     let mut ex = Executor::new(graph, assume, opts);
     let order: Vec<usize> = graph.order.iter().map(|&n| graph.nodes[n].chunk).collect();
     let mut running = Running::default();
@@ -281,7 +302,17 @@ struct Executor<'a> {
     pre: HashMap<String, StateRun>,
     run_num: u64,
     stopped: bool,
+    /// Chunks whose `call_chunk` is on the stack, and how deep it is: a
+    /// requisite cycle the compile let through (Salt 3006 checks only
+    /// direct ones) or a very long chain ends in "Recursive requisite
+    /// found" instead of recursing without end.
+    active: Vec<bool>,
+    nesting: usize,
 }
+
+/// Nested `call_chunk`s at most (Salt 3006 meets Python's recursion limit
+/// at about that depth).
+const MAX_NESTING: usize = 400;
 
 impl<'a> Executor<'a> {
     fn new(graph: &'a ChunkGraph, assume: &'a Assumptions, opts: &SimOptions) -> Executor<'a> {
@@ -311,6 +342,8 @@ impl<'a> Executor<'a> {
             pre: HashMap::new(),
             run_num: 0,
             stopped: false,
+            active: Vec::new(),
+            nesting: 0,
         }
     }
 
@@ -514,6 +547,42 @@ impl<'a> Executor<'a> {
 
     /// `call_chunk`.
     fn call_chunk(&mut self, li: usize, running: &mut Running, depth: usize) {
+        if self.active.len() < self.lows.len() {
+            self.active.resize(self.lows.len(), false);
+        }
+        if self.active[li] || self.nesting >= MAX_NESTING {
+            let r = self.recursive_result(li);
+            running.rets.insert(r.tag.clone(), r);
+            return;
+        }
+        self.active[li] = true;
+        self.nesting += 1;
+        self.call_chunk_inner(li, running, depth);
+        self.nesting -= 1;
+        self.active[li] = false;
+    }
+
+    /// Salt's result for a chunk whose requisites recurse.
+    fn recursive_result(&self, li: usize) -> StateRun {
+        let low = &self.lows[li];
+        StateRun {
+            id: low.id.clone(),
+            name: low.chunk.name.clone(),
+            state: low.chunk.state.clone(),
+            fun: low.fun.clone(),
+            // Salt records the current number without advancing it.
+            run_num: Some(self.run_num),
+            result: Value::Bool(false),
+            changes: false,
+            ran: true,
+            comment: Value::str("Recursive requisite found"),
+            tag: low.tag.clone(),
+            sls: Some(low.chunk.sls.clone()),
+            kind: RunKind::Error,
+        }
+    }
+
+    fn call_chunk_inner(&mut self, li: usize, running: &mut Running, depth: usize) {
         let (status, reqs) = self.check_requisites(li, running);
         let tag = self.lows[li].tag.clone();
         let prereq = self.lows[li].prereq;
@@ -656,25 +725,11 @@ impl<'a> Executor<'a> {
                 self.pre.insert(tag, r);
             }
         } else if depth + 1 >= 20 {
-            let low = &self.lows[li];
-            let r = StateRun {
-                id: low.id.clone(),
-                name: low.chunk.name.clone(),
-                state: low.chunk.state.clone(),
-                fun: low.fun.clone(),
-                // Salt records the current number without advancing it.
-                run_num: Some(self.run_num),
-                result: Value::Bool(false),
-                changes: false,
-                ran: true,
-                comment: Value::str("Recursive requisite found"),
-                tag: tag.clone(),
-                sls: Some(low.chunk.sls.clone()),
-                kind: RunKind::Error,
-            };
+            let r = self.recursive_result(li);
             running.rets.insert(tag, r);
         } else {
-            self.call_chunk(li, running, depth + 1);
+            // The retry of the same chunk: not a re-entry.
+            self.call_chunk_inner(li, running, depth + 1);
         }
         if self.check_failhard(li, running) {
             running.failhard = true;

@@ -316,3 +316,42 @@ fn documents_and_lists() {
         Some(&Value::str("states"))
     );
 }
+
+/// A requisite cycle the 3006 compile lets through (it checks only direct
+/// pairs) fails its states instead of recursing without end.
+#[test]
+fn a_long_requisite_cycle_fails_instead_of_overflowing() {
+    let chunks = vec![
+        c("a", "nop", r#""require":[{"test":"b"}]"#),
+        c("b", "nop", r#""require":[{"test":"c"}]"#),
+        c("c", "nop", r#""require":[{"test":"a"}]"#),
+    ];
+    let r = run(&chunks, &Assumptions::new(), false);
+    assert_eq!(r.states.len(), 3);
+    assert!(r.states.iter().all(|s| s.result == Value::Bool(false)));
+}
+
+/// A chain deeper than Salt's recursion reaches ends in "Recursive
+/// requisite found" at the cap, not a stack overflow.
+#[test]
+fn a_very_long_unmet_chain_stops_at_the_nesting_cap() {
+    let n = 1000;
+    let chunks: Vec<String> = (0..n)
+        .map(|i| {
+            if i + 1 < n {
+                c(
+                    &format!("s{i}"),
+                    "nop",
+                    &format!(r#""require":[{{"test":"s{}"}}]"#, i + 1),
+                )
+            } else {
+                c(&format!("s{i}"), "nop", "")
+            }
+        })
+        .collect();
+    let r = run(&chunks, &Assumptions::new(), false);
+    assert!(r
+        .states
+        .iter()
+        .any(|s| s.comment.py_str() == "Recursive requisite found"));
+}
