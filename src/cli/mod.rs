@@ -3,6 +3,7 @@
 
 mod codes;
 mod compile;
+mod fleet;
 mod graph;
 mod highstate;
 mod hot;
@@ -94,6 +95,8 @@ pub enum Command {
     Order(order::Args),
     /// Draw the requisite graph (dot, json, mermaid, html).
     Graph(graph::Args),
+    /// Compile every minion of a fleet (grains from `salt '*' grains.items`).
+    Fleet(fleet::Args),
     /// Compile an OpenStack Heat (HOT) template into the plan Heat would create.
     Hot(hot::Args),
     /// List every diagnostic code with its severity and meaning (Markdown).
@@ -213,6 +216,7 @@ pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
         Command::Codes(a) => return codes::run(a),
         Command::Hot(a) => return hot::run(a),
         Command::Compile(a) => (a.common.clone(), compile::run(a)),
+        Command::Fleet(a) => (a.common.clone(), fleet::run(a)),
         Command::Highstate(a) => (a.common.clone(), highstate::run(a)),
         Command::Pillar(a) => (a.common.clone(), pillar::run(a)),
         Command::Render(a) => (a.common.clone(), render::run(a)),
@@ -371,15 +375,27 @@ impl Common {
 
     /// Load the config and set up a compile session.
     pub fn session(&self, sls: Option<Vec<String>>) -> Result<Session> {
-        let dir = self.dir();
-        let config = Config::load_with(&dir, &self.overrides(&dir)?)
-            .map_err(|d| anyhow::anyhow!(d.message))?;
+        let (dir, overrides, options) = self.prepare(sls)?;
+        let config = Config::load_with(&dir, &overrides).map_err(|d| anyhow::anyhow!(d.message))?;
         if self.verbose && !config.ignored_keys.is_empty() {
             eprintln!(
                 "lowstate: config keys read but not acted on: {}",
                 config.ignored_keys.join(", ")
             );
         }
+        let session = Session::new(config, options);
+        if !session.pillar_diagnostics.is_empty() {
+            print_diagnostics(&session.pillar_diagnostics, self.error_format);
+        }
+        Ok(session)
+    }
+
+    /// Everything a session needs but the config itself: the config
+    /// directory, the config keys the flags set, and the compile options
+    /// (`--pillar`, `--mocks`, `--saltenv`, `--salt-version`, limits).
+    pub fn prepare(&self, sls: Option<Vec<String>>) -> Result<(PathBuf, lowstate::Map, Options)> {
+        let dir = self.dir();
+        let overrides = self.overrides(&dir)?;
         let pillar_override = match &self.pillar {
             None => None,
             Some(text) => {
@@ -406,11 +422,7 @@ impl Common {
             mocks,
             limits: limits(),
         };
-        let session = Session::new(config, options);
-        if !session.pillar_diagnostics.is_empty() {
-            print_diagnostics(&session.pillar_diagnostics, self.error_format);
-        }
-        Ok(session)
+        Ok((dir, overrides, options))
     }
 }
 

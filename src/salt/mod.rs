@@ -27,6 +27,7 @@ pub const ID: SubjectKind = SubjectKind {
 pub mod config;
 pub mod dictupdate;
 pub mod fileserver;
+pub mod fleet;
 pub mod graph;
 pub mod high;
 pub mod low;

@@ -1,0 +1,227 @@
+//! `lowstate fleet`: every minion's plan in one run. Minions come from
+//! `--minions` (Salt's `grains.items` JSON, a directory of grains files,
+//! or a YAML list); each compiles exactly as `compile --id ID --grains ...`
+//! would, in parallel, streamed out in id order in batches (memory stays
+//! bounded), with a progress bar on a terminal and a summary on stderr.
+
+use super::{print_diagnostics, CmdResult, Common, Failure};
+use anyhow::{anyhow, Context};
+use lowstate::emit::Format;
+use lowstate::salt::config::Config;
+use lowstate::salt::fleet::{read_minions, FleetMinion, Shard};
+use lowstate::salt::pipeline::Session;
+use lowstate::value::{Map, Value};
+use rayon::prelude::*;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub common: Common,
+    /// The minions: `salt '*' grains.items --out=json` output (with or
+    /// without `--static`), a directory of `<id>.json` grains files, or a
+    /// YAML list of `{id, grains, pillar}`.
+    #[arg(long, value_name = "PATH")]
+    pub minions: PathBuf,
+    /// Write `OUTDIR/<id>.json` per minion (exactly what `compile` prints
+    /// for it) instead of JSON lines on stdout.
+    #[arg(short = 'o', long = "output-dir", value_name = "OUTDIR")]
+    pub output_dir: Option<PathBuf>,
+    /// Compile only the K-th of N stable slices of the fleet (by a hash of
+    /// the minion id), to spread a fleet over machines.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// No progress bar and no summary.
+    #[arg(short, long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub selection: super::Selection,
+}
+
+/// One minion's outcome: its lowstate, or the diagnostics that stopped it.
+struct Compiled {
+    id: String,
+    result: Result<Vec<Map>, lowstate::Diagnostics>,
+}
+
+pub fn run(args: Args) -> CmdResult {
+    let c = &args.common;
+    if c.id.is_some() || c.grains.is_some() || !c.grain.is_empty() {
+        return Err(Failure::Config(anyhow!(
+            "fleet: --id, --grains and --grain come from --minions for each minion"
+        )));
+    }
+    let shard = match &args.shard {
+        None => None,
+        Some(s) => Some(Shard::parse(s).map_err(|e| anyhow!("--shard {e}"))?),
+    };
+    let minions: Vec<FleetMinion> = read_minions(&args.minions)
+        .map_err(|d| anyhow!("{}", d.message))?
+        .into_iter()
+        .filter(|m| shard.is_none_or(|s| s.holds(&m.id)))
+        .collect();
+    let (dir, overrides, options) = c.prepare(args.selection.sls.clone())?;
+    if let Some(out) = &args.output_dir {
+        std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    }
+    let compile = |m: &FleetMinion| -> Compiled {
+        let mut o = overrides.clone();
+        o.insert("id".into(), Value::str(m.id.as_str()));
+        o.insert("grains".into(), m.grains.clone());
+        let config = match Config::load_with(&dir, &o) {
+            Ok(c) => c,
+            Err(d) => {
+                return Compiled {
+                    id: m.id.clone(),
+                    result: Err(d.into()),
+                }
+            }
+        };
+        let mut opts = options.clone();
+        if let Some(Value::Map(p)) = &m.pillar {
+            let mut merged = match opts.pillar_override.take() {
+                Some(Value::Map(g)) => g,
+                _ => Map::new(),
+            };
+            lowstate::salt::dictupdate::update_map(&mut merged, p, true, false);
+            opts.pillar_override = Some(Value::Map(merged));
+        }
+        Compiled {
+            id: m.id.clone(),
+            result: Session::new(config, opts).lowstate(),
+        }
+    };
+
+    let start = std::time::Instant::now();
+    let show_progress = !args.quiet && std::io::stderr().is_terminal();
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(minions.len() as u64),
+        indicatif::ProgressDrawTarget::hidden(),
+    );
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} minions  {elapsed} (eta {eta})",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let mut stats = Stats::default();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    // Batches keep memory bounded: a batch compiles in parallel, then is
+    // written out in id order and dropped.
+    let batch = (rayon::current_num_threads() * 16).max(16);
+    for chunk in minions.chunks(batch) {
+        let results: Vec<Compiled> = chunk.par_iter().map(compile).collect();
+        for r in results {
+            stats.count(&r);
+            if let Err(d) = &r.result {
+                let _ = writeln!(std::io::stderr(), "lowstate: minion {} failed:", r.id);
+                print_diagnostics(&d.0, c.error_format);
+            }
+            write_one(&r, args.output_dir.as_ref(), &mut out)?;
+        }
+        bar.inc(chunk.len() as u64);
+        if show_progress && bar.is_hidden() && start.elapsed().as_secs_f64() > 1.0 {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+    }
+    bar.finish_and_clear();
+    if let Err(e) = out.flush() {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(Failure::Config(anyhow!("cannot write output: {e}")));
+        }
+    }
+    if !args.quiet {
+        let _ = writeln!(std::io::stderr(), "{}", stats.summary(start.elapsed()));
+    }
+    if stats.failed > 0 {
+        Err(Failure::RunFailed)
+    } else {
+        Ok(())
+    }
+}
+
+/// One minion's output: a JSON line, or `OUTDIR/<id>.json` with what
+/// `compile` prints (the lowstate, or Salt's list of errors).
+fn write_one(r: &Compiled, dir: Option<&PathBuf>, out: &mut impl Write) -> CmdResult {
+    let body = match &r.result {
+        Ok(chunks) => Value::List(chunks.iter().cloned().map(Value::Map).collect()),
+        Err(d) => Value::List(d.messages().into_iter().map(Value::str).collect()),
+    };
+    match dir {
+        Some(dir) => {
+            let path = dir.join(format!("{}.json", r.id));
+            lowstate::emit::write_value(&body, Format::Json, Some(&path))
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        None => {
+            let mut line = Map::new();
+            line.insert("id".into(), Value::str(r.id.as_str()));
+            line.insert("ok".into(), Value::Bool(r.result.is_ok()));
+            line.insert(
+                (if r.result.is_ok() {
+                    "lowstate"
+                } else {
+                    "errors"
+                })
+                .into(),
+                body,
+            );
+            let text = Value::Map(line).to_json().to_string();
+            // A reader that went away (`| head`) is not an error.
+            match writeln!(out, "{text}") {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                other => other.context("cannot write output")?,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The summary's counts.
+#[derive(Default)]
+struct Stats {
+    compiled: usize,
+    failed: usize,
+    states: Vec<usize>,
+    plans: std::collections::HashSet<u64>,
+}
+
+impl Stats {
+    fn count(&mut self, r: &Compiled) {
+        match &r.result {
+            Ok(chunks) => {
+                self.compiled += 1;
+                self.states.push(chunks.len());
+                use std::hash::{Hash, Hasher};
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                Value::List(chunks.iter().cloned().map(Value::Map).collect())
+                    .to_json()
+                    .to_string()
+                    .hash(&mut h);
+                self.plans.insert(h.finish());
+            }
+            Err(_) => self.failed += 1,
+        }
+    }
+
+    fn summary(&mut self, took: std::time::Duration) -> String {
+        self.states.sort_unstable();
+        let states = match (self.states.first(), self.states.last()) {
+            (Some(min), Some(max)) => format!(
+                "; states per minion: min {min}, median {}, max {max}",
+                self.states[self.states.len() / 2]
+            ),
+            _ => String::new(),
+        };
+        format!(
+            "lowstate: fleet: {} minions, {} compiled, {} failed{states}; {} distinct plans; {:.2} s",
+            self.compiled + self.failed,
+            self.compiled,
+            self.failed,
+            self.plans.len(),
+            took.as_secs_f64()
+        )
+    }
+}
