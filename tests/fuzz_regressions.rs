@@ -4,10 +4,9 @@
 //! outcome below, one line per step). `FUZZ_REGRESSIONS_BLESS=1 cargo test
 //! --test fuzz_regressions` writes missing `.expected` files (review them).
 
-use lowstate::hot::{compile as hot_compile, Input};
-use lowstate::salt::config::Config;
-use lowstate::salt::pipeline::{Options, Session};
-use lowstate::text::SourceFile;
+use lowstate::hot::compile as hot_compile;
+use lowstate::hot::fuzzing::input_for;
+use lowstate::salt::fuzzing::session_for_input;
 use lowstate::yaml::{dump, load_value, load_with, Dialect, DumpOptions, LoadOptions};
 use std::path::{Path, PathBuf};
 
@@ -60,36 +59,7 @@ fn yaml_roundtrip(text: &str) -> String {
 }
 
 fn salt_compile(data: &[u8], dir: &Path) -> String {
-    let split = data.windows(12).position(|w| w == b"#--pillar--\n");
-    let (sls, pillar) = match split {
-        Some(i) => (&data[..i], &data[i + 12..]),
-        None => (data, &b""[..]),
-    };
-    for sub in ["salt", "pillar"] {
-        std::fs::create_dir_all(dir.join(sub)).unwrap();
-    }
-    std::fs::write(
-        dir.join("minion"),
-        "id: fuzz\ngrains:\n  os: Debian\n  os_family: Debian\nfile_roots:\n  base: [salt]\npillar_roots:\n  base: [pillar]\n",
-    )
-    .unwrap();
-    std::fs::write(dir.join("salt/top.sls"), "base:\n  '*':\n    - fuzzed\n").unwrap();
-    std::fs::write(dir.join("pillar/top.sls"), "base:\n  '*':\n    - data\n").unwrap();
-    std::fs::write(dir.join("salt/fuzzed.sls"), sls).unwrap();
-    std::fs::write(dir.join("pillar/data.sls"), pillar).unwrap();
-    let config = Config::load(dir).expect("config");
-    let version = if data.len() % 2 == 1 {
-        lowstate::salt::config::SaltVersion::parse("3006").unwrap()
-    } else {
-        Default::default()
-    };
-    let session = Session::new(
-        config,
-        Options {
-            version,
-            ..Options::default()
-        },
-    );
+    let session = session_for_input(dir, data).expect("tree written");
     match session.lowstate() {
         Ok(chunks) => {
             let run = session.simulate(&Default::default());
@@ -107,18 +77,7 @@ fn salt_compile(data: &[u8], dir: &Path) -> String {
 }
 
 fn hot(text: &str) -> String {
-    let (template, env) = match text.find("#--env--\n") {
-        Some(i) => (&text[..i], Some(&text[i + 9..])),
-        None => (text, None),
-    };
-    let input = Input {
-        template: Some(SourceFile::new("template.yaml", template)),
-        environments: env
-            .map(|e| vec![SourceFile::new("env.yaml", e)])
-            .unwrap_or_default(),
-        ..Input::default()
-    };
-    let c = hot_compile(&input);
+    let c = hot_compile(&input_for(text, None));
     if c.ok() {
         format!("ok: {} resources", c.plan.nodes.len())
     } else {

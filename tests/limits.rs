@@ -3,14 +3,12 @@
 //! every limit with its real default and the test that exercises it.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod common;
 
 fn lowstate(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lowstate"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run lowstate")
+    common::lowstate_in(dir, args)
 }
 
 /// A one-SLS tree (`salt/a.sls` = `sls`, matched for every minion), or a

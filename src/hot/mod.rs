@@ -14,6 +14,7 @@
 
 pub mod env;
 pub mod functions;
+pub mod fuzzing;
 pub mod params;
 pub mod stack;
 pub mod template;

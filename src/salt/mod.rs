@@ -28,6 +28,7 @@ pub mod config;
 pub mod dictupdate;
 pub mod fileserver;
 pub mod fleet;
+pub mod fuzzing;
 pub mod graph;
 pub mod high;
 pub mod low;

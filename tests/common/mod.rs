@@ -48,3 +48,13 @@ fn difference(expected: &Json, actual: &Json, path: &str, exact: bool) -> Option
         _ => (expected != actual).then(|| format!("{path}: expected {expected}, got {actual}")),
     }
 }
+
+/// Run the `lowstate` binary with `args` in directory `dir`.
+#[allow(dead_code)] // not every test binary that includes this module uses it
+pub fn lowstate_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_lowstate"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run lowstate")
+}

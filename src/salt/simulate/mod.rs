@@ -562,23 +562,39 @@ impl<'a> Executor<'a> {
         self.active[li] = false;
     }
 
-    /// Salt's result for a chunk whose requisites recurse.
+    /// Salt's result for a chunk whose requisites recurse (Salt records
+    /// the current run number without advancing it).
     fn recursive_result(&self, li: usize) -> StateRun {
+        let r = self.result_of(
+            li,
+            self.run_num,
+            Value::Bool(false),
+            "Recursive requisite found",
+        );
+        StateRun {
+            ran: true,
+            kind: RunKind::Error,
+            ..r
+        }
+    }
+
+    /// A result of chunk `li` that did not run its function: numbered
+    /// `run_num`, no changes.
+    fn result_of(&self, li: usize, run_num: u64, result: Value, comment: &str) -> StateRun {
         let low = &self.lows[li];
         StateRun {
             id: low.id.clone(),
             name: low.chunk.name.clone(),
             state: low.chunk.state.clone(),
             fun: low.fun.clone(),
-            // Salt records the current number without advancing it.
-            run_num: Some(self.run_num),
-            result: Value::Bool(false),
+            run_num: Some(run_num),
+            result,
             changes: false,
-            ran: true,
-            comment: Value::str("Recursive requisite found"),
+            ran: false,
+            comment: Value::str(comment),
             tag: low.tag.clone(),
             sls: Some(low.chunk.sls.clone()),
-            kind: RunKind::Error,
+            kind: RunKind::NotRun,
         }
     }
 
@@ -682,21 +698,7 @@ impl<'a> Executor<'a> {
     /// The numbered result of a chunk that did not run.
     fn not_run_result(&mut self, li: usize, result: Value, comment: &str) -> StateRun {
         let run_num = self.next_run_num();
-        let low = &self.lows[li];
-        StateRun {
-            id: low.id.clone(),
-            name: low.chunk.name.clone(),
-            state: low.chunk.state.clone(),
-            fun: low.fun.clone(),
-            run_num: Some(run_num),
-            result,
-            changes: false,
-            ran: false,
-            comment: Value::str(comment),
-            tag: low.tag.clone(),
-            sls: Some(low.chunk.sls.clone()),
-            kind: RunKind::NotRun,
-        }
+        self.result_of(li, run_num, result, comment)
     }
 
     /// `_call_unmet_requisites`: run missing dependencies first, then retry.

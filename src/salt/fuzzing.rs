@@ -1,0 +1,52 @@
+//! The one-file trees the `salt_compile` fuzz target compiles, shared with
+//! the regression test of its findings (`tests/fuzz_regressions.rs`), so
+//! that a finding replays exactly as the fuzzer ran it.
+
+use crate::salt::config::{Config, SaltVersion};
+use crate::salt::pipeline::{Options, Session};
+use std::path::Path;
+
+/// The line that separates the SLS from the pillar SLS in an input.
+pub const PILLAR_SEPARATOR: &[u8] = b"#--pillar--\n";
+
+/// Write the tree of fuzz input `data` into `dir` (a minion config, a top
+/// file matching every minion to SLS `fuzzed`, the SLS, and a pillar SLS
+/// when `data` holds [`PILLAR_SEPARATOR`]) and open a session on it.
+/// Odd-length inputs compile as Salt 3006, even ones as 3008. `None` when
+/// the directory cannot be written.
+pub fn session_for_input(dir: &Path, data: &[u8]) -> Option<Session> {
+    let n = PILLAR_SEPARATOR.len();
+    let (sls, pillar) = match data.windows(n).position(|w| w == PILLAR_SEPARATOR) {
+        Some(i) => (&data[..i], &data[i + n..]),
+        None => (data, &b""[..]),
+    };
+    for sub in ["salt", "pillar"] {
+        std::fs::create_dir_all(dir.join(sub)).ok()?;
+    }
+    let files: [(&str, &[u8]); 5] = [
+        (
+            "minion",
+            b"id: fuzz\ngrains:\n  os: Debian\n  os_family: Debian\nfile_roots:\n  base: [salt]\npillar_roots:\n  base: [pillar]\n",
+        ),
+        ("salt/top.sls", b"base:\n  '*':\n    - fuzzed\n"),
+        ("pillar/top.sls", b"base:\n  '*':\n    - data\n"),
+        ("salt/fuzzed.sls", sls),
+        ("pillar/data.sls", pillar),
+    ];
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).ok()?;
+    }
+    let config = Config::load(dir).ok()?;
+    let version = if data.len() % 2 == 1 {
+        SaltVersion::V3006
+    } else {
+        SaltVersion::default()
+    };
+    Some(Session::new(
+        config,
+        Options {
+            version,
+            ..Options::default()
+        },
+    ))
+}
