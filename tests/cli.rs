@@ -887,3 +887,71 @@ fn a_panic_withholds_its_message() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains(secret));
 }
+
+fn fresh_tree(tag: &str, mocks: &str) -> PathBuf {
+    let d = temp_dir(tag);
+    std::fs::create_dir_all(d.join("salt")).unwrap();
+    std::fs::write(
+        d.join("minion"),
+        format!("id: m\nfile_roots:\n  base: [salt]\n{mocks}"),
+    )
+    .unwrap();
+    std::fs::write(d.join("salt/top.sls"), "base:\n  '*':\n    - a\n").unwrap();
+    std::fs::write(
+        d.join("salt/a.sls"),
+        "{% set v = salt['pkg.version']('nginx') %}{% set w = salt['pkg.version']('vim') %}\n{% set u = salt['user.info']('deploy') %}\nx: {test.nop: [{v: \"{{ v }}\"}, {u: {{ u|tojson }}}]}\n",
+    )
+    .unwrap();
+    d
+}
+
+/// Queries about the minion's state get a fresh minion's answers with one
+/// warning per function; a mock wins; --strict makes them errors.
+#[test]
+fn fresh_minion_answers_warn_once_per_function_and_strict_refuses() {
+    let d = fresh_tree("fresh", "");
+    let out = lowstate(&["compile", "-c", d.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(
+        err.matches("warning[fresh-minion-answer]").count(),
+        2,
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("`pkg.version` was answered").count(),
+        1,
+        "{err}"
+    );
+    insta::assert_snapshot!("fresh-minion-warnings", err);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["v"], "");
+    assert_eq!(v[0]["u"], serde_json::json!({}));
+    let strict = lowstate(&["compile", "-c", d.to_str().unwrap(), "--strict"]);
+    let err = String::from_utf8_lossy(&strict.stderr);
+    assert_eq!(strict.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("'pkg.version' needs a live minion and is not mocked"),
+        "{err}"
+    );
+    let mocked = fresh_tree("fresh-mock", "mocks:\n  pkg.version: '1.2'\n");
+    let out = lowstate(&["compile", "-c", mocked.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("`pkg.version` was answered"), "{err}");
+    assert!(err.contains("`user.info` was answered"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["v"], "1.2");
+}
+
+/// docs/COMPATIBILITY.md lists every fresh-minion answer the code gives.
+#[test]
+fn compatibility_md_lists_the_fresh_minion_answers() {
+    let doc = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/COMPATIBILITY.md"),
+    )
+    .unwrap();
+    for (f, answer) in lowstate::salt::render::jinja::salt::FRESH_MINION_ANSWERS {
+        let row = format!("| `{f}` | {answer} |");
+        assert!(doc.contains(&row), "COMPATIBILITY.md lacks {row}");
+    }
+}

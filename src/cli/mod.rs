@@ -146,6 +146,43 @@ pub struct Common {
     /// Mention config keys that lowstate reads but does not act on.
     #[arg(short, long)]
     pub verbose: bool,
+    /// Queries about the minion's own state (`pkg.version`, `user.info`,
+    /// `mine.get`, ...) need a mock instead of a fresh minion's answer.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// The functions that got a fresh minion's answer in this run (shared by
+/// every session the command opens), and the error format to report them in.
+static FRESH: std::sync::OnceLock<(lowstate::salt::render::jinja::MinionQueries, ErrorFormat)> =
+    std::sync::OnceLock::new();
+
+/// One warning per function that got a fresh minion's answer.
+fn report_fresh_answers() {
+    let Some((queries, format)) = FRESH.get() else {
+        return;
+    };
+    let answers = lowstate::salt::render::jinja::salt::FRESH_MINION_ANSWERS;
+    let diags: Vec<Diagnostic> = queries
+        .answered()
+        .into_iter()
+        .map(|f| {
+            let answer = answers
+                .iter()
+                .find(|(n, _)| *n == f)
+                .map_or("nothing", |(_, a)| *a);
+            Diagnostic::new(
+                lowstate::diag::codes::FRESH_MINION_ANSWER,
+                format!("`{f}` was answered as a freshly installed minion would: {answer}"),
+            )
+            .with_note(format!(
+                "pin the answer with `{f}: <answer>` under `mocks:` in the minion config or a `--mocks` file, or pass --strict to make this an error"
+            ))
+        })
+        .collect();
+    if !diags.is_empty() {
+        print_diagnostics(&diags, *format);
+    }
 }
 
 fn parse_version(s: &str) -> std::result::Result<SaltVersion, String> {
@@ -224,6 +261,7 @@ pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
         Command::Order(a) => (a.common.clone(), order::run(a)),
         Command::Graph(a) => (a.common.clone(), graph::run(a)),
     };
+    report_fresh_answers();
     match result {
         Ok(()) => 0,
         Err(Failure::Compile(d)) => {
@@ -421,6 +459,15 @@ impl Common {
             pillar_override,
             mocks,
             limits: limits(),
+            queries: lowstate::salt::render::jinja::MinionQueries {
+                strict: self.strict,
+                ..Default::default()
+            },
+        };
+        let (queries, _) = FRESH.get_or_init(|| (options.queries.clone(), self.error_format));
+        let options = Options {
+            queries: queries.clone(),
+            ..options
         };
         Ok((dir, overrides, options))
     }

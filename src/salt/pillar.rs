@@ -26,6 +26,7 @@ pub fn compile(
     mocks: Value,
     overlay: Option<&Value>,
     limits: crate::limits::Limits,
+    queries: &crate::salt::render::jinja::MinionQueries,
 ) -> (Value, Vec<Diagnostic>) {
     // What templates see as `pillar` while the pillar itself is compiled.
     let initial = config
@@ -49,6 +50,7 @@ pub fn compile(
             mocks,
             pillar_roots: config.pillar_roots.clone(),
             limits,
+            queries: queries.clone(),
         });
         let loader: Arc<dyn TemplateLoader> = fs.clone();
         let compiler = Compiler {

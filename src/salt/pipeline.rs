@@ -38,6 +38,9 @@ pub struct Options {
     pub mocks: Option<Value>,
     /// Resource limits (render fuel and output, YAML, states).
     pub limits: crate::limits::Limits,
+    /// Queries about the minion's state: fresh-minion answers (noted in
+    /// the shared set) or, with `strict`, mocks only.
+    pub queries: crate::salt::render::jinja::MinionQueries,
 }
 
 /// One compile's shared state: config, fileserver, minion data, Jinja.
@@ -75,6 +78,7 @@ impl Session {
             mocks.clone(),
             options.pillar_override.as_ref(),
             options.limits,
+            &options.queries,
         );
         let data = Arc::new(RenderData {
             grains: config.grains.clone(),
@@ -83,6 +87,7 @@ impl Session {
             mocks,
             pillar_roots: config.pillar_roots.clone(),
             limits: options.limits,
+            queries: options.queries.clone(),
         });
         let loader: Arc<dyn TemplateLoader> = fs.clone();
         let jinja_sls = Jinja::new(config.jinja_sls_env.clone(), data.clone(), loader.clone());

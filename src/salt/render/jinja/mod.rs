@@ -49,7 +49,7 @@ pub trait TemplateLoader: Send + Sync {
 pub use crate::salt::fileserver::FileListing;
 
 /// Minion data every render sees.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct RenderData {
     /// `grains`.
     pub grains: Value,
@@ -64,6 +64,31 @@ pub struct RenderData {
     pub pillar_roots: indexmap::IndexMap<String, Vec<std::path::PathBuf>>,
     /// Resource limits (fuel, output, depth, YAML).
     pub limits: crate::limits::Limits,
+    /// How queries about the minion's own state are answered.
+    pub queries: MinionQueries,
+}
+
+/// Queries about the minion's own state (`pkg.version`, `user.info`,
+/// `mine.get`, ...): answered as a freshly installed minion would, each
+/// function noted for one warning; with `strict`, they need a mock. The
+/// set is shared (`Arc`) by every render of a run, pillar included, so
+/// the caller reads it once at the end.
+#[derive(Debug, Clone, Default)]
+pub struct MinionQueries {
+    /// `--strict`: no fresh-minion answers.
+    pub strict: bool,
+    /// The functions that got a fresh minion's answer.
+    pub answered: std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>,
+}
+
+impl MinionQueries {
+    /// The functions answered so far, sorted.
+    pub fn answered(&self) -> Vec<String> {
+        self.answered
+            .lock()
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default()
+    }
 }
 
 /// What is being rendered.

@@ -195,13 +195,13 @@ fn unmocked_live_functions_fail_only_when_called() {
     let e = render(
         &env,
         &data,
-        "{{ salt['file.file_exists']('/etc/x', saltenv='base') }}",
+        "{{ salt['file.get_user']('/etc/x', saltenv='base') }}",
     )
     .unwrap_err();
     let source = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<UnmockedCall>());
     let un = source.expect("UnmockedCall source");
-    assert_eq!(un.function, "file.file_exists");
-    assert_eq!(un.call, "file.file_exists('/etc/x', saltenv='base')");
+    assert_eq!(un.function, "file.get_user");
+    assert_eq!(un.call, "file.get_user('/etc/x', saltenv='base')");
     assert!(e.to_string().contains("mocks:"), "{e}");
 }
 
