@@ -222,6 +222,17 @@ impl TemplateLoader for FileServer {
         Some(self.list_paths(saltenv))
     }
 
+    fn unreadable(&self, saltenv: &str, path: &str) -> Option<String> {
+        let file = self.find_file(saltenv, path)?;
+        let bytes = match std::fs::read(&file) {
+            Ok(b) => b,
+            Err(e) => return Some(format!("{path}: {e}")),
+        };
+        let (pos, why) = crate::salt::fileserver::decode_utf8(bytes.clone()).err()?;
+        let line = 1 + bytes[..pos].iter().filter(|&&b| b == b'\n').count();
+        Some(format!("{why} (in {path}, line {line})"))
+    }
+
     fn refused(&self, saltenv: &str, path: &str) -> Option<String> {
         let (link, target) = self.refused_link(saltenv, path)?;
         Some(format!(

@@ -44,6 +44,13 @@ pub trait TemplateLoader: Send + Sync {
     fn refused(&self, _saltenv: &str, _path: &str) -> Option<String> {
         None
     }
+
+    /// Why `path`, which exists, cannot be read as a template: not UTF-8
+    /// (Salt's decode error, with the line) or an I/O error. `None` when
+    /// it reads (or does not exist).
+    fn unreadable(&self, _saltenv: &str, _path: &str) -> Option<String> {
+        None
+    }
 }
 
 pub use crate::salt::fileserver::FileListing;

@@ -98,14 +98,19 @@ pub(super) fn build_environment(
             Some(src) => Ok(Some(
                 prepass::rewrite(&loader::normalize_newlines(&src), &syntax).into_owned(),
             )),
-            None => match templates.refused(&saltenv, &path) {
-                Some(why) => Err(template_error(
-                    JinjaErrorKind::TemplateNotFound,
-                    PREFIX_ERROR,
-                    why,
-                )),
-                None => Ok(None),
-            },
+            None => {
+                if let Some(why) = templates.unreadable(&saltenv, &path) {
+                    return Err(template_error(JinjaErrorKind::Other, PREFIX_ERROR, why));
+                }
+                match templates.refused(&saltenv, &path) {
+                    Some(why) => Err(template_error(
+                        JinjaErrorKind::TemplateNotFound,
+                        PREFIX_ERROR,
+                        why,
+                    )),
+                    None => Ok(None),
+                }
+            }
         }
     });
     env.set_path_join_callback(|name, _parent| Cow::Owned(loader::join_path(name)));

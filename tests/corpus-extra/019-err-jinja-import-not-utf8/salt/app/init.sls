@@ -1,0 +1,4 @@
+{% from "app/map.jinja" import settings with context %}
+app-config:
+  file.managed:
+    - name: {{ settings.path }}
