@@ -322,6 +322,10 @@ fn undefined_text(detail: &str) -> String {
     let key = key.trim_matches(|c| c == '\'' || c == '"');
     let owner = match parent {
         "grains" | "pillar" => "salt.utils.optsdict.DictProxy object",
+        // The pillar's own maps came from its YAML: OrderedDicts in Salt.
+        p if p.starts_with("pillar.") || p.starts_with("pillar[") => {
+            "collections.OrderedDict object"
+        }
         "opts" => "salt.utils.optsdict.OptsDict object",
         // A module the minion has not loaded (`salt.mysql` without MySQLdb).
         "salt" => "salt.utils.templates.AliasedLoader object",

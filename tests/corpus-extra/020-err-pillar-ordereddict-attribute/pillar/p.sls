@@ -1,0 +1,3 @@
+app:
+  port: 80
+  sub: {x: 1}

@@ -1,0 +1,1 @@
+x: {test.nop: [{n: '{{ pillar.app.sub.nope }}'}]}
