@@ -201,3 +201,110 @@ fn shards_partition_the_fleet() {
     assert_eq!(bad.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `--diff OLD`: per minion, the states a change adds and changes, and a
+/// summary by SLS; against a directory and against a git revision.
+#[test]
+fn diff_names_added_and_changed_states_per_minion() {
+    let d = temp("diff");
+    for tree in ["old", "new"] {
+        std::fs::create_dir_all(d.join(tree).join("salt")).unwrap();
+        std::fs::write(
+            d.join(tree).join("minion"),
+            "id: x\nfile_roots:\n  base: [salt]\n",
+        )
+        .unwrap();
+        std::fs::write(
+            d.join(tree).join("salt/top.sls"),
+            "base:\n  '*':\n    - a\n  'role:web':\n    - match: grain\n    - web\n",
+        )
+        .unwrap();
+        std::fs::write(d.join(tree).join("salt/a.sls"), "a: {test.nop: [{v: 1}]}\n").unwrap();
+    }
+    std::fs::write(d.join("old/salt/web.sls"), "w: {test.nop: [{port: 80}]}\n").unwrap();
+    std::fs::write(
+        d.join("new/salt/web.sls"),
+        "w: {test.nop: [{port: 8080}]}\nw2: {test.nop: []}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("m.yaml"),
+        "- id: db\n  grains: {role: db}\n- id: web\n  grains: {role: web}\n",
+    )
+    .unwrap();
+    let out = lowstate(
+        &d,
+        &["fleet", "-c", "new", "--minions", "m.yaml", "--diff", "old"],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["id"], "db");
+    assert_eq!(lines[0]["added"], serde_json::json!([]));
+    assert_eq!(lines[0]["changed"], serde_json::json!([]));
+    assert_eq!(lines[1]["added"][0]["id"], "w2");
+    assert_eq!(lines[1]["changed"][0]["id"], "w");
+    assert_eq!(
+        lines[1]["changed"][0]["arguments"],
+        serde_json::json!(["port"])
+    );
+    assert!(err.contains("2 minions, 1 with changes, 0 failed"), "{err}");
+    assert!(
+        err.contains("web: 1 minions; 1 states added, 0 removed, 1 changed"),
+        "{err}"
+    );
+    // The same against a git revision of the repository holding -c DIR.
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(d.join("new"))
+            .output()
+            .unwrap();
+        assert!(
+            ok.status.success(),
+            "{}",
+            String::from_utf8_lossy(&ok.stderr)
+        );
+    };
+    std::fs::rename(d.join("new/salt/web.sls"), d.join("web.new")).unwrap();
+    std::fs::copy(d.join("old/salt/web.sls"), d.join("new/salt/web.sls")).unwrap();
+    git(&["init", "-q"]);
+    git(&["-c", "user.name=t", "-c", "user.email=t@t", "add", "."]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-qm",
+        "old",
+    ]);
+    std::fs::rename(d.join("web.new"), d.join("new/salt/web.sls")).unwrap();
+    let out = lowstate(
+        &d,
+        &[
+            "fleet",
+            "-c",
+            "new",
+            "--minions",
+            "m.yaml",
+            "--diff",
+            "HEAD",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let again: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(again, lines);
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -229,3 +229,102 @@ mod tests {
         assert_eq!(Shard::parse("2/8").unwrap(), Shard { index: 2, count: 8 });
     }
 }
+
+/// What changed for one minion between two compiles of its lowstate.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PlanDiff {
+    /// States only the new plan has.
+    pub added: Vec<Map>,
+    /// States only the old plan has.
+    pub removed: Vec<Map>,
+    /// States both have whose arguments differ: (new chunk, the argument
+    /// names that differ, sorted).
+    pub changed: Vec<(Map, Vec<String>)>,
+}
+
+impl PlanDiff {
+    /// Whether nothing changed.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty()
+    }
+}
+
+/// A state's identity across two plans: state module, ID, name, function.
+fn chunk_key(c: &Map) -> (String, String, String, String) {
+    let s = |k: &str| c.get(k).map(Value::py_str).unwrap_or_default();
+    (s("state"), s("__id__"), s("name"), s("fun"))
+}
+
+/// Compare two lowstates state by state. `order` is left out (it moves
+/// whenever a state is added before it); every other key counts.
+pub fn diff_plans(old: &[Map], new: &[Map]) -> PlanDiff {
+    let old_by_key: std::collections::HashMap<_, &Map> =
+        old.iter().map(|c| (chunk_key(c), c)).collect();
+    let new_keys: std::collections::HashSet<_> = new.iter().map(chunk_key).collect();
+    let mut d = PlanDiff::default();
+    for c in new {
+        match old_by_key.get(&chunk_key(c)) {
+            None => d.added.push(c.clone()),
+            Some(o) => {
+                let mut fields: Vec<String> = c
+                    .iter()
+                    .chain(o.iter())
+                    .map(|(k, _)| k.py_str())
+                    .filter(|k| k != "order")
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .into_iter()
+                    .filter(|k| c.get(k.as_str()) != o.get(k.as_str()))
+                    .collect();
+                fields.dedup();
+                if !fields.is_empty() {
+                    d.changed.push((c.clone(), fields));
+                }
+            }
+        }
+    }
+    d.removed = old
+        .iter()
+        .filter(|c| !new_keys.contains(&chunk_key(c)))
+        .cloned()
+        .collect();
+    d
+}
+
+#[cfg(test)]
+mod diff_tests {
+    use super::*;
+
+    fn chunk(id: &str, extra: &[(&str, &str)], order: i64) -> Map {
+        let mut m = Map::new();
+        for (k, v) in [
+            ("state", "file"),
+            ("__id__", id),
+            ("name", id),
+            ("fun", "managed"),
+            ("__sls__", "s"),
+        ] {
+            m.insert(k.into(), Value::str(v));
+        }
+        for (k, v) in extra {
+            m.insert((*k).into(), Value::str(*v));
+        }
+        m.insert("order".into(), Value::Int(order));
+        m
+    }
+
+    #[test]
+    fn added_removed_changed_and_order_ignored() {
+        let old = vec![chunk("a", &[("mode", "644")], 1), chunk("b", &[], 2)];
+        let new = vec![chunk("c", &[], 1), chunk("a", &[("mode", "600")], 2)];
+        let d = diff_plans(&old, &new);
+        assert_eq!(d.added.len(), 1);
+        assert_eq!(d.removed.len(), 1);
+        assert_eq!(d.changed.len(), 1);
+        assert_eq!(d.changed[0].1, vec!["mode".to_string()]);
+        let same = diff_plans(
+            &old,
+            &[chunk("a", &[("mode", "644")], 9), chunk("b", &[], 1)],
+        );
+        assert!(same.is_empty());
+    }
+}

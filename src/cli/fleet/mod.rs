@@ -9,11 +9,13 @@ use anyhow::{anyhow, Context};
 use lowstate::emit::Format;
 use lowstate::salt::config::Config;
 use lowstate::salt::fleet::{read_minions, FleetMinion, Shard};
-use lowstate::salt::pipeline::Session;
+use lowstate::salt::pipeline::{Options, Session};
 use lowstate::value::{Map, Value};
 use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+mod diff;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -35,6 +37,11 @@ pub struct Args {
     /// No progress bar and no summary.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Compare with another version of the tree: a config directory, or a
+    /// git revision of the repository that holds `-c DIR`. Prints, per
+    /// minion, the states added, removed and changed, and a summary by SLS.
+    #[arg(long, value_name = "OLD_DIR|REV")]
+    pub diff: Option<String>,
     #[command(flatten)]
     pub selection: super::Selection,
 }
@@ -62,34 +69,22 @@ pub fn run(args: Args) -> CmdResult {
         .filter(|m| shard.is_none_or(|s| s.holds(&m.id)))
         .collect();
     let (dir, overrides, options) = c.prepare(args.selection.sls.clone())?;
+    if let Some(old) = &args.diff {
+        if args.output_dir.is_some() {
+            return Err(Failure::Config(anyhow!(
+                "fleet: --diff prints to stdout; it does not take -o"
+            )));
+        }
+        let (old_dir, _guard) = old_tree(&dir, old)?;
+        return diff::run(&args, &minions, &dir, &old_dir, &overrides, &options);
+    }
     if let Some(out) = &args.output_dir {
         std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     }
     let compile = |m: &FleetMinion| -> Compiled {
-        let mut o = overrides.clone();
-        o.insert("id".into(), Value::str(m.id.as_str()));
-        o.insert("grains".into(), m.grains.clone());
-        let config = match Config::load_with(&dir, &o) {
-            Ok(c) => c,
-            Err(d) => {
-                return Compiled {
-                    id: m.id.clone(),
-                    result: Err(d.into()),
-                }
-            }
-        };
-        let mut opts = options.clone();
-        if let Some(Value::Map(p)) = &m.pillar {
-            let mut merged = match opts.pillar_override.take() {
-                Some(Value::Map(g)) => g,
-                _ => Map::new(),
-            };
-            lowstate::salt::dictupdate::update_map(&mut merged, p, true, false);
-            opts.pillar_override = Some(Value::Map(merged));
-        }
         Compiled {
             id: m.id.clone(),
-            result: Session::new(config, opts).lowstate(),
+            result: compile_minion(&dir, &overrides, &options, m),
         }
     };
 
@@ -139,6 +134,93 @@ pub fn run(args: Args) -> CmdResult {
         Err(Failure::RunFailed)
     } else {
         Ok(())
+    }
+}
+
+/// One minion's lowstate from the tree configured in `dir`: the config
+/// with the flags' keys and the minion's id and grains, its pillar merged
+/// over `--pillar`.
+fn compile_minion(
+    dir: &Path,
+    overrides: &Map,
+    options: &Options,
+    m: &FleetMinion,
+) -> Result<Vec<Map>, lowstate::Diagnostics> {
+    let mut o = overrides.clone();
+    o.insert("id".into(), Value::str(m.id.as_str()));
+    o.insert("grains".into(), m.grains.clone());
+    let config = Config::load_with(dir, &o)?;
+    let mut opts = options.clone();
+    if let Some(Value::Map(p)) = &m.pillar {
+        let mut merged = match opts.pillar_override.take() {
+            Some(Value::Map(g)) => g,
+            _ => Map::new(),
+        };
+        lowstate::salt::dictupdate::update_map(&mut merged, p, true, false);
+        opts.pillar_override = Some(Value::Map(merged));
+    }
+    Session::new(config, opts).lowstate()
+}
+
+/// The config directory of the old tree for `--diff`: a directory as
+/// given, or `REV` of the git repository holding `dir`, extracted into a
+/// temp directory (removed when the guard drops).
+fn old_tree(dir: &Path, old: &str) -> Result<(PathBuf, Option<TempTree>), Failure> {
+    let as_dir = Path::new(old);
+    if as_dir.join("minion").is_file() {
+        return Ok((as_dir.to_path_buf(), None));
+    }
+    let git = |args: &[&str], cwd: &Path| -> Result<Vec<u8>, Failure> {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(cwd)
+            .output()
+            .map_err(|e| anyhow!("--diff {old}: cannot run git: {e}"))?;
+        if !out.status.success() {
+            return Err(Failure::Config(anyhow!(
+                "--diff {old}: not a config directory, and git says: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        Ok(out.stdout)
+    };
+    let abs = std::path::absolute(dir).map_err(|e| anyhow!("{}: {e}", dir.display()))?;
+    let top = String::from_utf8_lossy(&git(&["rev-parse", "--show-toplevel"], &abs)?)
+        .trim()
+        .to_string();
+    let rel = abs
+        .canonicalize()
+        .ok()
+        .and_then(|a| a.strip_prefix(&top).ok().map(Path::to_path_buf))
+        .unwrap_or_default();
+    let tmp = std::env::temp_dir().join(format!("lowstate-fleet-diff-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).map_err(|e| anyhow!("{}: {e}", tmp.display()))?;
+    let guard = TempTree(tmp.clone());
+    let archive = git(&["archive", "--format=tar", old], Path::new(&top))?;
+    let mut tar = std::process::Command::new("tar")
+        .args(["-x", "-C"])
+        .arg(&tmp)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| anyhow!("--diff {old}: cannot run tar: {e}"))?;
+    if let Some(mut stdin) = tar.stdin.take() {
+        stdin
+            .write_all(&archive)
+            .map_err(|e| anyhow!("--diff {old}: {e}"))?;
+    }
+    let status = tar.wait().map_err(|e| anyhow!("--diff {old}: {e}"))?;
+    if !status.success() {
+        return Err(Failure::Config(anyhow!("--diff {old}: tar failed")));
+    }
+    Ok((tmp.join(rel), Some(guard)))
+}
+
+/// A temp directory removed on drop.
+struct TempTree(PathBuf);
+
+impl Drop for TempTree {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
