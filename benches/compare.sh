@@ -25,16 +25,8 @@ salt_call=${SALT_CALL:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# Wall seconds and peak RSS (KiB) of one run of a command; its output goes
-# to $to (default /dev/null). The clock is bash's (time's %e has 10 ms steps).
-measure() {
-  local out=$work/time.txt start end
-  start=$EPOCHREALTIME
-  /usr/bin/time -f '%M' -o "$out" "$@" > "${to:-/dev/null}" 2> "$work/stderr.txt" || {
-    cat "$work/stderr.txt" >&2; return 1; }
-  end=$EPOCHREALTIME
-  echo "$(awk "BEGIN{printf \"%.3f\", $end - $start}") $(cat "$out")"
-}
+# shellcheck source=benches/lib.sh
+. benches/lib.sh
 
 # The best time of 5 runs (the machine is shared), and the highest peak.
 best_of_5() {

@@ -21,17 +21,9 @@ salt_case=${SALT_CASE:-$PWD/../shared/oracle/salt-case}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# Wall seconds and peak RSS (KiB) of one run; stdout to $to.
-measure() {
-  local out=$work/time.txt start end
-  start=$EPOCHREALTIME
-  /usr/bin/time -f '%M' -o "$out" "$@" > "${to:-/dev/null}" 2> "$work/stderr.txt" || {
-    cat "$work/stderr.txt" >&2; return 1; }
-  end=$EPOCHREALTIME
-  echo "$(awk "BEGIN{printf \"%.3f\", $end - $start}") $(cat "$out")"
-}
+# shellcheck source=benches/lib.sh
+. benches/lib.sh
 
-median() { sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 
 fleet_run() { # DIR -> "seconds peak_kib" (median time of 3, highest memory)
   local d=$1 ts=() mem=0 t m

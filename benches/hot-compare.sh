@@ -27,15 +27,8 @@ hot_case=$PWD/../shared/oracle/hot-case
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# Wall seconds and peak RSS (KiB) of one run; output to $to (default /dev/null).
-measure() {
-  local out=$work/time.txt start end
-  start=$EPOCHREALTIME
-  /usr/bin/time -f '%M' -o "$out" "$@" > "${to:-/dev/null}" 2> "$work/stderr.txt" || {
-    cat "$work/stderr.txt" >&2; return 1; }
-  end=$EPOCHREALTIME
-  echo "$(awk "BEGIN{printf \"%.4f\", $end - $start}") $(cat "$out")"
-}
+# shellcheck source=benches/lib.sh
+. benches/lib.sh
 
 best_of_5() {
   local best="" mem=0 t m
