@@ -178,7 +178,8 @@ impl Shard {
             h ^= u64::from(b);
             h = h.wrapping_mul(0x0100_0000_01b3);
         }
-        h % self.count == self.index - 1
+        // A shard built by hand with K = 0 or N = 0 holds nothing.
+        self.count > 0 && self.index > 0 && h % self.count == self.index - 1
     }
 }
 
