@@ -52,10 +52,10 @@ impl Default for Limits {
             yaml_depth: 1000,
             yaml_nodes: 2_000_000,
             states: 200_000,
-            output: 1024 * MIB,
+            output: 256 * MIB,
             hot_repeat: 1_000_000,
             hot_string: 16 * MIB,
-            memory: 1024 * MIB,
+            memory: 512 * MIB,
         }
     }
 }
@@ -238,7 +238,7 @@ impl<A> CappedAlloc<A> {
         CappedAlloc {
             inner,
             used: AtomicUsize::new(0),
-            cap: AtomicUsize::new(1024 * MIB),
+            cap: AtomicUsize::new(512 * MIB),
         }
     }
 
@@ -262,7 +262,7 @@ impl<A> CappedAlloc<A> {
     #[cold]
     fn over(&self) -> ! {
         // No allocation from here on: a fixed message, written raw.
-        let msg: &[u8] = b"error[memory-limit]: lowstate stopped: memory use passed its cap (`--limit memory=BYTES`, default 1G); an input builds a value too large to hold (a template doubling a string in a loop?). Nothing was written.\n";
+        let msg: &[u8] = b"error[memory-limit]: lowstate stopped: memory use passed its cap (`--limit memory=BYTES`, default 512M); an input builds a value too large to hold (a template doubling a string in a loop?). Nothing was written.\n";
         // SAFETY: writing a static buffer to fd 2, then leaving without
         // running destructors or atexit handlers (which may allocate).
         unsafe {
