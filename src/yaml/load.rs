@@ -1294,6 +1294,13 @@ impl<'a> Constructor<'a> {
             let (k, v) = pairs[index];
             if self.is_merge_key(k) {
                 pairs.remove(index);
+                // PyYAML deletes the merge key from the node itself before
+                // it flattens the merged mapping, so a mapping that merges
+                // itself (`<<: *o` inside `&o`) sees no merge key there
+                // and stops; so must we (else each level doubles the work).
+                if let RawKind::Map { pairs: p, .. } = &mut self.nodes[id].kind {
+                    p.clone_from(&pairs);
+                }
                 match &self.nodes[v].kind {
                     RawKind::Map { .. } => {
                         self.flatten(v, depth + 1)?;
@@ -1435,17 +1442,28 @@ impl<'a> Constructor<'a> {
         Ok(())
     }
 
-    /// PyYAML's `repr(node.value)` (for "found unacceptable key").
+    /// PyYAML's `repr(node.value)` (for "found unacceptable key"), cut
+    /// short (`...`) after a few hundred nodes: a key may hold a structure
+    /// that contains itself or fans out through aliases.
     fn node_value_repr(&self, id: Id, depth: usize) -> String {
+        let mut budget = 400usize;
+        self.value_repr(id, depth, &mut budget)
+    }
+
+    fn value_repr(&self, id: Id, depth: usize, budget: &mut usize) -> String {
         if depth > 50 {
             return "[...]".into();
         }
+        if *budget == 0 {
+            return "...".into();
+        }
+        *budget -= 1;
         match &self.nodes[id].kind {
             RawKind::Scalar { text, .. } => py_str_repr(text),
             RawKind::Seq { items, .. } => {
                 let parts: Vec<String> = items
                     .iter()
-                    .map(|&i| self.node_repr(i, depth + 1))
+                    .map(|&i| self.node_repr(i, depth + 1, budget))
                     .collect();
                 format!("[{}]", parts.join(", "))
             }
@@ -1453,11 +1471,9 @@ impl<'a> Constructor<'a> {
                 let parts: Vec<String> = pairs
                     .iter()
                     .map(|&(k, v)| {
-                        format!(
-                            "({}, {})",
-                            self.node_repr(k, depth + 1),
-                            self.node_repr(v, depth + 1)
-                        )
+                        let k = self.node_repr(k, depth + 1, budget);
+                        let v = self.node_repr(v, depth + 1, budget);
+                        format!("({k}, {v})")
                     })
                     .collect();
                 format!("[{}]", parts.join(", "))
@@ -1465,7 +1481,10 @@ impl<'a> Constructor<'a> {
         }
     }
 
-    fn node_repr(&self, id: Id, depth: usize) -> String {
+    fn node_repr(&self, id: Id, depth: usize, budget: &mut usize) -> String {
+        if *budget == 0 {
+            return "...".into();
+        }
         let (class, tag) = match &self.nodes[id].kind {
             RawKind::Scalar { tag, .. } => ("ScalarNode", tag.full()),
             RawKind::Seq { tag, .. } => (
@@ -1480,7 +1499,7 @@ impl<'a> Constructor<'a> {
         format!(
             "{class}(tag={}, value={})",
             py_str_repr(&tag),
-            self.node_value_repr(id, depth)
+            self.value_repr(id, depth, budget)
         )
     }
 }
@@ -2232,6 +2251,22 @@ mod colon_tab_tests {
             .and_then(|m| m.get("a"))
             .and_then(|a| a.as_list().map(|l| l.len()));
         assert_eq!(a, Some(20_001));
+    }
+
+    /// A mapping that merges itself loads as PyYAML loads it (its own
+    /// keys, once) instead of doubling the work at every level.
+    #[test]
+    fn a_mapping_merging_itself_stops_like_pyyaml() {
+        let v = load("opts: &o\n  a: 1\n  <<: *o\n", Dialect::Salt, BOUNDS)
+            .expect("loads")
+            .into_value();
+        assert_eq!(v.to_json().to_string(), r#"{"opts":{"a":1}}"#);
+        // libyaml's answer for two self-merges around a plain key.
+        let twice = "o: &o\n  a: 1\n  <<: *o\n  <<: *o\n  c: 2\n";
+        let v = load(twice, Dialect::Salt, BOUNDS)
+            .expect("loads")
+            .into_value();
+        assert_eq!(v.to_json().to_string(), r#"{"o":{"a":1,"c":2}}"#);
     }
 
     /// Many separate ones stop at the repair budget with a message that
