@@ -104,6 +104,20 @@ registry! {
     BAD_REQUISITE = ("bad-requisite", Error, "salt", "A requisite entry is malformed (not a string or a one-key mapping of strings).");
     MISSING_REQUISITE = ("missing-requisite", Error, "salt", "A requisite references a state that does not exist.");
     REQUISITE_CYCLE = ("requisite-cycle", Error, "salt", "Requisites form a cycle (a state depends on itself).");
+    // `lowstate check`: state arguments (Salt) and resource properties (HOT).
+    UNKNOWN_FUNCTION = ("unknown-function", Error, "check", "A state names a function (or a resource a type) that the reference release does not have.");
+    MODULE_NOT_LOADED = ("module-not-loaded", Warning, "check", "The state module exists but did not load where the argument data was made; the reason is Salt's.");
+    NEEDS_BINARY = ("needs-binary", Info, "check", "The state module loads only where a program is installed on the minion (Salt checks this at run time).");
+    NOT_VALIDATED = ("not-validated", Info, "check", "No schema knows this function or type (a custom `_states/` module, a provider template); its arguments are not checked.");
+    UNKNOWN_ARGUMENT = ("unknown-argument", Warning, "check", "An argument the function does not take: ignored (warning), or a failed state or an aborted run (error).");
+    MISSPELT_REQUISITE = ("misspelt-requisite", Error, "check", "An unknown argument close to a requisite keyword: the ordering it was meant to add is silently lost.");
+    DEPRECATED_ARGUMENT = ("deprecated-argument", Warning, "check", "An argument that is deprecated or an alias; Salt ignores it or reads it as another.");
+    FORBIDDEN_ARGUMENT = ("forbidden-argument", Error, "check", "An argument the function refuses (Salt fails the state).");
+    MISSING_ARGUMENT = ("missing-argument", Error, "check", "A required argument (or property) is not given.");
+    WRONG_TYPE = ("wrong-type", Error, "check", "An argument's value has a type the function does not take.");
+    BAD_VALUE = ("bad-value", Error, "check", "An argument's value is outside what the function accepts.");
+    ARGUMENT_GROUP = ("argument-group", Error, "check", "Arguments that must not be used together, or one of which is required (a property group).");
+    ARGUMENT_VERSION = ("argument-version", Info, "check", "An argument that only some versions (of Salt, or of a tool on the minion) support.");
     // Heat (HOT) templates; the name after `hot-` is Heat's error kind.
     HOT_TEMPLATE_PARSE = ("hot-template-parse", Error, "hot", "The template is not JSON or YAML, not a mapping, or has no version key.");
     HOT_TEMPLATE_VERSION = ("hot-template-version", Error, "hot", "The template version is unknown, or a function is not available in it.");
@@ -143,16 +157,14 @@ pub fn markdown() -> String {
                 "common" => "Any input",
                 "salt" => "Salt state trees",
                 "hot" => "Heat (HOT) templates",
+                "check" => "`lowstate check` (arguments and properties)",
                 other => other,
             };
             out.push_str(&format!(
                 "\n## {title}\n\n| code | severity | meaning |\n|---|---|---|\n"
             ));
         }
-        let sev = match c.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        };
+        let sev = c.severity.word();
         out.push_str(&format!("| `{}` | {sev} | {} |\n", c.name, c.summary));
     }
     out

@@ -45,10 +45,24 @@ impl Label {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    /// A fact worth knowing that lowstate cannot settle offline (what the
+    /// minion or the cloud decides at run time); never fails a run.
+    Info,
     /// Compiling goes on; the result may not be what was meant.
     Warning,
     /// Compiling fails (exit 1).
     Error,
+}
+
+impl Severity {
+    /// The lower-case word (`error`, `warning`, `info`).
+    pub fn word(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
 }
 
 /// A kind of thing a diagnostic can be about, declared by a front end:
@@ -152,6 +166,10 @@ impl Diagnostic {
             self.primary = label;
         }
         self
+    }
+    /// The severity's word (`error`, `warning`, `info`).
+    pub fn severity_word(&self) -> &'static str {
+        self.severity.word()
     }
     /// Is this an error (not a warning)?
     pub fn is_error(&self) -> bool {

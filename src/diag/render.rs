@@ -12,6 +12,7 @@ pub fn human(diags: &[Diagnostic], color: bool) -> String {
         let (sev, paint) = match d.severity {
             Severity::Error => ("error", "\x1b[1;31m"),
             Severity::Warning => ("warning", "\x1b[1;33m"),
+            Severity::Info => ("info", "\x1b[1;36m"),
         };
         let (on, off) = if color { (paint, "\x1b[0m") } else { ("", "") };
         let message = escape_controls(&d.message);
@@ -154,10 +155,7 @@ fn label_json(label: &Label) -> Value {
 /// One JSON object per diagnostic.
 pub fn to_value(d: &Diagnostic) -> Value {
     let mut m = Map::new();
-    let sev = match d.severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-    };
+    let sev = d.severity.word();
     m.insert("severity".into(), sev.into());
     m.insert("code".into(), d.code.name.into());
     m.insert("message".into(), d.message.as_str().into());
