@@ -16,6 +16,22 @@ pub struct Args {
     /// The HOT template (YAML or JSON).
     #[arg(value_name = "TEMPLATE")]
     pub template: PathBuf,
+    #[command(flatten)]
+    pub inputs: Inputs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
+    /// Write to this file (atomically) instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// How to print errors.
+    #[arg(long, value_enum, default_value_t = ErrorFormat::Human)]
+    pub error_format: ErrorFormat,
+}
+
+/// What a HOT compile reads besides the template (shared with `check --hot`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct Inputs {
     /// An environment file; repeat for several, applied in order.
     #[arg(short = 'e', long = "environment", value_name = "ENV")]
     pub environments: Vec<PathBuf>,
@@ -49,15 +65,6 @@ pub struct Args {
     /// Heat's `max_template_size`: refuse larger templates.
     #[arg(long, value_name = "BYTES", default_value_t = lowstate::hot::template::MAX_TEMPLATE_SIZE)]
     pub max_template_size: usize,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Json)]
-    pub format: Format,
-    /// Write to this file (atomically) instead of stdout.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// How to print errors.
-    #[arg(long, value_enum, default_value_t = ErrorFormat::Human)]
-    pub error_format: ErrorFormat,
 }
 
 /// `--env-mode`.
@@ -108,6 +115,11 @@ fn mapping(path: &Path) -> Result<Map> {
 
 /// The compiler's input from the command line.
 fn input(args: &Args) -> Result<Input> {
+    inputs(&args.template, &args.inputs)
+}
+
+/// The compiler's input: `template` and the other inputs.
+pub fn inputs(template: &Path, args: &Inputs) -> Result<Input> {
     let mut parameters: Vec<(String, Value)> = Vec::new();
     if let Some(p) = &args.parameters {
         for (k, v) in mapping(p)? {
@@ -132,13 +144,13 @@ fn input(args: &Args) -> Result<Input> {
         None => None,
     };
     Ok(Input {
-        template: Some(read(&args.template)?),
+        template: Some(read(template)?),
         environments,
         parameters,
         files_dir: args
             .files
             .clone()
-            .or_else(|| args.template.parent().map(Path::to_path_buf)),
+            .or_else(|| template.parent().map(Path::to_path_buf)),
         env_mode: match args.env_mode {
             Mode::Server => EnvMode::Server,
             Mode::Client => EnvMode::Client,

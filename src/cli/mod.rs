@@ -1,6 +1,7 @@
 //! Command-line interface: the shared options (`-c DIR`, output and error
 //! formats, pillar/mocks overrides) and dispatch to one module per subcommand.
 
+mod check;
 mod codes;
 mod compile;
 mod fleet;
@@ -97,6 +98,9 @@ pub enum Command {
     Graph(graph::Args),
     /// Compile every minion of a fleet (grains from `salt '*' grains.items`).
     Fleet(fleet::Args),
+    /// Validate state arguments (or, with --hot, resource properties)
+    /// against the reference release's schemas, all findings at once.
+    Check(check::Args),
     /// Compile an OpenStack Heat (HOT) template into the plan Heat would create.
     Hot(hot::Args),
     /// List every diagnostic code with its severity and meaning (Markdown).
@@ -221,6 +225,8 @@ pub enum Failure {
     /// A simulated run in which a state failed (exit 1; the result is
     /// already printed).
     RunFailed,
+    /// `check` found errors (exit 1; the findings are already printed).
+    Findings,
 }
 
 impl From<anyhow::Error> for Failure {
@@ -253,6 +259,7 @@ pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
         Command::Codes(a) => return codes::run(a),
         Command::Hot(a) => return hot::run(a),
         Command::Compile(a) => (a.common.clone(), compile::run(a)),
+        Command::Check(a) => (a.common.clone(), check::run(a)),
         Command::Fleet(a) => (a.common.clone(), fleet::run(a)),
         Command::Highstate(a) => (a.common.clone(), highstate::run(a)),
         Command::Pillar(a) => (a.common.clone(), pillar::run(a)),
@@ -268,7 +275,7 @@ pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
             print_diagnostics(&d.0, common.error_format);
             1
         }
-        Err(Failure::RunFailed) => 1,
+        Err(Failure::RunFailed | Failure::Findings) => 1,
         // An output over the `output` limit is the input's doing, like a
         // compile error.
         Err(Failure::Config(e)) if output_too_large(&e) => {

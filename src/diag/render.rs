@@ -1,5 +1,7 @@
 //! Renderers for diagnostics: `human` (message, location, framed source
-//! snippets for every label) and `json` (one object per diagnostic).
+//! snippets for every label), `json` (one object per diagnostic), `github`
+//! (GitHub Actions workflow commands, shown as annotations on a pull
+//! request) and `sarif` (SARIF 2.1.0, for code-scanning UIs).
 
 use super::{Diagnostic, Label, Severity};
 use crate::value::{Map, Value};
@@ -190,6 +192,192 @@ pub fn json(diags: &[Diagnostic]) -> String {
         "diagnostics" => Value::List(diags.iter().map(to_value).collect()),
     };
     v.to_json_pretty()
+}
+
+/// A file name as the user's tools want it: relative to `base` (the
+/// working directory) when it lies under it.
+fn relative(name: &str, base: Option<&std::path::Path>) -> String {
+    let path = std::path::Path::new(name);
+    match base {
+        Some(b) if path.is_absolute() => path
+            .strip_prefix(b)
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| name.to_string()),
+        _ => name.strip_prefix("./").unwrap_or(name).to_string(),
+    }
+}
+
+/// Escape a workflow command's message (`%`, CR, LF).
+fn gh_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escape a workflow command's property (also `:` and `,`).
+fn gh_property(text: &str) -> String {
+    gh_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// GitHub Actions workflow commands, one line per diagnostic:
+/// `::error file=F,line=L,col=C,endLine=..,endColumn=..,title=CODE::message`
+/// (`::notice` for info). Notes follow the message on their own lines.
+pub fn github(diags: &[Diagnostic], base: Option<&std::path::Path>) -> String {
+    let mut out = String::new();
+    for d in diags {
+        let kind = match d.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "notice",
+        };
+        let mut props = Vec::new();
+        if let Some(p) = &d.primary {
+            let (line, col) = p.file.line_col(p.range.start);
+            let (end_line, end_col) = p.file.line_col(p.range.end);
+            props.push(format!(
+                "file={}",
+                gh_property(&relative(&p.file.name, base))
+            ));
+            props.push(format!("line={line}"));
+            props.push(format!("col={col}"));
+            props.push(format!("endLine={end_line}"));
+            if end_line == line {
+                props.push(format!("endColumn={end_col}"));
+            }
+        }
+        props.push(format!("title={}", gh_property(d.code.name)));
+        let mut message = escape_controls(&d.message);
+        for n in &d.notes {
+            message.push_str("\nnote: ");
+            message.push_str(&escape_controls(n));
+        }
+        out.push_str(&format!(
+            "::{kind} {}::{}\n",
+            props.join(","),
+            gh_data(&message)
+        ));
+    }
+    out
+}
+
+fn sarif_location(label: &Label, base: Option<&std::path::Path>) -> Value {
+    let (line, col) = label.file.line_col(label.range.start);
+    let (end_line, end_col) = label.file.line_col(label.range.end);
+    let mut region = crate::vmap! {
+        "startLine" => line as i64,
+        "startColumn" => col as i64,
+        "endLine" => end_line as i64,
+        "endColumn" => end_col.max(if end_line == line { col + 1 } else { 1 }) as i64,
+    };
+    if let Some(r) = region.as_map_mut() {
+        r.insert(
+            "snippet".into(),
+            crate::vmap! { "text" => label.file.text[label.file.line_range(line)].trim_end_matches('\n') },
+        );
+    }
+    let mut loc = crate::vmap! {
+        "physicalLocation" => crate::vmap! {
+            "artifactLocation" => crate::vmap! { "uri" => relative(&label.file.name, base).replace('\\', "/") },
+            "region" => region,
+        },
+    };
+    if !label.message.is_empty() {
+        if let Some(m) = loc.as_map_mut() {
+            m.insert(
+                "message".into(),
+                crate::vmap! { "text" => label.message.as_str() },
+            );
+        }
+    }
+    loc
+}
+
+/// A SARIF 2.1.0 log with one run of `tool` (`name`, `version`): one
+/// result per diagnostic, the rules of the codes used (with their
+/// registry summary), file paths relative to `base`.
+pub fn sarif(diags: &[Diagnostic], tool: (&str, &str), base: Option<&std::path::Path>) -> String {
+    let mut rules: Vec<crate::diag::Code> = Vec::new();
+    for d in diags {
+        if !rules.contains(&d.code) {
+            rules.push(d.code);
+        }
+    }
+    let level = |s: Severity| match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    };
+    let rule_values: Vec<Value> = rules
+        .iter()
+        .map(|c| {
+            crate::vmap! {
+                "id" => c.name,
+                "shortDescription" => crate::vmap! { "text" => c.summary },
+                "defaultConfiguration" => crate::vmap! { "level" => level(c.severity) },
+            }
+        })
+        .collect();
+    let results: Vec<Value> = diags
+        .iter()
+        .map(|d| {
+            let mut text = escape_controls(&d.message);
+            for n in &d.notes {
+                text.push_str("\nnote: ");
+                text.push_str(&escape_controls(n));
+            }
+            let mut r = crate::vmap! {
+                "ruleId" => d.code.name,
+                "ruleIndex" => rules.iter().position(|c| *c == d.code).unwrap_or(0) as i64,
+                "level" => level(d.severity),
+                "message" => crate::vmap! { "text" => text },
+            };
+            if let Some(m) = r.as_map_mut() {
+                if let Some(p) = &d.primary {
+                    m.insert(
+                        "locations".into(),
+                        Value::List([sarif_location(p, base)].into_iter().collect()),
+                    );
+                }
+                if !d.secondary.is_empty() {
+                    m.insert(
+                        "relatedLocations".into(),
+                        Value::List(
+                            d.secondary
+                                .iter()
+                                .enumerate()
+                                .map(|(i, l)| {
+                                    let mut v = sarif_location(l, base);
+                                    if let Some(m) = v.as_map_mut() {
+                                        m.insert("id".into(), Value::Int(i as i64));
+                                    }
+                                    v
+                                })
+                                .collect(),
+                        ),
+                    );
+                }
+            }
+            r
+        })
+        .collect();
+    let log = crate::vmap! {
+        "$schema" => "https://json.schemastore.org/sarif-2.1.0.json",
+        "version" => "2.1.0",
+        "runs" => Value::List([crate::vmap! {
+            "tool" => crate::vmap! {
+                "driver" => crate::vmap! {
+                    "name" => tool.0,
+                    "version" => tool.1,
+                    "rules" => Value::List(rule_values.into_iter().collect()),
+                },
+            },
+            "columnKind" => "unicodeCodePoints",
+            "results" => Value::List(results.into_iter().collect()),
+        }].into_iter().collect()),
+    };
+    let mut text = log.to_json_pretty();
+    text.push('\n');
+    text
 }
 
 #[cfg(test)]

@@ -169,7 +169,17 @@ fn finding(kind: FindingKind, severity: Severity, message: String, args: Vec<Str
 fn engine_note(ctx: &Context<'_>, v: &Verdict, result: Option<&str>) -> Vec<String> {
     let mut notes = Vec::new();
     if let Some(text) = &v.salt {
-        let plain = text.starts_with("accepted") || text.starts_with("none");
+        // Prose about what the engine does (not its own words) is not quoted.
+        let plain = [
+            "accepted",
+            "none",
+            "result ",
+            "sets result",
+            "fails with",
+            "ignores",
+        ]
+        .iter()
+        .any(|p| text.starts_with(p));
         let note = if plain {
             format!("{} {text}", ctx.engine)
         } else {
@@ -367,6 +377,15 @@ fn type_word(v: &Value) -> &'static str {
     }
 }
 
+/// `a` or `an` before a word.
+fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
 fn words(types: &[Type]) -> String {
     let w: Vec<&str> = types.iter().map(|t| t.word()).collect();
     match w.split_last() {
@@ -452,12 +471,15 @@ fn value_rules(
     }
     let subject = &schema.name;
     let lenient = ctx.lenient_scalars;
-    let bad_value = |out: &mut Vec<Finding>, message: String| {
-        let verdict = rule.on_bad_value.clone().unwrap_or(Verdict {
-            severity: Severity::Error,
-            salt: None,
-            evidence: Vec::new(),
-        });
+    let bad_value_as = |out: &mut Vec<Finding>, message: String, special: Option<&Verdict>| {
+        let verdict = special
+            .or(rule.on_bad_value.as_ref())
+            .cloned()
+            .unwrap_or(Verdict {
+                severity: Severity::Error,
+                salt: None,
+                evidence: Vec::new(),
+            });
         let mut f = finding(
             FindingKind::BadValue,
             verdict.severity,
@@ -468,6 +490,7 @@ fn value_rules(
         f.rule = Some(path.to_string());
         out.push(f);
     };
+    let bad_value = |out: &mut Vec<Finding>, message: String| bad_value_as(out, message, None);
     if !rule.types.is_empty() && !rule.types.iter().any(|t| type_ok(*t, v, lenient)) {
         let verdict = rule.on_wrong_type.clone().unwrap_or(Verdict {
             severity: Severity::Error,
@@ -476,15 +499,19 @@ fn value_rules(
         });
         let message = if schema.noun == "property" {
             format!(
-                "Property error: {path}: Value must be a {}, not a {} ({})",
+                "Property error: {path}: Value must be {} {}, not {} {} ({})",
+                article(rule.types[0].word()),
                 words(&rule.types),
+                article(type_word(v)),
                 type_word(v),
                 show(v)
             )
         } else {
             format!(
-                "{subject}: `{path}` must be a {}, not a {} ({})",
+                "{subject}: `{path}` must be {} {}, not {} {} ({})",
+                article(rule.types[0].word()),
                 words(&rule.types),
+                article(type_word(v)),
                 type_word(v),
                 show(v)
             )
@@ -546,12 +573,13 @@ fn value_rules(
                 .collect();
             if found.len() > 1 {
                 let names: Vec<String> = found.iter().map(|x| x.py_str()).collect();
-                bad_value(
+                bad_value_as(
                     out,
                     format!(
                         "{subject}: `{path}` must not hold {} together",
                         names.join(" and ")
                     ),
+                    rule.on_exclusive.as_ref(),
                 );
             }
         }

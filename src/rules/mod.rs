@@ -137,6 +137,10 @@ pub struct ArgRule {
     pub pattern: Option<regex::Regex>,
     /// A regular expression a string value must not match.
     pub not_pattern: Option<regex::Regex>,
+    /// What `pattern` means, for messages (`must be an absolute path`).
+    pub expect: Option<String>,
+    /// What `not_pattern` means, for messages (`must not contain a comma`).
+    pub reject: Option<String>,
     /// Inclusive numeric range.
     pub range: (Option<f64>, Option<f64>),
     /// Inclusive length range (strings, lists, mappings).
@@ -151,6 +155,10 @@ pub struct ArgRule {
     pub on_wrong_type: Option<Verdict>,
     /// What a bad value means (default: error).
     pub on_bad_value: Option<Verdict>,
+    /// What a value matching `not_pattern` means (default: `on_bad_value`).
+    pub on_not_pattern: Option<Verdict>,
+    /// What a breach of `exclusive_items` means (default: `on_bad_value`).
+    pub on_exclusive: Option<Verdict>,
     /// A mapping's known keys (Heat's nested `schema`).
     pub keys: Option<IndexMap<String, ArgRule>>,
     /// Every list item's rules (Heat's `"*"` schema).

@@ -100,6 +100,9 @@ pub struct Config {
     pub mocks: Value,
     /// Extra state modules that have `mod_watch` (`mod_watch:` option).
     pub mod_watch: Vec<String>,
+    /// `lowstate_check_allow`: diagnostic codes `lowstate check` does not
+    /// report for this tree.
+    pub check_allow: Vec<String>,
     /// The whole config with Salt's defaults filled in: what `opts` shows.
     pub opts: Value,
     /// Keys we read but do not act on, for `-v`.
@@ -132,6 +135,7 @@ const KNOWN_KEYS: &[&str] = &[
     "pillar_merge_lists",
     "mocks",
     "mod_watch",
+    "lowstate_check_allow",
     "pillar",
     "file_client",
 ];
@@ -359,6 +363,11 @@ impl Config {
             pillar_merge_lists: boolean("pillar_merge_lists", false)?,
             mocks: get("mocks").cloned().unwrap_or(Value::Map(Map::new())),
             mod_watch,
+            check_allow: match get("lowstate_check_allow") {
+                Some(Value::List(l)) => l.iter().map(Value::py_str).collect(),
+                Some(Value::Str(s)) => s.split(',').map(|c| c.trim().to_string()).collect(),
+                _ => Vec::new(),
+            },
             opts: Value::Map(opts),
             ignored_keys,
         })

@@ -24,6 +24,7 @@ pub const ID: SubjectKind = SubjectKind {
     word: "ID",
 };
 
+pub mod check;
 pub mod config;
 pub mod dictupdate;
 pub mod fileserver;

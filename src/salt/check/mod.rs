@@ -1,0 +1,393 @@
+//! `lowstate check` for Salt: validates the final low chunks of a compile
+//! (after include, extend, `names`, requisite_in — §4.4 of the property
+//! groups spec) against the state argument schemas of Salt 3008.5
+//! (`schemas/*.yaml`, generated from `sys.state_argspec` plus the
+//! hand-written catalogue), and turns every finding into a located
+//! diagnostic with what Salt itself would do. It never changes what
+//! `compile` prints.
+
+mod catalogue;
+
+use crate::diag::{codes, Code, Diagnostic, Label, Severity};
+use crate::rules::{self, Finding, FindingKind, Schema};
+use crate::salt::config::{Config, SaltVersion};
+use crate::salt::pipeline::Plan;
+use crate::value::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// What Salt's `format_call` accepts in every state function besides its
+/// own arguments (`STATE_INTERNAL_KEYWORDS` of Salt 3008.5): requisites,
+/// their `_in` forms and the runtime keywords.
+pub const INTERNAL_KEYWORDS: &[&str] = &[
+    "check_cmd",
+    "cmd_opts_exclude",
+    "creates",
+    "failhard",
+    "fire_event",
+    "fun",
+    "listen",
+    "listen_in",
+    "no_log",
+    "onchanges",
+    "onchanges_any",
+    "onchanges_in",
+    "onfail",
+    "onfail_all",
+    "onfail_any",
+    "onfail_in",
+    "onfail_stop",
+    "onlyif",
+    "order",
+    "parallel",
+    "prereq",
+    "prereq_in",
+    "prerequired",
+    "reload_grains",
+    "reload_modules",
+    "reload_pillar",
+    "require",
+    "require_any",
+    "require_in",
+    "retry",
+    "runas",
+    "runas_password",
+    "saltenv",
+    "state",
+    "umask",
+    "unless",
+    "use",
+    "use_in",
+    "watch",
+    "watch_any",
+    "watch_in",
+];
+
+/// Requisite keywords an unknown argument may be a misspelling of.
+const REQUISITES: &[&str] = &[
+    "require",
+    "require_in",
+    "require_any",
+    "watch",
+    "watch_in",
+    "watch_any",
+    "onchanges",
+    "onchanges_in",
+    "onchanges_any",
+    "onfail",
+    "onfail_in",
+    "onfail_any",
+    "onfail_all",
+    "prereq",
+    "prereq_in",
+    "listen",
+    "listen_in",
+    "use",
+    "use_in",
+];
+
+/// Options of one check.
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    /// Versions of tools on the minion the user stated
+    /// (`--assume-version pip=9.0.1`).
+    pub assume_versions: BTreeMap<String, Vec<u64>>,
+    /// Codes not to report (the config's `lowstate_check_allow`).
+    pub allow: Vec<String>,
+    /// The Salt release targeted.
+    pub version: SaltVersion,
+}
+
+/// The compiled-in schemas, parsed on first use.
+pub struct Catalogue {
+    schemas: HashMap<&'static str, &'static str>,
+    parsed: std::sync::Mutex<HashMap<String, Schema>>,
+    modules: BTreeSet<&'static str>,
+    not_loaded: HashMap<&'static str, &'static str>,
+}
+
+impl Default for Catalogue {
+    fn default() -> Self {
+        Catalogue::new()
+    }
+}
+
+impl Catalogue {
+    /// The catalogue of Salt 3008.5.
+    pub fn new() -> Catalogue {
+        let schemas: HashMap<&str, &str> = catalogue::SCHEMAS.iter().copied().collect();
+        let modules = schemas
+            .keys()
+            .filter_map(|f| f.split_once('.').map(|(m, _)| m))
+            .collect();
+        let not_loaded = catalogue::NOT_LOADED
+            .lines()
+            .filter_map(|l| l.split_once('\t'))
+            .collect();
+        Catalogue {
+            schemas,
+            parsed: std::sync::Mutex::new(HashMap::new()),
+            modules,
+            not_loaded,
+        }
+    }
+    /// Every function with a schema, sorted.
+    pub fn functions(&self) -> Vec<&'static str> {
+        let mut v: Vec<&str> = self.schemas.keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+    /// The schema of `fun` (`file.managed`), if Salt 3008.5 has it. A
+    /// compiled-in file that does not parse counts as missing (the
+    /// project's tests make sure none does).
+    pub fn schema(&self, fun: &str) -> Option<Schema> {
+        let mut parsed = self.parsed.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = parsed.get(fun) {
+            return Some(s.clone());
+        }
+        let text = self.schemas.get(fun)?;
+        let s = rules::parse_schema(fun, text).ok()?;
+        parsed.insert(fun.to_string(), s.clone());
+        Some(s)
+    }
+}
+
+/// State modules a tree ships itself (`_states/*.py` in any file root).
+pub fn custom_modules(config: &Config) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for roots in config.file_roots.values() {
+        for root in roots {
+            let Ok(dir) = std::fs::read_dir(root.join("_states")) else {
+                continue;
+            };
+            for e in dir.flatten() {
+                let name = e.file_name().to_string_lossy().to_string();
+                if let Some(stem) = name.strip_suffix(".py") {
+                    out.insert(stem.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+fn code_of(kind: FindingKind) -> Code {
+    match kind {
+        FindingKind::UnknownArgument => codes::UNKNOWN_ARGUMENT,
+        FindingKind::MisspeltRequisite => codes::MISSPELT_REQUISITE,
+        FindingKind::Deprecated => codes::DEPRECATED_ARGUMENT,
+        FindingKind::Forbidden => codes::FORBIDDEN_ARGUMENT,
+        FindingKind::Missing => codes::MISSING_ARGUMENT,
+        FindingKind::WrongType => codes::WRONG_TYPE,
+        FindingKind::BadValue => codes::BAD_VALUE,
+        FindingKind::Group => codes::ARGUMENT_GROUP,
+        FindingKind::Version => codes::ARGUMENT_VERSION,
+    }
+}
+
+fn with_severity(mut d: Diagnostic, severity: Severity) -> Diagnostic {
+    d.severity = severity;
+    d
+}
+
+/// The arguments of a chunk: its keys minus `state`, `fun`, `__*__` keys
+/// and the keywords every function takes.
+pub fn chunk_args(chunk: &Map) -> Map {
+    let mut out = Map::new();
+    for (k, v) in chunk.iter() {
+        let Some(name) = k.as_str() else { continue };
+        if name.starts_with("__") || INTERNAL_KEYWORDS.contains(&name) {
+            continue;
+        }
+        out.insert(k.clone(), v.clone());
+    }
+    out
+}
+
+/// Check every chunk of a compiled plan. Findings come in lowstate order,
+/// except that those which abort the whole run lead (they lose every
+/// result of the run).
+pub fn check(
+    plan: &Plan,
+    config: &Config,
+    options: &CheckOptions,
+    catalogue: &Catalogue,
+) -> Vec<Diagnostic> {
+    let custom = custom_modules(config);
+    let mut versions = options.assume_versions.clone();
+    versions.insert(
+        "salt".into(),
+        match options.version {
+            SaltVersion::V3006 => vec![3006],
+            SaltVersion::V3007 => vec![3007],
+            SaltVersion::V3008 => vec![3008, 5],
+        },
+    );
+    let unknown_value = |_: &Value| false;
+    let ctx = rules::Context {
+        engine: "Salt 3008.5",
+        versions: &versions,
+        lenient_scalars: false,
+        unknown_value: &unknown_value,
+    };
+    let always = |_: &str| false;
+    let hints = rules::Hints {
+        always_allowed: &always,
+        near_misses: REQUISITES,
+    };
+    let mut out: Vec<(bool, Diagnostic)> = Vec::new();
+    let mut once: BTreeSet<String> = BTreeSet::new();
+    let low = &plan.lowstate;
+    for &i in &low.sequence {
+        let Some(chunk) = low.chunks.get(i) else {
+            continue;
+        };
+        let module = chunk.get("state").map(Value::py_str).unwrap_or_default();
+        let fun = chunk.get("fun").map(Value::py_str).unwrap_or_default();
+        let id = chunk.get("__id__").map(Value::py_str).unwrap_or_default();
+        let sls = chunk.get("__sls__").map(Value::py_str).unwrap_or_default();
+        let full = format!("{module}.{fun}");
+        let id_label = plan.sources.id(&id);
+        let locate = |d: Diagnostic| {
+            d.or_primary(id_label.clone())
+                .with_subject(crate::salt::SLS, sls.as_str())
+                .with_subject(crate::salt::ID, id.as_str())
+        };
+        if custom.contains(&module) {
+            if once.insert(format!("custom:{module}")) {
+                out.push((
+                    false,
+                    locate(Diagnostic::new(
+                        codes::NOT_VALIDATED,
+                        format!("state module `{module}` comes from the tree's `_states/`; its arguments are not validated"),
+                    )),
+                ));
+            }
+            continue;
+        }
+        let Some(schema) = catalogue.schema(&full) else {
+            let d = match catalogue.not_loaded.get(module.as_str()) {
+                Some(reason) => Diagnostic::new(
+                    codes::MODULE_NOT_LOADED,
+                    format!("State '{full}' was not found in SLS '{sls}'\nReason: '{module}' __virtual__ returned False: {reason}"),
+                )
+                .with_note("Salt 3008.5 could not load this module where the argument data was made; on a minion that has what it needs it may load"),
+                None if catalogue.modules.contains(module.as_str()) => Diagnostic::new(
+                    codes::UNKNOWN_FUNCTION,
+                    format!("State '{full}' was not found in SLS '{sls}'\nReason: '{full}' is not available."),
+                )
+                .with_note("Salt 3008.5 fails this state at run time; the run goes on"),
+                None => Diagnostic::new(
+                    codes::UNKNOWN_FUNCTION,
+                    format!("State '{full}' was not found in SLS '{sls}'\nReason: '{full}' is not available."),
+                )
+                .with_note(format!(
+                    "Salt 3008.5 has no state module `{module}`; a custom one belongs in `_states/{module}.py` in a file root"
+                )),
+            };
+            let d = match plan.sources.state(&id, &module) {
+                Some(l) => d.with_primary(l),
+                None => d,
+            };
+            out.push((false, locate(d)));
+            continue;
+        };
+        if let rules::Loaded::Stub(needs) = &schema.loaded {
+            if once.insert(format!("stub:{module}")) {
+                out.push((
+                    false,
+                    locate(Diagnostic::new(
+                        codes::NEEDS_BINARY,
+                        format!(
+                            "state module `{module}` loads only where {} installed on the minion",
+                            match needs.as_slice() {
+                                [one] => format!("`{one}` is"),
+                                many => format!(
+                                    "{} are",
+                                    many.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+                                ),
+                            }
+                        ),
+                    ))
+                    .with_note(format!(
+                        "elsewhere Salt fails the state with: `State '{full}' was not found in SLS '{sls}'`"
+                    )),
+                ));
+            }
+        }
+        let args = chunk_args(chunk);
+        for f in rules::check(&schema, &args, &hints, &ctx) {
+            let d = diagnostic(&f, plan, &id, &module);
+            out.push((f.aborts_run, locate(d)));
+        }
+    }
+    let mut diags: Vec<Diagnostic> = Vec::with_capacity(out.len());
+    diags.extend(out.iter().filter(|(a, _)| *a).map(|(_, d)| d.clone()));
+    diags.extend(out.into_iter().filter(|(a, _)| !*a).map(|(_, d)| d));
+    diags.retain(|d| !allowed(d, &options.allow));
+    diags
+}
+
+fn diagnostic(f: &Finding, plan: &Plan, id: &str, module: &str) -> Diagnostic {
+    let mut d = with_severity(
+        Diagnostic::new(code_of(f.kind), f.message.clone()),
+        f.severity,
+    );
+    let mut labels: Vec<Label> = f
+        .args
+        .iter()
+        .filter_map(|a| plan.sources.arg(id, module, a))
+        .collect();
+    if f.args.len() == 1 && labels.len() == 1 {
+        // One argument: point at it; the ID is context.
+        d = d.with_primary(labels.remove(0));
+        if let Some(l) = plan.sources.id(id) {
+            d = d.with_secondary(l);
+        }
+    } else {
+        if let Some(l) = plan.sources.id(id) {
+            d = d.with_primary(l);
+        }
+        d = d.with_secondaries(labels);
+    }
+    for n in &f.notes {
+        d = d.with_note(n.clone());
+    }
+    d
+}
+
+/// Is `d` suppressed: by the config's list, or by a
+/// `# lowstate: allow(code, ...)` comment on its ID's line (or on the line
+/// of its primary label)?
+fn allowed(d: &Diagnostic, config_allow: &[String]) -> bool {
+    if config_allow.iter().any(|c| c == d.code.name) {
+        return true;
+    }
+    let mut lines = Vec::new();
+    if let Some(p) = &d.primary {
+        lines.push((p.file.clone(), p.range.start));
+    }
+    if let Some(s) = d.secondary.first() {
+        lines.push((s.file.clone(), s.range.start));
+    }
+    lines.iter().any(|(file, at)| {
+        let (line, _) = file.line_col(*at);
+        let text = &file.text[file.line_range(line)];
+        allow_list(text).iter().any(|c| *c == d.code.name)
+    })
+}
+
+/// The codes of a `# lowstate: allow(a, b)` comment in a line.
+pub fn allow_list(line: &str) -> Vec<&str> {
+    let Some(at) = line.find("lowstate: allow(") else {
+        return Vec::new();
+    };
+    let rest = &line[at + "lowstate: allow(".len()..];
+    let Some(end) = rest.find(')') else {
+        return Vec::new();
+    };
+    rest[..end]
+        .split(',')
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect()
+}
