@@ -17,7 +17,13 @@ functions of docs/formula-check.py. Prints one line per formula:
   SALT-FAILS  Salt failed; lowstate's exit code is shown (1 = failed too)
   SKIP        no main SLS
 
+With --check, Salt is not run: each formula's tree goes through
+`lowstate check` instead and the findings are counted by code (one line
+per formula, then the totals; --list prints every finding).
+
 Options:
+  --check               count `lowstate check` findings instead of comparing
+  --list                with --check: print every finding
   --lowstate BIN        lowstate binary (default: target/release/lowstate)
   --salt-python PY      python of a Salt 3008.5 venv (default: $SALT_VENV/bin/python)
   --pillar-example      give both sides the formula's `pillar.example` as pillar
@@ -76,11 +82,9 @@ def salt_worker(spec_path, out_path):
         json.dump(out, fh, default=repr)
 
 
-def compare(froot, fc, binary, salt_python, pillar_example, keep):
-    root = os.path.abspath(froot)
-    name = os.path.basename(root.rstrip("/"))
-    if name not in [s for s, _ in fc.sls_files(root)]:
-        return f"SKIP        {name}: no main SLS"
+def tree(root, name, fc, pillar_example):
+    """The work directory of one formula: a top file applying its main SLS,
+    the pillar, and the two minion configs (Salt's, lowstate's)."""
     work = tempfile.mkdtemp(prefix="formula-compile-")
     for d in ("top", "pillar", "root", "salt-cfg", "ours"):
         os.makedirs(os.path.join(work, d))
@@ -105,6 +109,43 @@ def compare(froot, fc, binary, salt_python, pillar_example, keep):
         json.dump(salt_cfg, fh)
     with open(os.path.join(work, "ours", "minion"), "w") as fh:
         json.dump(dict(common, mocks=fc.DEFAULT_MOCKS), fh)
+    return work
+
+
+def check(froot, fc, binary, pillar_example, listing, totals):
+    """`lowstate check` on one formula's tree: findings by code."""
+    root = os.path.abspath(froot)
+    name = os.path.basename(root.rstrip("/"))
+    if name not in [s for s, _ in fc.sls_files(root)]:
+        return f"SKIP        {name}: no main SLS"
+    work = tree(root, name, fc, pillar_example)
+    r = subprocess.run([binary, "check", "-c", os.path.join(work, "ours"), "--format", "json"],
+                       capture_output=True, text=True)
+    shutil.rmtree(work)
+    try:
+        diags = json.loads(r.stdout)["diagnostics"]
+    except (ValueError, KeyError):
+        first = (r.stderr.strip().splitlines() or [""])[0]
+        return f"NO-COMPILE  {name}: {first[:160]}"
+    counts = {}
+    for d in diags:
+        key = f"{d['severity']} {d['code']}"
+        counts[key] = counts.get(key, 0) + 1
+        totals[key] = totals.get(key, 0) + 1
+        if listing:
+            p = d.get("primary") or {}
+            where = f"{os.path.relpath(p['file'], root) if p.get('file', '').startswith(root) else p.get('file')}:{p.get('line')}" if p else "-"
+            print(f"    {name} {where} {d['severity']} {d['code']}: {d['message'].splitlines()[0]}")
+    summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "no findings"
+    return f"CHECKED     {name}: {summary}"
+
+
+def compare(froot, fc, binary, salt_python, pillar_example, keep):
+    root = os.path.abspath(froot)
+    name = os.path.basename(root.rstrip("/"))
+    if name not in [s for s, _ in fc.sls_files(root)]:
+        return f"SKIP        {name}: no main SLS"
+    work = tree(root, name, fc, pillar_example)
     spec = os.path.join(work, "spec.json")
     with open(spec, "w") as fh:
         json.dump({"config": os.path.join(work, "salt-cfg", "minion"), "mocks": fc.DEFAULT_MOCKS}, fh)
@@ -149,10 +190,22 @@ def main(argv):
     ap.add_argument("--salt-python", default=os.path.join(os.environ.get("SALT_VENV", ".salt-venv"), "bin", "python"))
     ap.add_argument("--pillar-example", action="store_true")
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--list", action="store_true")
     a = ap.parse_args(argv)
     fc = formula_check()
     binary = os.path.abspath(a.lowstate)
     counts = {}
+    if a.check:
+        totals = {}
+        for froot in a.formulas:
+            line = check(froot, fc, binary, a.pillar_example, a.list, totals)
+            print(line, flush=True)
+            verdict = line.split()[0]
+            counts[verdict] = counts.get(verdict, 0) + 1
+        print(", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+        print("findings: " + (", ".join(f"{k} {v}" for k, v in sorted(totals.items())) or "none"))
+        return 0
     for froot in a.formulas:
         line = compare(froot, fc, binary, a.salt_python, a.pillar_example, a.keep)
         print(line, flush=True)

@@ -4,28 +4,40 @@
 //! the data gives, every file must parse, and the catalogue that compiles
 //! them into the binary must list exactly these files.
 //!
+//! Generated per function: `loaded` (and `needs`), `unknown_args` (`abort-run`
+//! without `**kwargs`; `pass-through` when the function hands `**kwargs` on
+//! to another, per `salt-3008.5-state-kwargs.json`, an AST scan of Salt's
+//! source; else `ignore`), each argspec argument's `required`/`default`, and
+//! the names the function reads from `**kwargs` (`undeclared: true`).
+//!
 //! `LOWSTATE_REGEN_SCHEMAS=1 cargo test --test check_schemas` rewrites the
 //! generated parts. It keeps, per file: the hand-written keys inside an
-//! argument's braces, hand-written arguments (`undeclared: true`), an
-//! `unknown_args` override (`fail-state`, `pass-through`) and everything
-//! below the marker line.
+//! argument's braces, hand-written arguments, and everything below the
+//! marker line (groups, versions, `unknown_args_override`, ...).
 
 use lowstate::value::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 const MARKER: &str = "# --- hand-written (kept across regeneration) ---";
-const GENERATED: &[&str] = &["required", "default"];
+const GENERATED: &[&str] = &["required", "default", "undeclared"];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
 }
 
-fn argspec() -> serde_json::Value {
+fn data_kwargs() -> serde_json::Value {
+    data("salt-3008.5-state-kwargs.json")
+}
+
+fn data(name: &str) -> serde_json::Value {
     let text =
-        std::fs::read_to_string(root().join("tests/data/check/salt-3008.5-state-argspec.json"))
-            .expect("argspec data");
-    serde_json::from_str(&text).expect("argspec JSON")
+        std::fs::read_to_string(root().join("tests/data/check").join(name)).expect("data file");
+    serde_json::from_str(&text).expect("data JSON")
+}
+
+fn argspec() -> serde_json::Value {
+    data("salt-3008.5-state-argspec.json")
 }
 
 /// A value in YAML flow style (plain where that reads back the same).
@@ -65,7 +77,6 @@ struct Existing {
     hand: BTreeMap<String, Vec<(String, Value)>>,
     /// Hand-written arguments (not in the argspec), in file order.
     extra: Vec<(String, String)>,
-    unknown_override: Option<String>,
     tail: String,
 }
 
@@ -73,7 +84,6 @@ fn read_existing(text: &str, known: &[String]) -> Existing {
     let mut out = Existing {
         hand: BTreeMap::new(),
         extra: Vec::new(),
-        unknown_override: None,
         tail: String::new(),
     };
     let (head, tail) = match text.find(MARKER) {
@@ -83,11 +93,6 @@ fn read_existing(text: &str, known: &[String]) -> Existing {
     out.tail = tail.trim_start_matches('\n').to_string();
     let mut in_args = false;
     for line in head.lines() {
-        if let Some(v) = line.strip_prefix("unknown_args: ") {
-            if v == "fail-state" || v == "pass-through" {
-                out.unknown_override = Some(v.to_string());
-            }
-        }
         if line.starts_with("arguments:") {
             in_args = true;
             continue;
@@ -122,8 +127,14 @@ fn read_existing(text: &str, known: &[String]) -> Existing {
 }
 
 /// The whole file for `fun`, given what it holds now.
-fn generate(fun: &str, spec: &serde_json::Value, module: &serde_json::Value, old: &str) -> String {
-    let args: Vec<String> = spec["args"]
+fn generate(
+    fun: &str,
+    spec: &serde_json::Value,
+    module: &serde_json::Value,
+    kwargs: &serde_json::Value,
+    old: &str,
+) -> String {
+    let declared: Vec<String> = spec["args"]
         .as_array()
         .map(|a| {
             a.iter()
@@ -131,8 +142,19 @@ fn generate(fun: &str, spec: &serde_json::Value, module: &serde_json::Value, old
                 .collect()
         })
         .unwrap_or_default();
+    let read: Vec<String> = kwargs["reads"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .filter(|n| !declared.contains(n))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut args = declared.clone();
+    args.extend(read.iter().cloned());
     let defaults: Vec<serde_json::Value> = spec["defaults"].as_array().cloned().unwrap_or_default();
-    let first_default = args.len().saturating_sub(defaults.len());
+    let first_default = declared.len().saturating_sub(defaults.len());
     let existing = read_existing(old, &args);
     let mut out = String::new();
     out.push_str(&format!(
@@ -158,14 +180,12 @@ fn generate(fun: &str, spec: &serde_json::Value, module: &serde_json::Value, old
         }
         _ => out.push_str("loaded: host\n"),
     }
-    let generated_unknown = if spec["kwargs"].as_bool() == Some(true) {
-        "ignore"
-    } else {
+    let unknown = if spec["kwargs"].as_bool() != Some(true) {
         "abort-run"
-    };
-    let unknown = match (&existing.unknown_override, generated_unknown) {
-        (Some(o), "ignore") => o.as_str(),
-        _ => generated_unknown,
+    } else if kwargs["forwards"].as_bool() == Some(true) {
+        "pass-through"
+    } else {
+        "ignore"
     };
     out.push_str(&format!("unknown_args: {unknown}\n"));
     out.push_str(if args.is_empty() && existing.extra.is_empty() {
@@ -175,7 +195,9 @@ fn generate(fun: &str, spec: &serde_json::Value, module: &serde_json::Value, old
     });
     for (i, name) in args.iter().enumerate() {
         let mut parts = Vec::new();
-        if i < first_default {
+        if i >= declared.len() {
+            parts.push("undeclared: true".to_string());
+        } else if i < first_default {
             parts.push("required: true".to_string());
         } else {
             let d = Value::from_json(&defaults[i - first_default]);
@@ -235,6 +257,7 @@ fn not_loaded(spec: &serde_json::Value) -> String {
 #[test]
 fn generated_parts_match_the_argspec_data() {
     let data = argspec();
+    let kwargs = data_kwargs();
     let regen = std::env::var_os("LOWSTATE_REGEN_SCHEMAS").is_some();
     let dir = schema_dir();
     let functions = data["functions"].as_object().expect("functions");
@@ -253,7 +276,13 @@ fn generated_parts_match_the_argspec_data() {
         let module = name.split('.').next().unwrap_or("");
         let path = dir.join(format!("{name}.yaml"));
         let old = std::fs::read_to_string(&path).unwrap_or_default();
-        let new = generate(name, &functions[name], &data["modules"][module], &old);
+        let new = generate(
+            name,
+            &functions[name],
+            &data["modules"][module],
+            &kwargs["functions"][name.as_str()],
+            &old,
+        );
         want_files.push((path, new));
     }
     for (path, want) in &want_files {

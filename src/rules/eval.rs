@@ -112,6 +112,14 @@ pub fn check(schema: &Schema, args: &Map, hints: &Hints<'_>, ctx: &Context<'_>) 
             None => unknown.push(name.to_string()),
         }
     }
+    let templated = schema
+        .template_context
+        .as_ref()
+        .is_some_and(|t| args.get(t.as_str()).is_some_and(Value::truthy));
+    if templated {
+        // Template variables; only a misspelt requisite is still worth saying.
+        unknown.retain(|n| near_miss(n, hints).is_some());
+    }
     unknown_findings(schema, &unknown, hints, ctx, &mut out);
     // (3) required.
     for (name, rule) in &schema.arguments {
@@ -211,11 +219,7 @@ fn unknown_findings(
     let subject = &schema.name;
     let mut plain = Vec::new();
     for name in unknown {
-        if let Some(req) = hints
-            .near_misses
-            .iter()
-            .find(|r| name != *r && edit_distance(name, r) <= 2)
-        {
+        if let Some(req) = near_miss(name, hints) {
             let mut f = finding(
                 FindingKind::MisspeltRequisite,
                 Severity::Error,
@@ -303,6 +307,15 @@ fn unknown_findings(
         }
         out.push(f);
     }
+}
+
+/// The requisite keyword `name` is probably a misspelling of: same first
+/// letter, within edit distance 1 (2 for keywords longer than five).
+fn near_miss<'h>(name: &str, hints: &Hints<'h>) -> Option<&'h str> {
+    hints.near_misses.iter().copied().find(|r| {
+        let allowed = if r.len() > 5 { 2 } else { 1 };
+        name != *r && name.chars().next() == r.chars().next() && edit_distance(name, r) <= allowed
+    })
 }
 
 /// The known name closest to `name`, within edit distance 2.

@@ -294,6 +294,9 @@ pub struct Schema {
     pub unknown_args: UnknownArgs,
     /// The engine's words for an unknown argument, if it has its own.
     pub unknown_salt: Option<String>,
+    /// When this argument is given, unknown arguments are template
+    /// variables (Salt's `file.managed` with `template`): not reported.
+    pub template_context: Option<String>,
     /// Arguments, in the engine's order.
     pub arguments: IndexMap<String, ArgRule>,
     /// Groups, checked in file order.

@@ -97,7 +97,9 @@ fn schema(v: &Value) -> R<Schema> {
         "loaded",
         "needs",
         "unknown_args",
+        "unknown_args_override",
         "unknown_salt",
+        "template_context",
         "arguments",
         "properties",
         "groups",
@@ -109,6 +111,7 @@ fn schema(v: &Value) -> R<Schema> {
         loaded: Loaded::Host,
         unknown_args: UnknownArgs::Ignore,
         unknown_salt: None,
+        template_context: None,
         arguments: IndexMap::new(),
         groups: Vec::new(),
         versions: Vec::new(),
@@ -141,7 +144,10 @@ fn schema(v: &Value) -> R<Schema> {
                 other => return err(k, format!("expected host or stub, found `{other}`")),
             },
             "needs" => needs = strings(v, k)?,
-            "unknown_args" => {
+            "unknown_args" | "unknown_args_override" => {
+                if k == "unknown_args" && m.contains_key("unknown_args_override") {
+                    continue;
+                }
                 out.unknown_args = match as_str(v, k)? {
                     "ignore" => UnknownArgs::Ignore,
                     "pass-through" => UnknownArgs::PassThrough,
@@ -152,6 +158,7 @@ fn schema(v: &Value) -> R<Schema> {
                 }
             }
             "unknown_salt" => out.unknown_salt = Some(as_str(v, k)?.to_string()),
+            "template_context" => out.template_context = Some(as_str(v, k)?.to_string()),
             "arguments" | "properties" => out.arguments = arguments(v, k)?,
             "groups" => {
                 let Some(list) = v.as_list() else {
