@@ -372,7 +372,7 @@ fn allowed(d: &Diagnostic, config_allow: &[String]) -> bool {
     lines.iter().any(|(file, at)| {
         let (line, _) = file.line_col(*at);
         let text = &file.text[file.line_range(line)];
-        allow_list(text).iter().any(|c| *c == d.code.name)
+        allow_list(text).contains(&d.code.name)
     })
 }
 

@@ -296,16 +296,39 @@ impl LineMap {
             }
         }
         let mut lines = Vec::new();
-        let mut last = 0usize;
+        // The last line matched by its text: rendered index → template index.
+        let (mut anchor_r, mut anchor_t) = (0usize, 0usize);
+        let last_line = tlines.len().saturating_sub(1);
         for (i, r) in rendered.lines().map(str::trim).enumerate() {
-            let t = if tlines.get(i) == Some(&r) && !r.is_empty() {
-                i
-            } else if let Some(c) = by_text.get(r) {
-                c.iter().copied().find(|&t| t >= last).unwrap_or(c[0])
+            let matched = if tlines.get(i) == Some(&r) && !r.is_empty() {
+                Some(i)
+            } else if r.is_empty() {
+                None
             } else {
-                last
+                by_text
+                    .get(r)
+                    .map(|c| c.iter().copied().find(|&t| t >= anchor_t).unwrap_or(c[0]))
             };
-            last = t;
+            let t = match matched {
+                Some(t) => {
+                    (anchor_r, anchor_t) = (i, t);
+                    t
+                }
+                // A line the template does not have as text (an expression
+                // rendered, a blank line): step on from the last match, back
+                // to the nearest line with an expression that can make it.
+                None => {
+                    let c = (anchor_t + (i - anchor_r)).min(last_line);
+                    if r.is_empty() {
+                        c
+                    } else {
+                        (0..=c)
+                            .rev()
+                            .find(|&j| tlines.get(j).is_some_and(|l| l.contains("{{")))
+                            .unwrap_or(c)
+                    }
+                }
+            };
             lines.push(t);
         }
         LineMap {

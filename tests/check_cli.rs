@@ -1,0 +1,285 @@
+//! `lowstate check` as a user runs it: every output format of the same
+//! findings (snapshots), exit codes, `--deny warnings`, inline and config
+//! suppression, and a SARIF log that follows the 2.1.0 schema's rules.
+
+use std::process::{Command, Output};
+
+fn lowstate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lowstate"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("run lowstate")
+}
+
+fn check(format: &str) -> (i32, String, String) {
+    let out = lowstate(&[
+        "check",
+        "-c",
+        "tests/check-tree",
+        "--color",
+        "never",
+        "--format",
+        format,
+    ]);
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn human_findings_with_snippets() {
+    let (code, out, err) = check("human");
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        err.trim(),
+        "lowstate check: 7 errors, 2 warnings, 0 info in 7 states"
+    );
+    insta::assert_snapshot!("check-human", out);
+}
+
+#[test]
+fn json_findings() {
+    let (code, out, _) = check("json");
+    assert_eq!(code, 1);
+    insta::assert_snapshot!("check-json", out);
+}
+
+#[test]
+fn github_annotations() {
+    let (code, out, _) = check("github");
+    assert_eq!(code, 1);
+    for line in out.lines() {
+        assert!(
+            line.starts_with("::error file=tests/check-tree/salt/web.sls,line=")
+                || line.starts_with("::warning file=tests/check-tree/salt/web.sls,line="),
+            "{line}"
+        );
+    }
+    insta::assert_snapshot!("check-github", out);
+}
+
+#[test]
+fn sarif_log() {
+    let (code, out, _) = check("sarif");
+    assert_eq!(code, 1);
+    let log: serde_json::Value = serde_json::from_str(&out).expect("SARIF is JSON");
+    validate_sarif(&log);
+    insta::assert_snapshot!("check-sarif", out);
+}
+
+#[test]
+fn suppressed_findings_are_not_reported() {
+    let (_, out, _) = check("json");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let diags = v["diagnostics"].as_array().unwrap();
+    // `# lowstate: allow(unknown-argument)` on the ID line of quiet-one.
+    assert!(diags
+        .iter()
+        .all(|d| !d["message"].as_str().unwrap().contains("contents`")));
+    // `lowstate_check_allow: [needs-binary]` in the minion config.
+    assert!(diags.iter().all(|d| d["code"] != "needs-binary"));
+    // Without the suppressions both are there.
+    let dir = std::env::temp_dir().join(format!(
+        "lowstate-check-unsuppressed-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("salt")).unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/check-tree");
+    let sls = std::fs::read_to_string(root.join("salt/web.sls"))
+        .unwrap()
+        .replace("# lowstate: allow(unknown-argument)", "");
+    std::fs::write(dir.join("salt/web.sls"), sls).unwrap();
+    std::fs::copy(root.join("salt/top.sls"), dir.join("salt/top.sls")).unwrap();
+    std::fs::write(
+        dir.join("minion"),
+        "id: web1\nfile_roots:\n  base: [salt]\n",
+    )
+    .unwrap();
+    let out = lowstate(&["check", "-c", dir.to_str().unwrap(), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let codes: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert!(codes.contains(&"needs-binary"), "{codes:?}");
+    assert_eq!(
+        codes.iter().filter(|c| **c == "unknown-argument").count(),
+        2
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn exit_codes_and_deny_warnings() {
+    // The example tree is clean: exit 0, nothing on stdout.
+    let out = lowstate(&["check"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    // Warnings only: 0, or 1 with --deny warnings.
+    let dir = std::env::temp_dir().join(format!("lowstate-check-warn-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("minion"), "id: m\nfile_roots:\n  base: [.]\n").unwrap();
+    std::fs::write(
+        dir.join("w.sls"),
+        "motd:\n  file.managed:\n    - name: /etc/motd\n    - contents: hi\n    - no_such: 1\n",
+    )
+    .unwrap();
+    let d = dir.to_str().unwrap();
+    let out = lowstate(&["check", "-c", d, "--sls", "w"]);
+    assert_eq!(out.status.code(), Some(0));
+    let out = lowstate(&["check", "-c", d, "--sls", "w", "--deny", "warnings"]);
+    assert_eq!(out.status.code(), Some(1));
+    // A bad flag value is a usage error.
+    let out = lowstate(&["check", "-c", d, "--assume-version", "pip"]);
+    assert_eq!(out.status.code(), Some(2));
+    // A tree that does not compile: the compile's diagnostics, exit 1.
+    std::fs::write(dir.join("bad.sls"), "a: [\n").unwrap();
+    let out = lowstate(&["check", "-c", d, "--sls", "bad"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("yaml"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn check_never_changes_what_compile_prints() {
+    let before = lowstate(&["compile", "-c", "tests/check-tree"]);
+    assert_eq!(before.status.code(), Some(0));
+    let chunks: serde_json::Value = serde_json::from_slice(&before.stdout).unwrap();
+    // The bad arguments are copied into the chunks, as Salt does.
+    assert!(chunks
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c.get("txet").is_some()));
+}
+
+/// The rules of the SARIF 2.1.0 schema (sarif-schema-2.1.0.json, OASIS)
+/// for every object lowstate writes: required properties, types, enums,
+/// minimums, and no properties the schema does not define for them.
+fn validate_sarif(log: &serde_json::Value) {
+    fn keys(v: &serde_json::Value, at: &str, required: &[&str], allowed: &[&str]) {
+        let m = v
+            .as_object()
+            .unwrap_or_else(|| panic!("{at}: not an object"));
+        for r in required {
+            assert!(m.contains_key(*r), "{at}: missing `{r}`");
+        }
+        for k in m.keys() {
+            assert!(
+                required.contains(&k.as_str()) || allowed.contains(&k.as_str()),
+                "{at}: `{k}` is not a property of this object"
+            );
+        }
+    }
+    fn message(v: &serde_json::Value, at: &str) {
+        keys(v, at, &["text"], &[]);
+        assert!(v["text"].is_string(), "{at}.text");
+    }
+    fn location(v: &serde_json::Value, at: &str) {
+        keys(v, at, &["physicalLocation"], &["id", "message"]);
+        if let Some(id) = v.get("id") {
+            assert!(id.as_i64().is_some_and(|i| i >= -1), "{at}.id");
+        }
+        if let Some(m) = v.get("message") {
+            message(m, &format!("{at}.message"));
+        }
+        let p = &v["physicalLocation"];
+        keys(
+            p,
+            &format!("{at}.physicalLocation"),
+            &["artifactLocation"],
+            &["region"],
+        );
+        let a = &p["artifactLocation"];
+        keys(a, "artifactLocation", &["uri"], &[]);
+        let uri = a["uri"].as_str().expect("uri");
+        assert!(
+            !uri.starts_with('/'),
+            "{uri}: paths are relative to the working directory"
+        );
+        let r = &p["region"];
+        keys(
+            r,
+            "region",
+            &["startLine"],
+            &["startColumn", "endLine", "endColumn", "snippet"],
+        );
+        for k in ["startLine", "startColumn", "endLine", "endColumn"] {
+            if let Some(n) = r.get(k) {
+                assert!(n.as_i64().is_some_and(|n| n >= 1), "region.{k} >= 1");
+            }
+        }
+        if let Some(s) = r.get("snippet") {
+            keys(s, "snippet", &["text"], &[]);
+        }
+    }
+    keys(log, "log", &["version", "runs"], &["$schema"]);
+    assert_eq!(log["version"], "2.1.0");
+    for (i, run) in log["runs"].as_array().expect("runs").iter().enumerate() {
+        let at = format!("runs[{i}]");
+        keys(run, &at, &["tool"], &["results", "columnKind"]);
+        assert!(
+            ["utf16CodeUnits", "unicodeCodePoints"].contains(&run["columnKind"].as_str().unwrap())
+        );
+        keys(&run["tool"], "tool", &["driver"], &[]);
+        let driver = &run["tool"]["driver"];
+        keys(driver, "driver", &["name"], &["version", "rules"]);
+        let rules = driver["rules"].as_array().expect("rules");
+        for r in rules {
+            keys(
+                r,
+                "rule",
+                &["id"],
+                &["shortDescription", "defaultConfiguration"],
+            );
+            message(&r["shortDescription"], "shortDescription");
+            keys(
+                &r["defaultConfiguration"],
+                "defaultConfiguration",
+                &[],
+                &["level"],
+            );
+        }
+        for (j, res) in run["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .enumerate()
+        {
+            let at = format!("{at}.results[{j}]");
+            keys(
+                res,
+                &at,
+                &["message"],
+                &[
+                    "ruleId",
+                    "ruleIndex",
+                    "level",
+                    "locations",
+                    "relatedLocations",
+                ],
+            );
+            message(&res["message"], &at);
+            assert!(["none", "note", "warning", "error"].contains(&res["level"].as_str().unwrap()));
+            let index = res["ruleIndex"].as_u64().expect("ruleIndex") as usize;
+            assert_eq!(
+                rules[index]["id"], res["ruleId"],
+                "{at}: ruleIndex points at its rule"
+            );
+            for l in res["locations"].as_array().into_iter().flatten() {
+                location(l, &at);
+            }
+            for l in res["relatedLocations"].as_array().into_iter().flatten() {
+                location(l, &at);
+            }
+        }
+    }
+}
