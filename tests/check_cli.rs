@@ -68,6 +68,31 @@ fn sarif_log() {
     assert_eq!(code, 1);
     let log: serde_json::Value = serde_json::from_str(&out).expect("SARIF is JSON");
     validate_sarif(&log);
+    // With the official schema at hand (`LOWSTATE_SARIF_SCHEMA=path/to/
+    // sarif-schema-2.1.0.json`, from oasis-tcs/sarif-spec; not shipped
+    // here) and Python's jsonschema, the log is validated against it too.
+    if let Some(schema) = std::env::var_os("LOWSTATE_SARIF_SCHEMA") {
+        let script = "import json,sys,jsonschema\n\
+            s=json.load(open(sys.argv[1]));l=json.load(sys.stdin)\n\
+            e=list(jsonschema.validators.validator_for(s)(s).iter_errors(l))\n\
+            print(len(e));[print(x.message) for x in e[:5]];sys.exit(1 if e else 0)";
+        let mut child = Command::new("python3")
+            .args(["-c", script])
+            .arg(schema)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3");
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(out.as_bytes())
+            .unwrap();
+        let r = child.wait_with_output().unwrap();
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stdout));
+    }
     insta::assert_snapshot!("check-sarif", out);
 }
 

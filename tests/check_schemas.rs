@@ -231,6 +231,7 @@ fn catalogue(functions: &[String]) -> String {
         "//! The compiled-in schema files, one per Salt 3008.5 state function\n\
          //! (generated with them by `tests/check_schemas.rs`; do not edit).\n\n\
          /// Function name → schema file text, sorted by name.\n\
+         #[rustfmt::skip]\n\
          pub(super) const SCHEMAS: &[(&str, &str)] = &[\n",
     );
     for f in functions {

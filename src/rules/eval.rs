@@ -158,7 +158,30 @@ pub fn check(schema: &Schema, args: &Map, hints: &Hints<'_>, ctx: &Context<'_>) 
     for vg in &schema.versions {
         version_findings(schema, vg, args, ctx, &mut out);
     }
+    for f in &mut out {
+        fill_placeholders(f, args);
+    }
     out
+}
+
+/// The engine's messages in schema files say `{name}` (the state's name),
+/// `{arg}` and `{value}` (the argument a finding is about, and its value)
+/// where the engine prints the input; fill them in.
+fn fill_placeholders(f: &mut Finding, args: &Map) {
+    let name = args.get("name").map(Value::py_str).unwrap_or_default();
+    let arg = f.args.first().cloned().unwrap_or_default();
+    let value = args
+        .get(arg.as_str())
+        .map(Value::py_str)
+        .unwrap_or_default();
+    for n in &mut f.notes {
+        if n.contains('{') {
+            *n = n
+                .replace("{name}", &name)
+                .replace("{arg}", &arg)
+                .replace("{value}", &value);
+        }
+    }
 }
 
 fn finding(kind: FindingKind, severity: Severity, message: String, args: Vec<String>) -> Finding {
