@@ -329,7 +329,11 @@ fn the_check_page_shows_real_output() {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
-        assert_eq!(printed.trim_end(), shown.trim_end(), "docs/check.md: `{command}`");
+        assert_eq!(
+            printed.trim_end(),
+            shown.trim_end(),
+            "docs/check.md: `{command}`"
+        );
         ran += 1;
     }
     assert!(ran >= 2, "ran {ran} examples");

@@ -605,6 +605,11 @@ impl<'a> Composer<'a> {
             s if s.starts_with("unexpected character:") => {
                 scanner("found character that cannot start any token")
             }
+            // saphyr-parser counts flow levels in a byte; PyYAML goes on to
+            // about 500 (docs/COMPATIBILITY.md, "YAML").
+            "recursion limit exceeded" => scanner(
+                "flow collections ([...] and {...}) nested more than 255 deep: lowstate's YAML parser stops there",
+            ),
             "mapping values are not allowed in this context"
             | "block sequence entries are not allowed in this context"
             | "mapping keys are not allowed in this context" => scanner(info),
