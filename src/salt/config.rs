@@ -96,6 +96,9 @@ pub struct Config {
     pub pillar_source_merging_strategy: String,
     /// `pillar_merge_lists`: append lists when merging pillar.
     pub pillar_merge_lists: bool,
+    /// `pillar_includes_override_sls`: an included pillar SLS overrides the
+    /// one that includes it (default: the including SLS wins).
+    pub pillar_includes_override_sls: bool,
     /// Answers for execution functions that need a live minion.
     pub mocks: Value,
     /// Extra state modules that have `mod_watch` (`mod_watch:` option).
@@ -133,6 +136,7 @@ const KNOWN_KEYS: &[&str] = &[
     "failhard",
     "pillar_source_merging_strategy",
     "pillar_merge_lists",
+    "pillar_includes_override_sls",
     "mocks",
     "mod_watch",
     "lowstate_check_allow",
@@ -361,6 +365,7 @@ impl Config {
             },
             pillar_source_merging_strategy: string("pillar_source_merging_strategy", "smart")?,
             pillar_merge_lists: boolean("pillar_merge_lists", false)?,
+            pillar_includes_override_sls: boolean("pillar_includes_override_sls", false)?,
             mocks: get("mocks").cloned().unwrap_or(Value::Map(Map::new())),
             mod_watch,
             check_allow: match get("lowstate_check_allow") {

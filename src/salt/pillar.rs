@@ -442,6 +442,14 @@ impl Compiler<'_> {
                 }
             }
         }
+        if self.config.pillar_includes_override_sls {
+            // Each included SLS is merged over the including one, in order.
+            return Some(
+                include_states
+                    .into_iter()
+                    .fold(Value::Map(map), |acc, s| self.merge(acc, s, errors)),
+            );
+        }
         include_states.push(Value::Map(map));
         let mut iter = include_states.into_iter();
         let first = iter.next()?;
