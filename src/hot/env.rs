@@ -52,20 +52,14 @@ pub fn read(file: &Arc<SourceFile>, limits: &crate::limits::Limits) -> Result<En
         if !SECTIONS.contains(&name.as_str()) {
             return Err(error(
                 codes::HOT_ENV_FORMAT,
-                format!(
-                    "environment has wrong section \"{name}\" (in {})",
-                    file.name
-                ),
+                format!("environment has wrong section \"{name}\""),
                 at,
             ));
         }
         if v.is_null() {
             return Err(error(
                 codes::HOT_ENV_FORMAT,
-                format!(
-                    "environment has empty section \"{name}\" (in {})",
-                    file.name
-                ),
+                format!("environment has empty section \"{name}\""),
                 at,
             ));
         }
@@ -106,15 +100,16 @@ pub struct Environment {
     pub notes: Vec<String>,
 }
 
-/// Layer the files and the `-P` values; `declared` tells the template's
-/// parameter names (server mode drops undeclared names once a section has
-/// entries).
+/// Layer the files and the `-P` values; `declared` gives the type of each
+/// parameter the template declares (server mode drops undeclared names once
+/// a section has entries, and applies `parameter_merge_strategies` by type).
+/// A strategy conflict or a value a strategy cannot merge fails, as in Heat.
 pub fn layer(
     files: &[EnvFile],
     cli: &[(String, Value)],
-    declared: &dyn Fn(&str) -> bool,
+    declared: &dyn Fn(&str) -> Option<String>,
     mode: EnvMode,
-) -> Environment {
+) -> Result<Environment, Diagnostic> {
     let mut env = Environment::default();
     let cli_map: Map = cli
         .iter()
@@ -137,7 +132,19 @@ pub fn layer(
         }
         EnvMode::Server => {
             env.parameters = cli_map;
+            // One record for both sections, as heat-engine keeps it.
+            let mut available: std::collections::HashMap<String, String> = Default::default();
             for f in files {
+                let strategies = f
+                    .data
+                    .get("parameter_merge_strategies")
+                    .and_then(Value::as_map);
+                let mut merge = Merge {
+                    declared,
+                    strategies,
+                    available: &mut available,
+                    file: f,
+                };
                 for (k, v) in &f.data {
                     match k.as_str() {
                         Some("parameters") => {
@@ -150,11 +157,11 @@ pub fn layer(
                                     ));
                                 }
                             }
-                            let dropped = merge_params(&mut env.parameters, v, declared);
+                            let dropped = merge.section(&mut env.parameters, v)?;
                             note_dropped(&mut env.notes, &dropped, "parameters", &f.file.name);
                         }
                         Some("parameter_defaults") => {
-                            let dropped = merge_params(&mut env.parameter_defaults, v, declared);
+                            let dropped = merge.section(&mut env.parameter_defaults, v)?;
                             note_dropped(
                                 &mut env.notes,
                                 &dropped,
@@ -189,7 +196,7 @@ pub fn layer(
         env.registry
             .insert("resources".into(), Value::Map(Map::new()));
     }
-    env
+    Ok(env)
 }
 
 fn sinks(v: Option<&Value>) -> Vec<Value> {
@@ -198,29 +205,219 @@ fn sinks(v: Option<&Value>) -> Vec<Value> {
         .unwrap_or_default()
 }
 
-/// Server mode: an empty section takes the file's whole; else declared,
-/// non-null entries overwrite. Returns the undeclared names it dropped.
-fn merge_params(acc: &mut Map, v: &Value, declared: &dyn Fn(&str) -> bool) -> Vec<String> {
-    let Some(m) = v.as_map() else {
-        return Vec::new();
-    };
-    if acc.is_empty() {
-        *acc = m.clone();
-        return Vec::new();
+/// heat-engine's merge of one file's `parameters` or `parameter_defaults`
+/// into what earlier layers gave (`environment_util.merge_parameters`).
+struct Merge<'a> {
+    declared: &'a dyn Fn(&str) -> Option<String>,
+    strategies: Option<&'a Map>,
+    /// Parameter → the strategy it got first (shared by both sections).
+    available: &'a mut std::collections::HashMap<String, String>,
+    file: &'a EnvFile,
+}
+
+const STRATEGIES: [&str; 3] = ["overwrite", "merge", "deep_merge"];
+
+impl Merge<'_> {
+    /// The strategy for `name` in this file: its own entry, else the one
+    /// it got before, else the file's `default` (an unknown word falls back
+    /// to the default).
+    fn strategy(&self, name: &str) -> String {
+        let get = |k: &str| self.strategies.and_then(|m| m.get(k)).map(Value::py_str);
+        let default = get("default").unwrap_or_else(|| "overwrite".into());
+        let s = get(name)
+            .or_else(|| self.available.get(name).cloned())
+            .unwrap_or_else(|| default.clone());
+        if STRATEGIES.contains(&s.as_str()) {
+            s
+        } else {
+            default
+        }
     }
-    let mut dropped = Vec::new();
-    for (k, x) in m {
-        let name = k.py_str();
-        if x.is_null() {
+
+    /// Where a parameter is written in this file (for errors).
+    fn at(&self, name: &str) -> Option<(&Arc<SourceFile>, std::ops::Range<usize>)> {
+        let text = &self.file.file.text;
+        let needle = format!("{name}:");
+        let at = text
+            .match_indices(&needle)
+            .map(|(i, _)| i)
+            .find(|&i| i == 0 || text[..i].ends_with([' ', '\n', '{', ',']))?;
+        Some((&self.file.file, at..at + name.len()))
+    }
+
+    fn invalid(&self, name: &str, message: String) -> Diagnostic {
+        error(codes::HOT_ENV_FORMAT, message, self.at(name))
+    }
+
+    /// Merge `v` (a section of this file) into `acc`. Returns the
+    /// undeclared names dropped.
+    fn section(&mut self, acc: &mut Map, v: &Value) -> Result<Vec<String>, Diagnostic> {
+        let Some(m) = v.as_map() else {
+            return Ok(Vec::new());
+        };
+        for (k, x) in m {
+            let name = k.py_str();
+            if (self.declared)(&name).is_none() || x.is_null() {
+                continue;
+            }
+            let s = self.strategy(&name);
+            match self.available.get(&name) {
+                None => {
+                    self.available.insert(name, s);
+                }
+                Some(first) if *first != s => {
+                    return Err(self.invalid(
+                        &name,
+                        format!(
+                            "Conflicting merge strategy '{s}' for parameter '{name}' in file '{}'.",
+                            self.file.file.name.rsplit('/').next().unwrap_or_default()
+                        ),
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+        // An empty section takes the file's whole, undeclared names too.
+        if acc.is_empty() {
+            *acc = m.clone();
+            return Ok(Vec::new());
+        }
+        let mut dropped = Vec::new();
+        for (k, x) in m {
+            let name = k.py_str();
+            let Some(ty) = (self.declared)(&name) else {
+                dropped.push(name);
+                continue;
+            };
+            if x.is_null() {
+                continue;
+            }
+            match self.available.get(&name).map(String::as_str) {
+                Some(s @ ("merge" | "deep_merge")) => {
+                    let merged = self.param_merge(
+                        &name,
+                        &ty,
+                        acc.get(k.as_str().unwrap_or("")),
+                        x,
+                        s == "deep_merge",
+                    )?;
+                    acc.insert(k.clone(), merged);
+                }
+                _ => {
+                    acc.insert(k.clone(), x.clone());
+                }
+            }
+        }
+        Ok(dropped)
+    }
+
+    /// `param_merge`: by the parameter's type.
+    fn param_merge(
+        &self,
+        name: &str,
+        ty: &str,
+        old: Option<&Value>,
+        new: &Value,
+        deep: bool,
+    ) -> Result<Value, Diagnostic> {
+        let invalid = || self.invalid(name, "Invalid parameter in environment .".to_string());
+        let cannot = || {
+            self.invalid(
+                name,
+                format!(
+                    "parameter '{name}': cannot merge {} into {}",
+                    new.py_type_name(),
+                    old.map_or("nothing", Value::py_type_name)
+                ),
+            )
+        };
+        match ty {
+            "json" => {
+                let new = match new {
+                    Value::Str(s) if s.is_empty() => return Ok(new.clone()),
+                    Value::Str(s) => serde_json::from_str::<serde_json::Value>(s)
+                        .map(|j| Value::from_json(&j))
+                        .map_err(|e| {
+                            self.invalid(name, format!("Invalid parameter in environment {e}."))
+                        })?,
+                    other => other.clone(),
+                };
+                let old = match old {
+                    Some(Value::Str(s)) => serde_json::from_str::<serde_json::Value>(s)
+                        .ok()
+                        .map(|j| Value::from_json(&j)),
+                    other => other.cloned(),
+                };
+                merge_map(old, new, deep).ok_or_else(cannot)
+            }
+            _ if !matches!(new, Value::Str(_) | Value::List(_)) => Err(invalid()),
+            "comma_delimited_list" => merge_list(old.cloned(), new.clone()).ok_or_else(cannot),
+            "string" => match (old, new) {
+                (None, Value::Str(n)) => Ok(Value::str(n.as_str())),
+                (Some(Value::Str(o)), Value::Str(n)) => Ok(Value::str(format!("{o}{n}"))),
+                _ => Err(cannot()),
+            },
+            // `0 + value` with a string or list value: a TypeError in Heat.
+            "number" => Err(cannot()),
+            _ => Err(self.invalid(
+                name,
+                format!("Invalid merge strategy 'merge' for parameter '{name}'."),
+            )),
+        }
+    }
+}
+
+/// Python truthiness of an optional value.
+fn present(v: &Option<Value>) -> bool {
+    v.as_ref().is_some_and(Value::truthy)
+}
+
+/// `merge_list`: lists extend, comma-delimited strings join with `,`.
+fn merge_list(old: Option<Value>, new: Value) -> Option<Value> {
+    if !present(&old) {
+        return Some(new);
+    }
+    match (old?, new) {
+        (Value::List(mut o), Value::List(n)) => {
+            o.extend(n);
+            Some(Value::List(o))
+        }
+        (Value::Str(o), Value::Str(n)) => Some(Value::str(format!("{o},{n}"))),
+        _ => None,
+    }
+}
+
+/// `merge_map`: keys updated (null values skipped); deep: maps recurse,
+/// lists extend, strings concatenate.
+fn merge_map(old: Option<Value>, new: Value, deep: bool) -> Option<Value> {
+    if !present(&old) {
+        return Some(new);
+    }
+    let (Some(Value::Map(mut o)), Value::Map(n)) = (old, new) else {
+        return None;
+    };
+    for (k, v) in n {
+        if v.is_null() {
             continue;
         }
-        if declared(&name) {
-            acc.insert(k.clone(), x.clone());
+        let merged = if !deep {
+            v
         } else {
-            dropped.push(name);
-        }
+            let old_v = o.get(&k).cloned();
+            match v {
+                Value::Map(_) if present(&old_v) => merge_map(old_v, v, true)?,
+                Value::List(_) if present(&old_v) => merge_list(old_v, v)?,
+                Value::Str(s) => match old_v {
+                    None => Value::Str(s),
+                    Some(Value::Str(os)) => Value::str(format!("{os}{s}")),
+                    Some(_) => return None,
+                },
+                other => other,
+            }
+        };
+        o.insert(k, merged);
     }
-    dropped
+    Some(Value::Map(o))
 }
 
 fn note_dropped(notes: &mut Vec<String>, dropped: &[String], section: &str, file: &str) {

@@ -87,17 +87,27 @@ fn run(input: &Input, version_text: &mut Option<String>) -> Result<Output, Diagn
     }
     let t = parsed.map_err(|(d, _)| d)?;
     *version_text = Some(t.version_text.clone());
-    let declared: BTreeSet<String> = t
+    // Declared parameters and their types (for the merge strategies).
+    let declared: HashMap<String, String> = t
         .section("parameters")
         .and_then(Value::as_map)
-        .map(|m| m.keys().map(Value::py_str).collect())
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| {
+                    (
+                        k.py_str(),
+                        v.get("type").map(Value::py_str).unwrap_or_default(),
+                    )
+                })
+                .collect()
+        })
         .unwrap_or_default();
     let environment = env::layer(
         &env_files,
         &input.parameters,
-        &|n| declared.contains(n),
+        &|n| declared.get(n).cloned(),
         input.env_mode,
-    );
+    )?;
     let mut notes = environment.notes.clone();
     let params = params::build(&t, &environment, &mut notes)?;
     params::check_groups(&t, &params)?;
