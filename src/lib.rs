@@ -22,6 +22,7 @@ pub mod fnmatch;
 pub mod hot;
 pub mod limits;
 pub mod plan;
+pub mod provenance;
 pub mod rules;
 pub mod salt;
 pub mod text;

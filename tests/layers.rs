@@ -20,7 +20,16 @@ use std::path::Path;
 
 /// Top-level modules of the dialect-free core.
 const CORE: &[&str] = &[
-    "value", "text", "yaml", "diag", "plan", "fnmatch", "emit", "limits", "rules",
+    "value",
+    "text",
+    "yaml",
+    "diag",
+    "plan",
+    "fnmatch",
+    "emit",
+    "limits",
+    "rules",
+    "provenance",
 ];
 /// The front ends.
 const FRONT_ENDS: &[&str] = &["salt", "hot"];

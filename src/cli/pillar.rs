@@ -1,6 +1,9 @@
-//! `lowstate pillar`: the compiled pillar, as `pillar.items` prints it.
+//! `lowstate pillar`: the compiled pillar, as `pillar.items` prints it;
+//! with `--explain [PATH]`, where every value came from.
 
 use super::{CmdResult, Common, Output};
+use anyhow::Context as _;
+use lowstate::salt::config::Config;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -8,9 +11,57 @@ pub struct Args {
     pub common: Common,
     #[command(flatten)]
     pub out: Output,
+    /// Say where each pillar value came from (the SLS file and line that
+    /// won, what it overrode, what was dropped), for the whole pillar or
+    /// the values at and under PATH (colon-separated: `nginx:port`).
+    #[arg(long, value_name = "PATH", num_args = 0..=1, default_missing_value = "")]
+    pub explain: Option<String>,
+    /// The form of `--explain`: human (default) or json.
+    #[arg(long, value_enum, default_value_t = ExplainFormat::Human)]
+    pub explain_format: ExplainFormat,
+}
+
+/// `--explain-format`.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExplainFormat {
+    /// Leaf by leaf, for people.
+    Human,
+    /// One JSON document: layers, leaves, dropped values.
+    Json,
 }
 
 pub fn run(args: Args) -> CmdResult {
-    let session = args.common.session(None)?;
-    args.out.write(&session.data.pillar)
+    let Some(path) = &args.explain else {
+        let session = args.common.session(None)?;
+        return args.out.write(&session.data.pillar);
+    };
+    let (dir, overrides, options) = args.common.prepare(None)?;
+    let config = Config::load_with(&dir, &overrides).map_err(|d| anyhow::anyhow!(d.message))?;
+    let mocks = options
+        .mocks
+        .clone()
+        .unwrap_or_else(|| config.mocks.clone());
+    let (_, errors, provenance) = lowstate::salt::pillar::compile_traced(
+        &config,
+        mocks,
+        options.pillar_override.as_ref(),
+        options.limits,
+        &options.queries,
+        true,
+    );
+    if !errors.is_empty() {
+        super::print_diagnostics(&errors, args.common.error_format);
+    }
+    let provenance = provenance.unwrap_or_default().filter(path);
+    let text = match args.explain_format {
+        ExplainFormat::Human => provenance.human(&|_, v| v.py_repr()),
+        ExplainFormat::Json => {
+            let mut t = provenance.to_value(&|_, v| v.clone()).to_json_pretty();
+            t.push('\n');
+            t
+        }
+    };
+    lowstate::emit::output(&text, args.out.output.as_deref())
+        .context("cannot write the explanation")?;
+    Ok(())
 }

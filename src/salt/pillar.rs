@@ -28,6 +28,29 @@ pub fn compile(
     limits: crate::limits::Limits,
     queries: &crate::salt::render::jinja::MinionQueries,
 ) -> (Value, Vec<Diagnostic>) {
+    let (pillar, errors, _) = compile_traced(config, mocks, overlay, limits, queries, false);
+    (pillar, errors)
+}
+
+/// What one pillar layer wrote: its leaves with `file:line:col`.
+type Writes = crate::provenance::LayerWrites;
+
+/// [`compile`], and with `trace` the provenance of every leaf (which SLS
+/// file, at which line, won; what it overrode; what was dropped), for
+/// `lowstate pillar --explain`.
+pub fn compile_traced(
+    config: &Config,
+    mocks: Value,
+    overlay: Option<&Value>,
+    limits: crate::limits::Limits,
+    queries: &crate::salt::render::jinja::MinionQueries,
+    trace: bool,
+) -> (
+    Value,
+    Vec<Diagnostic>,
+    Option<crate::provenance::Provenance>,
+) {
+    let trace_log: std::cell::RefCell<Vec<(crate::provenance::Layer, Writes)>> = Default::default();
     // What templates see as `pillar` while the pillar itself is compiled.
     let initial = config
         .opts
@@ -59,6 +82,7 @@ pub fn compile(
             jinja_sls: Jinja::new(config.jinja_sls_env.clone(), data.clone(), loader.clone()),
             jinja_top: Jinja::new(config.jinja_env.clone(), data, loader),
             strategy: config.pillar_source_merging_strategy.clone(),
+            trace: trace.then_some(&trace_log),
         };
         compiler.compile(&initial, &mut errors)
     };
@@ -78,6 +102,24 @@ pub fn compile(
         },
         None => pillar,
     };
+    let provenance = trace.then(|| {
+        let mut log = trace_log.into_inner();
+        if let Some(o) = overlay {
+            log.push((
+                crate::provenance::Layer {
+                    kind: "pillar-override".into(),
+                    origin: "cli:--pillar".into(),
+                    rule: rule_name(&config.pillar_source_merging_strategy, &config.renderer),
+                },
+                crate::provenance::leaves(o)
+                    .into_iter()
+                    .map(|(p, v)| (p, None, v))
+                    .collect(),
+            ));
+        }
+        let (layers, writes) = log.into_iter().unzip();
+        crate::provenance::Provenance::build(layers, writes, &pillar, ":")
+    });
     // Salt records the errors in the pillar itself (`pillar.items` shows them).
     let lines = salt_errors(&errors, &config.opts);
     let pillar = match pillar {
@@ -90,7 +132,7 @@ pub fn compile(
         }
         other => other,
     };
-    (pillar, errors)
+    (pillar, errors, provenance)
 }
 
 /// Salt refuses to compile states while the pillar has errors
@@ -156,6 +198,8 @@ struct Compiler<'a> {
     jinja_sls: Jinja,
     jinja_top: Jinja,
     strategy: String,
+    /// With `--explain`: each pillar SLS's leaves, in merge order.
+    trace: Option<&'a std::cell::RefCell<Vec<(crate::provenance::Layer, Writes)>>>,
 }
 
 impl Compiler<'_> {
@@ -367,6 +411,7 @@ impl Compiler<'_> {
         mods: &mut HashMap<String, Option<Value>>,
         errors: &mut Vec<Diagnostic>,
     ) -> Option<Value> {
+        let trace_start = self.trace.map(|t| t.borrow().len());
         let Some(file) = self.fs.find_sls(env, sls) else {
             errors.push(Diagnostic::new(codes::PILLAR_MISSING_SLS,
                 format!("Specified SLS '{sls}' in environment '{env}' is not available on the salt master"),
@@ -442,6 +487,15 @@ impl Compiler<'_> {
                 }
             }
         }
+        // The including SLS merges after its includes (unless they override
+        // it): its layer moves behind theirs.
+        if let (Some(t), Some(start)) = (self.trace, trace_start) {
+            let mut t = t.borrow_mut();
+            if !self.config.pillar_includes_override_sls && start < t.len() {
+                let own = t.remove(start);
+                t.push(own);
+            }
+        }
         if self.config.pillar_includes_override_sls {
             // Each included SLS is merged over the including one, in order.
             return Some(
@@ -496,7 +550,19 @@ impl Compiler<'_> {
             default_pipe: &self.config.renderer,
         };
         match render_file(&renv, file, &ctx, &format!("{env}:{sls}")) {
-            Ok(r) => r.data.map(|n| n.to_value()),
+            Ok(r) => {
+                if let (Some(t), Some(node), false) = (self.trace, &r.data, sls.is_empty()) {
+                    t.borrow_mut().push((
+                        crate::provenance::Layer {
+                            kind: "pillar-sls".into(),
+                            origin: format!("{env}:{sls} ({})", r.template.name),
+                            rule: rule_name(&self.strategy, &self.config.renderer),
+                        },
+                        traced_leaves(node, &r),
+                    ));
+                }
+                r.data.map(|n| n.to_value())
+            }
             Err(mut d) => {
                 d.code = codes::PILLAR_RENDER;
                 errors.push(d);
@@ -504,6 +570,61 @@ impl Compiler<'_> {
             }
         }
     }
+}
+
+/// The merge rule as provenance names it: `smart` resolved (`recurse` for
+/// a YAML renderer, `aggregate` for yamlex).
+fn rule_name(strategy: &str, renderer: &str) -> String {
+    if strategy == "smart" {
+        let last = renderer.rsplit('|').next().unwrap_or(renderer).trim();
+        if last == "yamlex" || last.starts_with("yamlex_") {
+            "aggregate (smart)".into()
+        } else {
+            "recurse (smart)".into()
+        }
+    } else {
+        strategy.to_string()
+    }
+}
+
+/// Every leaf an SLS wrote, at `file:line:col` of the template (through
+/// the rendered text's line map). The `include` key is not data.
+fn traced_leaves(node: &crate::yaml::Node, r: &crate::salt::render::Rendered) -> Writes {
+    use crate::yaml::NodeValue;
+    let lines = (r.template.text.trim_end() != r.text.text.trim_end())
+        .then(|| crate::salt::render::LineMap::new(&r.template.text, &r.text.text));
+    let at = |span: &std::ops::Range<usize>| {
+        let range = match &lines {
+            Some(m) => m.map(span.clone()),
+            None => span.clone(),
+        };
+        let (line, col) = r.template.line_col(range.start);
+        format!("{}:{line}:{col}", r.template.name)
+    };
+    let mut out = Vec::new();
+    fn walk(
+        n: &crate::yaml::Node,
+        path: &mut Vec<String>,
+        out: &mut Writes,
+        at: &dyn Fn(&std::ops::Range<usize>) -> String,
+    ) {
+        match &n.value {
+            NodeValue::Map(entries) if !entries.is_empty() => {
+                for (k, v) in entries {
+                    let key = k.to_value().py_str();
+                    if path.is_empty() && key == "include" {
+                        continue;
+                    }
+                    path.push(key);
+                    walk(v, path, out, at);
+                    path.pop();
+                }
+            }
+            _ => out.push((path.clone(), Some(at(&n.span)), n.to_value())),
+        }
+    }
+    walk(node, &mut Vec::new(), &mut out, &at);
+    out
 }
 
 fn take_includes(top: &mut Value, env: &str, out: &mut Vec<(String, String)>) {
