@@ -1,0 +1,277 @@
+//! `lowstate check --hot`: every resource's properties against the
+//! properties Heat 27.0.1 declares for its type. This module owns the HOT
+//! schema catalogue (`schemas/*.yaml`, one file per resource type,
+//! generated from Heat's own schema dump by `tests/check_hot_schemas.rs`,
+//! with hand-written property groups below each file's marker line) and
+//! turns the dialect-neutral [`crate::rules`] findings into located
+//! diagnostics.
+//!
+//! Properties are checked after the stack compiles, on their resolved
+//! values (parameters substituted, functions evaluated); a value that stays
+//! a function until the stack runs (`get_resource`, `get_attr`, anything
+//! built from them) counts as given but its type and value are not checked.
+//! Values follow Heat's coercions (a string property takes `3`, an integer
+//! property takes `"3"`). Constraints that need a cloud (Heat's custom
+//! constraints: `nova.flavor`, `neutron.network`, ...) are not checked. A
+//! type without a schema (a provider template, a custom type) gets one
+//! `not-validated` info diagnostic.
+
+mod catalogue;
+
+use super::{template, Compiled, Input, RESOURCE};
+use crate::diag::{codes, Code, Diagnostic, Label};
+use crate::rules::{self, Finding, FindingKind, Hints, Schema};
+use crate::value::{Map, Value};
+use std::collections::{BTreeMap, HashMap};
+
+/// The engine the schemas come from, as notes name it.
+pub const ENGINE: &str = "Heat 27.0.1";
+
+/// Every resource type with a schema, sorted by name.
+pub fn types() -> impl Iterator<Item = &'static str> {
+    catalogue::CATALOGUE.iter().map(|(name, _)| *name)
+}
+
+/// The text of a resource type's schema file (`lowstate/state-args/1`).
+pub fn schema_text(type_name: &str) -> Option<&'static str> {
+    catalogue::CATALOGUE
+        .binary_search_by(|(name, _)| (*name).cmp(type_name))
+        .ok()
+        .map(|i| catalogue::CATALOGUE[i].1)
+}
+
+/// The parsed schema of a resource type (`None`: no schema; `Err`: the
+/// schema file does not parse, which the project's tests rule out).
+pub fn schema(type_name: &str) -> Option<Result<Schema, rules::SchemaError>> {
+    schema_text(type_name).map(|text| rules::parse_schema(type_name, text))
+}
+
+/// Compile the stack and check every resource's properties. When the
+/// stack does not compile, its compile diagnostics are returned instead
+/// (the check needs resolved properties); otherwise only the check's own
+/// diagnostics (the compile's warnings are not repeated). See
+/// [`check_compiled`].
+pub fn check(input: &Input) -> Vec<Diagnostic> {
+    let compiled = super::compile(input);
+    if !compiled.ok() {
+        return compiled.diagnostics;
+    }
+    check_compiled(input, &compiled)
+}
+
+/// Check every resource's properties in a stack already compiled from
+/// `input`, in template order: one diagnostic per finding (codes
+/// `unknown-argument`, `missing-argument`, `wrong-type`, `bad-value`,
+/// `argument-group`, `forbidden-argument`, `deprecated-argument`,
+/// `argument-version`), each about its resource (subject `resource`) and
+/// located at the property's key in the template (the resource's key when
+/// no single property is involved). A resource type with no schema gets
+/// one `not-validated` info diagnostic per type. Disabled resources (a
+/// false `condition`) are not checked. Returns nothing for a stack that
+/// did not compile.
+pub fn check_compiled(input: &Input, compiled: &Compiled) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if !compiled.ok() {
+        return out;
+    }
+    let Some(file) = &input.template else {
+        return out;
+    };
+    let Ok(t) = template::parse(file, input.max_template_size, &input.limits) else {
+        return out;
+    };
+    let resolved: HashMap<String, &Map> = compiled
+        .document
+        .get("resources")
+        .and_then(Value::as_list)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_map)
+        .filter_map(|m| Some((m.get("name")?.py_str(), m)))
+        .collect();
+    let order: Vec<String> = t
+        .section("resources")
+        .and_then(Value::as_map)
+        .map(|m| m.keys().map(Value::py_str).collect())
+        .unwrap_or_default();
+    let versions = BTreeMap::new();
+    let ctx = rules::Context {
+        engine: ENGINE,
+        versions: &versions,
+        lenient_scalars: true,
+        unknown_value: &is_symbolic,
+    };
+    let hints = Hints {
+        always_allowed: &|_| false,
+        near_misses: &[],
+    };
+    let mut schemas: HashMap<String, Option<Result<Schema, rules::SchemaError>>> = HashMap::new();
+    let mut unvalidated: Vec<String> = Vec::new();
+    let at = |path: &[&str]| -> Option<Label> { t.span(path).map(|r| Label::new(file, r, "here")) };
+    for name in &order {
+        let Some(r) = resolved.get(name) else {
+            continue;
+        };
+        let written = r.get("type").map(Value::py_str).unwrap_or_default();
+        let ty = r
+            .get("resolved_type")
+            .map(Value::py_str)
+            .unwrap_or_else(|| written.clone());
+        let resource_at = || at(&["resources", name]);
+        let provider = r.get("provider_template").map(Value::py_str);
+        let schema = match provider {
+            Some(_) => None,
+            None => schemas
+                .entry(ty.clone())
+                .or_insert_with(|| schema(&ty))
+                .as_ref(),
+        };
+        let schema = match schema {
+            Some(Ok(s)) => s,
+            other => {
+                if !unvalidated.contains(&written) {
+                    unvalidated.push(written.clone());
+                    out.push(not_validated(
+                        name,
+                        &written,
+                        &ty,
+                        provider.as_deref(),
+                        other.and_then(|r| r.as_ref().err()),
+                        resource_at(),
+                    ));
+                }
+                continue;
+            }
+        };
+        let props = match r.get("properties") {
+            None | Some(Value::Null) => Map::new(),
+            Some(v) if is_symbolic(v) => continue,
+            Some(Value::Map(m)) => m.clone(),
+            Some(_) => continue,
+        };
+        for f in rules::check(schema, &props, &hints, &ctx) {
+            out.push(diagnostic(name, f, &|p| at(p), resource_at()));
+        }
+    }
+    out
+}
+
+/// The info diagnostic for a resource type nothing knows.
+fn not_validated(
+    name: &str,
+    written: &str,
+    resolved: &str,
+    provider: Option<&str>,
+    broken: Option<&rules::SchemaError>,
+    label: Option<Label>,
+) -> Diagnostic {
+    let message = match provider {
+        Some(p) => format!(
+            "{written}: a provider template ({p}); the properties of resources of this type are not checked"
+        ),
+        None => format!(
+            "{written}: no schema knows this resource type; the properties of resources of this type are not checked"
+        ),
+    };
+    let mut d = Diagnostic::new(codes::NOT_VALIDATED, message).with_subject(RESOURCE, name);
+    if let Some(l) = label {
+        d = d.with_primary(l);
+    }
+    if written != resolved && provider.is_none() {
+        d = d.with_note(format!(
+            "the environment's resource_registry maps it to {resolved}"
+        ));
+    }
+    if let Some(e) = broken {
+        d = d.with_note(format!("its schema file does not load: {e}"));
+    }
+    d
+}
+
+/// The code of a finding kind.
+fn code_of(kind: FindingKind) -> Code {
+    match kind {
+        FindingKind::UnknownArgument => codes::UNKNOWN_ARGUMENT,
+        FindingKind::MisspeltRequisite => codes::MISSPELT_REQUISITE,
+        FindingKind::Deprecated => codes::DEPRECATED_ARGUMENT,
+        FindingKind::Forbidden => codes::FORBIDDEN_ARGUMENT,
+        FindingKind::Missing => codes::MISSING_ARGUMENT,
+        FindingKind::WrongType => codes::WRONG_TYPE,
+        FindingKind::BadValue => codes::BAD_VALUE,
+        FindingKind::Group => codes::ARGUMENT_GROUP,
+        FindingKind::Version => codes::ARGUMENT_VERSION,
+    }
+}
+
+/// One finding as a located diagnostic about resource `name`.
+fn diagnostic(
+    name: &str,
+    f: Finding,
+    at: &dyn Fn(&[&str]) -> Option<Label>,
+    resource_at: Option<Label>,
+) -> Diagnostic {
+    let mut d = Diagnostic::new(code_of(f.kind), f.message).with_subject(RESOURCE, name);
+    d.severity = f.severity;
+    let prop = |p: &str| at(&["resources", name, "properties", p]);
+    match f.args.as_slice() {
+        [one] => {
+            d = d.or_primary(prop(one).or(resource_at));
+        }
+        many => {
+            d = d.or_primary(resource_at);
+            d = d.with_secondaries(many.iter().filter_map(|p| {
+                prop(p).map(|l| Label {
+                    message: "involved".into(),
+                    ..l
+                })
+            }));
+        }
+    }
+    for n in f.notes {
+        d = d.with_note(n);
+    }
+    d
+}
+
+/// Whether a resolved value stays a function until the stack runs: the
+/// compile leaves `get_resource`, `get_attr`, `Ref` (and any function whose
+/// arguments hold one) in template syntax, a one-key map.
+fn is_symbolic(v: &Value) -> bool {
+    const FUNCTIONS: &[&str] = &[
+        "get_param",
+        "get_resource",
+        "get_attr",
+        "get_file",
+        "resource_facade",
+        "str_replace",
+        "list_join",
+        "repeat",
+        "digest",
+        "str_split",
+        "map_merge",
+        "map_replace",
+        "if",
+        "yaql",
+        "Ref",
+        "Fn::GetAtt",
+        "Fn::GetAZs",
+        "Fn::Select",
+        "Fn::Join",
+        "Fn::Split",
+        "Fn::Replace",
+        "Fn::Base64",
+        "Fn::MemberListToMap",
+        "Fn::ResourceFacade",
+    ];
+    match v.as_map() {
+        Some(m) if m.len() == 1 => m
+            .keys()
+            .next()
+            .and_then(Value::as_str)
+            .is_some_and(|k| FUNCTIONS.contains(&k)),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests;

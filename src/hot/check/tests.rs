@@ -1,0 +1,69 @@
+use super::*;
+use crate::diag::SourceFile;
+
+fn run(template: &str) -> Vec<Diagnostic> {
+    let input = Input {
+        template: Some(SourceFile::new("t.yaml".to_string(), template.to_string())),
+        ..Input::default()
+    };
+    check(&input)
+}
+
+fn lines(ds: &[Diagnostic]) -> Vec<String> {
+    ds.iter()
+        .map(|d| format!("{} {} {}", d.severity_word(), d.code.name, d.message))
+        .collect()
+}
+
+#[test]
+fn the_catalogue_is_sorted_and_every_schema_loads() {
+    let names: Vec<&str> = types().collect();
+    assert!(names.len() >= 163);
+    assert!(names.windows(2).all(|w| w[0] < w[1]));
+    for n in names {
+        let s = schema(n).expect("listed").expect("parses");
+        assert_eq!(s.name, n);
+    }
+    assert!(schema_text("OS::Nope").is_none());
+}
+
+#[test]
+fn findings_are_located_and_about_their_resource() {
+    let t = "heat_template_version: 2016-10-14\nresources:\n  net:\n    type: OS::Neutron::Net\n    properties:\n      nmae: x\n      admin_state_up: maybe\n";
+    let ds = run(t);
+    assert_eq!(
+        lines(&ds),
+        [
+            "error unknown-argument Unknown Property nmae",
+            "error wrong-type Property error: admin_state_up: Value must be a boolean, not a string ('maybe')",
+        ]
+    );
+    assert_eq!(ds[0].subject(RESOURCE), Some("net"));
+    assert_eq!(ds[0].location().as_deref(), Some("t.yaml:6:7"));
+    assert!(ds[0]
+        .notes
+        .iter()
+        .any(|n| n.contains("did you mean `name`")));
+}
+
+#[test]
+fn run_time_values_count_as_given_but_are_not_checked() {
+    let t = "heat_template_version: 2016-10-14\nresources:\n  net:\n    type: OS::Neutron::Net\n  sub:\n    type: OS::Neutron::Subnet\n    properties:\n      network: {get_resource: net}\n      ip_version: {get_attr: [net, name]}\n      cidr: 10.0.0.0/24\n";
+    assert_eq!(lines(&run(t)), Vec::<String>::new());
+}
+
+#[test]
+fn unknown_types_are_reported_once() {
+    let t = "heat_template_version: 2016-10-14\nresources:\n  a:\n    type: My::Thing\n  b:\n    type: My::Thing\n    properties: {x: 1}\n";
+    let ds = run(t);
+    assert_eq!(ds.len(), 1);
+    assert_eq!(ds[0].code, codes::NOT_VALIDATED);
+    assert_eq!(ds[0].subject(RESOURCE), Some("a"));
+}
+
+#[test]
+fn a_stack_that_does_not_compile_gives_its_compile_errors() {
+    let ds = run("resources: {}\n");
+    assert!(ds.iter().any(Diagnostic::is_error));
+    assert!(ds.iter().all(|d| d.code.area == "hot"));
+}
