@@ -403,6 +403,23 @@ fn type_word(v: &Value) -> &'static str {
     }
 }
 
+/// `a string`, `an integer`.
+fn article(word: &str) -> String {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        format!("an {word}")
+    } else {
+        format!("a {word}")
+    }
+}
+
+/// `arguments`, `properties`.
+fn plural(noun: &str) -> String {
+    match noun.strip_suffix('y') {
+        Some(stem) => format!("{stem}ies"),
+        None => format!("{noun}s"),
+    }
+}
+
 fn words(types: &[Type]) -> String {
     let w: Vec<&str> = types.iter().map(|t| t.word()).collect();
     match w.split_last() {
@@ -513,16 +530,16 @@ fn value_rules(
         });
         let message = if schema.noun == "property" {
             format!(
-                "Property error: {path}: Value must be a {}, not a {} ({})",
-                words(&rule.types),
-                type_word(v),
+                "Property error: {path}: Value must be {}, not {} ({})",
+                article(&words(&rule.types)),
+                article(type_word(v)),
                 show(v)
             )
         } else {
             format!(
-                "{subject}: `{path}` must be a {}, not a {} ({})",
-                words(&rule.types),
-                type_word(v),
+                "{subject}: `{path}` must be {}, not {} ({})",
+                article(&words(&rule.types)),
+                article(type_word(v)),
                 show(v)
             )
         };
@@ -962,10 +979,15 @@ fn group_findings(
                 let n = xs.iter().filter(|x| scope.eval(x)).count();
                 match op {
                     Op::Xor if n > 1 => {
-                        format!("cannot use these {noun}s together: {}", present.join(", "))
+                        format!(
+                            "cannot use these {} together: {}",
+                            plural(noun),
+                            present.join(", ")
+                        )
                     }
                     Op::Xor | Op::Or => format!(
-                        "at least one of these {noun}s is required: {}",
+                        "at least one of these {} is required: {}",
+                        plural(noun),
                         all.join(", ")
                     ),
                     Op::And => match &g.when {
