@@ -182,6 +182,11 @@ fn not_validated(
             "the environment's resource_registry maps it to {resolved}"
         ));
     }
+    if provider.is_none() && super::env::is_plugin(resolved) {
+        d = d.with_note(format!(
+            "{ENGINE} has a plug-in for {resolved} but does not list it (a hidden or retired type)"
+        ));
+    }
     if let Some(e) = broken {
         d = d.with_note(format!("its schema file does not load: {e}"));
     }
