@@ -177,6 +177,7 @@ fn engine_note(ctx: &Context<'_>, v: &Verdict, result: Option<&str>) -> Vec<Stri
                 Some("abort") => "aborts the whole run with",
                 Some("none") => "returns result None (not a failure) with",
                 Some("accepted") => "accepts this and says",
+                Some("invalid") => "rejects the template with",
                 Some("false") => "fails this state at run time with",
                 _ if v.severity == Severity::Error => "fails this state at run time with",
                 _ => "accepts this and says",
