@@ -67,3 +67,34 @@ fn a_stack_that_does_not_compile_gives_its_compile_errors() {
     assert!(ds.iter().any(Diagnostic::is_error));
     assert!(ds.iter().all(|d| d.code.area == "hot"));
 }
+
+#[test]
+fn groups_say_what_heat_does_and_point_at_the_properties() {
+    let t = "heat_template_version: 2016-10-14\nresources:\n  port:\n    type: OS::Neutron::Port\n    properties:\n      network: private\n      fixed_ips: [{subnet: s}]\n      no_fixed_ips: true\n";
+    let ds = run(t);
+    assert_eq!(ds.len(), 1);
+    let d = &ds[0];
+    assert_eq!(d.code, codes::ARGUMENT_GROUP);
+    assert_eq!(d.location().as_deref(), Some("t.yaml:3:3"));
+    let at: Vec<usize> = d
+        .secondary
+        .iter()
+        .map(|l| l.file.line_col(l.range.start).0)
+        .collect();
+    assert_eq!(at, [7, 8]);
+    assert_eq!(
+        d.notes,
+        [
+            "Heat 27.0.1 rejects the template with: `Cannot define the following properties at the same time: fixed_ips, no_fixed_ips.`",
+            "from reading the engine's source (not verified by a run)",
+        ]
+    );
+}
+
+#[test]
+fn nested_findings_point_at_their_top_property() {
+    let t = "heat_template_version: 2016-10-14\nresources:\n  sub:\n    type: OS::Neutron::Subnet\n    properties:\n      network: n\n      allocation_pools:\n        - start: 10.0.0.2\n";
+    let ds = run(t);
+    assert_eq!(ds.len(), 1);
+    assert_eq!(ds[0].location().as_deref(), Some("t.yaml:7:7"));
+}
