@@ -105,6 +105,13 @@ pub fn check_compiled(input: &Input, compiled: &Compiled) -> Vec<Diagnostic> {
         always_allowed: &|_| false,
         near_misses: &[],
     };
+    let empty = Map::new();
+    let registry = compiled
+        .document
+        .get("environment")
+        .and_then(|e| e.get("resource_registry"))
+        .and_then(Value::as_map)
+        .unwrap_or(&empty);
     let mut schemas: HashMap<String, Option<Result<Schema, rules::SchemaError>>> = HashMap::new();
     let mut unvalidated: Vec<String> = Vec::new();
     let at = |path: &[&str]| -> Option<Label> { t.span(path).map(|r| Label::new(file, r, "here")) };
@@ -149,8 +156,63 @@ pub fn check_compiled(input: &Input, compiled: &Compiled) -> Vec<Diagnostic> {
             Some(Value::Map(m)) => m.clone(),
             Some(_) => continue,
         };
+        let base = ["resources", name.as_str(), "properties"];
         for f in rules::check(schema, &props, &hints, &ctx) {
-            out.push(diagnostic(name, f, &|p| at(p), resource_at()));
+            out.push(diagnostic(name, f, &base, None, &at, resource_at()));
+        }
+        // Heat validates a ResourceGroup's member definition as a resource
+        // of a nested stack: its properties are checked too.
+        if ty != "OS::Heat::ResourceGroup" {
+            continue;
+        }
+        let Some(Value::Map(def)) = props.get("resource_def") else {
+            continue;
+        };
+        let Some(inner) = def.get("type").and_then(Value::as_str) else {
+            continue;
+        };
+        let def_at = || at(&["resources", name, "properties", "resource_def"]).or(resource_at());
+        let found = super::env::resolve_type(registry, "0", inner);
+        let schema = match &found.template {
+            Some(_) => None,
+            None => schemas
+                .entry(found.resolved.clone())
+                .or_insert_with(|| self::schema(&found.resolved))
+                .as_ref(),
+        };
+        let inner_schema = match schema {
+            Some(Ok(s)) => s,
+            other => {
+                if !unvalidated.iter().any(|u| u == inner) {
+                    unvalidated.push(inner.to_string());
+                    out.push(not_validated(
+                        name,
+                        inner,
+                        &found.resolved,
+                        found.template.as_deref(),
+                        other.and_then(|r| r.as_ref().err()),
+                        def_at(),
+                    ));
+                }
+                continue;
+            }
+        };
+        let inner_props = match def.get("properties") {
+            None | Some(Value::Null) => Map::new(),
+            Some(v) if is_symbolic(v) => continue,
+            Some(Value::Map(m)) => m.clone(),
+            Some(_) => continue,
+        };
+        let base = [
+            "resources",
+            name.as_str(),
+            "properties",
+            "resource_def",
+            "properties",
+        ];
+        let prefix = format!("resource_def ({inner}): ");
+        for f in rules::check(inner_schema, &inner_props, &hints, &ctx) {
+            out.push(diagnostic(name, f, &base, Some(&prefix), &at, def_at()));
         }
     }
     out
@@ -208,22 +270,31 @@ fn code_of(kind: FindingKind) -> Code {
     }
 }
 
-/// One finding as a located diagnostic about resource `name`.
+/// One finding as a located diagnostic about resource `name`; `base` is
+/// the template path of the checked properties mapping, `prefix` starts
+/// the message (a ResourceGroup's member definition).
 fn diagnostic(
     name: &str,
     f: Finding,
+    base: &[&str],
+    prefix: Option<&str>,
     at: &dyn Fn(&[&str]) -> Option<Label>,
-    resource_at: Option<Label>,
+    fallback: Option<Label>,
 ) -> Diagnostic {
-    let mut d = Diagnostic::new(code_of(f.kind), f.message).with_subject(RESOURCE, name);
+    let message = format!("{}{}", prefix.unwrap_or(""), f.message);
+    let mut d = Diagnostic::new(code_of(f.kind), message).with_subject(RESOURCE, name);
     d.severity = f.severity;
-    let prop = |p: &str| at(&["resources", name, "properties", p]);
+    let prop = |p: &str| {
+        let mut path = base.to_vec();
+        path.push(p);
+        at(&path)
+    };
     match f.args.as_slice() {
         [one] => {
-            d = d.or_primary(prop(one).or(resource_at));
+            d = d.or_primary(prop(one).or(fallback));
         }
         many => {
-            d = d.or_primary(resource_at);
+            d = d.or_primary(fallback);
             d = d.with_secondaries(many.iter().filter_map(|p| {
                 prop(p).map(|l| Label {
                     message: "involved".into(),
