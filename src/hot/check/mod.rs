@@ -14,7 +14,9 @@
 //! property takes `"3"`). Constraints that need a cloud (Heat's custom
 //! constraints: `nova.flavor`, `neutron.network`, ...) are not checked. A
 //! type without a schema (a provider template, a custom type) gets one
-//! `not-validated` info diagnostic.
+//! `not-validated` info diagnostic. An `OS::Heat::ResourceGroup`'s
+//! `resource_def` is checked against its member type too, as Heat
+//! validates it as a resource of a nested stack.
 
 mod catalogue;
 
@@ -67,8 +69,10 @@ pub fn check(input: &Input) -> Vec<Diagnostic> {
 /// located at the property's key in the template (the resource's key when
 /// no single property is involved). A resource type with no schema gets
 /// one `not-validated` info diagnostic per type. Disabled resources (a
-/// false `condition`) are not checked. Returns nothing for a stack that
-/// did not compile.
+/// false `condition`) are not checked. The member definition of an
+/// `OS::Heat::ResourceGroup` is checked against its type as well (messages
+/// start with `resource_def (TYPE): `, located in `resource_def`).
+/// Returns nothing for a stack that did not compile.
 pub fn check_compiled(input: &Input, compiled: &Compiled) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     if !compiled.ok() {
