@@ -404,20 +404,12 @@ fn type_word(v: &Value) -> &'static str {
     }
 }
 
-/// `a string`, `an integer`.
-fn article(word: &str) -> String {
+/// `a` or `an` before a word.
+fn article(word: &str) -> &'static str {
     if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
-        format!("an {word}")
+        "an"
     } else {
-        format!("a {word}")
-    }
-}
-
-/// `arguments`, `properties`.
-fn plural(noun: &str) -> String {
-    match noun.strip_suffix('y') {
-        Some(stem) => format!("{stem}ies"),
-        None => format!("{noun}s"),
+        "a"
     }
 }
 
@@ -531,16 +523,20 @@ fn value_rules(
         });
         let message = if schema.noun == "property" {
             format!(
-                "Property error: {path}: Value must be {}, not {} ({})",
-                article(&words(&rule.types)),
+                "Property error: {path}: Value must be {} {}, not {} {} ({})",
+                article(rule.types[0].word()),
+                words(&rule.types),
                 article(type_word(v)),
+                type_word(v),
                 show(v)
             )
         } else {
             format!(
-                "{subject}: `{path}` must be {}, not {} ({})",
-                article(&words(&rule.types)),
+                "{subject}: `{path}` must be {} {}, not {} {} ({})",
+                article(rule.types[0].word()),
+                words(&rule.types),
                 article(type_word(v)),
+                type_word(v),
                 show(v)
             )
         };
@@ -881,6 +877,14 @@ fn leaves(e: &Expr) -> Vec<&Vec<String>> {
     match e {
         Expr::Path(p) => vec![p],
         Expr::Op(_, xs) => xs.iter().flat_map(leaves).collect(),
+    }
+}
+
+/// `arguments`, `properties`.
+fn plural(noun: &str) -> String {
+    match noun.strip_suffix('y') {
+        Some(stem) => format!("{stem}ies"),
+        None => format!("{noun}s"),
     }
 }
 
