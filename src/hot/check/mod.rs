@@ -16,7 +16,10 @@
 //! type without a schema (a provider template, a custom type) gets one
 //! `not-validated` info diagnostic. An `OS::Heat::ResourceGroup`'s
 //! `resource_def` is checked against its member type too, as Heat
-//! validates it as a resource of a nested stack.
+//! validates it as a resource of a nested stack. One relation between
+//! resources is checked as Heat's `SoftwareDeployment.validate()` does: a
+//! server of the template that a software (or structured) deployment
+//! targets must take `user_data_format: SOFTWARE_CONFIG`.
 
 mod catalogue;
 
@@ -164,6 +167,12 @@ pub fn check_compiled(input: &Input, compiled: &Compiled) -> Vec<Diagnostic> {
         for f in rules::check(schema, &props, &hints, &ctx) {
             out.push(diagnostic(name, f, &base, None, &at, resource_at()));
         }
+        for (key, target) in deployment_servers(&ty, &props) {
+            let server = resolved.get(target.as_str()).copied();
+            if let Some(d) = software_config_server(name, &ty, key, &target, server, &at) {
+                out.push(d);
+            }
+        }
         // Heat validates a ResourceGroup's member definition as a resource
         // of a nested stack: its properties are checked too.
         if ty != "OS::Heat::ResourceGroup" {
@@ -220,6 +229,90 @@ pub fn check_compiled(input: &Input, compiled: &Compiled) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+/// The server a software deployment targets, by resource name:
+/// `get_resource`, or a string naming a resource (Heat's
+/// `Stack.resource_by_refid` matches either), with the property holding
+/// it. (A deployment group's members are validated in a nested stack,
+/// where the servers are not found, so Heat checks nothing there.)
+fn deployment_servers(ty: &str, props: &Map) -> Vec<(&'static str, String)> {
+    let target = |v: &Value| -> Option<String> {
+        match v {
+            Value::Str(s) => Some(s.to_string()),
+            Value::Map(m) if m.len() == 1 => m
+                .get("get_resource")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            _ => None,
+        }
+    };
+    match ty {
+        "OS::Heat::SoftwareDeployment" | "OS::Heat::StructuredDeployment" => props
+            .get("server")
+            .and_then(target)
+            .map(|t| ("server", t))
+            .into_iter()
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Heat's `SoftwareDeployment.validate()`: a server (of this template)
+/// with deployments on it must take `user_data_format: SOFTWARE_CONFIG`
+/// (its default is `HEAT_CFNTOOLS`).
+fn software_config_server(
+    name: &str,
+    ty: &str,
+    key: &str,
+    target: &str,
+    server: Option<&Map>,
+    at: &dyn Fn(&[&str]) -> Option<Label>,
+) -> Option<Diagnostic> {
+    let server = server?;
+    let server_type = server.get("resolved_type").and_then(Value::as_str);
+    if server_type != Some("OS::Nova::Server") || server.contains_key("provider_template") {
+        return None;
+    }
+    let given = match server.get("properties") {
+        Some(Value::Map(m)) => m.get("user_data_format").filter(|v| !v.is_null()),
+        None | Some(Value::Null) => None,
+        Some(_) => return None,
+    };
+    let (format, how) = match given {
+        None => ("HEAT_CFNTOOLS".to_string(), " (the default)"),
+        Some(v) if is_symbolic(v) => return None,
+        Some(v) => (v.py_str(), ""),
+    };
+    if format == "SOFTWARE_CONFIG" {
+        return None;
+    }
+    let mut d = Diagnostic::new(
+        codes::BAD_VALUE,
+        format!(
+            "{ty}: server {target} has user_data_format {format}{how}; a server with software deployments needs SOFTWARE_CONFIG"
+        ),
+    )
+    .with_subject(RESOURCE, name)
+    .or_primary(
+        at(&["resources", name, "properties", key]).or_else(|| at(&["resources", name])),
+    );
+    let server_at = match given {
+        Some(_) => at(&["resources", target, "properties", "user_data_format"]),
+        None => at(&["resources", target]),
+    };
+    if let Some(l) = server_at {
+        d = d.with_secondary(Label {
+            message: "the server".into(),
+            ..l
+        });
+    }
+    Some(
+        d.with_note(format!(
+            "{ENGINE} rejects the template with: `Resource {target}'s property user_data_format should be set to SOFTWARE_CONFIG since there are software deployments on it.`"
+        ))
+        .with_note("from reading the engine's source (not verified by a run)"),
+    )
 }
 
 /// The info diagnostic for a resource type nothing knows.
