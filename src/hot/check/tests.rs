@@ -93,8 +93,8 @@ fn groups_say_what_heat_does_and_point_at_the_properties() {
 
 #[test]
 fn nested_findings_point_at_their_top_property() {
-    let t = "heat_template_version: 2016-10-14\nresources:\n  sub:\n    type: OS::Neutron::Subnet\n    properties:\n      network: n\n      allocation_pools:\n        - start: 10.0.0.2\n";
+    let t = "heat_template_version: 2016-10-14\nresources:\n  sub:\n    type: OS::Neutron::Subnet\n    properties:\n      network: n\n      cidr: 10.0.0.0/24\n      allocation_pools:\n        - start: 10.0.0.2\n";
     let ds = run(t);
     assert_eq!(ds.len(), 1);
-    assert_eq!(ds[0].location().as_deref(), Some("t.yaml:7:7"));
+    assert_eq!(ds[0].location().as_deref(), Some("t.yaml:8:7"));
 }
