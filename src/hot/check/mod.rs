@@ -11,7 +11,9 @@
 //! a function until the stack runs (`get_resource`, `get_attr`, anything
 //! built from them) counts as given but its type and value are not checked.
 //! Values follow Heat's coercions (a string property takes `3`, an integer
-//! property takes `"3"`). Constraints that need a cloud (Heat's custom
+//! property takes `"3"`), and after Heat's property renames (`network_id`
+//! given for `network`: checked as `network`; both given: refused).
+//! Constraints that need a cloud (Heat's custom
 //! constraints: `nova.flavor`, `neutron.network`, ...) are not checked. A
 //! type without a schema (a provider template, a custom type) gets one
 //! `not-validated` info diagnostic. An `OS::Heat::ResourceGroup`'s
@@ -163,9 +165,33 @@ pub fn check_compiled(input: &Input, compiled: &Compiled) -> Vec<Diagnostic> {
             Some(Value::Map(m)) => m.clone(),
             Some(_) => continue,
         };
+        let mut props = props;
+        let renamed = translate(&ty, &mut props);
         let base = ["resources", name.as_str(), "properties"];
+        for r in renamed.iter().filter(|r| r.conflict) {
+            out.push(renamed_conflict(name, &ty, r, &base, &at, resource_at()));
+        }
+        let key_at = |p: &[&str]| -> Option<Label> {
+            // A property Heat renames is found under the name written.
+            let written = match p {
+                [.., last] => renamed
+                    .iter()
+                    .find(|r| !r.conflict && r.index.is_none() && r.new == *last)
+                    .map(|r| r.old.as_str()),
+                [] => None,
+            };
+            match written {
+                Some(old) => {
+                    let mut q = p.to_vec();
+                    q.pop();
+                    q.push(old);
+                    at(&q)
+                }
+                None => at(p),
+            }
+        };
         for f in rules::check(schema, &props, &hints, &ctx) {
-            out.push(diagnostic(name, f, &base, None, &at, resource_at()));
+            out.push(diagnostic(name, f, &base, None, &key_at, resource_at()));
         }
         for (key, target) in deployment_servers(&ty, &props) {
             let server = resolved.get(target.as_str()).copied();
@@ -224,11 +250,158 @@ pub fn check_compiled(input: &Input, compiled: &Compiled) -> Vec<Diagnostic> {
             "properties",
         ];
         let prefix = format!("resource_def ({inner}): ");
+        let mut inner_props = inner_props;
+        for r in translate(&found.resolved, &mut inner_props)
+            .iter()
+            .filter(|r| r.conflict)
+        {
+            let mut d = renamed_conflict(name, &found.resolved, r, &base, &at, def_at());
+            d.message = format!("{prefix}{}", d.message);
+            out.push(d);
+        }
         for f in rules::check(inner_schema, &inner_props, &hints, &ctx) {
             out.push(diagnostic(name, f, &base, Some(&prefix), &at, def_at()));
         }
     }
     out
+}
+
+/// Heat's translation rules that rename a property (`TranslationRule.REPLACE`
+/// in each plug-in's `translation_rules()`): the type, the list property
+/// whose items hold it (empty: top level), the current name, the older one.
+/// Heat moves a value given under the older name to the current one before
+/// it validates, and refuses both at once.
+const RENAMED: &[(&str, &str, &str, &str)] = &[
+    ("OS::Cinder::Volume", "", "image", "imageRef"),
+    ("OS::Designate::Zone", "", "masters", "primaries"),
+    (
+        "OS::Neutron::FloatingIP",
+        "",
+        "floating_network",
+        "floating_network_id",
+    ),
+    (
+        "OS::Neutron::NetworkGateway",
+        "connections",
+        "network",
+        "network_id",
+    ),
+    ("OS::Neutron::Port", "", "network", "network_id"),
+    ("OS::Neutron::Port", "fixed_ips", "subnet", "subnet_id"),
+    ("OS::Neutron::RouterInterface", "", "port", "port_id"),
+    ("OS::Neutron::RouterInterface", "", "router", "router_id"),
+    ("OS::Neutron::RouterInterface", "", "subnet", "subnet_id"),
+    ("OS::Neutron::Subnet", "", "network", "network_id"),
+    ("OS::Neutron::VPNService", "", "router", "router_id"),
+    ("OS::Neutron::VPNService", "", "subnet", "subnet_id"),
+    (
+        "OS::Nova::Server",
+        "block_device_mapping_v2",
+        "image",
+        "image_id",
+    ),
+    ("OS::Nova::Server", "networks", "network", "uuid"),
+];
+
+/// One rename applied (or refused) by [`translate`].
+struct Renamed {
+    /// The current name.
+    new: String,
+    /// The older name, as written.
+    old: String,
+    /// The list property and item index, for a rename inside list items.
+    index: Option<(&'static str, usize)>,
+    /// Both names were given (Heat refuses this).
+    conflict: bool,
+}
+
+/// Apply Heat's renames to a resource's properties, as Heat does before it
+/// validates them.
+fn translate(ty: &str, props: &mut Map) -> Vec<Renamed> {
+    fn one(m: &mut Map, new: &str, old: &str) -> Option<bool> {
+        let given = |v: Option<&Value>| v.is_some_and(|v| !v.is_null());
+        if !given(m.get(old)) {
+            return None;
+        }
+        if given(m.get(new)) {
+            // Heat: `if value and prop_value` (both truthy) is a conflict.
+            let truthy = |k: &str| m.get(k).is_some_and(Value::truthy);
+            return (truthy(new) && truthy(old)).then_some(true);
+        }
+        let v = m.shift_remove(old)?;
+        m.insert(Value::str(new), v);
+        Some(false)
+    }
+    let mut out = Vec::new();
+    for (t, parent, new, old) in RENAMED {
+        if *t != ty {
+            continue;
+        }
+        let mut push = |conflict: bool, index| {
+            out.push(Renamed {
+                new: new.to_string(),
+                old: old.to_string(),
+                index,
+                conflict,
+            })
+        };
+        if parent.is_empty() {
+            if let Some(conflict) = one(props, new, old) {
+                push(conflict, None);
+            }
+            continue;
+        }
+        if let Some(Value::List(items)) = props.get_mut(*parent) {
+            for (i, item) in items.iter_mut().enumerate() {
+                if let Value::Map(m) = item {
+                    if let Some(conflict) = one(m, new, old) {
+                        push(conflict, Some((*parent, i)));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Both names of a renamed property given: Heat refuses the template.
+fn renamed_conflict(
+    name: &str,
+    ty: &str,
+    r: &Renamed,
+    base: &[&str],
+    at: &dyn Fn(&[&str]) -> Option<Label>,
+    fallback: Option<Label>,
+) -> Diagnostic {
+    let (new, old) = (r.new.as_str(), r.old.as_str());
+    let (message, heat, label) = match r.index {
+        None => (
+            format!("{ty}: cannot use these properties together: {new}, {old}"),
+            format!("{new}, {old}"),
+            {
+                let mut p = base.to_vec();
+                p.push(old);
+                at(&p)
+            },
+        ),
+        Some((parent, i)) => (
+            format!("{ty}: cannot use these properties together: {new}, {old} (in {parent}[{i}])"),
+            format!("{parent}.{new}, {parent}.{old}"),
+            {
+                let mut p = base.to_vec();
+                p.push(parent);
+                at(&p)
+            },
+        ),
+    };
+    Diagnostic::new(codes::ARGUMENT_GROUP, message)
+        .with_subject(RESOURCE, name)
+        .or_primary(label.or(fallback))
+        .with_note(format!(
+            "{ENGINE} rejects the template with: `Cannot define the following properties at the same time: {heat}`"
+        ))
+        .with_note(format!("`{old}` is the older name of `{new}`"))
+        .with_note("from reading the engine's source (not verified by a run)")
 }
 
 /// The server a software deployment targets, by resource name:

@@ -98,3 +98,14 @@ fn nested_findings_point_at_their_top_property() {
     assert_eq!(ds.len(), 1);
     assert_eq!(ds[0].location().as_deref(), Some("t.yaml:8:7"));
 }
+
+#[test]
+fn a_renamed_property_is_checked_under_its_new_name_where_it_is_written() {
+    let t = "heat_template_version: 2016-10-14\nresources:\n  port:\n    type: OS::Neutron::Port\n    properties:\n      network_id: [private]\n";
+    let ds = run(t);
+    assert_eq!(
+        lines(&ds),
+        ["error wrong-type Property error: network: Value must be a string, not a list (['private'])"]
+    );
+    assert_eq!(ds[0].location().as_deref(), Some("t.yaml:6:7"));
+}
