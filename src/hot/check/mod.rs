@@ -74,7 +74,8 @@ pub fn check(input: &Input) -> Vec<Diagnostic> {
 /// located at the property's key in the template (the resource's key when
 /// no single property is involved). A resource type with no schema gets
 /// one `not-validated` info diagnostic per type. Disabled resources (a
-/// false `condition`) are not checked. The member definition of an
+/// false `condition`) and external ones (an `external_id`) are not
+/// checked. The member definition of an
 /// `OS::Heat::ResourceGroup` is checked against its type as well (messages
 /// start with `resource_def (TYPE): `, located in `resource_def`).
 /// Returns nothing for a stack that did not compile.
@@ -98,10 +99,18 @@ pub fn check_compiled(input: &Input, compiled: &Compiled) -> Vec<Diagnostic> {
         .filter_map(Value::as_map)
         .filter_map(|m| Some((m.get("name")?.py_str(), m)))
         .collect();
+    // Template order; a resource with an `external_id` is adopted, not
+    // created, and Heat validates only that it exists (`validate_external`),
+    // not its properties.
     let order: Vec<String> = t
         .section("resources")
         .and_then(Value::as_map)
-        .map(|m| m.keys().map(Value::py_str).collect())
+        .map(|m| {
+            m.iter()
+                .filter(|(_, def)| def.get("external_id").is_none_or(Value::is_null))
+                .map(|(k, _)| k.py_str())
+                .collect()
+        })
         .unwrap_or_default();
     let versions = BTreeMap::new();
     let ctx = rules::Context {
