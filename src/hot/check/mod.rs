@@ -21,7 +21,8 @@
 //! validates it as a resource of a nested stack. One relation between
 //! resources is checked as Heat's `SoftwareDeployment.validate()` does: a
 //! server of the template that a software (or structured) deployment
-//! targets must take `user_data_format: SOFTWARE_CONFIG`.
+//! targets must take `user_data_format: SOFTWARE_CONFIG`; and an
+//! autoscaling group's sizes are compared as its `validate()` does.
 
 mod catalogue;
 
@@ -201,6 +202,9 @@ pub fn check_compiled(input: &Input, compiled: &Compiled) -> Vec<Diagnostic> {
         };
         for f in rules::check(schema, &props, &hints, &ctx) {
             out.push(diagnostic(name, f, &base, None, &key_at, resource_at()));
+        }
+        if let Some(d) = group_sizes(name, &ty, &props, &at) {
+            out.push(d);
         }
         for (key, target) in deployment_servers(&ty, &props) {
             let server = resolved.get(target.as_str()).copied();
@@ -411,6 +415,59 @@ fn renamed_conflict(
         ))
         .with_note(format!("`{old}` is the older name of `{new}`"))
         .with_note("from reading the engine's source (not verified by a run)")
+}
+
+/// Heat's `AutoScalingGroup.validate()` (shared by the HOT and the AWS
+/// type): the minimum size is at most the maximum, and a desired capacity
+/// lies between them. Sizes read as Heat's integer properties do; a size
+/// only known at run time is not compared.
+fn group_sizes(
+    name: &str,
+    ty: &str,
+    props: &Map,
+    at: &dyn Fn(&[&str]) -> Option<Label>,
+) -> Option<Diagnostic> {
+    let (min, max, desired) = match ty {
+        "OS::Heat::AutoScalingGroup" => ("min_size", "max_size", "desired_capacity"),
+        "AWS::AutoScaling::AutoScalingGroup" => ("MinSize", "MaxSize", "DesiredCapacity"),
+        _ => return None,
+    };
+    let size = |k: &str| -> Option<i64> {
+        match props.get(k)? {
+            Value::Int(i) => Some(*i),
+            Value::Bool(b) => Some(i64::from(*b)),
+            Value::Float(f) if f.is_finite() => Some(f.trunc() as i64),
+            Value::Str(s) => s.trim().replace('_', "").parse().ok(),
+            _ => None,
+        }
+    };
+    let (lo, hi) = (size(min)?, size(max)?);
+    let (message, heat, key) = if hi < lo {
+        (
+            format!("{ty}: {min} is {lo}, more than {max} ({hi})"),
+            "MinSize can not be greater than MaxSize",
+            min,
+        )
+    } else {
+        let want = size(desired)?;
+        if (lo..=hi).contains(&want) {
+            return None;
+        }
+        (
+            format!("{ty}: {desired} is {want}, outside {min} and {max} ({lo} to {hi})"),
+            "DesiredCapacity must be between MinSize and MaxSize",
+            desired,
+        )
+    };
+    Some(
+        Diagnostic::new(codes::BAD_VALUE, message)
+            .with_subject(RESOURCE, name)
+            .or_primary(
+                at(&["resources", name, "properties", key]).or_else(|| at(&["resources", name])),
+            )
+            .with_note(format!("{ENGINE} rejects the template with: `{heat}`"))
+            .with_note("from reading the engine's source (not verified by a run)"),
+    )
 }
 
 /// The server a software deployment targets, by resource name:
