@@ -78,8 +78,10 @@ pub fn check(input: &Input) -> Vec<Diagnostic> {
 /// false `condition`) and external ones (an `external_id`) are not
 /// checked. The member definition of an
 /// `OS::Heat::ResourceGroup` is checked against its type as well (messages
-/// start with `resource_def (TYPE): `, located in `resource_def`).
-/// Returns nothing for a stack that did not compile.
+/// start with `resource_def (TYPE): `, located in `resource_def`). The
+/// checks Heat hand-codes that lowstate follows (renamed properties, a
+/// deployment's server, autoscaling sizes) are described in the module
+/// documentation. Returns nothing for a stack that did not compile.
 pub fn check_compiled(input: &Input, compiled: &Compiled) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     if !compiled.ok() {
