@@ -72,14 +72,14 @@ pub fn run(args: Args) -> CmdResult {
             if !compiled.ok() {
                 return Err(Failure::Compile(compiled.diagnostics.into()));
             }
-            let n = compiled
-                .document
-                .get("resources")
-                .and_then(|r| r.as_map().map(|m| m.len()))
-                .unwrap_or(0);
+            let n = match compiled.document.get("resources") {
+                Some(lowstate::value::Value::List(l)) => l.len(),
+                Some(lowstate::value::Value::Map(m)) => m.len(),
+                _ => 0,
+            };
             (
-                lowstate::hot::check::check(&input),
-                format!("{n} resources"),
+                lowstate::hot::check::check_compiled(&input, &compiled),
+                format!("{n} resource{}", if n == 1 { "" } else { "s" }),
             )
         }
         None => {
@@ -93,7 +93,7 @@ pub fn run(args: Args) -> CmdResult {
             let n = plan.lowstate.sequence.len();
             (
                 check::check(&plan, &session.config, &options, &Catalogue::new()),
-                format!("{n} states"),
+                format!("{n} state{}", if n == 1 { "" } else { "s" }),
             )
         }
     };

@@ -218,6 +218,7 @@ fn engine_note(ctx: &Context<'_>, v: &Verdict, result: Option<&str>) -> Vec<Stri
                 Some("abort") => "aborts the whole run with",
                 Some("none") => "returns result None (not a failure) with",
                 Some("accepted") => "accepts this and says",
+                Some("invalid") => "rejects the template with",
                 Some("false") => "fails this state at run time with",
                 _ if v.severity == Severity::Error => "fails this state at run time with",
                 _ => "accepts this and says",
@@ -365,40 +366,76 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// Whether `v` has type `t`. `lenient` is Heat's coercion when it reads a
+/// property (heat/engine/properties.py, `Property._get_*`): a string
+/// takes an integer or a boolean (`str(value)`) but not a float; an
+/// integer takes what Python's `int()` takes (a boolean, a finite float, a
+/// string of digits); a number takes any number or boolean and a string
+/// `int()` or `float()` reads; a boolean takes only `true`/`false` in any
+/// case as a string; lists and maps are never converted.
 fn type_ok(t: Type, v: &Value, lenient: bool) -> bool {
     match (t, v) {
         (Type::String, Value::Str(_)) => true,
-        (Type::String, Value::Int(_) | Value::Float(_) | Value::Bool(_)) => lenient,
+        (Type::String, Value::Int(_) | Value::Bool(_)) => lenient,
         (Type::Integer, Value::Int(_)) => true,
-        (Type::Integer, Value::Str(s)) => lenient && s.trim().parse::<i64>().is_ok(),
+        (Type::Integer, Value::Bool(_)) => lenient,
+        (Type::Integer, Value::Float(f)) => lenient && f.is_finite(),
+        (Type::Integer, Value::Str(s)) => lenient && py_int(s),
         (Type::Float, Value::Float(_)) => true,
         (Type::Number, Value::Int(_) | Value::Float(_)) => true,
-        (Type::Number, Value::Str(s)) => lenient && s.trim().parse::<f64>().is_ok(),
+        (Type::Number, Value::Bool(_)) => lenient,
+        (Type::Number, Value::Str(s)) => lenient && (py_int(s) || py_float(s).is_some()),
         (Type::Boolean, Value::Bool(_)) => true,
         (Type::Boolean, Value::Str(s)) => {
-            lenient
-                && matches!(
-                    s.to_ascii_lowercase().as_str(),
-                    "true"
-                        | "false"
-                        | "t"
-                        | "f"
-                        | "yes"
-                        | "no"
-                        | "y"
-                        | "n"
-                        | "on"
-                        | "off"
-                        | "1"
-                        | "0"
-                )
+            lenient && (s.eq_ignore_ascii_case("true") || s.eq_ignore_ascii_case("false"))
         }
-        (Type::Boolean, Value::Int(0 | 1)) => lenient,
         (Type::List, Value::List(_)) => true,
         (Type::Mapping, Value::Map(_)) => true,
         (Type::Null, Value::Null) => true,
         _ => false,
     }
+}
+
+/// Digits with single underscores between them (Python's numeric literal
+/// grammar).
+fn py_digits(s: &str) -> bool {
+    !s.is_empty()
+        && !s.starts_with('_')
+        && !s.ends_with('_')
+        && !s.contains("__")
+        && s.chars().all(|c| c.is_ascii_digit() || c == '_')
+}
+
+/// What Python's `int(str)` reads: surrounding whitespace, a sign, digits.
+fn py_int(s: &str) -> bool {
+    let t = s.trim();
+    py_digits(t.strip_prefix(['+', '-']).unwrap_or(t))
+}
+
+/// What Python's `float(str)` reads, as a number.
+fn py_float(s: &str) -> Option<f64> {
+    let t = s.trim();
+    let body = t.strip_prefix(['+', '-']).unwrap_or(t);
+    let lower = body.to_ascii_lowercase();
+    if matches!(lower.as_str(), "inf" | "infinity" | "nan") {
+        return t.to_ascii_lowercase().parse().ok();
+    }
+    let (mantissa, exponent) = match lower.find('e') {
+        Some(i) => (&lower[..i], Some(&lower[i + 1..])),
+        None => (lower.as_str(), None),
+    };
+    let (int, frac) = match mantissa.find('.') {
+        Some(i) => (&mantissa[..i], Some(&mantissa[i + 1..])),
+        None => (mantissa, None),
+    };
+    let int_ok = int.is_empty() || py_digits(int);
+    let frac_ok = frac.is_none_or(|f| f.is_empty() || py_digits(f));
+    let has_digits = !int.is_empty() || frac.is_some_and(|f| !f.is_empty());
+    let exp_ok = exponent.is_none_or(|e| py_digits(e.strip_prefix(['+', '-']).unwrap_or(e)));
+    if !(int_ok && frac_ok && has_digits && exp_ok) {
+        return None;
+    }
+    t.replace('_', "").parse().ok()
 }
 
 fn type_word(v: &Value) -> &'static str {
@@ -466,7 +503,8 @@ fn number(v: &Value, lenient: bool) -> Option<f64> {
     match v {
         Value::Int(i) => Some(*i as f64),
         Value::Float(f) => Some(*f),
-        Value::Str(s) if lenient => s.trim().parse().ok(),
+        Value::Bool(b) if lenient => Some(f64::from(u8::from(*b))),
+        Value::Str(s) if lenient => py_float(s),
         _ => None,
     }
 }
@@ -893,6 +931,14 @@ fn leaves(e: &Expr) -> Vec<&Vec<String>> {
     }
 }
 
+/// `arguments`, `properties`.
+fn plural(noun: &str) -> String {
+    match noun.strip_suffix('y') {
+        Some(stem) => format!("{stem}ies"),
+        None => format!("{noun}s"),
+    }
+}
+
 fn name_of(p: &[String], noun: &str) -> String {
     p.join(if noun == "property" { "." } else { ":" })
 }
@@ -989,10 +1035,15 @@ fn group_findings(
                 let n = xs.iter().filter(|x| scope.eval(x)).count();
                 match op {
                     Op::Xor if n > 1 => {
-                        format!("cannot use these {noun}s together: {}", present.join(", "))
+                        format!(
+                            "cannot use these {} together: {}",
+                            plural(noun),
+                            present.join(", ")
+                        )
                     }
                     Op::Xor | Op::Or => format!(
-                        "at least one of these {noun}s is required: {}",
+                        "at least one of these {} is required: {}",
+                        plural(noun),
                         all.join(", ")
                     ),
                     Op::And => match &g.when {

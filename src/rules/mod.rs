@@ -256,7 +256,8 @@ pub struct Group {
     pub presence: Option<Presence>,
     /// Severity and the engine's words.
     pub verdict: Verdict,
-    /// `false`, `none`, `abort`, `accepted`: what the engine's result is.
+    /// `false`, `none`, `abort`, `accepted`, `invalid` (Heat rejects the
+    /// template): what the engine's result is.
     pub salt_result: Option<String>,
     /// A message replacing the generated one.
     pub message: Option<String>,

@@ -213,3 +213,40 @@ fn edit_distance_counts_edits() {
     assert_eq!(eval::edit_distance("requires", "require"), 1);
     assert_eq!(eval::edit_distance("watch_in", "watch"), 3);
 }
+
+#[test]
+fn heat_scalar_coercions() {
+    // heat/engine/properties.py `Property._get_*`: what each type takes.
+    let text = "schema: lowstate/state-args/1\nresource: OS::T\nproperties:\n  s: {type: string}\n  i: {type: integer, range: {max: 5}}\n  n: {type: number}\n  b: {type: boolean}\n  l: {type: list}\n  m: {type: map}\n";
+    let s = parse_schema("t", text).unwrap();
+    let versions = BTreeMap::new();
+    let ctx = Context {
+        engine: "Heat 27.0.1",
+        versions: &versions,
+        lenient_scalars: true,
+        unknown_value: &|_| false,
+    };
+    let hints = Hints {
+        always_allowed: &|_| false,
+        near_misses: &[],
+    };
+    let wrong = |yaml: &str| -> Vec<String> {
+        check(&s, &args(yaml), &hints, &ctx)
+            .into_iter()
+            .map(|f| f.rule.unwrap_or_default())
+            .collect()
+    };
+    let none: Vec<String> = Vec::new();
+    assert_eq!(
+        wrong("s: 3\ni: ' +4 '\nn: '1_0.5e1'\nb: 'TRUE'\nl: [1]\nm: {}"),
+        none
+    );
+    assert_eq!(wrong("s: true\ni: true\nn: false\nb: 'False'"), none);
+    assert_eq!(wrong("i: 3.7\nn: ' inf '"), none);
+    assert_eq!(
+        wrong("s: 1.5\ni: '3.0'\nn: 'x1'\nb: 'yes'\nl: 'a,b'\nm: [1]"),
+        ["s", "i", "n", "b", "l", "m"]
+    );
+    assert_eq!(wrong("b: 1"), ["b"]);
+    assert_eq!(wrong("i: '7'"), ["i"]);
+}
