@@ -328,6 +328,11 @@ fn unknown_findings(
         f.notes.push(note);
         if let Some(best) = suggest(name, schema.arguments.keys().map(String::as_str)) {
             f.notes.push(format!("did you mean `{best}`?"));
+            // Passed on, but so close to a known name that it is most
+            // likely a misspelling of it (which then does nothing).
+            if f.severity == Severity::Info {
+                f.severity = Severity::Warning;
+            }
         }
         out.push(f);
     }
