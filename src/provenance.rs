@@ -85,21 +85,27 @@ fn is_leaf(v: &Value) -> bool {
 
 /// Every leaf of `v` with its path.
 pub fn leaves(v: &Value) -> Vec<(Vec<String>, Value)> {
+    leaves_to(v, 0)
+}
+
+/// Every leaf of `v` with its path, a value `depth` keys down counting as
+/// a leaf (0: no limit).
+pub fn leaves_to(v: &Value, depth: usize) -> Vec<(Vec<String>, Value)> {
     let mut out = Vec::new();
-    fn walk(v: &Value, path: &mut Vec<String>, out: &mut Vec<(Vec<String>, Value)>) {
-        if is_leaf(v) {
+    fn walk(v: &Value, depth: usize, path: &mut Vec<String>, out: &mut Vec<(Vec<String>, Value)>) {
+        if is_leaf(v) || (depth > 0 && path.len() == depth) {
             out.push((path.clone(), v.clone()));
             return;
         }
         if let Value::Map(m) = v {
             for (k, x) in m.iter() {
                 path.push(k.py_str());
-                walk(x, path, out);
+                walk(x, depth, path, out);
                 path.pop();
             }
         }
     }
-    walk(v, &mut Vec::new(), &mut out);
+    walk(v, depth, &mut Vec::new(), &mut out);
     out
 }
 
@@ -129,6 +135,21 @@ impl Provenance {
         result: &Value,
         separator: &str,
     ) -> Provenance {
+        Provenance::build_with(layers, writes, result, separator, 0, &|a, b| a == b)
+    }
+
+    /// [`Provenance::build`] with leaves no deeper than `depth` keys (0: no
+    /// limit; Heat's parameters are leaves whatever their type) and the
+    /// dialect's idea of a written value being the result
+    /// (`same(written, result)`: Heat's `-P count=10` is the number 10).
+    pub fn build_with(
+        layers: Vec<Layer>,
+        writes: Vec<LayerWrites>,
+        result: &Value,
+        separator: &str,
+        depth: usize,
+        same: &dyn Fn(&Value, &Value) -> bool,
+    ) -> Provenance {
         let mut by_path: indexmap::IndexMap<Vec<String>, Vec<Write>> = indexmap::IndexMap::new();
         for (layer, ws) in writes.into_iter().enumerate() {
             for (path, at, value) in ws {
@@ -143,9 +164,9 @@ impl Provenance {
             separator: separator.to_string(),
             ..Provenance::default()
         };
-        for (path, value) in leaves(result) {
+        for (path, value) in leaves_to(result, depth) {
             let ws = by_path.get(&path).cloned().unwrap_or_default();
-            let winner = ws.iter().rposition(|w| w.value == value);
+            let winner = ws.iter().rposition(|w| same(&w.value, &value));
             let mut leaf = Leaf {
                 path: path.clone(),
                 value: value.clone(),
@@ -159,7 +180,7 @@ impl Provenance {
                     for w in ws[..i].iter().rev() {
                         let how = if type_word(&w.value) != type_word(&value) {
                             format!("type changed {}→{}", type_word(&w.value), type_word(&value))
-                        } else if w.value == value {
+                        } else if same(&w.value, &value) {
                             "same value".to_string()
                         } else {
                             out.layers[ws[i].layer].rule.clone()
@@ -186,7 +207,7 @@ impl Provenance {
         // is no longer a map.
         for (path, ws) in &by_path {
             if let Some(now) = lookup(result, path) {
-                if is_leaf(now) {
+                if is_leaf(now) || (depth > 0 && path.len() >= depth) {
                     continue;
                 }
                 // A scalar (or empty map) where the result has a map.

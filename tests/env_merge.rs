@@ -105,3 +105,94 @@ fn env_merge_cases_of_heat_27() {
     assert_eq!(cases.len(), 28);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// `--explain` on the same cases: the winner, what it overrode, merged
+/// parts, and hidden values never printed.
+#[test]
+fn explain_names_the_layer_of_each_parameter() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let data: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("tests/data/heat-27.0.1-env-merge.json")).unwrap(),
+    )
+    .unwrap();
+    let dir = root.join("tests/data/heat-env");
+    let tmp = std::env::temp_dir().join(format!("lowstate-env-explain-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let template = tmp.join("t.yaml");
+    std::fs::write(
+        &template,
+        data["template"]
+            .as_str()
+            .unwrap()
+            .replace("2018-08-31", "2016-10-14"),
+    )
+    .unwrap();
+    let run = |case: &str, param: &str| -> (serde_json::Value, String) {
+        let out = Command::new(env!("CARGO_BIN_EXE_lowstate"))
+            .arg("hot")
+            .arg(&template)
+            .args(
+                data["cases"][case]["args"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|a| a.as_str().unwrap()),
+            )
+            .arg(format!("--explain={param}"))
+            .args(["--explain-format", "json"])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (v["leaves"][0].clone(), all)
+    };
+    let origins = |ws: &serde_json::Value| -> Vec<String> {
+        ws.as_array()
+            .unwrap()
+            .iter()
+            .map(|w| {
+                w["origin"]
+                    .as_str()
+                    .unwrap()
+                    .split(':')
+                    .next()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect()
+    };
+    // Server mode: the file's `parameters` beat -P.
+    let (leaf, _) = run("env-parameters-beat-cli(server)", "name");
+    assert_eq!(
+        leaf["from"]["origin"].as_str().unwrap().split(':').next(),
+        Some("e1.yaml")
+    );
+    assert_eq!(origins(&leaf["overrode"])[0], "cli");
+    // Client mode: -P last.
+    let (leaf, _) = run("cli-beats-env(client)", "name");
+    assert_eq!(leaf["from"]["origin"], "cli:-P");
+    // parameter_defaults over the template default.
+    let (leaf, _) = run("parameter-defaults", "name");
+    assert_eq!(
+        leaf["from"]["origin"].as_str().unwrap().split(':').next(),
+        Some("pd.yaml")
+    );
+    // A merged string lists its parts.
+    let (leaf, _) = run("merge-string-over-cli", "name");
+    assert!(leaf["from"].is_null());
+    assert_eq!(origins(&leaf["contributions"]), ["cli", "m_name1.yaml"]);
+    // A hidden parameter: the layer is named, the value never printed.
+    let (leaf, all) = run("hidden-param", "secret");
+    assert_eq!(leaf["value"], "<redacted>");
+    assert_eq!(leaf["from"]["origin"], "cli:-P");
+    assert!(
+        !all.contains("cli-secret") && !all.contains("template-secret"),
+        "{all}"
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}

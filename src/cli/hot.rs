@@ -27,6 +27,14 @@ pub struct Args {
     /// How to print errors.
     #[arg(long, value_enum, default_value_t = ErrorFormat::Human)]
     pub error_format: ErrorFormat,
+    /// Say where each parameter's value came from (template default,
+    /// `parameter_defaults`, `-P`, `parameters` of each `-e` file), for
+    /// every parameter or the one named.
+    #[arg(long, value_name = "PARAM", num_args = 0..=1, default_missing_value = "")]
+    pub explain: Option<String>,
+    /// The form of `--explain`: human (default) or json.
+    #[arg(long, value_enum, default_value_t = super::pillar::ExplainFormat::Human)]
+    pub explain_format: super::pillar::ExplainFormat,
 }
 
 /// What a HOT compile reads besides the template (shared with `check --hot`).
@@ -178,6 +186,22 @@ pub fn run(args: Args) -> i32 {
     let compiled = hot::compile(&input);
     if !compiled.diagnostics.is_empty() {
         print_diagnostics(&compiled.diagnostics, args.error_format);
+    }
+    if let Some(param) = &args.explain {
+        let p = hot::explain::explain(&input, &compiled).filter(param);
+        let text = match args.explain_format {
+            super::pillar::ExplainFormat::Human => p.human(&|_, v| v.py_repr()),
+            super::pillar::ExplainFormat::Json => {
+                let mut t = p.to_value(&|_, v| v.clone()).to_json_pretty();
+                t.push('\n');
+                t
+            }
+        };
+        if let Err(e) = lowstate::emit::output(&text, args.output.as_deref()) {
+            eprintln!("lowstate: cannot write output: {e}");
+            return 2;
+        }
+        return if compiled.ok() { 0 } else { 1 };
     }
     let text = match args.format {
         Format::Json => {

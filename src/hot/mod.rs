@@ -14,6 +14,7 @@
 
 pub mod check;
 pub mod env;
+pub mod explain;
 pub mod functions;
 pub mod fuzzing;
 pub mod params;
