@@ -182,3 +182,59 @@ fn a_path_narrows_the_explanation() {
         .collect();
     assert_eq!(paths, ["common:nested:keep", "common:nested:over"]);
 }
+
+/// A planted secret (a path in `lowstate_secret_pillar`) is not printed by
+/// `pillar` or `pillar --explain`, masked or `--unmask`ed, human or JSON,
+/// and neither is a falsy secret's value.
+#[test]
+fn secret_pillar_paths_never_print() {
+    let dir = std::env::temp_dir().join(format!("lowstate-secret-pillar-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("p")).unwrap();
+    std::fs::create_dir_all(dir.join("states")).unwrap();
+    std::fs::write(
+        dir.join("minion"),
+        "id: m\nfile_roots: {base: [states]}\npillar_roots: {base: [p]}\nlowstate_secret_pillar: ['*:password', 'vault']\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("p/top.sls"), "base:\n  '*':\n    - a\n    - b\n").unwrap();
+    std::fs::write(
+        dir.join("p/a.sls"),
+        "db:\n  user: app\n  password: Hunter2-planted\nvault: {token: S3cr3t-token, empty: ''}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("p/b.sls"), "db:\n  password: Second-planted\n").unwrap();
+    let d = dir.to_str().unwrap();
+    let mut scanned = 0;
+    for extra in [
+        &[][..],
+        &["--unmask"][..],
+        &["--explain"][..],
+        &["--explain", "--unmask"][..],
+        &["--explain", "--unmask", "--explain-format", "json"][..],
+        &["--explain=db:password", "--unmask"][..],
+        &["--format", "yaml", "--unmask"][..],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_lowstate"))
+            .args(["pillar", "-c", d])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for secret in ["Hunter2-planted", "Second-planted", "S3cr3t-token"] {
+            assert!(
+                !all.contains(secret),
+                "`pillar {extra:?}` printed {secret}:\n{all}"
+            );
+        }
+        assert!(all.contains("<redacted>"), "{extra:?}: {all}");
+        scanned += 1;
+    }
+    assert_eq!(scanned, 7);
+    let _ = std::fs::remove_dir_all(&dir);
+}

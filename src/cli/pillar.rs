@@ -19,6 +19,11 @@ pub struct Args {
     /// The form of `--explain`: human (default) or json.
     #[arg(long, value_enum, default_value_t = ExplainFormat::Human)]
     pub explain_format: ExplainFormat,
+    /// Print values as they are, as `pillar.items unmask=True` does
+    /// (Salt 3008 masks them). Paths named in `lowstate_secret_pillar`
+    /// stay `<redacted>` even so.
+    #[arg(long)]
+    pub unmask: bool,
 }
 
 /// `--explain-format`.
@@ -33,7 +38,13 @@ pub enum ExplainFormat {
 pub fn run(args: Args) -> CmdResult {
     let Some(path) = &args.explain else {
         let session = args.common.session(None)?;
-        return args.out.write(&session.data.pillar);
+        let unmask = args.unmask || !session.config.pillar_mask_output;
+        let shown = lowstate::salt::secrets::for_display(
+            &session.data.pillar,
+            &session.config.secret_pillar,
+            unmask,
+        );
+        return args.out.write(&shown);
     };
     let (dir, overrides, options) = args.common.prepare(None)?;
     let config = Config::load_with(&dir, &overrides).map_err(|d| anyhow::anyhow!(d.message))?;
@@ -53,10 +64,14 @@ pub fn run(args: Args) -> CmdResult {
         super::print_diagnostics(&errors, args.common.error_format);
     }
     let provenance = provenance.unwrap_or_default().filter(path);
+    let unmask = args.unmask || !config.pillar_mask_output;
+    let show = |p: &[String], v: &lowstate::value::Value| {
+        lowstate::salt::secrets::show_leaf(p, v, &config.secret_pillar, unmask)
+    };
     let text = match args.explain_format {
-        ExplainFormat::Human => provenance.human(&|_, v| v.py_repr()),
+        ExplainFormat::Human => provenance.human(&|p, v| show(p, v).py_repr()),
         ExplainFormat::Json => {
-            let mut t = provenance.to_value(&|_, v| v.clone()).to_json_pretty();
+            let mut t = provenance.to_value(&show).to_json_pretty();
             t.push('\n');
             t
         }

@@ -106,6 +106,12 @@ pub struct Config {
     /// `lowstate_check_allow`: diagnostic codes `lowstate check` does not
     /// report for this tree.
     pub check_allow: Vec<String>,
+    /// `lowstate_secret_pillar`: globs over colon-joined pillar paths
+    /// (`*:password`, `secrets:*`) whose values no human output prints.
+    pub secret_pillar: Vec<String>,
+    /// `pillar_mask_output` (default true): `pillar` masks values as
+    /// Salt 3008's `pillar.items` does.
+    pub pillar_mask_output: bool,
     /// The whole config with Salt's defaults filled in: what `opts` shows.
     pub opts: Value,
     /// Keys we read but do not act on, for `-v`.
@@ -140,6 +146,8 @@ const KNOWN_KEYS: &[&str] = &[
     "mocks",
     "mod_watch",
     "lowstate_check_allow",
+    "lowstate_secret_pillar",
+    "pillar_mask_output",
     "pillar",
     "file_client",
 ];
@@ -368,6 +376,12 @@ impl Config {
             pillar_includes_override_sls: boolean("pillar_includes_override_sls", false)?,
             mocks: get("mocks").cloned().unwrap_or(Value::Map(Map::new())),
             mod_watch,
+            secret_pillar: match get("lowstate_secret_pillar") {
+                Some(Value::List(l)) => l.iter().map(Value::py_str).collect(),
+                Some(Value::Str(s)) => vec![s.to_string()],
+                _ => Vec::new(),
+            },
+            pillar_mask_output: boolean("pillar_mask_output", true)?,
             check_allow: match get("lowstate_check_allow") {
                 Some(Value::List(l)) => l.iter().map(Value::py_str).collect(),
                 Some(Value::Str(s)) => s.split(',').map(|c| c.trim().to_string()).collect(),

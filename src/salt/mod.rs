@@ -39,5 +39,6 @@ pub mod pillar;
 pub mod pipeline;
 pub mod render;
 pub mod report;
+pub mod secrets;
 pub mod simulate;
 pub mod top;

@@ -1,0 +1,108 @@
+//! Secrets in the pillar: which paths the config names secret
+//! (`lowstate_secret_pillar`, globs over colon-joined paths), and the
+//! display masks: `<redacted>` for every leaf under a secret path, falsy
+//! ones included (spec `layered-inputs.md` §4.4 rule 1), and Salt 3008's
+//! own `pillar.items` mask (`**********` for truthy scalars, §1.5) unless
+//! the user unmasks.
+
+use crate::value::{Map, Value};
+
+/// What a secret value prints as.
+pub const REDACTED: &str = "<redacted>";
+/// Salt 3008's mask of a truthy pillar value.
+pub const SALT_MASK: &str = "**********";
+
+/// Whether `path` (or a path above it) matches one of `globs`.
+pub fn is_secret(path: &[String], globs: &[String]) -> bool {
+    (1..=path.len()).any(|n| {
+        let joined = path[..n].join(":");
+        globs.iter().any(|g| crate::fnmatch::fnmatch(&joined, g))
+    })
+}
+
+/// Every leaf replaced by [`REDACTED`], structure kept.
+pub fn redact_all(v: &Value) -> Value {
+    match v {
+        Value::Map(m) => Value::Map(m.iter().map(|(k, x)| (k.clone(), redact_all(x))).collect()),
+        Value::List(l) => Value::List(l.iter().map(redact_all).collect()),
+        _ => Value::str(REDACTED),
+    }
+}
+
+fn salt_mask(v: &Value) -> Value {
+    match v {
+        Value::Map(m) => Value::Map(m.iter().map(|(k, x)| (k.clone(), salt_mask(x))).collect()),
+        Value::List(l) => Value::List(l.iter().map(salt_mask).collect()),
+        other if other.truthy() => Value::str(SALT_MASK),
+        other => other.clone(),
+    }
+}
+
+/// The pillar as a person may see it: secret paths redacted always, the
+/// rest masked as Salt masks `pillar.items` unless `unmask`. `_errors`
+/// stays readable.
+pub fn for_display(pillar: &Value, globs: &[String], unmask: bool) -> Value {
+    fn walk(v: &Value, path: &mut Vec<String>, globs: &[String], unmask: bool) -> Value {
+        if !path.is_empty() && is_secret(path, globs) {
+            return redact_all(v);
+        }
+        match v {
+            Value::Map(m) => {
+                let mut out = Map::new();
+                for (k, x) in m.iter() {
+                    path.push(k.py_str());
+                    let shown = if path.len() == 1 && path[0] == "_errors" {
+                        x.clone()
+                    } else {
+                        walk(x, path, globs, unmask)
+                    };
+                    path.pop();
+                    out.insert(k.clone(), shown);
+                }
+                Value::Map(out)
+            }
+            other if unmask => other.clone(),
+            other => salt_mask(other),
+        }
+    }
+    walk(pillar, &mut Vec::new(), globs, unmask)
+}
+
+/// One leaf as a person may see it (for `--explain`).
+pub fn show_leaf(path: &[String], v: &Value, globs: &[String], unmask: bool) -> Value {
+    if is_secret(path, globs) {
+        redact_all(v)
+    } else if unmask {
+        v.clone()
+    } else {
+        salt_mask(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secret_paths_are_redacted_falsy_values_too_and_the_rest_masked_like_salt() {
+        let p = crate::yaml::load_value(
+            "db: {password: '', user: app, port: 0}\nsecrets: {api: {key: k1}}\n_errors: [boom]",
+        )
+        .unwrap();
+        let globs = vec!["*:password".to_string(), "secrets".to_string()];
+        let shown = for_display(&p, &globs, false);
+        assert_eq!(
+            shown.to_json().to_string(),
+            r#"{"db":{"password":"<redacted>","user":"**********","port":0},"secrets":{"api":{"key":"<redacted>"}},"_errors":["boom"]}"#
+        );
+        let shown = for_display(&p, &globs, true);
+        assert_eq!(
+            shown.get("db").unwrap().get("user").unwrap(),
+            &Value::str("app")
+        );
+        assert_eq!(
+            shown.get("db").unwrap().get("password").unwrap(),
+            &Value::str(REDACTED)
+        );
+    }
+}
