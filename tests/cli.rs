@@ -959,3 +959,22 @@ fn compatibility_md_lists_the_fresh_minion_answers() {
         assert!(doc.contains(&row), "COMPATIBILITY.md lacks {row}");
     }
 }
+
+/// Salt's config environment variables are not an input: one warning each,
+/// and the compile is the same.
+#[test]
+fn salt_config_env_vars_are_ignored_with_a_warning() {
+    let plain = lowstate(&["compile", "-c", "state_tree"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_lowstate"))
+        .args(["compile", "-c", "state_tree"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("SALT_CONFIG_DIR", "/nonexistent/salt")
+        .env("SALT_MINION_CONFIG", "/nonexistent/salt/minion")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.stdout, plain.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("warning[ignored-env-var]").count(), 2);
+    insta::assert_snapshot!("salt-env-var-warnings", err);
+}

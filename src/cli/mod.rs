@@ -328,6 +328,40 @@ pub fn print_diagnostics(diags: &[Diagnostic], format: ErrorFormat) {
 }
 
 impl Common {
+    /// Salt reads its config location from `SALT_CONFIG_DIR` and
+    /// `SALT_MINION_CONFIG`; lowstate never takes settings from the
+    /// environment (one source of truth: files and flags). One warning per
+    /// variable that is set, once per run, naming the flag to use.
+    fn warn_salt_env_vars(&self) {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            let mut diags = Vec::new();
+            for (var, what) in [
+                ("SALT_CONFIG_DIR", "the config directory"),
+                ("SALT_MINION_CONFIG", "the minion config file"),
+            ] {
+                if std::env::var_os(var).is_some_and(|v| !v.is_empty()) {
+                    diags.push(
+                        Diagnostic::new(
+                            lowstate::diag::codes::IGNORED_ENV_VAR,
+                            format!("{var} is set and ignored: lowstate does not read settings from the environment"),
+                        )
+                        .with_note(format!(
+                            "give {what} with `-c DIR` (the directory holding `minion`){}",
+                            match &self.config_dir {
+                                Some(d) => format!("; this run uses -c {}", d.display()),
+                                None => String::new(),
+                            }
+                        )),
+                    );
+                }
+            }
+            if !diags.is_empty() {
+                print_diagnostics(&diags, self.error_format);
+            }
+        });
+    }
+
     /// The config directory, as a Salt user expects to find it: `-c DIR`,
     /// else the current directory when it holds `minion`, else `/etc/salt`
     /// when `/etc/salt/minion` exists; else the shipped example tree, said
@@ -439,6 +473,7 @@ impl Common {
     /// directory, the config keys the flags set, and the compile options
     /// (`--pillar`, `--mocks`, `--saltenv`, `--salt-version`, limits).
     pub fn prepare(&self, sls: Option<Vec<String>>) -> Result<(PathBuf, lowstate::Map, Options)> {
+        self.warn_salt_env_vars();
         let dir = self.dir();
         let overrides = self.overrides(&dir)?;
         let pillar_override = match &self.pillar {

@@ -45,6 +45,7 @@ registry! {
     // Reading inputs (any dialect).
     IO = ("io", Error, "common", "A file could not be read (missing, unreadable, not UTF-8).");
     CONFIG = ("config", Error, "common", "The configuration (minion file, settings) is invalid.");
+    IGNORED_ENV_VAR = ("ignored-env-var", Warning, "common", "An environment variable Salt reads (`SALT_CONFIG_DIR`, `SALT_MINION_CONFIG`) is set; lowstate takes settings only from files and flags, and says which to use.");
     YAML_SYNTAX = ("yaml-syntax", Error, "common", "The YAML text does not parse (PyYAML's message and position).");
     YAML_DUPLICATE_KEY = ("yaml-duplicate-key", Error, "common", "A YAML mapping has the same key twice where the dialect refuses it.");
     YAML_UNHASHABLE_KEY = ("yaml-unhashable-key", Error, "common", "A YAML mapping key is a list or a mapping.");
