@@ -978,3 +978,71 @@ fn salt_config_env_vars_are_ignored_with_a_warning() {
     assert_eq!(err.matches("warning[ignored-env-var]").count(), 2);
     insta::assert_snapshot!("salt-env-var-warnings", err);
 }
+
+/// `minion.d/*.conf` merge over `minion` as Salt's `default_include` does,
+/// and `config --explain` names the layer of each setting.
+#[test]
+fn minion_d_files_layer_over_minion_and_config_explains_them() {
+    let dir = temp_dir("minion-d");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("state_tree");
+    for sub in ["salt", "pillar"] {
+        let status = Command::new("cp")
+            .arg("-r")
+            .arg(root.join(sub))
+            .arg(&dir)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    std::fs::copy(root.join("minion"), dir.join("minion")).unwrap();
+    std::fs::create_dir_all(dir.join("minion.d")).unwrap();
+    std::fs::write(dir.join("minion.d/20-b.conf"), "failhard: true\n").unwrap();
+    std::fs::write(
+        dir.join("minion.d/10-a.conf"),
+        "failhard: false\nstate_auto_order: false\n",
+    )
+    .unwrap();
+    let d = dir.to_str().unwrap();
+    let out = lowstate(&[
+        "config",
+        "-c",
+        d,
+        "--explain",
+        "--explain-format",
+        "json",
+        "--id",
+        "x9",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let leaf = |k: &str| {
+        v["leaves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["path"] == k)
+            .cloned()
+            .unwrap()
+    };
+    // Sorted by name: 20-b.conf is read last and wins.
+    assert!(leaf("failhard")["from"]["origin"]
+        .as_str()
+        .unwrap()
+        .contains("20-b.conf"));
+    assert_eq!(leaf("failhard")["value"], true);
+    assert!(leaf("state_auto_order")["from"]["origin"]
+        .as_str()
+        .unwrap()
+        .contains("10-a.conf"));
+    assert_eq!(leaf("id")["from"]["origin"], "cli:--id");
+    // A minion.d file that does not parse: a config error naming it.
+    std::fs::write(dir.join("minion.d/30-bad.conf"), "a: [\n").unwrap();
+    let out = lowstate(&["compile", "-c", d]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("30-bad.conf"));
+}

@@ -4,6 +4,7 @@
 mod check;
 mod codes;
 mod compile;
+mod config;
 mod fleet;
 mod graph;
 mod highstate;
@@ -88,6 +89,8 @@ pub enum Command {
     Highstate(highstate::Args),
     /// Print the compiled pillar, as `pillar.items` does.
     Pillar(pillar::Args),
+    /// Print the effective settings (`opts`); `--explain` says where each came from.
+    Config(config::Args),
     /// Print the rendered text of one SLS file (for debugging templates).
     Render(render::Args),
     /// Simulate the run: order, results, skipped states, fired watches.
@@ -263,6 +266,7 @@ pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
         Command::Fleet(a) => (a.common.clone(), fleet::run(a)),
         Command::Highstate(a) => (a.common.clone(), highstate::run(a)),
         Command::Pillar(a) => (a.common.clone(), pillar::run(a)),
+        Command::Config(a) => (a.common.clone(), config::run(a)),
         Command::Render(a) => (a.common.clone(), render::run(a)),
         Command::Simulate(a) => (a.common.clone(), simulate::run(a)),
         Command::Order(a) => (a.common.clone(), order::run(a)),

@@ -222,6 +222,11 @@ impl Config {
                 ))
             }
         };
+        // `minion.d/*.conf` (Salt's `default_include`), sorted by name, each
+        // merged over what came before (recursively, lists appended).
+        for (_, conf) in include_files(dir)? {
+            crate::salt::dictupdate::update_map(&mut raw, &conf, true, true);
+        }
         for (k, v) in overrides {
             raw.insert(k.clone(), v.clone());
         }
@@ -391,6 +396,123 @@ impl Config {
             ignored_keys,
         })
     }
+}
+
+/// The files of `DIR/minion.d/*.conf` (Salt's `default_include`), sorted
+/// by name, each parsed to a mapping; a file that does not parse is a
+/// located config error naming it.
+pub fn include_files(dir: &Path) -> Result<Vec<(Arc<SourceFile>, Map)>, Diagnostic> {
+    let Ok(entries) = std::fs::read_dir(dir.join("minion.d")) else {
+        return Ok(Vec::new());
+    };
+    let mut paths: Vec<std::path::PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "conf") && p.is_file())
+        .collect();
+    paths.sort();
+    let mut out = Vec::new();
+    for path in paths {
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            Diagnostic::new(
+                codes::CONFIG,
+                format!("cannot read {}: {e}", path.display()),
+            )
+        })?;
+        let file = SourceFile::new(path.display().to_string(), text);
+        let value = if file.text.trim().is_empty() {
+            Value::Map(Map::new())
+        } else {
+            crate::yaml::load_value(&file.text).map_err(|e| {
+                Diagnostic::new(
+                    codes::CONFIG,
+                    format!("invalid minion config {}: {}", file.name, e.message),
+                )
+                .with_primary(Label::new(&file, e.span.clone(), "here"))
+            })?
+        };
+        match value {
+            Value::Map(m) => out.push((file, m)),
+            Value::Null => out.push((file, Map::new())),
+            other => {
+                return Err(Diagnostic::new(
+                    codes::CONFIG,
+                    format!(
+                        "{} must be a mapping, not {}",
+                        file.name,
+                        other.py_type_name()
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Where each setting came from: Salt's defaults, `DIR/minion`, each
+/// `minion.d/*.conf`, then the flags (`overrides`, each named by its flag
+/// in `flag_of`), replayed against the effective settings (`opts`).
+pub fn explain(
+    config: &Config,
+    overrides: &Map,
+    flag_of: &dyn Fn(&str) -> String,
+) -> crate::provenance::Provenance {
+    use crate::provenance::{Layer, LayerWrites, Provenance};
+    let at = |file: &SourceFile, key: &str| {
+        let tree = crate::yaml::load(&file.text).ok();
+        let node = tree.as_ref()?;
+        let crate::yaml::NodeValue::Map(entries) = &node.value else {
+            return None;
+        };
+        let (k, _) = entries.iter().find(|(k, _)| k.to_value().py_str() == key)?;
+        let (line, col) = file.line_col(k.span.start);
+        Some(format!("{}:{line}:{col}", file.name))
+    };
+    let top = |m: &Map, file: Option<&SourceFile>| -> LayerWrites {
+        m.iter()
+            .map(|(k, v)| {
+                let key = k.py_str();
+                let place = file.and_then(|f| at(f, &key));
+                (vec![key], place, v.clone())
+            })
+            .collect()
+    };
+    let mut layers = vec![Layer {
+        kind: "default".into(),
+        origin: "Salt's defaults".into(),
+        rule: "default".into(),
+    }];
+    let mut writes = vec![top(&default_opts(), None)];
+    let minion = config.dir.join("minion");
+    if let Ok(text) = std::fs::read_to_string(&minion) {
+        let file = SourceFile::new(minion.display().to_string(), text);
+        if let Ok(Value::Map(m)) = crate::yaml::load_value(&file.text) {
+            layers.push(Layer {
+                kind: "config".into(),
+                origin: file.name.clone(),
+                rule: "replace".into(),
+            });
+            writes.push(top(&m, Some(&file)));
+        }
+    }
+    for (file, m) in include_files(&config.dir).unwrap_or_default() {
+        layers.push(Layer {
+            kind: "config".into(),
+            origin: file.name.clone(),
+            rule: "recursive update, lists appended (default_include)".into(),
+        });
+        writes.push(top(&m, Some(&file)));
+    }
+    for (k, v) in overrides.iter() {
+        let key = k.py_str();
+        layers.push(Layer {
+            kind: "user-env".into(),
+            origin: format!("cli:{}", flag_of(&key)),
+            rule: "replace".into(),
+        });
+        writes.push(vec![(vec![key], None, v.clone())]);
+    }
+    Provenance::build_with(layers, writes, &config.opts, ":", 1, &|a, b| a == b)
 }
 
 /// The few Salt defaults templates commonly read through `opts` / `config.get`.

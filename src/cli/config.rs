@@ -1,0 +1,54 @@
+//! `lowstate config`: the effective settings (the minion config with
+//! Salt's defaults, `minion.d/*.conf` and the flags applied, as `opts`
+//! shows them); with `--explain [KEY]`, where each setting came from.
+
+use super::{CmdResult, Common, Output};
+use anyhow::Context as _;
+use lowstate::salt::config::Config;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub common: Common,
+    #[command(flatten)]
+    pub out: Output,
+    /// Say where each setting came from (Salt's defaults, `DIR/minion`,
+    /// each `minion.d/*.conf`, a flag), for every setting or KEY.
+    #[arg(long, value_name = "KEY", num_args = 0..=1, default_missing_value = "")]
+    pub explain: Option<String>,
+    /// The form of `--explain`: human (default) or json.
+    #[arg(long, value_enum, default_value_t = super::pillar::ExplainFormat::Human)]
+    pub explain_format: super::pillar::ExplainFormat,
+}
+
+/// The flag that sets a top-level key.
+fn flag_of(key: &str) -> String {
+    match key {
+        "id" => "--id",
+        "grains" => "--grains/--grain",
+        "file_roots" => "--file-root",
+        "pillar_roots" => "--pillar-root",
+        other => return format!("--{}", other.replace('_', "-")),
+    }
+    .to_string()
+}
+
+pub fn run(args: Args) -> CmdResult {
+    let (dir, overrides, _) = args.common.prepare(None)?;
+    let config = Config::load_with(&dir, &overrides).map_err(|d| anyhow::anyhow!(d.message))?;
+    let Some(key) = &args.explain else {
+        return args.out.write(&config.opts);
+    };
+    let p = lowstate::salt::config::explain(&config, &overrides, &flag_of).filter(key);
+    let text = match args.explain_format {
+        super::pillar::ExplainFormat::Human => p.human(&|_, v| v.py_repr()),
+        super::pillar::ExplainFormat::Json => {
+            let mut t = p.to_value(&|_, v| v.clone()).to_json_pretty();
+            t.push('\n');
+            t
+        }
+    };
+    lowstate::emit::output(&text, args.out.output.as_deref())
+        .context("cannot write the explanation")?;
+    Ok(())
+}
