@@ -11,27 +11,16 @@
 //! print as `******` in lowstate's document (Heat's parameter listing does
 //! the same; the oracle printed raw values).
 
+mod common;
+
 use std::process::Command;
 
 #[test]
 fn env_merge_cases_of_heat_27() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let data: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(root.join("tests/data/heat-27.0.1-env-merge.json")).unwrap(),
-    )
-    .unwrap();
     let dir = root.join("tests/data/heat-env");
     let tmp = std::env::temp_dir().join(format!("lowstate-env-merge-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let template = tmp.join("t.yaml");
-    std::fs::write(
-        &template,
-        data["template"]
-            .as_str()
-            .unwrap()
-            .replace("2018-08-31", "2016-10-14"),
-    )
-    .unwrap();
+    let (data, template) = common::heat_env_cases(&tmp);
     let cases = data["cases"].as_object().unwrap();
     let mut problems = Vec::new();
     for (id, case) in cases {
@@ -111,22 +100,9 @@ fn env_merge_cases_of_heat_27() {
 #[test]
 fn explain_names_the_layer_of_each_parameter() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let data: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(root.join("tests/data/heat-27.0.1-env-merge.json")).unwrap(),
-    )
-    .unwrap();
     let dir = root.join("tests/data/heat-env");
     let tmp = std::env::temp_dir().join(format!("lowstate-env-explain-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let template = tmp.join("t.yaml");
-    std::fs::write(
-        &template,
-        data["template"]
-            .as_str()
-            .unwrap()
-            .replace("2018-08-31", "2016-10-14"),
-    )
-    .unwrap();
+    let (data, template) = common::heat_env_cases(&tmp);
     let run = |case: &str, param: &str| -> (serde_json::Value, String) {
         let out = Command::new(env!("CARGO_BIN_EXE_lowstate"))
             .arg("hot")

@@ -4,6 +4,8 @@
 //! (top file order, includes before the including SLS unless
 //! `pillar_includes_override_sls`, `--pillar` last).
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -13,27 +15,12 @@ fn case_dir(id: &str) -> std::path::PathBuf {
         &std::fs::read_to_string(root.join("tests/data/salt-3008.5-pillar-merge.json")).unwrap(),
     )
     .unwrap();
-    let inputs = &data["cases"][id]["inputs"];
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let dir =
         std::env::temp_dir().join(format!("lowstate-explain-{id}-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("states")).unwrap();
-    for (file, text) in inputs["files"].as_object().unwrap() {
-        let path = dir.join(file);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text.as_str().unwrap()).unwrap();
-    }
-    let mut config = serde_json::json!({
-        "id": "oracle-minion",
-        "file_roots": {"base": ["states"]},
-        "pillar_roots": inputs.get("roots").cloned().unwrap_or(serde_json::json!({"base": ["p"]})),
-    });
-    for (k, v) in inputs["opts"].as_object().into_iter().flatten() {
-        config[k] = v.clone();
-    }
-    std::fs::write(dir.join("minion"), config.to_string()).unwrap();
+    common::pillar_case(&data["cases"][id], &dir);
     dir
 }
 

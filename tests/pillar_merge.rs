@@ -5,6 +5,8 @@
 //! [`KNOWN`], each with its reason; the test fails when one of them starts
 //! to match (take it off the list) or another stops matching.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -34,25 +36,7 @@ fn pillar_merge_cases_of_salt_3008_5() {
     for (id, case) in cases {
         let inputs = &case["inputs"];
         let dir = tmp.join(id);
-        std::fs::create_dir_all(dir.join("states")).unwrap();
-        for (file, text) in inputs["files"].as_object().unwrap() {
-            let path = dir.join(file);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text.as_str().unwrap()).unwrap();
-        }
-        let mut config = serde_json::json!({
-            "id": "oracle-minion",
-            "file_roots": {"base": ["states"]},
-            "pillar_roots": inputs.get("roots").cloned().unwrap_or(serde_json::json!({"base": ["p"]})),
-        });
-        for (k, v) in inputs["opts"].as_object().into_iter().flatten() {
-            config[k] = v.clone();
-        }
-        for arg in inputs["extra_args"].as_array().into_iter().flatten() {
-            let (k, v) = arg.as_str().unwrap().split_once('=').unwrap();
-            config[k] = serde_json::Value::String(v.to_string());
-        }
-        std::fs::write(dir.join("minion"), config.to_string()).unwrap();
+        common::pillar_case(case, &dir);
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_lowstate"));
         cmd.args(["pillar", "--unmask", "-c"]).arg(&dir);
         if let Some(p) = inputs.get("cli_pillar") {

@@ -52,6 +52,24 @@ pub enum FindingKind {
     Version,
 }
 
+impl FindingKind {
+    /// The registered diagnostic code of this kind of finding.
+    pub fn code(self) -> crate::diag::Code {
+        use crate::diag::codes;
+        match self {
+            FindingKind::UnknownArgument => codes::UNKNOWN_ARGUMENT,
+            FindingKind::MisspeltRequisite => codes::MISSPELT_REQUISITE,
+            FindingKind::Deprecated => codes::DEPRECATED_ARGUMENT,
+            FindingKind::Forbidden => codes::FORBIDDEN_ARGUMENT,
+            FindingKind::Missing => codes::MISSING_ARGUMENT,
+            FindingKind::WrongType => codes::WRONG_TYPE,
+            FindingKind::BadValue => codes::BAD_VALUE,
+            FindingKind::Group => codes::ARGUMENT_GROUP,
+            FindingKind::Version => codes::ARGUMENT_VERSION,
+        }
+    }
+}
+
 /// One problem with one argument mapping.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finding {
@@ -576,24 +594,18 @@ fn value_rules(
             salt: None,
             evidence: Vec::new(),
         });
+        let expected = format!(
+            "{} {}, not {} {} ({})",
+            article(rule.types[0].word()),
+            words(&rule.types),
+            article(type_word(v)),
+            type_word(v),
+            show(v)
+        );
         let message = if schema.noun == "property" {
-            format!(
-                "Property error: {path}: Value must be {} {}, not {} {} ({})",
-                article(rule.types[0].word()),
-                words(&rule.types),
-                article(type_word(v)),
-                type_word(v),
-                show(v)
-            )
+            format!("Property error: {path}: Value must be {expected}")
         } else {
-            format!(
-                "{subject}: `{path}` must be {} {}, not {} {} ({})",
-                article(rule.types[0].word()),
-                words(&rule.types),
-                article(type_word(v)),
-                type_word(v),
-                show(v)
-            )
+            format!("{subject}: `{path}` must be {expected}")
         };
         let mut f = finding(
             FindingKind::WrongType,

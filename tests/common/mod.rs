@@ -58,3 +58,53 @@ pub fn lowstate_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output
         .output()
         .expect("run lowstate")
 }
+
+/// A pillar-merge case of `tests/data/salt-3008.5-pillar-merge.json` as a
+/// config directory under `dir`: its files, and a `minion` with its
+/// options (and `pillarenv`-like extra arguments as options).
+#[allow(dead_code)] // not every test binary that includes this module uses it
+pub fn pillar_case(case: &Json, dir: &std::path::Path) {
+    let inputs = &case["inputs"];
+    std::fs::create_dir_all(dir.join("states")).unwrap();
+    for (file, text) in inputs["files"].as_object().unwrap() {
+        let path = dir.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text.as_str().unwrap()).unwrap();
+    }
+    let mut config = serde_json::json!({
+        "id": "oracle-minion",
+        "file_roots": {"base": ["states"]},
+        "pillar_roots": inputs.get("roots").cloned().unwrap_or(serde_json::json!({"base": ["p"]})),
+    });
+    for (k, v) in inputs["opts"].as_object().into_iter().flatten() {
+        config[k] = v.clone();
+    }
+    for arg in inputs["extra_args"].as_array().into_iter().flatten() {
+        let (k, v) = arg.as_str().unwrap().split_once('=').unwrap();
+        config[k] = Json::String(v.to_string());
+    }
+    std::fs::write(dir.join("minion"), config.to_string()).unwrap();
+}
+
+/// The env-merge cases of Heat (`tests/data/heat-27.0.1-env-merge.json`)
+/// and their template written under `tmp` as 2016-10-14 (a version
+/// lowstate compiles; the layering does not depend on it).
+#[allow(dead_code)] // not every test binary that includes this module uses it
+pub fn heat_env_cases(tmp: &std::path::Path) -> (Json, std::path::PathBuf) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let data: Json = serde_json::from_str(
+        &std::fs::read_to_string(root.join("tests/data/heat-27.0.1-env-merge.json")).unwrap(),
+    )
+    .unwrap();
+    std::fs::create_dir_all(tmp).unwrap();
+    let template = tmp.join("t.yaml");
+    std::fs::write(
+        &template,
+        data["template"]
+            .as_str()
+            .unwrap()
+            .replace("2018-08-31", "2016-10-14"),
+    )
+    .unwrap();
+    (data, template)
+}

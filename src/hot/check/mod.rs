@@ -27,8 +27,8 @@
 mod catalogue;
 
 use super::{template, Compiled, Input, RESOURCE};
-use crate::diag::{codes, Code, Diagnostic, Label};
-use crate::rules::{self, Finding, FindingKind, Hints, Schema};
+use crate::diag::{codes, Diagnostic, Label};
+use crate::rules::{self, Finding, Hints, Schema};
 use crate::value::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 
@@ -593,21 +593,6 @@ fn not_validated(
     d
 }
 
-/// The code of a finding kind.
-fn code_of(kind: FindingKind) -> Code {
-    match kind {
-        FindingKind::UnknownArgument => codes::UNKNOWN_ARGUMENT,
-        FindingKind::MisspeltRequisite => codes::MISSPELT_REQUISITE,
-        FindingKind::Deprecated => codes::DEPRECATED_ARGUMENT,
-        FindingKind::Forbidden => codes::FORBIDDEN_ARGUMENT,
-        FindingKind::Missing => codes::MISSING_ARGUMENT,
-        FindingKind::WrongType => codes::WRONG_TYPE,
-        FindingKind::BadValue => codes::BAD_VALUE,
-        FindingKind::Group => codes::ARGUMENT_GROUP,
-        FindingKind::Version => codes::ARGUMENT_VERSION,
-    }
-}
-
 /// One finding as a located diagnostic about resource `name`; `base` is
 /// the template path of the checked properties mapping, `prefix` starts
 /// the message (a ResourceGroup's member definition).
@@ -620,7 +605,7 @@ fn diagnostic(
     fallback: Option<Label>,
 ) -> Diagnostic {
     let message = format!("{}{}", prefix.unwrap_or(""), f.message);
-    let mut d = Diagnostic::new(code_of(f.kind), message).with_subject(RESOURCE, name);
+    let mut d = Diagnostic::new(f.kind.code(), message).with_subject(RESOURCE, name);
     d.severity = f.severity;
     let prop = |p: &str| {
         let mut path = base.to_vec();

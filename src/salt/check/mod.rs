@@ -8,8 +8,8 @@
 
 mod catalogue;
 
-use crate::diag::{codes, Code, Diagnostic, Label, Severity};
-use crate::rules::{self, Finding, FindingKind, Schema};
+use crate::diag::{codes, Diagnostic, Label, Severity};
+use crate::rules::{self, Finding, Schema};
 use crate::salt::config::{Config, SaltVersion};
 use crate::salt::pipeline::Plan;
 use crate::value::{Map, Value};
@@ -170,20 +170,6 @@ pub fn custom_modules(config: &Config) -> BTreeSet<String> {
     out
 }
 
-fn code_of(kind: FindingKind) -> Code {
-    match kind {
-        FindingKind::UnknownArgument => codes::UNKNOWN_ARGUMENT,
-        FindingKind::MisspeltRequisite => codes::MISSPELT_REQUISITE,
-        FindingKind::Deprecated => codes::DEPRECATED_ARGUMENT,
-        FindingKind::Forbidden => codes::FORBIDDEN_ARGUMENT,
-        FindingKind::Missing => codes::MISSING_ARGUMENT,
-        FindingKind::WrongType => codes::WRONG_TYPE,
-        FindingKind::BadValue => codes::BAD_VALUE,
-        FindingKind::Group => codes::ARGUMENT_GROUP,
-        FindingKind::Version => codes::ARGUMENT_VERSION,
-    }
-}
-
 fn with_severity(mut d: Diagnostic, severity: Severity) -> Diagnostic {
     d.severity = severity;
     d
@@ -330,7 +316,7 @@ pub fn check(
 
 fn diagnostic(f: &Finding, plan: &Plan, id: &str, module: &str) -> Diagnostic {
     let mut d = with_severity(
-        Diagnostic::new(code_of(f.kind), f.message.clone()),
+        Diagnostic::new(f.kind.code(), f.message.clone()),
         f.severity,
     );
     let mut labels: Vec<Label> = f
