@@ -552,6 +552,27 @@ fn bounds_text(b: (Option<f64>, Option<f64>)) -> String {
     }
 }
 
+/// A finding of one argument's rule: its verdict (default: an error with
+/// no word from the engine), the engine's note, the rule's path.
+fn rule_finding(
+    kind: FindingKind,
+    verdict: Option<&Verdict>,
+    message: String,
+    top: &str,
+    path: &str,
+    ctx: &Context<'_>,
+) -> Finding {
+    let verdict = verdict.cloned().unwrap_or(Verdict {
+        severity: Severity::Error,
+        salt: None,
+        evidence: Vec::new(),
+    });
+    let mut f = finding(kind, verdict.severity, message, vec![top.to_string()]);
+    f.notes.extend(engine_note(ctx, &verdict, None));
+    f.rule = Some(path.to_string());
+    f
+}
+
 /// Type and value rules of one argument (`path` names it in messages;
 /// `top` is the top-level argument it belongs to).
 fn value_rules(
@@ -569,31 +590,18 @@ fn value_rules(
     let subject = &schema.name;
     let lenient = ctx.lenient_scalars;
     let bad_value_as = |out: &mut Vec<Finding>, message: String, special: Option<&Verdict>| {
-        let verdict = special
-            .or(rule.on_bad_value.as_ref())
-            .cloned()
-            .unwrap_or(Verdict {
-                severity: Severity::Error,
-                salt: None,
-                evidence: Vec::new(),
-            });
-        let mut f = finding(
+        let verdict = special.or(rule.on_bad_value.as_ref());
+        out.push(rule_finding(
             FindingKind::BadValue,
-            verdict.severity,
+            verdict,
             message,
-            vec![top.to_string()],
-        );
-        f.notes.extend(engine_note(ctx, &verdict, None));
-        f.rule = Some(path.to_string());
-        out.push(f);
+            top,
+            path,
+            ctx,
+        ));
     };
     let bad_value = |out: &mut Vec<Finding>, message: String| bad_value_as(out, message, None);
     if !rule.types.is_empty() && !rule.types.iter().any(|t| type_ok(*t, v, lenient)) {
-        let verdict = rule.on_wrong_type.clone().unwrap_or(Verdict {
-            severity: Severity::Error,
-            salt: None,
-            evidence: Vec::new(),
-        });
         let expected = format!(
             "{} {}, not {} {} ({})",
             article(rule.types[0].word()),
@@ -607,15 +615,14 @@ fn value_rules(
         } else {
             format!("{subject}: `{path}` must be {expected}")
         };
-        let mut f = finding(
+        out.push(rule_finding(
             FindingKind::WrongType,
-            verdict.severity,
+            rule.on_wrong_type.as_ref(),
             message,
-            vec![top.to_string()],
-        );
-        f.notes.extend(engine_note(ctx, &verdict, None));
-        f.rule = Some(path.to_string());
-        out.push(f);
+            top,
+            path,
+            ctx,
+        ));
         return;
     }
     if !rule.values.is_empty()
