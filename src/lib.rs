@@ -23,6 +23,7 @@ pub mod hot;
 pub mod limits;
 pub mod plan;
 pub mod provenance;
+pub mod redact;
 pub mod rules;
 pub mod salt;
 pub mod text;

@@ -69,6 +69,7 @@ pub fn run(args: Args) -> CmdResult {
         Some(template) => {
             let input = super::hot::inputs(template, &args.hot_inputs)?;
             let compiled = lowstate::hot::compile(&input);
+            super::set_secrets(compiled.secrets.clone());
             if !compiled.ok() {
                 return Err(Failure::Compile(compiled.diagnostics.into()));
             }
@@ -112,7 +113,7 @@ pub fn run(args: Args) -> CmdResult {
             base.as_deref(),
         ),
     };
-    lowstate::emit::output(&text, None).context("cannot write the findings")?;
+    lowstate::emit::output(&super::redacted(&text), None).context("cannot write the findings")?;
     let count = |s: Severity| diags.iter().filter(|d| d.severity == s).count();
     let (errors, warnings, infos) = (
         count(Severity::Error),

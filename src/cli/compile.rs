@@ -25,7 +25,12 @@ pub fn run(args: Args) -> CmdResult {
             written
         }
         Err(d) => {
-            super::failure_document(&d, args.out.format, args.out.output.as_deref());
+            super::failure_document(
+                &d,
+                args.out.format,
+                args.out.output.as_deref(),
+                args.out.redact,
+            );
             Err(Failure::Compile(d))
         }
     }

@@ -40,6 +40,7 @@ pub fn run(args: Args) -> CmdResult {
     if !text.ends_with('\n') {
         text.push('\n');
     }
-    lowstate::emit::output(&text, args.output.as_deref()).context("cannot write output")?;
+    lowstate::emit::output(&super::redacted(&text), args.output.as_deref())
+        .context("cannot write output")?;
     Ok(())
 }

@@ -15,12 +15,22 @@ pub struct Args {
 
 pub fn run(args: Args) -> CmdResult {
     let session = args.common.session(args.selection.sls.clone())?;
-    let hs = session
-        .highstate()
-        .inspect_err(|d| super::failure_document(d, args.out.format, args.out.output.as_deref()))?;
+    let hs = session.highstate().inspect_err(|d| {
+        super::failure_document(
+            d,
+            args.out.format,
+            args.out.output.as_deref(),
+            args.out.redact,
+        )
+    })?;
     if !hs.errors.is_empty() {
         let d = hs.errors.into();
-        super::failure_document(&d, args.out.format, args.out.output.as_deref());
+        super::failure_document(
+            &d,
+            args.out.format,
+            args.out.output.as_deref(),
+            args.out.redact,
+        );
         return Err(Failure::Compile(d));
     }
     args.out.write(&Value::Map(hs.high))

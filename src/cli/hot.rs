@@ -35,6 +35,10 @@ pub struct Args {
     /// The form of `--explain`: human (default) or json.
     #[arg(long, value_enum, default_value_t = super::pillar::ExplainFormat::Human)]
     pub explain_format: super::pillar::ExplainFormat,
+    /// Mask hidden parameters' values in the JSON/YAML document too, for
+    /// sharing it (an executor needs them, so by default it keeps them).
+    #[arg(long)]
+    pub redact: bool,
 }
 
 /// What a HOT compile reads besides the template (shared with `check --hot`).
@@ -184,6 +188,7 @@ pub fn run(args: Args) -> i32 {
         }
     };
     let compiled = hot::compile(&input);
+    super::set_secrets(compiled.secrets.clone());
     if !compiled.diagnostics.is_empty() {
         print_diagnostics(&compiled.diagnostics, args.error_format);
     }
@@ -203,13 +208,18 @@ pub fn run(args: Args) -> i32 {
         }
         return if compiled.ok() { 0 } else { 1 };
     }
+    let document = if args.redact {
+        lowstate::redact::Redactor::new(compiled.secrets.clone()).value(&compiled.document)
+    } else {
+        compiled.document.clone()
+    };
     let text = match args.format {
         Format::Json => {
-            let mut t = compiled.document.to_json_pretty();
+            let mut t = document.to_json_pretty();
             t.push('\n');
             t
         }
-        Format::Yaml => lowstate::yaml::dump(&compiled.document, Default::default()),
+        Format::Yaml => lowstate::yaml::dump(&document, Default::default()),
         Format::Text => text_plan(&compiled.document, &compiled.secrets),
         Format::Order => lowstate::plan::order_report(&compiled.plan, super::use_color(true)),
         Format::Dot => lowstate::plan::to_dot(&compiled.plan),

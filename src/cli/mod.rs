@@ -47,6 +47,24 @@ pub struct Cli {
 
 static LIMITS: std::sync::OnceLock<lowstate::limits::Limits> = std::sync::OnceLock::new();
 
+/// The secrets of this run (pillar paths in `lowstate_secret_pillar`),
+/// masked in everything a person reads.
+static REDACTOR: std::sync::OnceLock<lowstate::redact::Redactor> = std::sync::OnceLock::new();
+
+/// Name this run's secrets (a HOT stack's hidden parameter values) when no
+/// Salt session does.
+pub fn set_secrets(values: Vec<String>) {
+    let _ = REDACTOR.set(lowstate::redact::Redactor::new(values));
+}
+
+/// `text` with this run's secrets masked.
+pub fn redacted(text: &str) -> String {
+    match REDACTOR.get() {
+        Some(r) if !r.is_empty() => r.text(text),
+        _ => text.to_string(),
+    }
+}
+
 /// The resource limits of this run (`--limit`, else the defaults).
 pub fn limits() -> lowstate::limits::Limits {
     LIMITS.get().copied().unwrap_or_default()
@@ -306,11 +324,16 @@ fn output_too_large(e: &anyhow::Error) -> bool {
 /// --out=json` prints). It is left out when stdout is the terminal the
 /// diagnostics already went to (nothing twice on one screen), and with
 /// `-o FILE` the file is left as it was (no plan is replaced by errors).
-pub fn failure_document(d: &Diagnostics, format: DataFormat, output: Option<&Path>) {
+pub fn failure_document(d: &Diagnostics, format: DataFormat, output: Option<&Path>, redact: bool) {
     if output.is_some() || (std::io::stdout().is_terminal() && std::io::stderr().is_terminal()) {
         return;
     }
-    let list = Value::List(d.messages().into_iter().map(Value::str).collect());
+    let list = Value::List(
+        d.messages()
+            .into_iter()
+            .map(|m| Value::str(if redact { redacted(&m) } else { m }))
+            .collect(),
+    );
     // A closed pipe is not worth a second error.
     let _ = lowstate::emit::write_value(&list, format.into(), None);
 }
@@ -322,11 +345,11 @@ pub fn print_diagnostics(diags: &[Diagnostic], format: ErrorFormat) {
             let _ = write!(
                 std::io::stderr(),
                 "{}",
-                diag_render::human(diags, use_color(false))
+                redacted(&diag_render::human(diags, use_color(false)))
             );
         }
         ErrorFormat::Json => {
-            let _ = writeln!(std::io::stderr(), "{}", diag_render::json(diags));
+            let _ = writeln!(std::io::stderr(), "{}", redacted(&diag_render::json(diags)));
         }
     }
 }
@@ -467,6 +490,12 @@ impl Common {
             );
         }
         let session = Session::new(config, options);
+        let _ = REDACTOR.set(lowstate::redact::Redactor::new(
+            lowstate::salt::secrets::secret_values(
+                &session.data.pillar,
+                &session.config.secret_pillar,
+            ),
+        ));
         if !session.pillar_diagnostics.is_empty() {
             print_diagnostics(&session.pillar_diagnostics, self.error_format);
         }
@@ -559,10 +588,23 @@ pub struct Output {
     /// Write to this file (atomically) instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Mask secret values (pillar paths in `lowstate_secret_pillar`) in the
+    /// output too, for sharing it; an executor needs them, so by default
+    /// this machine output keeps them.
+    #[arg(long)]
+    pub redact: bool,
 }
 
 impl Output {
     pub fn write(&self, value: &Value) -> CmdResult {
+        let masked;
+        let value = match REDACTOR.get() {
+            Some(r) if self.redact && !r.is_empty() => {
+                masked = r.value(value);
+                &masked
+            }
+            _ => value,
+        };
         lowstate::emit::write_value(value, self.format.into(), self.output.as_deref())
             .with_context(|| "cannot write output")?;
         Ok(())

@@ -16,6 +16,6 @@ pub fn run(args: Args) -> CmdResult {
     let session = args.common.session(args.selection.sls.clone())?;
     let (graph, sources) = session.graph().map_err(Failure::Compile)?;
     let text = lowstate::salt::report::order_report(&graph, Some(&sources), super::use_color(true));
-    lowstate::emit::output(&text, None).context("cannot write output")?;
+    lowstate::emit::output(&super::redacted(&text), None).context("cannot write output")?;
     Ok(())
 }

@@ -17,6 +17,7 @@ pub struct Args {
 pub fn run(args: Args) -> CmdResult {
     let session = args.common.session(None)?;
     let text = session.render_text(&args.sls).map_err(Failure::Compile)?;
-    lowstate::emit::output(&text, args.output.as_deref()).context("cannot write output")?;
+    lowstate::emit::output(&super::redacted(&text), args.output.as_deref())
+        .context("cannot write output")?;
     Ok(())
 }

@@ -38,7 +38,7 @@ pub fn run(args: Args) -> CmdResult {
     let session = args.common.session(args.selection.sls.clone())?;
     let run = session.simulate(&assume).map_err(|d| {
         if args.format == SimFormat::Json {
-            super::failure_document(&d, super::DataFormat::Json, args.output.as_deref());
+            super::failure_document(&d, super::DataFormat::Json, args.output.as_deref(), true);
         }
         Failure::Compile(d)
     })?;
@@ -57,7 +57,8 @@ pub fn run(args: Args) -> CmdResult {
         }
         SimFormat::Text => text(&run.to_value()),
     };
-    lowstate::emit::output(&text, args.output.as_deref()).context("cannot write output")?;
+    lowstate::emit::output(&super::redacted(&text), args.output.as_deref())
+        .context("cannot write output")?;
     // Like Salt's retcode, a run with a failed state fails; lowstate keeps
     // exit 2 for usage errors, so a failed run is 1.
     if run

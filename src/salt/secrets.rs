@@ -68,6 +68,38 @@ pub fn for_display(pillar: &Value, globs: &[String], unmask: bool) -> Value {
     walk(pillar, &mut Vec::new(), globs, unmask)
 }
 
+/// The text of every leaf at or under a secret path of `pillar` (for the
+/// core redactor: these never reach a human output).
+pub fn secret_values(pillar: &Value, globs: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    if globs.is_empty() {
+        return out;
+    }
+    fn all(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Map(m) => m.values().for_each(|x| all(x, out)),
+            Value::List(l) => l.iter().for_each(|x| all(x, out)),
+            Value::Null => {}
+            other => out.push(other.py_str()),
+        }
+    }
+    fn walk(v: &Value, path: &mut Vec<String>, globs: &[String], out: &mut Vec<String>) {
+        if !path.is_empty() && is_secret(path, globs) {
+            all(v, out);
+            return;
+        }
+        if let Value::Map(m) = v {
+            for (k, x) in m.iter() {
+                path.push(k.py_str());
+                walk(x, path, globs, out);
+                path.pop();
+            }
+        }
+    }
+    walk(pillar, &mut Vec::new(), globs, &mut out);
+    out
+}
+
 /// One leaf as a person may see it (for `--explain`).
 pub fn show_leaf(path: &[String], v: &Value, globs: &[String], unmask: bool) -> Value {
     if is_secret(path, globs) {

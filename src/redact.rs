@@ -1,0 +1,91 @@
+//! Redaction of secret values in text people read (spec
+//! `layered-inputs.md` §4.4 rules 1–3): every occurrence of a secret's
+//! text of four or more characters becomes `<redacted>`, in diagnostics,
+//! snippets (template and rendered text), reports and drawings — also when
+//! a template built a longer string around it. The front ends say which
+//! values are secret; nothing here knows where they came from.
+
+use crate::value::{Map, Value};
+
+/// What a secret prints as.
+pub const REDACTED: &str = "<redacted>";
+
+/// The shortest secret text replaced inside other text; shorter values
+/// (a `0`, a `yes`) would blank out unrelated words, so only whole values
+/// equal to them are masked where the structure is known.
+pub const MIN_LEN: usize = 4;
+
+/// A set of secret texts to mask.
+#[derive(Debug, Clone, Default)]
+pub struct Redactor {
+    secrets: Vec<String>,
+}
+
+impl Redactor {
+    /// A redactor for these secret texts (longest first, so a secret that
+    /// contains another is masked whole).
+    pub fn new(values: impl IntoIterator<Item = String>) -> Redactor {
+        let mut secrets: Vec<String> = values
+            .into_iter()
+            .filter(|s| s.chars().count() >= MIN_LEN)
+            .collect();
+        secrets.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        secrets.dedup();
+        Redactor { secrets }
+    }
+
+    /// Whether there is nothing to mask.
+    pub fn is_empty(&self) -> bool {
+        self.secrets.is_empty()
+    }
+
+    /// `text` with every secret replaced.
+    pub fn text(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for s in &self.secrets {
+            if out.contains(s.as_str()) {
+                out = out.replace(s.as_str(), REDACTED);
+            }
+        }
+        out
+    }
+
+    /// `v` with every string (keys too) redacted.
+    pub fn value(&self, v: &Value) -> Value {
+        match v {
+            Value::Str(s) => Value::str(self.text(s)),
+            Value::List(l) => Value::List(l.iter().map(|x| self.value(x)).collect()),
+            Value::Map(m) => {
+                let mut out = Map::new();
+                for (k, x) in m.iter() {
+                    out.insert(self.value(k), self.value(x));
+                }
+                Value::Map(out)
+            }
+            other => other.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_masked_inside_other_text_longest_first() {
+        let r = Redactor::new([
+            "hunter2-pw".to_string(),
+            "pw".to_string(),
+            "hunter2".to_string(),
+        ]);
+        assert_eq!(
+            r.text("user=app password=hunter2-pw; old=hunter2"),
+            "user=app password=<redacted>; old=<redacted>"
+        );
+        let v = crate::yaml::load_value("a: [x-hunter2-pw, 1]").unwrap();
+        assert_eq!(
+            r.value(&v).to_json().to_string(),
+            r#"{"a":["x-<redacted>",1]}"#
+        );
+    }
+}

@@ -1,0 +1,3 @@
+db:
+  password: S3cretPass-123
+  user: app

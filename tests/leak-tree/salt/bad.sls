@@ -1,0 +1,5 @@
+x:
+  file.managed:
+    - name: /tmp/x
+    - require:
+      - file: "{{ pillar.db.password }}"
