@@ -259,6 +259,43 @@ impl Provenance {
         self
     }
 
+    /// One warning per silent type change (`type changed a→b` in
+    /// `overrode`, or a value dropped because a later layer changed the
+    /// kind of value above or at it).
+    pub fn type_change_warnings(&self) -> Vec<crate::diag::Diagnostic> {
+        let sep = self.separator.as_str();
+        let mut out = Vec::new();
+        for l in &self.leaves {
+            for (w, how) in &l.overrode {
+                if how.starts_with("type changed") {
+                    out.push(crate::diag::Diagnostic::new(
+                        crate::diag::codes::LAYER_TYPE_CHANGE,
+                        format!(
+                            "{}: {how}: {} replaced what {} wrote",
+                            l.path.join(sep),
+                            l.from.as_ref().map(|f| self.origin(f)).unwrap_or_default(),
+                            self.origin(w)
+                        ),
+                    ));
+                }
+            }
+        }
+        for d in &self.dropped {
+            if d.reason.starts_with("type changed") || d.reason.contains(" became a ") {
+                out.push(crate::diag::Diagnostic::new(
+                    crate::diag::codes::LAYER_TYPE_CHANGE,
+                    format!(
+                        "{}: the value {} wrote is gone: {}",
+                        d.path.join(sep),
+                        self.origin(&d.write),
+                        d.reason
+                    ),
+                ));
+            }
+        }
+        out
+    }
+
     fn origin(&self, w: &Write) -> String {
         let layer = &self.layers[w.layer];
         match &w.at {

@@ -225,3 +225,25 @@ fn secret_pillar_paths_never_print() {
     assert_eq!(scanned, 7);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A silent type change (Salt's merge replaces a scalar by a map) is a
+/// warning with `--explain`.
+#[test]
+fn a_silent_type_change_is_a_warning() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let data: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("tests/data/salt-3008.5-pillar-merge.json")).unwrap(),
+    )
+    .unwrap();
+    let dir = std::env::temp_dir().join(format!("lowstate-explain-warn-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    common::pillar_case(&data["cases"]["smart"], &dir);
+    let out = Command::new(env!("CARGO_BIN_EXE_lowstate"))
+        .args(["pillar", "-c", ".", "--explain", "common:scalar_vs_map"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(out.status.success());
+    insta::assert_snapshot!("explain-type-change", String::from_utf8_lossy(&out.stderr));
+}

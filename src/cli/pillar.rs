@@ -64,6 +64,10 @@ pub fn run(args: Args) -> CmdResult {
         super::print_diagnostics(&errors, args.common.error_format);
     }
     let provenance = provenance.unwrap_or_default().filter(path);
+    let warnings = provenance.type_change_warnings();
+    if !warnings.is_empty() {
+        super::print_diagnostics(&warnings, args.common.error_format);
+    }
     let unmask = args.unmask || !config.pillar_mask_output;
     let show = |p: &[String], v: &lowstate::value::Value| {
         lowstate::salt::secrets::show_leaf(p, v, &config.secret_pillar, unmask)
