@@ -1046,3 +1046,65 @@ fn minion_d_files_layer_over_minion_and_config_explains_them() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("30-bad.conf"));
 }
+
+/// `--settings` files, then `--user-env`, then flags: later wins, and
+/// `config --explain` names the layer.
+#[test]
+fn settings_files_layer_under_the_flags() {
+    let dir = temp_dir("settings");
+    std::fs::write(dir.join("s1.yaml"), "id: from-settings\nfailhard: true\n").unwrap();
+    std::fs::write(dir.join("u.yaml"), "id: from-user-env\n").unwrap();
+    let s1 = dir.join("s1.yaml");
+    let u = dir.join("u.yaml");
+    let (s1, u) = (s1.to_str().unwrap(), u.to_str().unwrap());
+    let explain = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
+            "config",
+            "-c",
+            "state_tree",
+            "--settings",
+            s1,
+            "--user-env",
+            u,
+        ];
+        args.extend(extra);
+        args.extend(["--explain", "--explain-format", "json"]);
+        let out = lowstate(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let leaf = |v: &serde_json::Value, k: &str| {
+        v["leaves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["path"] == k)
+            .cloned()
+            .unwrap()
+    };
+    let v = explain(&[]);
+    assert_eq!(leaf(&v, "id")["value"], "from-user-env");
+    assert_eq!(
+        leaf(&v, "id")["from"]["origin"].as_str().unwrap(),
+        format!("{u}:1:1")
+    );
+    assert_eq!(leaf(&v, "failhard")["value"], true);
+    let v = explain(&["--id", "flag"]);
+    assert_eq!(leaf(&v, "id")["from"]["origin"], "cli:--id");
+    // A settings file that is not a mapping: a usage error naming it.
+    std::fs::write(dir.join("bad.yaml"), "- a\n").unwrap();
+    let out = lowstate(&[
+        "compile",
+        "-c",
+        "state_tree",
+        "--settings",
+        dir.join("bad.yaml").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.yaml"));
+}

@@ -39,7 +39,8 @@ pub fn run(args: Args) -> CmdResult {
     let Some(key) = &args.explain else {
         return args.out.write(&config.opts);
     };
-    let p = lowstate::salt::config::explain(&config, &overrides, &flag_of).filter(key);
+    let settings = args.common.settings_layers()?;
+    let p = lowstate::salt::config::explain(&config, &settings, &overrides, &flag_of).filter(key);
     let text = match args.explain_format {
         super::pillar::ExplainFormat::Human => p.human(&|_, v| v.py_repr()),
         super::pillar::ExplainFormat::Json => {

@@ -175,6 +175,15 @@ pub struct Common {
     /// `mine.get`, ...) need a mock instead of a fresh minion's answer.
     #[arg(long)]
     pub strict: bool,
+    /// A settings file: a YAML mapping of minion config keys, each replacing
+    /// that key of `DIR/minion` and `minion.d`. Repeatable; later files win.
+    #[arg(long = "settings", value_name = "FILE")]
+    pub settings: Vec<PathBuf>,
+    /// The user's own settings file, over the `--settings` files. Every
+    /// flag (`--id`, `--grains`, `--file-root`, ...) is shorthand for one of
+    /// its keys and beats it.
+    #[arg(long = "user-env", value_name = "FILE")]
+    pub user_env: Option<PathBuf>,
 }
 
 /// The functions that got a fresh minion's answer in this run (shared by
@@ -419,8 +428,47 @@ impl Common {
 
     /// The config keys the command line sets (`--id`, `--grains`,
     /// `--grain`, `--file-root`, `--pillar-root`).
+    /// The `--settings` files, then `--user-env`, in order: (origin, keys).
+    pub fn settings_layers(&self) -> Result<Vec<(String, String, lowstate::Map)>> {
+        let mut out = Vec::new();
+        let files = self
+            .settings
+            .iter()
+            .map(|p| ("settings", p))
+            .chain(self.user_env.iter().map(|p| ("user-env", p)));
+        for (kind, path) in files {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read settings file {}", path.display()))?;
+            let map = match lowstate::yaml::load_value(&text) {
+                Ok(Value::Map(m)) => m,
+                Ok(Value::Null) => lowstate::Map::new(),
+                Ok(other) => anyhow::bail!(
+                    "settings file {} must be a mapping, not {}",
+                    path.display(),
+                    other.py_type_name()
+                ),
+                Err(e) => {
+                    let f = lowstate::diag::SourceFile::new(path.display().to_string(), text);
+                    let (line, col) = f.line_col(e.span.start);
+                    anyhow::bail!(
+                        "settings file {}:{line}:{col}: {}",
+                        path.display(),
+                        e.message
+                    )
+                }
+            };
+            out.push((kind.to_string(), path.display().to_string(), map));
+        }
+        Ok(out)
+    }
+
     fn overrides(&self, dir: &Path) -> Result<lowstate::Map> {
         let mut o = lowstate::Map::new();
+        for (_, _, layer) in self.settings_layers()? {
+            for (k, v) in layer {
+                o.insert(k, v);
+            }
+        }
         if let Some(id) = &self.id {
             o.insert("id".into(), Value::str(id.as_str()));
         }
@@ -437,9 +485,12 @@ impl Common {
         if !self.grain.is_empty() {
             let mut g = match grains.take() {
                 Some(v) => v,
-                None => Config::load(dir)
-                    .map(|c| c.grains)
-                    .unwrap_or_else(|_| Value::Map(lowstate::Map::new())),
+                None => match o.get("grains") {
+                    Some(g) => g.clone(),
+                    None => Config::load(dir)
+                        .map(|c| c.grains)
+                        .unwrap_or_else(|_| Value::Map(lowstate::Map::new())),
+                },
             };
             for kv in &self.grain {
                 let (k, v) = kv

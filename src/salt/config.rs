@@ -450,10 +450,13 @@ pub fn include_files(dir: &Path) -> Result<Vec<(Arc<SourceFile>, Map)>, Diagnost
 }
 
 /// Where each setting came from: Salt's defaults, `DIR/minion`, each
-/// `minion.d/*.conf`, then the flags (`overrides`, each named by its flag
-/// in `flag_of`), replayed against the effective settings (`opts`).
+/// `minion.d/*.conf`, the settings files (`(kind, origin, keys)`: the
+/// `--settings` files, then `--user-env`), then the flags (`overrides`
+/// keys no settings file gave, each named by its flag in `flag_of`),
+/// replayed against the effective settings (`opts`).
 pub fn explain(
     config: &Config,
+    settings: &[(String, String, Map)],
     overrides: &Map,
     flag_of: &dyn Fn(&str) -> String,
 ) -> crate::provenance::Provenance {
@@ -503,8 +506,23 @@ pub fn explain(
         });
         writes.push(top(&m, Some(&file)));
     }
+    for (kind, origin, m) in settings {
+        let file = std::fs::read_to_string(origin)
+            .ok()
+            .map(|t| SourceFile::new(origin.clone(), t));
+        layers.push(Layer {
+            kind: kind.clone(),
+            origin: origin.clone(),
+            rule: "replace".into(),
+        });
+        writes.push(top(m, file.as_deref()));
+    }
     for (k, v) in overrides.iter() {
         let key = k.py_str();
+        // A key only a settings file set is not a flag's.
+        if settings.iter().any(|(_, _, m)| m.get(k) == Some(v)) {
+            continue;
+        }
         layers.push(Layer {
             kind: "user-env".into(),
             origin: format!("cli:{}", flag_of(&key)),
