@@ -34,6 +34,13 @@ impl Redactor {
         Redactor { secrets }
     }
 
+    /// More secret texts.
+    pub fn extend(&mut self, values: impl IntoIterator<Item = String>) {
+        let mut all = std::mem::take(&mut self.secrets);
+        all.extend(values);
+        *self = Redactor::new(all);
+    }
+
     /// Whether there is nothing to mask.
     pub fn is_empty(&self) -> bool {
         self.secrets.is_empty()

@@ -2,7 +2,8 @@
 //! `tests/leak-tree` (`db:password`, named by `lowstate_secret_pillar`) and
 //! used by states through Jinja (a file's contents, a bad `recurse`, a
 //! requisite that names it and fails the compile), and in a Heat hidden
-//! parameter set by an environment file. Every subcommand in every output
+//! parameter set by an environment file; the arguments of a `no_log: True`
+//! state are not printed either. Every subcommand in every output
 //! format runs; the secret's bytes must not appear on stdout or stderr.
 //! The machine outputs an executor reads (`compile`, `highstate`, `hot
 //! --format json|yaml`) keep the values unless `--redact` is given; the
@@ -12,6 +13,8 @@ use std::process::Command;
 
 const SALT_SECRET: &str = "S3cretPass-123";
 const HOT_SECRET: &str = "example-only-secret";
+/// Arguments of a `no_log: True` state (one of them in a check finding).
+const NO_LOG: [&str; 2] = ["NoLogValue-42", "NoLogFlag-77"];
 
 fn run(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_lowstate"))
@@ -101,7 +104,9 @@ fn planted_secrets_never_reach_a_human_output() {
         scanned += 1;
     }
     // The machine output keeps it (an executor needs it).
-    assert!(run(&["compile", "-c", "tests/leak-tree"]).contains(SALT_SECRET));
+    let plan = run(&["compile", "-c", "tests/leak-tree"]);
+    assert!(plan.contains(SALT_SECRET) && plan.contains(NO_LOG[0]));
+    assert!(run(&["check", "-c", "tests/leak-tree", "--format", "json"]).contains("makedirs"));
     let hot = [
         "docs/examples/hot/stack.yaml",
         "-e",

@@ -86,6 +86,7 @@ pub fn run(args: Args) -> CmdResult {
         None => {
             let session = args.common.session(args.selection.sls.clone())?;
             let plan = session.plan()?;
+            super::hide_no_log(plan.lowstate.chunks.iter());
             let options = CheckOptions {
                 assume_versions: assume,
                 allow: session.config.check_allow.clone(),

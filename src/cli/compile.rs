@@ -17,6 +17,9 @@ pub fn run(args: Args) -> CmdResult {
     let session = args.common.session(args.selection.sls.clone())?;
     match session.lowstate() {
         Ok(chunks) => {
+            if args.out.redact {
+                super::hide_no_log(chunks.iter());
+            }
             let list = Value::List(chunks.into_iter().map(Value::Map).collect());
             let written = args.out.write(&list);
             // The process ends next: freeing every chunk one by one would

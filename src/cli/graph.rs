@@ -30,6 +30,7 @@ pub struct Args {
 pub fn run(args: Args) -> CmdResult {
     let session = args.common.session(args.selection.sls.clone())?;
     let (g, sources) = session.graph().map_err(Failure::Compile)?;
+    super::hide_no_log(g.chunks.iter().filter_map(|c| c.chunk.as_map()));
     let mut text = match args.format {
         GraphFormat::Dot => plan::to_dot(&g.to_plan()),
         GraphFormat::Json => plan::to_json_document(&g.to_plan()).to_json_pretty(),

@@ -49,17 +49,26 @@ static LIMITS: std::sync::OnceLock<lowstate::limits::Limits> = std::sync::OnceLo
 
 /// The secrets of this run (pillar paths in `lowstate_secret_pillar`),
 /// masked in everything a person reads.
-static REDACTOR: std::sync::OnceLock<lowstate::redact::Redactor> = std::sync::OnceLock::new();
+static REDACTOR: std::sync::RwLock<Option<lowstate::redact::Redactor>> =
+    std::sync::RwLock::new(None);
 
 /// Name this run's secrets (a HOT stack's hidden parameter values) when no
 /// Salt session does.
 pub fn set_secrets(values: Vec<String>) {
-    let _ = REDACTOR.set(lowstate::redact::Redactor::new(values));
+    let mut r = REDACTOR.write().unwrap_or_else(|e| e.into_inner());
+    r.get_or_insert_with(Default::default).extend(values);
+}
+
+/// The values of `no_log: True` states of a compiled plan, masked in
+/// human output from here on.
+pub fn hide_no_log<'a>(chunks: impl Iterator<Item = &'a lowstate::Map>) {
+    set_secrets(lowstate::salt::secrets::no_log_values(chunks));
 }
 
 /// `text` with this run's secrets masked.
 pub fn redacted(text: &str) -> String {
-    match REDACTOR.get() {
+    let r = REDACTOR.read().unwrap_or_else(|e| e.into_inner());
+    match r.as_ref() {
         Some(r) if !r.is_empty() => r.text(text),
         _ => text.to_string(),
     }
@@ -541,11 +550,9 @@ impl Common {
             );
         }
         let session = Session::new(config, options);
-        let _ = REDACTOR.set(lowstate::redact::Redactor::new(
-            lowstate::salt::secrets::secret_values(
-                &session.data.pillar,
-                &session.config.secret_pillar,
-            ),
+        set_secrets(lowstate::salt::secrets::secret_values(
+            &session.data.pillar,
+            &session.config.secret_pillar,
         ));
         if !session.pillar_diagnostics.is_empty() {
             print_diagnostics(&session.pillar_diagnostics, self.error_format);
@@ -649,7 +656,8 @@ pub struct Output {
 impl Output {
     pub fn write(&self, value: &Value) -> CmdResult {
         let masked;
-        let value = match REDACTOR.get() {
+        let guard = REDACTOR.read().unwrap_or_else(|e| e.into_inner());
+        let value = match guard.as_ref() {
             Some(r) if self.redact && !r.is_empty() => {
                 masked = r.value(value);
                 &masked

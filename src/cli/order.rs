@@ -15,6 +15,7 @@ pub struct Args {
 pub fn run(args: Args) -> CmdResult {
     let session = args.common.session(args.selection.sls.clone())?;
     let (graph, sources) = session.graph().map_err(Failure::Compile)?;
+    super::hide_no_log(graph.chunks.iter().filter_map(|c| c.chunk.as_map()));
     let text = lowstate::salt::report::order_report(&graph, Some(&sources), super::use_color(true));
     lowstate::emit::output(&super::redacted(&text), None).context("cannot write output")?;
     Ok(())

@@ -100,6 +100,37 @@ pub fn secret_values(pillar: &Value, globs: &[String]) -> Vec<String> {
     out
 }
 
+/// The argument values of states marked `no_log: True` (every string or
+/// number under an argument other than `name`, requisites and Salt's own
+/// keys): a human output does not print them.
+pub fn no_log_values<'a>(chunks: impl Iterator<Item = &'a Map>) -> Vec<String> {
+    let mut out = Vec::new();
+    fn all(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Map(m) => m.values().for_each(|x| all(x, out)),
+            Value::List(l) => l.iter().for_each(|x| all(x, out)),
+            Value::Null | Value::Bool(_) => {}
+            other => out.push(other.py_str()),
+        }
+    }
+    for c in chunks {
+        if !c.get("no_log").is_some_and(Value::truthy) {
+            continue;
+        }
+        for (k, v) in c.iter() {
+            let k = k.py_str();
+            if k == "name"
+                || k.starts_with("__")
+                || crate::salt::check::INTERNAL_KEYWORDS.contains(&k.as_str())
+            {
+                continue;
+            }
+            all(v, &mut out);
+        }
+    }
+    out
+}
+
 /// One leaf as a person may see it (for `--explain`).
 pub fn show_leaf(path: &[String], v: &Value, globs: &[String], unmask: bool) -> Value {
     if is_secret(path, globs) {
