@@ -6,9 +6,12 @@
 //! spans), [`yaml`] (the YAML loader and dumper; its options carry the
 //! dialect), [`diag`] (diagnostics as data, the closed code registry and
 //! renderers), [`plan`] (the drawable plan: nodes, typed edges, order, and
-//! its renderers), [`limits`] (resource limits), [`fnmatch`] and [`emit`]. The **front ends** use the
-//! core and never each other: [`salt`] compiles a SaltStack state tree into
-//! Salt's lowstate. The binary's `cli` module sits on top and is imported by
+//! its renderers), [`rules`] (argument schemas and property groups),
+//! [`provenance`] (where merged values came from), [`redact`] (secrets out
+//! of human output), [`limits`] (resource limits), [`fnmatch`] and
+//! [`emit`]. The **front ends** use the core and never each other: [`salt`]
+//! compiles a SaltStack state tree into Salt's lowstate, [`hot`] a Heat
+//! template into the plan Heat would create. The binary's `cli` module sits on top and is imported by
 //! nothing but `main`. `tests/layers.rs` keeps these rules.
 
 // `Diagnostic` is large on purpose (labels, notes); errors are rare and
