@@ -100,7 +100,7 @@ pub struct CheckOptions {
 /// The compiled-in schemas, parsed on first use.
 pub struct Catalogue {
     schemas: HashMap<&'static str, &'static str>,
-    parsed: std::sync::Mutex<HashMap<String, Schema>>,
+    parsed: std::sync::Mutex<HashMap<String, std::sync::Arc<Schema>>>,
     modules: BTreeSet<&'static str>,
     not_loaded: HashMap<&'static str, &'static str>,
 }
@@ -139,13 +139,13 @@ impl Catalogue {
     /// The schema of `fun` (`file.managed`), if Salt 3008.5 has it. A
     /// compiled-in file that does not parse counts as missing (the
     /// project's tests make sure none does).
-    pub fn schema(&self, fun: &str) -> Option<Schema> {
+    pub fn schema(&self, fun: &str) -> Option<std::sync::Arc<Schema>> {
         let mut parsed = self.parsed.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(s) = parsed.get(fun) {
             return Some(s.clone());
         }
         let text = self.schemas.get(fun)?;
-        let s = rules::parse_schema(fun, text).ok()?;
+        let s = std::sync::Arc::new(rules::parse_schema(fun, text).ok()?);
         parsed.insert(fun.to_string(), s.clone());
         Some(s)
     }

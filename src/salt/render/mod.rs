@@ -295,6 +295,13 @@ impl LineMap {
                 by_text.entry(l).or_default().push(i);
             }
         }
+        // For each template line, the nearest line at or before it with an
+        // expression (`{{`), found once (no backward scan per line).
+        let mut last_expr: Vec<Option<usize>> = Vec::with_capacity(tlines.len());
+        for (i, l) in tlines.iter().enumerate() {
+            let prev = if i == 0 { None } else { last_expr[i - 1] };
+            last_expr.push(if l.contains("{{") { Some(i) } else { prev });
+        }
         let mut lines = Vec::new();
         // The last line matched by its text: rendered index → template index.
         let (mut anchor_r, mut anchor_t) = (0usize, 0usize);
@@ -322,10 +329,7 @@ impl LineMap {
                     if r.is_empty() {
                         c
                     } else {
-                        (0..=c)
-                            .rev()
-                            .find(|&j| tlines.get(j).is_some_and(|l| l.contains("{{")))
-                            .unwrap_or(c)
+                        last_expr.get(c).copied().flatten().unwrap_or(c)
                     }
                 }
             };
