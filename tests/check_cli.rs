@@ -308,3 +308,36 @@ fn validate_sarif(log: &serde_json::Value) {
         }
     }
 }
+
+/// A state that `names` expands into several chunks gets one finding,
+/// naming the chunks, not one per chunk.
+#[test]
+fn names_expansions_report_once() {
+    let dir = std::env::temp_dir().join(format!("lowstate-check-names-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("minion"), "id: m\nfile_roots:\n  base: [.]\n").unwrap();
+    std::fs::write(
+        dir.join("n.sls"),
+        "tools:\n  pkg.installed:\n    - names: [vim, git, tmux]\n    - pkgs: notalist\n",
+    )
+    .unwrap();
+    let out = lowstate(&[
+        "check",
+        "-c",
+        dir.to_str().unwrap(),
+        "--sls",
+        "n",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let diags = v["diagnostics"].as_array().unwrap();
+    assert_eq!(diags.len(), 1);
+    assert!(diags[0]["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n == "for each of the 3 states `names` makes here: vim, git, tmux"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

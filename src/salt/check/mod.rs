@@ -222,6 +222,10 @@ pub fn check(
         near_misses: REQUISITES,
     };
     let mut out: Vec<(bool, Diagnostic)> = Vec::new();
+    // Finding index → the names of the chunks it stands for.
+    let mut names_of: HashMap<usize, Vec<String>> = HashMap::new();
+    type Place = Option<(String, usize, usize)>;
+    let mut seen: HashMap<(&'static str, String, Place), usize> = HashMap::new();
     let mut once: BTreeSet<String> = BTreeSet::new();
     let low = &plan.lowstate;
     for &i in &low.sequence {
@@ -304,7 +308,33 @@ pub fn check(
         let args = chunk_args(chunk);
         for f in rules::check(&schema, &args, &hints, &ctx) {
             let d = diagnostic(&f, plan, &id, &module);
-            out.push((f.aborts_run, locate(d)));
+            let d = locate(d);
+            // A state `names` expanded into several chunks has one finding
+            // per chunk at the same place: say it once, naming the chunks.
+            let name = chunk.get("name").map(Value::py_str).unwrap_or_default();
+            let key = (
+                d.code.name,
+                d.message.clone(),
+                d.primary
+                    .as_ref()
+                    .map(|l| (l.file.name.clone(), l.range.start, l.range.end)),
+            );
+            if let Some(&i) = seen.get(&key) {
+                names_of.entry(i).or_default().push(name);
+                continue;
+            }
+            seen.insert(key, out.len());
+            names_of.insert(out.len(), vec![name]);
+            out.push((f.aborts_run, d));
+        }
+    }
+    for (i, (_, d)) in out.iter_mut().enumerate() {
+        if let Some(names) = names_of.get(&i).filter(|n| n.len() > 1) {
+            d.notes.push(format!(
+                "for each of the {} states `names` makes here: {}",
+                names.len(),
+                names.join(", ")
+            ));
         }
     }
     let mut diags: Vec<Diagnostic> = Vec::with_capacity(out.len());
