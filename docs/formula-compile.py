@@ -112,12 +112,18 @@ def tree(root, name, fc, pillar_example):
     return work
 
 
-def check(froot, fc, binary, pillar_example, listing, totals):
-    """`lowstate check` on one formula's tree: findings by code."""
+def main_sls(froot, fc):
+    """The formula's root and main SLS name, or None when it has none."""
     root = os.path.abspath(froot)
     name = os.path.basename(root.rstrip("/"))
-    if name not in [s for s, _ in fc.sls_files(root)]:
-        return f"SKIP        {name}: no main SLS"
+    return (root, name) if name in [s for s, _ in fc.sls_files(root)] else (root, None)
+
+
+def check(froot, fc, binary, pillar_example, listing, totals):
+    """`lowstate check` on one formula's tree: findings by code."""
+    root, name = main_sls(froot, fc)
+    if name is None:
+        return f"SKIP        {os.path.basename(root)}: no main SLS"
     work = tree(root, name, fc, pillar_example)
     r = subprocess.run([binary, "check", "-c", os.path.join(work, "ours"), "--format", "json"],
                        capture_output=True, text=True)
@@ -141,10 +147,9 @@ def check(froot, fc, binary, pillar_example, listing, totals):
 
 
 def compare(froot, fc, binary, salt_python, pillar_example, keep):
-    root = os.path.abspath(froot)
-    name = os.path.basename(root.rstrip("/"))
-    if name not in [s for s, _ in fc.sls_files(root)]:
-        return f"SKIP        {name}: no main SLS"
+    root, name = main_sls(froot, fc)
+    if name is None:
+        return f"SKIP        {os.path.basename(root)}: no main SLS"
     work = tree(root, name, fc, pillar_example)
     spec = os.path.join(work, "spec.json")
     with open(spec, "w") as fh:

@@ -305,9 +305,11 @@ impl Provenance {
     }
 
     /// The human form: per leaf `path = value`, then `from`, `overrode`,
-    /// `combined from`; dropped writes last. `show` prints a value (the
-    /// caller redacts secrets there).
-    pub fn human(&self, show: &dyn Fn(&[String], &Value) -> String) -> String {
+    /// `combined from`; dropped writes last. `show` gives the value to
+    /// print for a path (the caller masks secrets there), printed as Python
+    /// prints it.
+    pub fn human(&self, show: &dyn Fn(&[String], &Value) -> Value) -> String {
+        let show = |p: &[String], v: &Value| show(p, v).py_repr();
         let mut out = String::new();
         let sep = self.separator.as_str();
         let width = self
@@ -490,7 +492,7 @@ mod tests {
         assert_eq!(over.from.as_ref().unwrap().layer, 1);
         assert_eq!(over.overrode.len(), 1);
         assert_eq!(over.overrode[0].1, "recurse");
-        let human = p.clone().filter("common:over").human(&|_, v| v.py_repr());
+        let human = p.clone().filter("common:over").human(&|_, v| v.clone());
         assert_eq!(
             human,
             "common:over = 'b'\n  from      f1.sls:1:1  (pillar-sls, recurse)\n  overrode  f0.sls:1:1  'a'  (recurse)\n"

@@ -2,16 +2,11 @@
 //! findings (snapshots), exit codes, `--deny warnings`, inline and config
 //! suppression, and a SARIF log that follows the 2.1.0 schema's rules.
 
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn lowstate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lowstate"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("run lowstate")
-}
+mod common;
+
+use common::lowstate;
 
 fn check(format: &str) -> (i32, String, String) {
     let out = lowstate(&[

@@ -34,7 +34,7 @@ fn run_case(case: &Path) -> Vec<String> {
         .map(|d| {
             format!(
                 "{} {} {} {}",
-                d.severity_word(),
+                d.severity.word(),
                 d.code.name,
                 d.subject(RESOURCE).unwrap_or("-"),
                 d.message

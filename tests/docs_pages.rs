@@ -2,16 +2,9 @@
 //! docs/check.md and docs/layers.md that runs `lowstate` shows what the
 //! binary prints for it (stdout, then stderr).
 
-use std::process::{Command, Output};
+mod common;
 
-fn lowstate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lowstate"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("run lowstate")
-}
+use common::lowstate;
 
 fn page_shows_real_output(page_name: &str) {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -41,14 +41,7 @@ pub fn run(args: Args) -> CmdResult {
     };
     let settings = args.common.settings_layers()?;
     let p = lowstate::salt::config::explain(&config, &settings, &overrides, &flag_of).filter(key);
-    let text = match args.explain_format {
-        super::pillar::ExplainFormat::Human => p.human(&|_, v| v.py_repr()),
-        super::pillar::ExplainFormat::Json => {
-            let mut t = p.to_value(&|_, v| v.clone()).to_json_pretty();
-            t.push('\n');
-            t
-        }
-    };
+    let text = args.explain_format.render(&p, &|_, v| v.clone());
     lowstate::emit::output(&text, args.out.output.as_deref())
         .context("cannot write the explanation")?;
     Ok(())

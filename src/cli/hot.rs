@@ -194,14 +194,7 @@ pub fn run(args: Args) -> i32 {
     }
     if let Some(param) = &args.explain {
         let p = hot::explain::explain(&input, &compiled).filter(param);
-        let text = match args.explain_format {
-            super::pillar::ExplainFormat::Human => p.human(&|_, v| v.py_repr()),
-            super::pillar::ExplainFormat::Json => {
-                let mut t = p.to_value(&|_, v| v.clone()).to_json_pretty();
-                t.push('\n');
-                t
-            }
-        };
+        let text = args.explain_format.render(&p, &|_, v| v.clone());
         if let Err(e) = lowstate::emit::output(&text, args.output.as_deref()) {
             eprintln!("lowstate: cannot write output: {e}");
             return 2;

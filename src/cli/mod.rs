@@ -446,26 +446,8 @@ impl Common {
             .map(|p| ("settings", p))
             .chain(self.user_env.iter().map(|p| ("user-env", p)));
         for (kind, path) in files {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read settings file {}", path.display()))?;
-            let map = match lowstate::yaml::load_value(&text) {
-                Ok(Value::Map(m)) => m,
-                Ok(Value::Null) => lowstate::Map::new(),
-                Ok(other) => anyhow::bail!(
-                    "settings file {} must be a mapping, not {}",
-                    path.display(),
-                    other.py_type_name()
-                ),
-                Err(e) => {
-                    let f = lowstate::diag::SourceFile::new(path.display().to_string(), text);
-                    let (line, col) = f.line_col(e.span.start);
-                    anyhow::bail!(
-                        "settings file {}:{line}:{col}: {}",
-                        path.display(),
-                        e.message
-                    )
-                }
-            };
+            let (_, map) = lowstate::salt::config::read_mapping_file(path)
+                .map_err(|d| anyhow::anyhow!("settings file: {}", d.message))?;
             out.push((kind.to_string(), path.display().to_string(), map));
         }
         Ok(out)

@@ -26,13 +26,32 @@ pub struct Args {
     pub unmask: bool,
 }
 
-/// `--explain-format`.
+/// `--explain-format` (of `pillar`, `hot` and `config`).
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExplainFormat {
     /// Leaf by leaf, for people.
     Human,
     /// One JSON document: layers, leaves, dropped values.
     Json,
+}
+
+impl ExplainFormat {
+    /// `p` in this form; `show` gives the value to print for a path (the
+    /// caller masks secrets there).
+    pub fn render(
+        self,
+        p: &lowstate::provenance::Provenance,
+        show: &dyn Fn(&[String], &lowstate::value::Value) -> lowstate::value::Value,
+    ) -> String {
+        match self {
+            ExplainFormat::Human => p.human(show),
+            ExplainFormat::Json => {
+                let mut t = p.to_value(show).to_json_pretty();
+                t.push('\n');
+                t
+            }
+        }
+    }
 }
 
 pub fn run(args: Args) -> CmdResult {
@@ -72,14 +91,7 @@ pub fn run(args: Args) -> CmdResult {
     let show = |p: &[String], v: &lowstate::value::Value| {
         lowstate::salt::secrets::show_leaf(p, v, &config.secret_pillar, unmask)
     };
-    let text = match args.explain_format {
-        ExplainFormat::Human => provenance.human(&|p, v| show(p, v).py_repr()),
-        ExplainFormat::Json => {
-            let mut t = provenance.to_value(&show).to_json_pretty();
-            t.push('\n');
-            t
-        }
-    };
+    let text = args.explain_format.render(&provenance, &show);
     lowstate::emit::output(&text, args.out.output.as_deref())
         .context("cannot write the explanation")?;
     Ok(())

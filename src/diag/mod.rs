@@ -167,10 +167,6 @@ impl Diagnostic {
         }
         self
     }
-    /// The severity's word (`error`, `warning`, `info`).
-    pub fn severity_word(&self) -> &'static str {
-        self.severity.word()
-    }
     /// Is this an error (not a warning)?
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error

@@ -33,6 +33,8 @@ pub struct EnvFile {
     pub file: Arc<SourceFile>,
     /// Its sections.
     pub data: Map,
+    /// Its parse tree (for the spans of keys), when it is YAML.
+    pub tree: Option<crate::yaml::Node>,
 }
 
 /// Read and check one environment file (step 2 of Heat's order).
@@ -82,6 +84,7 @@ pub fn read(file: &Arc<SourceFile>, limits: &crate::limits::Limits) -> Result<En
     Ok(EnvFile {
         file: file.clone(),
         data,
+        tree,
     })
 }
 
@@ -144,6 +147,7 @@ pub fn layer(
                     strategies,
                     available: &mut available,
                     file: f,
+                    section: "",
                 };
                 for (k, v) in &f.data {
                     match k.as_str() {
@@ -157,11 +161,15 @@ pub fn layer(
                                     ));
                                 }
                             }
-                            let dropped = merge.section(&mut env.parameters, v)?;
+                            let dropped = merge.section("parameters", &mut env.parameters, v)?;
                             note_dropped(&mut env.notes, &dropped, "parameters", &f.file.name);
                         }
                         Some("parameter_defaults") => {
-                            let dropped = merge.section(&mut env.parameter_defaults, v)?;
+                            let dropped = merge.section(
+                                "parameter_defaults",
+                                &mut env.parameter_defaults,
+                                v,
+                            )?;
                             note_dropped(
                                 &mut env.notes,
                                 &dropped,
@@ -213,6 +221,8 @@ struct Merge<'a> {
     /// Parameter → the strategy it got first (shared by both sections).
     available: &'a mut std::collections::HashMap<String, String>,
     file: &'a EnvFile,
+    /// The section being merged (`parameters`, `parameter_defaults`).
+    section: &'static str,
 }
 
 const STRATEGIES: [&str; 3] = ["overwrite", "merge", "deep_merge"];
@@ -234,15 +244,10 @@ impl Merge<'_> {
         }
     }
 
-    /// Where a parameter is written in this file (for errors).
+    /// Where a parameter is written in this file's section (for errors).
     fn at(&self, name: &str) -> Option<(&Arc<SourceFile>, std::ops::Range<usize>)> {
-        let text = &self.file.file.text;
-        let needle = format!("{name}:");
-        let at = text
-            .match_indices(&needle)
-            .map(|(i, _)| i)
-            .find(|&i| i == 0 || text[..i].ends_with([' ', '\n', '{', ',']))?;
-        Some((&self.file.file, at..at + name.len()))
+        let span = super::template::key_span(self.file.tree.as_ref(), &[self.section, name])?;
+        Some((&self.file.file, span))
     }
 
     fn invalid(&self, name: &str, message: String) -> Diagnostic {
@@ -251,7 +256,13 @@ impl Merge<'_> {
 
     /// Merge `v` (a section of this file) into `acc`. Returns the
     /// undeclared names dropped.
-    fn section(&mut self, acc: &mut Map, v: &Value) -> Result<Vec<String>, Diagnostic> {
+    fn section(
+        &mut self,
+        section: &'static str,
+        acc: &mut Map,
+        v: &Value,
+    ) -> Result<Vec<String>, Diagnostic> {
+        self.section = section;
         let Some(m) = v.as_map() else {
             return Ok(Vec::new());
         };

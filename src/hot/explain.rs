@@ -12,9 +12,13 @@ use crate::value::{Map, Value};
 /// What a human output shows instead of a hidden parameter's value.
 pub const REDACTED: &str = "<redacted>";
 
-fn at(file: &crate::diag::SourceFile, path: &[&str]) -> Option<String> {
-    let tree = crate::yaml::load(&file.text).ok();
-    let r = super::template::key_span(tree.as_ref(), path)?;
+/// `file:line:col` of the key at `path` in a parsed file.
+fn at(
+    file: &crate::diag::SourceFile,
+    tree: Option<&crate::yaml::Node>,
+    path: &[&str],
+) -> Option<String> {
+    let r = super::template::key_span(tree, path)?;
     let (line, col) = file.line_col(r.start);
     Some(format!("{}:{line}:{col}", file.name))
 }
@@ -73,8 +77,17 @@ pub fn explain(input: &Input, compiled: &super::Compiled) -> Provenance {
         });
         writes.push(w);
     };
-    // The template's defaults.
-    let tdata = crate::yaml::load_value(&template.text).unwrap_or_default();
+    // The template's defaults; each file is parsed once.
+    let ttree = crate::yaml::load(&template.text).ok();
+    let tdata = ttree
+        .as_ref()
+        .map(crate::yaml::Node::to_value)
+        .unwrap_or_default();
+    let envs: Vec<super::env::EnvFile> = input
+        .environments
+        .iter()
+        .filter_map(|f| super::env::read(f, &input.limits).ok())
+        .collect();
     let mut defaults = LayerWrites::new();
     for (k, def) in tdata
         .get("parameters")
@@ -87,7 +100,7 @@ pub fn explain(input: &Input, compiled: &super::Compiled) -> Provenance {
         if let Some(d) = def.get("default") {
             defaults.push((
                 vec![name.clone()],
-                at(template, &["parameters", &name, "default"]),
+                at(template, ttree.as_ref(), &["parameters", &name, "default"]),
                 mask(&name, d),
             ));
         }
@@ -98,33 +111,31 @@ pub fn explain(input: &Input, compiled: &super::Compiled) -> Provenance {
         "default",
         defaults,
     );
-    let section = |f: &crate::diag::SourceFile, key: &str| -> LayerWrites {
-        let data = crate::yaml::load_value(&f.text).unwrap_or_default();
-        data.get(key)
+    let section = |e: &super::env::EnvFile, key: &str| -> LayerWrites {
+        e.data
+            .get(key)
             .and_then(Value::as_map)
             .map(|m| {
                 m.iter()
                     .map(|(k, v)| {
                         let name = k.py_str();
-                        (vec![name.clone()], at(f, &[key, &name]), mask(&name, v))
+                        let place = at(&e.file, e.tree.as_ref(), &[key, &name]);
+                        (vec![name.clone()], place, mask(&name, v))
                     })
                     .collect()
             })
             .unwrap_or_default()
     };
-    let rule = |f: &crate::diag::SourceFile| {
-        let data = crate::yaml::load_value(&f.text).unwrap_or_default();
-        match data.get("parameter_merge_strategies") {
-            Some(s) => format!("parameter_merge_strategies {}", s.to_json()),
-            None => "overwrite".to_string(),
-        }
+    let rule = |e: &super::env::EnvFile| match e.data.get("parameter_merge_strategies") {
+        Some(s) => format!("parameter_merge_strategies {}", s.to_json()),
+        None => "overwrite".to_string(),
     };
-    for f in &input.environments {
+    for e in &envs {
         push(
             "heat-env-parameter-defaults",
-            f.name.clone(),
-            &rule(f),
-            section(f, "parameter_defaults"),
+            e.file.name.clone(),
+            &rule(e),
+            section(e, "parameter_defaults"),
         );
     }
     let cli: LayerWrites = input
@@ -133,12 +144,12 @@ pub fn explain(input: &Input, compiled: &super::Compiled) -> Provenance {
         .map(|(k, v)| (vec![k.clone()], None, mask(k, v)))
         .collect();
     let env_params = |push: &mut dyn FnMut(&str, String, &str, LayerWrites)| {
-        for f in &input.environments {
+        for e in &envs {
             push(
                 "heat-env-parameters",
-                f.name.clone(),
-                &rule(f),
-                section(f, "parameters"),
+                e.file.name.clone(),
+                &rule(e),
+                section(e, "parameters"),
             );
         }
     };

@@ -411,42 +411,48 @@ pub fn include_files(dir: &Path) -> Result<Vec<(Arc<SourceFile>, Map)>, Diagnost
         .filter(|p| p.extension().is_some_and(|x| x == "conf") && p.is_file())
         .collect();
     paths.sort();
-    let mut out = Vec::new();
-    for path in paths {
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+    paths.iter().map(|p| read_mapping_file(p)).collect()
+}
+
+/// A config file that holds a YAML mapping of settings (`minion.d/*.conf`,
+/// a `--settings` file): its text and keys. An unreadable file, one that
+/// does not parse (located at `file:line:col`) or is not a mapping is a
+/// config error naming it.
+pub fn read_mapping_file(path: &Path) -> Result<(Arc<SourceFile>, Map), Diagnostic> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Diagnostic::new(
+            codes::CONFIG,
+            format!("cannot read {}: {e}", path.display()),
+        )
+    })?;
+    let file = SourceFile::new(path.display().to_string(), text);
+    let value = if file.text.trim().is_empty() {
+        Value::Map(Map::new())
+    } else {
+        crate::yaml::load_value(&file.text).map_err(|e| {
+            let (line, col) = file.line_col(e.span.start);
             Diagnostic::new(
                 codes::CONFIG,
-                format!("cannot read {}: {e}", path.display()),
+                format!(
+                    "invalid config file {}:{line}:{col}: {}",
+                    file.name, e.message
+                ),
             )
-        })?;
-        let file = SourceFile::new(path.display().to_string(), text);
-        let value = if file.text.trim().is_empty() {
-            Value::Map(Map::new())
-        } else {
-            crate::yaml::load_value(&file.text).map_err(|e| {
-                Diagnostic::new(
-                    codes::CONFIG,
-                    format!("invalid minion config {}: {}", file.name, e.message),
-                )
-                .with_primary(Label::new(&file, e.span.clone(), "here"))
-            })?
-        };
-        match value {
-            Value::Map(m) => out.push((file, m)),
-            Value::Null => out.push((file, Map::new())),
-            other => {
-                return Err(Diagnostic::new(
-                    codes::CONFIG,
-                    format!(
-                        "{} must be a mapping, not {}",
-                        file.name,
-                        other.py_type_name()
-                    ),
-                ))
-            }
-        }
+            .with_primary(Label::new(&file, e.span.clone(), "here"))
+        })?
+    };
+    match value {
+        Value::Map(m) => Ok((file, m)),
+        Value::Null => Ok((file, Map::new())),
+        other => Err(Diagnostic::new(
+            codes::CONFIG,
+            format!(
+                "{} must be a mapping, not {}",
+                file.name,
+                other.py_type_name()
+            ),
+        )),
     }
-    Ok(out)
 }
 
 /// Where each setting came from: Salt's defaults, `DIR/minion`, each
@@ -461,21 +467,24 @@ pub fn explain(
     flag_of: &dyn Fn(&str) -> String,
 ) -> crate::provenance::Provenance {
     use crate::provenance::{Layer, LayerWrites, Provenance};
-    let at = |file: &SourceFile, key: &str| {
-        let tree = crate::yaml::load(&file.text).ok();
-        let node = tree.as_ref()?;
-        let crate::yaml::NodeValue::Map(entries) = &node.value else {
-            return None;
-        };
-        let (k, _) = entries.iter().find(|(k, _)| k.to_value().py_str() == key)?;
-        let (line, col) = file.line_col(k.span.start);
-        Some(format!("{}:{line}:{col}", file.name))
-    };
+    // Each key of `m`, at its place in `file` (parsed once per file).
     let top = |m: &Map, file: Option<&SourceFile>| -> LayerWrites {
+        let tree = file.and_then(|f| crate::yaml::load(&f.text).ok());
+        let mut places: std::collections::HashMap<String, String> = Default::default();
+        if let (Some(f), Some(crate::yaml::NodeValue::Map(entries))) =
+            (file, tree.as_ref().map(|t| &t.value))
+        {
+            for (k, _) in entries {
+                let (line, col) = f.line_col(k.span.start);
+                places
+                    .entry(k.to_value().py_str())
+                    .or_insert_with(|| format!("{}:{line}:{col}", f.name));
+            }
+        }
         m.iter()
             .map(|(k, v)| {
                 let key = k.py_str();
-                let place = file.and_then(|f| at(f, &key));
+                let place = places.get(&key).cloned();
                 (vec![key], place, v.clone())
             })
             .collect()

@@ -43,27 +43,21 @@ fn salt_mask(v: &Value) -> Value {
 /// stays readable.
 pub fn for_display(pillar: &Value, globs: &[String], unmask: bool) -> Value {
     fn walk(v: &Value, path: &mut Vec<String>, globs: &[String], unmask: bool) -> Value {
-        if !path.is_empty() && is_secret(path, globs) {
-            return redact_all(v);
+        let Value::Map(m) = v else {
+            return show_leaf(path, v, globs, unmask);
+        };
+        let mut out = Map::new();
+        for (k, x) in m.iter() {
+            path.push(k.py_str());
+            let shown = if path.len() == 1 && path[0] == "_errors" {
+                x.clone()
+            } else {
+                walk(x, path, globs, unmask)
+            };
+            path.pop();
+            out.insert(k.clone(), shown);
         }
-        match v {
-            Value::Map(m) => {
-                let mut out = Map::new();
-                for (k, x) in m.iter() {
-                    path.push(k.py_str());
-                    let shown = if path.len() == 1 && path[0] == "_errors" {
-                        x.clone()
-                    } else {
-                        walk(x, path, globs, unmask)
-                    };
-                    path.pop();
-                    out.insert(k.clone(), shown);
-                }
-                Value::Map(out)
-            }
-            other if unmask => other.clone(),
-            other => salt_mask(other),
-        }
+        Value::Map(out)
     }
     walk(pillar, &mut Vec::new(), globs, unmask)
 }
@@ -117,15 +111,10 @@ pub fn no_log_values<'a>(chunks: impl Iterator<Item = &'a Map>) -> Vec<String> {
         if !c.get("no_log").is_some_and(Value::truthy) {
             continue;
         }
-        for (k, v) in c.iter() {
-            let k = k.py_str();
-            if k == "name"
-                || k.starts_with("__")
-                || crate::salt::check::INTERNAL_KEYWORDS.contains(&k.as_str())
-            {
-                continue;
+        for (k, v) in crate::salt::check::chunk_args(c).iter() {
+            if k.as_str() != Some("name") {
+                all(v, &mut out);
             }
-            all(v, &mut out);
         }
     }
     out

@@ -108,3 +108,14 @@ pub fn heat_env_cases(tmp: &std::path::Path) -> (Json, std::path::PathBuf) {
     .unwrap();
     (data, template)
 }
+
+/// Run the `lowstate` binary from the repository root (without `NO_COLOR`).
+#[allow(dead_code)] // not every test binary that includes this module uses it
+pub fn lowstate(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_lowstate"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("run lowstate")
+}

@@ -11,7 +11,7 @@ fn run(template: &str) -> Vec<Diagnostic> {
 
 fn lines(ds: &[Diagnostic]) -> Vec<String> {
     ds.iter()
-        .map(|d| format!("{} {} {}", d.severity_word(), d.code.name, d.message))
+        .map(|d| format!("{} {} {}", d.severity.word(), d.code.name, d.message))
         .collect()
 }
 

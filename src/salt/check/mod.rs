@@ -130,12 +130,6 @@ impl Catalogue {
             not_loaded,
         }
     }
-    /// Every function with a schema, sorted.
-    pub fn functions(&self) -> Vec<&'static str> {
-        let mut v: Vec<&str> = self.schemas.keys().copied().collect();
-        v.sort_unstable();
-        v
-    }
     /// The schema of `fun` (`file.managed`), if Salt 3008.5 has it. A
     /// compiled-in file that does not parse counts as missing (the
     /// project's tests make sure none does).
