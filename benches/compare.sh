@@ -4,9 +4,9 @@
 #   benches/compare.sh [SIZES...]      sizes as FILESxSTATES, default: 200x25 1000x25
 #
 # Generates each tree with benches/gen-big-tree (a copy of the shared
-# generator), times `lowstate compile` (best of 5) and, when a Salt venv is
+# generator), times `lowstate compile` (median of 5) and, when a Salt venv is
 # found ($SALT_CALL, $SALT_VENV/bin/salt-call or ./.salt-venv/bin/salt-call),
-# `salt-call --local state.show_lowstate` on the same tree (one run), checks
+# `salt-call --local state.show_lowstate` on the same tree (median of 3), checks
 # that both printed the same lowstate, and prints time and peak memory
 # ratios. Also prints lowstate's scaling from the first size to the last.
 # Nothing here is needed by `cargo test`.
@@ -28,15 +28,15 @@ trap 'rm -rf "$work"' EXIT
 # shellcheck source=benches/lib.sh
 . benches/lib.sh
 
-# The best time of 5 runs (the machine is shared), and the highest peak.
-best_of_5() {
-  local best="" mem=0
-  for _ in 1 2 3 4 5; do
+# The median time of N runs of a command, and the highest peak memory.
+median_of() {
+  local n=$1 ts=() mem=0 t m
+  shift
+  for _ in $(seq "$n"); do
     read -r t m < <(measure "$@")
-    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
-    if [ "$m" -gt "$mem" ]; then mem=$m; fi
+    ts+=("$t"); [ "$m" -gt "$mem" ] && mem=$m
   done
-  echo "$best $mem"
+  echo "$(printf '%s\n' "${ts[@]}" | median) $mem"
 }
 
 printf '%-10s %8s %10s %10s %10s %10s %9s %9s\n' tree chunks "ls_sec" "ls_MiB" "salt_sec" "salt_MiB" "speedup" "mem_frac"
@@ -52,7 +52,7 @@ file_roots: {base: [salt]}
 MINION
   "$bin" compile -c "$tree" > "$work/ours.json"
   chunks=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$work/ours.json")
-  read -r lt lm < <(best_of_5 "$bin" compile -c "$tree")
+  read -r lt lm < <(median_of 5 "$bin" compile -c "$tree")
   st="-"; sm="-"; ratio="-"; memfrac="-"
   if [ -n "$salt_call" ]; then
     cfg=$work/salt-$size; mkdir -p "$cfg/root"
@@ -69,7 +69,7 @@ log_file: $cfg/log
 MINION
     # grains_blacklist drops every computed grain, `id` too: the config
     # gives it back, as ../shared/oracle/salt-case does (the tree uses it).
-    read -r st sm < <(to=$work/salt.json measure "$salt_call" --local -c "$cfg" --out=json state.show_lowstate)
+    read -r st sm < <(to=$work/salt.json median_of 3 "$salt_call" --local -c "$cfg" --out=json state.show_lowstate)
     python3 - "$work/salt.json" "$work/ours.json" <<'PY' || { echo "$size: Salt and lowstate printed different lowstates" >&2; exit 1; }
 import json, sys
 salt = json.load(open(sys.argv[1]))["local"]
