@@ -979,6 +979,64 @@ fn salt_config_env_vars_are_ignored_with_a_warning() {
     insta::assert_snapshot!("salt-env-var-warnings", err);
 }
 
+/// `ext_pillar` commands run only with `--run-ext-pillar` (their data then
+/// merges after the pillar SLS, `%s` being the minion id); without it, and
+/// for modules lowstate lacks, a warning says the data is missing.
+#[test]
+fn ext_pillar_commands_run_only_when_allowed() {
+    let dir = temp_dir("ext-pillar");
+    std::fs::create_dir_all(dir.join("pillar")).unwrap();
+    std::fs::write(dir.join("pillar/top.sls"), "base:\n  '*':\n    - a\n").unwrap();
+    std::fs::write(dir.join("pillar/a.sls"), "k: sls\nm: {sls: 1}\n").unwrap();
+    let config = serde_json::json!({
+        "id": "web1",
+        "pillar_roots": {"base": ["pillar"]},
+        "ext_pillar": [
+            {"cmd_json": r#"echo '{"k": "ext-%s", "m": {"ext": 1}}'"#},
+            {"git": "main https://example.com/pillar.git"},
+        ],
+    });
+    std::fs::write(
+        dir.join("minion"),
+        serde_json::to_string_pretty(&config).unwrap(),
+    )
+    .unwrap();
+    let d = dir.to_str().unwrap();
+    let off = lowstate(&["pillar", "--unmask", "-c", d]);
+    assert_eq!(off.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&off.stdout).unwrap();
+    assert_eq!(v, serde_json::json!({"k": "sls", "m": {"sls": 1}}));
+    let err = String::from_utf8_lossy(&off.stderr);
+    assert_eq!(
+        err.matches("warning[ext-pillar-skipped]").count(),
+        2,
+        "{err}"
+    );
+    insta::assert_snapshot!("ext-pillar-warnings", err.replace(d, "DIR"));
+    let on = lowstate(&["pillar", "--unmask", "--run-ext-pillar", "-c", d]);
+    let v: serde_json::Value = serde_json::from_slice(&on.stdout).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!({"k": "ext-web1", "m": {"sls": 1, "ext": 1}})
+    );
+    let err = String::from_utf8_lossy(&on.stderr);
+    assert_eq!(
+        err.matches("warning[ext-pillar-skipped]").count(),
+        1,
+        "{err}"
+    );
+    let explain = lowstate(&[
+        "config",
+        "-c",
+        d,
+        "--run-ext-pillar",
+        "--explain",
+        "lowstate_ext_pillar_commands",
+    ]);
+    let text = String::from_utf8_lossy(&explain.stdout);
+    assert!(text.contains("cli:--run-ext-pillar"), "{text}");
+}
+
 /// `minion.d/*.conf` merge over `minion` as Salt's `default_include` does,
 /// and `config --explain` names the layer of each setting.
 #[test]

@@ -12,13 +12,6 @@ use std::process::Command;
 
 /// Cases not matched yet, and why.
 const KNOWN: &[(&str, &str)] = &[
-    ("two_envs_pillarenv", "salt-call's pillar.items pillarenv=dev leaks the start-up pillar (all envs) into the result; lowstate gives what the pillarenv option gives (docs/COMPATIBILITY.md)"),
-    ("yamlex_aggregate", "the yamlex renderer (!aggregate) is not implemented"),
-    ("yamlex_smart", "the yamlex renderer (!aggregate) is not implemented"),
-    ("yamlex_renderer_opt", "the yamlex renderer (!aggregate) is not implemented"),
-    ("ext_pillar", "ext_pillar runs a command (cmd_json); lowstate never runs commands (give the data with --pillar)"),
-    ("ext_pillar_first", "ext_pillar runs a command (cmd_json); lowstate never runs commands"),
-    ("ext_pillar_cli", "ext_pillar runs a command (cmd_json); lowstate never runs commands"),
     ("pillar_opts", "pillar_opts: Salt adds the master's whole config under `master`; lowstate has no master config"),
 ];
 
@@ -38,7 +31,13 @@ fn pillar_merge_cases_of_salt_3008_5() {
         let dir = tmp.join(id);
         common::pillar_case(case, &dir);
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_lowstate"));
-        cmd.args(["pillar", "--unmask", "-c"]).arg(&dir);
+        cmd.args(["pillar", "--unmask", "--run-ext-pillar", "-c"])
+            .arg(&dir);
+        // `pillarenv=ENV` given to salt-call is lowstate's `--pillarenv ENV`.
+        for arg in inputs["extra_args"].as_array().into_iter().flatten() {
+            let (k, v) = arg.as_str().unwrap().split_once('=').unwrap();
+            cmd.arg(format!("--{k}")).arg(v);
+        }
         if let Some(p) = inputs.get("cli_pillar") {
             cmd.args(["--pillar", &p.to_string()]);
         }

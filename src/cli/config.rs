@@ -28,6 +28,7 @@ fn flag_of(key: &str) -> String {
         "grains" => "--grains/--grain",
         "file_roots" => "--file-root",
         "pillar_roots" => "--pillar-root",
+        "lowstate_ext_pillar_commands" => "--run-ext-pillar",
         other => return format!("--{}", other.replace('_', "-")),
     }
     .to_string()

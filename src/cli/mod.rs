@@ -171,6 +171,12 @@ pub struct Common {
     /// Answers for minion-side execution functions (YAML or JSON file).
     #[arg(long, value_name = "FILE")]
     pub mocks: Option<PathBuf>,
+    /// Compile the pillar as a call given `pillarenv=ENV` does (`salt-call
+    /// pillar.items pillarenv=ENV`): that env's pillar merged over the
+    /// pillar of the config's `pillarenv` (every env when unset). To use
+    /// only one env, set `pillarenv:` in the config instead.
+    #[arg(long, value_name = "ENV")]
+    pub pillarenv: Option<String>,
     /// Use only this saltenv (as the `saltenv` option does).
     #[arg(long)]
     pub saltenv: Option<String>,
@@ -184,6 +190,11 @@ pub struct Common {
     /// `mine.get`, ...) need a mock instead of a fresh minion's answer.
     #[arg(long)]
     pub strict: bool,
+    /// Run the `ext_pillar` entries that run a command (`cmd_json`,
+    /// `cmd_yaml`, `cmd_yamlex`), as Salt would; without it their data is
+    /// missing, with a warning. Sets `lowstate_ext_pillar_commands: true`.
+    #[arg(long = "run-ext-pillar")]
+    pub run_ext_pillar: bool,
     /// A settings file: a YAML mapping of minion config keys, each replacing
     /// that key of `DIR/minion` and `minion.d`. Repeatable; later files win.
     #[arg(long = "settings", value_name = "FILE")]
@@ -435,8 +446,6 @@ impl Common {
         example
     }
 
-    /// The config keys the command line sets (`--id`, `--grains`,
-    /// `--grain`, `--file-root`, `--pillar-root`).
     /// The `--settings` files, then `--user-env`, in order: (origin, keys).
     pub fn settings_layers(&self) -> Result<Vec<(String, String, lowstate::Map)>> {
         let mut out = Vec::new();
@@ -453,6 +462,9 @@ impl Common {
         Ok(out)
     }
 
+    /// The config keys the command line sets (`--id`, `--grains`,
+    /// `--grain`, `--file-root`, `--pillar-root`, `--run-ext-pillar`), over
+    /// the `--settings` and `--user-env` files.
     fn overrides(&self, dir: &Path) -> Result<lowstate::Map> {
         let mut o = lowstate::Map::new();
         for (_, _, layer) in self.settings_layers()? {
@@ -462,6 +474,9 @@ impl Common {
         }
         if let Some(id) = &self.id {
             o.insert("id".into(), Value::str(id.as_str()));
+        }
+        if self.run_ext_pillar {
+            o.insert("lowstate_ext_pillar_commands".into(), Value::Bool(true));
         }
         let mut grains = match &self.grains {
             None => None,
@@ -570,6 +585,7 @@ impl Common {
         let options = Options {
             sls,
             saltenv: self.saltenv.clone(),
+            pillarenv: self.pillarenv.clone(),
             version: self.salt_version,
             pillar_override,
             mocks,

@@ -78,6 +78,7 @@ pub fn run(args: Args) -> CmdResult {
         options.limits,
         &options.queries,
         true,
+        options.pillarenv.as_deref(),
     );
     if !errors.is_empty() {
         super::print_diagnostics(&errors, args.common.error_format);

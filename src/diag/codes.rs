@@ -82,6 +82,8 @@ registry! {
     PILLAR_INCLUDE_NOT_LIST = ("pillar-include-not-list", Error, "salt", "A pillar SLS's `include` is not a list.");
     PILLAR_UNKNOWN_ENV = ("pillar-unknown-env", Error, "salt", "A pillar include names a saltenv with no pillar roots.");
     PILLAR_MERGE = ("pillar-merge", Error, "salt", "Two pillar layers cannot be merged (Salt's merge raises).");
+    EXT_PILLAR_SKIPPED = ("ext-pillar-skipped", Warning, "salt", "An `ext_pillar` entry gave no data: a module lowstate does not have, a command not allowed to run (`--run-ext-pillar`), or a malformed entry.");
+    EXT_PILLAR_FAILED = ("ext-pillar-failed", Warning, "salt", "An allowed `ext_pillar` command failed or printed data that does not parse; Salt logs this and merges nothing.");
     PILLAR_FAILED = ("pillar-failed", Error, "salt", "The pillar has errors, so no state compiles (`Pillar failed to render`).");
     // Salt: SLS files and high data.
     MISSING_SLS = ("missing-sls", Error, "salt", "An SLS named by the top file, `--sls` or an include is not available.");

@@ -109,6 +109,10 @@ pub struct Config {
     /// `lowstate_secret_pillar`: globs over colon-joined pillar paths
     /// (`*:password`, `secrets:*`) whose values no human output prints.
     pub secret_pillar: Vec<String>,
+    /// `lowstate_ext_pillar_commands` (`--run-ext-pillar`): run the
+    /// `ext_pillar` entries that run a command (`cmd_json`, `cmd_yaml`,
+    /// `cmd_yamlex`); off by default.
+    pub ext_pillar_commands: bool,
     /// `pillar_mask_output` (default true): `pillar` masks values as
     /// Salt 3008's `pillar.items` does.
     pub pillar_mask_output: bool,
@@ -148,6 +152,9 @@ const KNOWN_KEYS: &[&str] = &[
     "lowstate_check_allow",
     "lowstate_secret_pillar",
     "pillar_mask_output",
+    "lowstate_ext_pillar_commands",
+    "ext_pillar",
+    "ext_pillar_first",
     "pillar",
     "file_client",
 ];
@@ -387,6 +394,7 @@ impl Config {
                 _ => Vec::new(),
             },
             pillar_mask_output: boolean("pillar_mask_output", true)?,
+            ext_pillar_commands: boolean("lowstate_ext_pillar_commands", false)?,
             check_allow: match get("lowstate_check_allow") {
                 Some(Value::List(l)) => l.iter().map(Value::py_str).collect(),
                 Some(Value::Str(s)) => s.split(',').map(|c| c.trim().to_string()).collect(),
@@ -540,6 +548,44 @@ pub fn explain(
         writes.push(vec![(vec![key], None, v.clone())]);
     }
     Provenance::build_with(layers, writes, &config.opts, ":", 1, &|a, b| a == b)
+}
+
+/// Where a setting is written: the label of `key` in the config files
+/// (`minion.d/*.conf`, last first, then `DIR/minion`) — at its `item`-th
+/// list entry when given and present — for diagnostics about a setting.
+pub fn locate(config: &Config, key: &str, item: Option<usize>) -> Option<crate::diag::Label> {
+    let mut files: Vec<Arc<SourceFile>> = include_files(&config.dir)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(f, _)| f)
+        .rev()
+        .collect();
+    if let Ok(text) = std::fs::read_to_string(config.dir.join("minion")) {
+        files.push(SourceFile::new(
+            config.dir.join("minion").display().to_string(),
+            text,
+        ));
+    }
+    files.iter().find_map(|f| {
+        let tree = crate::yaml::load(&f.text).ok()?;
+        let crate::yaml::NodeValue::Map(entries) = &tree.value else {
+            return None;
+        };
+        let (k, v) = entries.iter().find(|(k, _)| k.to_value().py_str() == key)?;
+        let at = match (&v.value, item) {
+            (crate::yaml::NodeValue::List(items), Some(i)) if i < items.len() => {
+                match &items[i].value {
+                    // An entry `{module: argument}`: at its key.
+                    crate::yaml::NodeValue::Map(pairs) if !pairs.is_empty() => {
+                        pairs[0].0.span.clone()
+                    }
+                    _ => items[i].span.clone(),
+                }
+            }
+            _ => k.span.clone(),
+        };
+        Some(crate::diag::Label::new(f, at, "set here"))
+    })
 }
 
 /// The few Salt defaults templates commonly read through `opts` / `config.get`.

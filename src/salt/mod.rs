@@ -3,7 +3,8 @@
 //! YAML loader, diagnostics and plan model.
 //!
 //! Stages, in the order data flows: [`config`] → [`fileserver`] →
-//! [`pillar`] (with [`top`], [`matcher`], [`render`], [`dictupdate`]) →
+//! [`pillar`] (with [`top`], [`matcher`], [`render`], [`dictupdate`],
+//! [`ext_pillar`], [`yamlex`]) →
 //! [`top`] → [`render`] (Jinja, then the core YAML loader) → [`high`]
 //! (include, extend, verify, requisite_in, exclude) → [`low`] (chunks and
 //! order numbers) → [`requisite`] (one resolver for requisite references)
@@ -27,6 +28,7 @@ pub const ID: SubjectKind = SubjectKind {
 pub mod check;
 pub mod config;
 pub mod dictupdate;
+pub mod ext_pillar;
 pub mod fileserver;
 pub mod fleet;
 pub mod fuzzing;
@@ -42,3 +44,4 @@ pub mod report;
 pub mod secrets;
 pub mod simulate;
 pub mod top;
+pub mod yamlex;

@@ -14,6 +14,7 @@ use crate::salt::fileserver::FileServer;
 use crate::salt::matcher::{confirm_top, Minion};
 use crate::salt::render::jinja::{Jinja, RenderData, SlsContext, TemplateLoader};
 use crate::salt::render::{render_file, RenderEnv};
+use crate::salt::yamlex::{self, Aggr};
 use crate::value::{Map, Value};
 use indexmap::IndexMap;
 use std::collections::HashMap;
@@ -27,17 +28,39 @@ pub fn compile(
     overlay: Option<&Value>,
     limits: crate::limits::Limits,
     queries: &crate::salt::render::jinja::MinionQueries,
+    call_pillarenv: Option<&str>,
 ) -> (Value, Vec<Diagnostic>) {
-    let (pillar, errors, _) = compile_traced(config, mocks, overlay, limits, queries, false);
+    let (pillar, errors, _) = compile_traced(
+        config,
+        mocks,
+        overlay,
+        limits,
+        queries,
+        false,
+        call_pillarenv,
+    );
     (pillar, errors)
 }
 
 /// What one pillar layer wrote: its leaves with `file:line:col`.
 type Writes = crate::provenance::LayerWrites;
 
+/// What Salt's `saltversion` says (`pillar_opts` puts it under `master`).
+const SALT_VERSION: &str = "3008.5";
+
+/// The layers logged for `--explain`: each layer and the leaves it wrote.
+type LayerLog = Vec<(crate::provenance::Layer, Writes)>;
+
 /// [`compile`], and with `trace` the provenance of every leaf (which SLS
 /// file, at which line, won; what it overrode; what was dropped), for
 /// `lowstate pillar --explain`.
+///
+/// `call_pillarenv` is a `pillarenv=ENV` given to the call (as
+/// `salt-call pillar.items pillarenv=dev` or `state.show_lowstate
+/// pillarenv=dev` take it), not set in the config: Salt 3008 then merges
+/// the pillar of that env over the minion's start-up pillar (compiled with
+/// the config's `pillarenv`, every env when unset), so keys only other
+/// envs give remain.
 pub fn compile_traced(
     config: &Config,
     mocks: Value,
@@ -45,20 +68,127 @@ pub fn compile_traced(
     limits: crate::limits::Limits,
     queries: &crate::salt::render::jinja::MinionQueries,
     trace: bool,
+    call_pillarenv: Option<&str>,
 ) -> (
     Value,
     Vec<Diagnostic>,
     Option<crate::provenance::Provenance>,
 ) {
-    let trace_log: std::cell::RefCell<Vec<(crate::provenance::Layer, Writes)>> = Default::default();
-    // What templates see as `pillar` while the pillar itself is compiled.
-    let initial = config
+    let (pillar, errors, log) = match call_pillarenv {
+        Some(env) if config.pillarenv.as_deref() != Some(env) => {
+            let (startup, mut errors, mut log) =
+                compile_layers(config, mocks.clone(), None, limits, queries, trace);
+            let mut call = config.clone();
+            call.pillarenv = Some(env.to_string());
+            if let Value::Map(o) = &mut call.opts {
+                o.insert("pillarenv".into(), Value::str(env));
+                // The call's templates see the start-up pillar.
+                o.insert("pillar".into(), startup.clone());
+            }
+            let (own, more, call_log) =
+                compile_layers(&call, mocks, overlay, limits, queries, trace);
+            for d in more {
+                if !errors
+                    .iter()
+                    .any(|e| e.code == d.code && e.message == d.message)
+                {
+                    errors.push(d);
+                }
+            }
+            log.extend(call_log);
+            (merge_layer(config, startup, &own, &mut errors), errors, log)
+        }
+        _ => compile_layers(config, mocks, overlay, limits, queries, trace),
+    };
+    let provenance = trace.then(|| {
+        let (layers, writes) = log.into_iter().unzip();
+        crate::provenance::Provenance::build(layers, writes, &pillar, ":")
+    });
+    // Salt records the errors in the pillar itself (`pillar.items` shows them).
+    let lines = salt_errors(&errors, &config.opts);
+    let pillar = match pillar {
+        Value::Map(mut m) if !lines.is_empty() => {
+            m.insert(
+                "_errors".into(),
+                Value::List(lines.into_iter().map(Value::from).collect()),
+            );
+            Value::Map(m)
+        }
+        other => other,
+    };
+    (pillar, errors, provenance)
+}
+
+/// One pillar compile: the pillar SLS files of the top file, the external
+/// pillars (before them with `ext_pillar_first`), `pillar_opts`, then
+/// `overlay` (`--pillar`); with the diagnostics and, with `trace`, the
+/// layer log.
+fn compile_layers(
+    config: &Config,
+    mocks: Value,
+    overlay: Option<&Value>,
+    limits: crate::limits::Limits,
+    queries: &crate::salt::render::jinja::MinionQueries,
+    trace: bool,
+) -> (Value, Vec<Diagnostic>, LayerLog) {
+    let trace_log: std::cell::RefCell<LayerLog> = Default::default();
+    let mut errors = Vec::new();
+    let strategy = &config.pillar_source_merging_strategy;
+    let merge =
+        |a: Value, b: &Value, errors: &mut Vec<Diagnostic>| merge_layer(config, a, b, errors);
+    // External pillars, merged in order over `start` (their layers logged).
+    let ext_entries = match crate::salt::ext_pillar::entries(&config.opts) {
+        Ok(e) => e,
+        Err(d) => {
+            errors.push(d.or_primary(crate::salt::config::locate(config, "ext_pillar", None)));
+            Vec::new()
+        }
+    };
+    let ext_first = config
+        .opts
+        .get("ext_pillar_first")
+        .is_some_and(Value::truthy);
+    let run_ext = |start: Value, errors: &mut Vec<Diagnostic>| -> Value {
+        let mut pillar = start;
+        for entry in &ext_entries {
+            match crate::salt::ext_pillar::run(entry, &config.id, config.ext_pillar_commands) {
+                Ok(data) => {
+                    if trace {
+                        trace_log.borrow_mut().push((
+                            crate::provenance::Layer {
+                                kind: "ext-pillar".into(),
+                                origin: format!("ext_pillar:{}", entry.module),
+                                rule: rule_name(strategy, &config.renderer),
+                            },
+                            crate::provenance::leaves(&data)
+                                .into_iter()
+                                .map(|(p, v)| (p, None, v))
+                                .collect(),
+                        ));
+                    }
+                    pillar = merge(pillar, &data, errors);
+                }
+                Err(d) => errors.push(d.or_primary(crate::salt::config::locate(
+                    config,
+                    "ext_pillar",
+                    Some(entry.index),
+                ))),
+            }
+        }
+        pillar
+    };
+    // What templates see as `pillar` while the pillar itself is compiled:
+    // with `ext_pillar_first`, the external pillars (over `--pillar`).
+    let mut initial = config
         .opts
         .get("pillar")
         .cloned()
         .filter(|v| matches!(v, Value::Map(_)))
         .unwrap_or(Value::Map(Map::new()));
-    let mut errors = Vec::new();
+    if ext_first && !ext_entries.is_empty() {
+        let start = overlay.cloned().unwrap_or(Value::Map(Map::new()));
+        initial = run_ext(start, &mut errors);
+    }
     let pillar = if config.pillar_roots.is_empty() {
         initial.clone()
     } else {
@@ -83,56 +213,53 @@ pub fn compile_traced(
             jinja_top: Jinja::new(config.jinja_env.clone(), data, loader),
             strategy: config.pillar_source_merging_strategy.clone(),
             trace: trace.then_some(&trace_log),
+            yamlex: Default::default(),
         };
-        compiler.compile(&initial, &mut errors)
-    };
-    let pillar = match overlay {
-        Some(o) => match dictupdate::merge(
-            &pillar,
-            o,
-            &config.pillar_source_merging_strategy,
-            &config.renderer,
-            config.pillar_merge_lists,
-        ) {
-            Ok(v) => v,
-            Err(e) => {
-                errors.push(Diagnostic::new(codes::PILLAR_MERGE, e.to_string()));
-                pillar
-            }
-        },
-        None => pillar,
-    };
-    let provenance = trace.then(|| {
-        let mut log = trace_log.into_inner();
-        if let Some(o) = overlay {
-            log.push((
-                crate::provenance::Layer {
-                    kind: "pillar-override".into(),
-                    origin: "cli:--pillar".into(),
-                    rule: rule_name(&config.pillar_source_merging_strategy, &config.renderer),
-                },
-                crate::provenance::leaves(o)
-                    .into_iter()
-                    .map(|(p, v)| (p, None, v))
-                    .collect(),
-            ));
+        let sls = compiler.compile(&initial, &mut errors);
+        if ext_first && !ext_entries.is_empty() {
+            merge(initial.clone(), &sls, &mut errors)
+        } else {
+            sls
         }
-        let (layers, writes) = log.into_iter().unzip();
-        crate::provenance::Provenance::build(layers, writes, &pillar, ":")
-    });
-    // Salt records the errors in the pillar itself (`pillar.items` shows them).
-    let lines = salt_errors(&errors, &config.opts);
+    };
+    let pillar = if ext_first || ext_entries.is_empty() {
+        pillar
+    } else {
+        run_ext(pillar, &mut errors)
+    };
+    // `pillar_opts`: the settings, under `master` (as the minion has them).
     let pillar = match pillar {
-        Value::Map(mut m) if !lines.is_empty() => {
-            m.insert(
-                "_errors".into(),
-                Value::List(lines.into_iter().map(Value::from).collect()),
-            );
+        Value::Map(mut m) if config.opts.get("pillar_opts").is_some_and(Value::truthy) => {
+            let mut settings = match &config.opts {
+                Value::Map(o) => o.clone(),
+                _ => Map::new(),
+            };
+            settings.shift_remove("pillar");
+            settings.insert("saltversion".into(), Value::str(SALT_VERSION));
+            m.insert("master".into(), Value::Map(settings));
             Value::Map(m)
         }
         other => other,
     };
-    (pillar, errors, provenance)
+    let pillar = match overlay {
+        Some(o) => merge(pillar, o, &mut errors),
+        None => pillar,
+    };
+    let mut log = trace_log.into_inner();
+    if let (Some(o), true) = (overlay, trace) {
+        log.push((
+            crate::provenance::Layer {
+                kind: "pillar-override".into(),
+                origin: "cli:--pillar".into(),
+                rule: rule_name(&config.pillar_source_merging_strategy, &config.renderer),
+            },
+            crate::provenance::leaves(o)
+                .into_iter()
+                .map(|(p, v)| (p, None, v))
+                .collect(),
+        ));
+    }
+    (pillar, errors, log)
 }
 
 /// Salt refuses to compile states while the pillar has errors
@@ -200,24 +327,32 @@ struct Compiler<'a> {
     strategy: String,
     /// With `--explain`: each pillar SLS's leaves, in merge order.
     trace: Option<&'a std::cell::RefCell<Vec<(crate::provenance::Layer, Writes)>>>,
+    /// The SLS files the yamlex renderer read: their data with its marks.
+    yamlex: std::cell::RefCell<HashMap<(String, String), Aggr>>,
+}
+
+/// Merge pillar layer `b` over `a` by the config's strategy; on a merge
+/// error (Salt raises) keep `a`.
+fn merge_layer(config: &Config, a: Value, b: &Value, errors: &mut Vec<Diagnostic>) -> Value {
+    match dictupdate::merge(
+        &a,
+        b,
+        &config.pillar_source_merging_strategy,
+        &config.renderer,
+        config.pillar_merge_lists,
+    ) {
+        Ok(v) => v,
+        Err(e) => {
+            errors.push(Diagnostic::new(codes::PILLAR_MERGE, e.to_string()));
+            a
+        }
+    }
 }
 
 impl Compiler<'_> {
     /// Merge `b` over `a`; on a merge error (Salt raises) keep `a`.
     fn merge(&self, a: Value, b: Value, errors: &mut Vec<Diagnostic>) -> Value {
-        match dictupdate::merge(
-            &a,
-            &b,
-            &self.strategy,
-            &self.config.renderer,
-            self.config.pillar_merge_lists,
-        ) {
-            Ok(v) => v,
-            Err(e) => {
-                errors.push(Diagnostic::new(codes::PILLAR_MERGE, e.to_string()));
-                a
-            }
-        }
+        merge_layer(self.config, a, &b, errors)
     }
 
     fn compile(&self, initial: &Value, errors: &mut Vec<Diagnostic>) -> Value {
@@ -236,6 +371,13 @@ impl Compiler<'_> {
                 envs.push(k);
             }
         }
+        // The `aggregate` strategy folds by yamlex marks, so it merges the
+        // marked data (see `yamlex_of`).
+        let aggregate = dictupdate::Strategy::parse(&self.strategy)
+            .0
+            .resolve(&self.config.renderer)
+            == dictupdate::Strategy::Aggregate;
+        let mut marked = Aggr::from_value(&Value::Map(Map::new()));
         let mut pillar = Value::Map(Map::new());
         for env in envs {
             let mut files = Vec::new();
@@ -262,13 +404,36 @@ impl Compiler<'_> {
             let mut mods: HashMap<String, Option<Value>> = HashMap::new();
             for sls in files {
                 if let Some(state) = self.render_pstate(&sls, env, &mut mods, errors) {
-                    if matches!(state, Value::Map(_)) {
+                    if !matches!(state, Value::Map(_)) {
+                        continue;
+                    }
+                    if aggregate {
+                        let data = self.yamlex_of(env, &sls, &state);
+                        marked = yamlex::merge_aggregate(marked, data);
+                    } else {
                         pillar = self.merge(pillar, state, errors);
                     }
                 }
             }
         }
-        pillar
+        if aggregate {
+            marked.into_value()
+        } else {
+            pillar
+        }
+    }
+
+    /// The yamlex data (with its marks) an SLS rendered to, when it is
+    /// `state` (includes did not change it); else `state` unmarked.
+    fn yamlex_of(&self, env: &str, sls: &str, state: &Value) -> Aggr {
+        let rendered = self
+            .yamlex
+            .borrow_mut()
+            .remove(&(env.to_string(), sls.to_string()));
+        match rendered {
+            Some(a) if a.clone().into_value() == *state => a,
+            _ => Aggr::from_value(state),
+        }
     }
 
     /// Read and render the pillar top files of every env (base first, then
@@ -560,6 +725,11 @@ impl Compiler<'_> {
                         },
                         traced_leaves(node, &r),
                     ));
+                }
+                if let (Some(a), false) = (&r.aggregate, sls.is_empty()) {
+                    self.yamlex
+                        .borrow_mut()
+                        .insert((env.to_string(), sls.to_string()), a.clone());
                 }
                 r.data.map(|n| n.to_value())
             }

@@ -34,6 +34,9 @@ pub struct Options {
     pub version: SaltVersion,
     /// `--pillar JSON`: merged over the compiled pillar, last.
     pub pillar_override: Option<Value>,
+    /// `--pillarenv ENV` (`pillarenv=` given to the call): that env's
+    /// pillar merged over the start-up pillar, as Salt 3008 does.
+    pub pillarenv: Option<String>,
     /// `--mocks FILE` contents: replaces the config's `mocks:`.
     pub mocks: Option<Value>,
     /// Resource limits (render fuel and output, YAML, states).
@@ -79,6 +82,7 @@ impl Session {
             options.pillar_override.as_ref(),
             options.limits,
             &options.queries,
+            options.pillarenv.as_deref(),
         );
         let data = Arc::new(RenderData {
             grains: config.grains.clone(),

@@ -69,6 +69,9 @@ struct Text<'a> {
     lines: std::cell::OnceCell<LineIndex>,
     /// Whose rules apply (duplicate keys are an error for Salt only).
     dialect: Dialect,
+    /// [`Dialect::Yamlex`]: where the `!aggregate` / `!reset` tags met go
+    /// (offsets of this text).
+    marks: Option<&'a std::cell::RefCell<Vec<super::TagMark>>>,
 }
 
 impl<'a> Text<'a> {
@@ -80,6 +83,7 @@ impl<'a> Text<'a> {
             original: None,
             lines: std::cell::OnceCell::new(),
             dialect: Dialect::Salt,
+            marks: None,
         }
     }
 
@@ -313,6 +317,23 @@ impl<'a> Composer<'a> {
         (full != "!").then_some(full)
     }
 
+    /// A yamlex tag (`!aggregate`, `!reset`) on the node starting at
+    /// `start`: recorded, and `true` (the node then reads as untagged).
+    fn yamlex_tag(&self, tag: &Option<String>, start: usize, collection: bool) -> bool {
+        let (Some(marks), Some(t)) = (self.text.marks, tag) else {
+            return false;
+        };
+        if t != "!aggregate" && t != "!reset" {
+            return false;
+        }
+        marks.borrow_mut().push(super::TagMark {
+            start,
+            collection,
+            tag: t.clone(),
+        });
+        true
+    }
+
     fn open(
         &mut self,
         span: &Span,
@@ -328,7 +349,10 @@ impl<'a> Composer<'a> {
         // An open collection is in flow context when any enclosing one is.
         let in_flow = self.stack.last().is_some_and(|o| o.flow);
         let flow = explicit_flow.is_some() || in_flow;
-        let tag = Self::tag_string(tag);
+        let mut tag = Self::tag_string(tag);
+        if self.yamlex_tag(&tag, start, true) {
+            tag = None;
+        }
         let id = self.nodes.len();
         let kind = if is_map {
             RawKind::Map {
@@ -412,7 +436,10 @@ impl<'a> Composer<'a> {
         if anchor > 0 {
             self.check_anchor(start, end, true)?;
         }
-        let tag = match Self::tag_string(tag) {
+        let full = Self::tag_string(tag);
+        let tag = match full {
+            // yamlex resolves a tagged scalar as if it were plain.
+            _ if self.yamlex_tag(&full, start, false) => resolve::resolve_plain(&value),
             Some(full) => ScalarTag::from_full(&full),
             // libyaml: `!` resolves like a plain scalar, but a `!` with no
             // scalar after it is not implicit at all, so a string.
@@ -871,6 +898,9 @@ fn compose(
     let src = text.src;
     if let Some(e) = reader_error(src) {
         return Err(e);
+    }
+    if let Some(marks) = text.marks {
+        marks.borrow_mut().clear();
     }
     let mut c = Composer {
         text,
@@ -1658,6 +1688,7 @@ fn load_direct(src: &str, bounds: Bounds) -> Option<Node> {
         original: None,
         lines: std::cell::OnceCell::new(),
         dialect: Dialect::Salt,
+        marks: None,
     };
     let mut parser = Parser::new_from_str(src);
     let mut stack: Vec<Frame> = Vec::new();
@@ -1925,6 +1956,26 @@ fn quoted_end(bytes: &[u8], at: usize) -> Option<usize> {
 /// The full loader: compose the node graph, construct it as Salt does,
 /// expand it into a tree; every libyaml and Salt error reproduced.
 fn load_graph(src: &str, dialect: Dialect, bounds: Bounds) -> Result<Node, YamlError> {
+    load_graph_marked(src, dialect, bounds, None)
+}
+
+/// [`Dialect::Yamlex`]: the tree and the yamlex tags on its nodes.
+pub(super) fn load_tagged(
+    src: &str,
+    bounds: Bounds,
+) -> Result<(Node, Vec<super::TagMark>), YamlError> {
+    let marks = std::cell::RefCell::new(Vec::new());
+    let node = load_graph_marked(src, Dialect::Yamlex, bounds, Some(&marks))?;
+    Ok((node, marks.into_inner()))
+}
+
+/// [`load_graph`], recording yamlex tags in `marks` (offsets of `src`).
+fn load_graph_marked(
+    src: &str,
+    dialect: Dialect,
+    bounds: Bounds,
+    marks: Option<&std::cell::RefCell<Vec<super::TagMark>>>,
+) -> Result<Node, YamlError> {
     let mut text = std::borrow::Cow::Borrowed(src);
     let mut fixes = 0;
     let mut pads = Padding::default();
@@ -1932,7 +1983,9 @@ fn load_graph(src: &str, dialect: Dialect, bounds: Bounds) -> Result<Node, YamlE
     let mut reparsed = 0usize;
     let composed = loop {
         let mut pad = Vec::new();
-        match compose(pads.text(&text, src, dialect), &mut pad, bounds) {
+        let mut t = pads.text(&text, src, dialect);
+        t.marks = marks;
+        match compose(t, &mut pad, bounds) {
             Ok(x) => break Ok(x),
             // Each repair costs a whole parse: stop repairing when they
             // have re-read 32 MiB (a few seconds), whatever the count.
@@ -1987,6 +2040,11 @@ fn load_graph(src: &str, dialect: Dialect, bounds: Bounds) -> Result<Node, YamlE
     let built = composed.and_then(|c| construct(pads.text(&text, src, dialect), c, bounds));
     if pads.0.is_empty() {
         return built;
+    }
+    if let Some(marks) = marks {
+        for m in marks.borrow_mut().iter_mut() {
+            m.start = pads.offset(m.start);
+        }
     }
     // Spans of the padded text, told in the text as rendered.
     match built {

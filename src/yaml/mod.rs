@@ -63,6 +63,34 @@ pub enum YamlErrorKind {
 }
 
 impl Node {
+    /// A plain value as a node tree, every node at `span` (for data that
+    /// did not come from YAML text).
+    pub fn from_value(v: &Value, span: Range<usize>) -> Node {
+        let value = match v {
+            Value::Null => NodeValue::Null,
+            Value::Bool(b) => NodeValue::Bool(*b),
+            Value::Int(i) => NodeValue::Int(*i),
+            Value::Float(f) => NodeValue::Float(*f),
+            Value::Str(s) => NodeValue::Str(s.to_string()),
+            Value::List(l) => NodeValue::List(
+                l.iter()
+                    .map(|x| Node::from_value(x, span.clone()))
+                    .collect(),
+            ),
+            Value::Map(m) => NodeValue::Map(
+                m.iter()
+                    .map(|(k, x)| {
+                        (
+                            Node::from_value(k, span.clone()),
+                            Node::from_value(x, span.clone()),
+                        )
+                    })
+                    .collect(),
+            ),
+        };
+        Node { value, span }
+    }
+
     /// The plain value (spans dropped).
     /// Like [`Node::to_value`], moving the strings instead of copying them.
     pub fn into_value(self) -> Value {
@@ -131,6 +159,11 @@ pub enum Dialect {
     /// a repeated key silently takes the last value (at the first key's
     /// place, as a Python dict does).
     Heat,
+    /// Salt's `yamlex` loader: Salt's typing, the local tags `!aggregate`
+    /// and `!reset` accepted (reported by [`load_tagged`], the node read as
+    /// if untagged), and repeated keys kept in the tree for the yamlex
+    /// merge to fold.
+    Yamlex,
 }
 
 /// Options of [`load_with`], the way a parser's options carry the language
@@ -184,6 +217,25 @@ pub fn load_with(text: &str, options: &LoadOptions) -> Result<Node, YamlError> {
         heat_rules(&mut node, text);
     }
     Ok(node)
+}
+
+/// A yamlex tag (`!aggregate`, `!reset`) on a node: the node's start
+/// offset, whether it is a collection (a block collection starts where its
+/// first key or item does), and the tag.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TagMark {
+    /// Byte offset where the tagged node starts (its span's start).
+    pub start: usize,
+    /// The node is a sequence or mapping (not a scalar).
+    pub collection: bool,
+    /// `!aggregate` or `!reset`.
+    pub tag: String,
+}
+
+/// Parse one document with the [`Dialect::Yamlex`] rules: the tree (with
+/// repeated keys kept) and the yamlex tags on its nodes.
+pub fn load_tagged(text: &str, options: &LoadOptions) -> Result<(Node, Vec<TagMark>), YamlError> {
+    load::load_tagged(text, options.bounds())
 }
 
 /// Heat's differences from the Salt reading of the same events: plain

@@ -61,7 +61,8 @@ pub fn lowstate_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output
 
 /// A pillar-merge case of `tests/data/salt-3008.5-pillar-merge.json` as a
 /// config directory under `dir`: its files, and a `minion` with its
-/// options (and `pillarenv`-like extra arguments as options).
+/// options. Its `extra_args` are arguments of the call (`pillarenv=dev`),
+/// not options: the caller passes them as flags.
 #[allow(dead_code)] // not every test binary that includes this module uses it
 pub fn pillar_case(case: &Json, dir: &std::path::Path) {
     let inputs = &case["inputs"];
@@ -78,10 +79,6 @@ pub fn pillar_case(case: &Json, dir: &std::path::Path) {
     });
     for (k, v) in inputs["opts"].as_object().into_iter().flatten() {
         config[k] = v.clone();
-    }
-    for arg in inputs["extra_args"].as_array().into_iter().flatten() {
-        let (k, v) = arg.as_str().unwrap().split_once('=').unwrap();
-        config[k] = Json::String(v.to_string());
     }
     std::fs::write(dir.join("minion"), config.to_string()).unwrap();
 }

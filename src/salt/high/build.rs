@@ -243,6 +243,7 @@ fn prepare(
         data,
         template,
         text,
+        ..
     } = rendered;
     let Some(node) = data.filter(Node::truthy) else {
         return Prepared { file, body: None };

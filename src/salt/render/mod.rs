@@ -23,6 +23,8 @@ pub enum Stage {
     Yaml,
     /// JSON.
     Json,
+    /// yamlex (YAML with `!aggregate` / `!reset`, see [`crate::salt::yamlex`]).
+    Yamlex,
 }
 
 /// What the `#!` line (or the `renderer` option) asks for.
@@ -53,7 +55,6 @@ const UNSUPPORTED: &[&str] = &[
     "jsonnet",
     "hjson",
     "toml",
-    "yamlex",
     "stateconf",
     "dson",
     "msgpack",
@@ -91,6 +92,7 @@ impl Pipe {
                 "jinja" => stages.push(Stage::Jinja),
                 "yaml" => stages.push(Stage::Yaml),
                 "json" => stages.push(Stage::Json),
+                "yamlex" => stages.push(Stage::Yamlex),
                 n if UNSUPPORTED.contains(&n) => return Pipe::Unsupported(n.into()),
                 n => return Pipe::Unknown(n.into()),
             }
@@ -117,6 +119,9 @@ pub struct Rendered {
     pub template: Arc<SourceFile>,
     /// The text the data stage parsed (spans in `data` point into it).
     pub text: Arc<SourceFile>,
+    /// With the yamlex renderer: the data with its aggregate marks (the
+    /// pillar's `aggregate` strategy folds by them).
+    pub aggregate: Option<crate::salt::yamlex::Aggr>,
 }
 
 /// Everything a render needs besides the file.
@@ -143,6 +148,7 @@ pub fn render_file(
                 data: None,
                 text: template.clone(),
                 template,
+                aggregate: None,
             })
         }
         Pipe::Unsupported(r) => {
@@ -158,6 +164,7 @@ pub fn render_file(
     };
     let mut text = template.clone();
     let mut data: Option<Node> = None;
+    let mut aggregate = None;
     for stage in stages {
         if data.is_some() {
             return Err(Diagnostic::new(
@@ -175,16 +182,26 @@ pub fn render_file(
                     .map_err(|e| jinja_diagnostic(e, &template, &fail, what))?;
                 text = SourceFile::new(format!("{} (rendered)", template.name), out);
             }
-            Stage::Yaml => {
+            Stage::Yaml | Stage::Yamlex => {
                 if text.text.trim().is_empty() {
                     return Ok(Rendered {
                         data: None,
                         template,
                         text,
+                        aggregate: None,
                     });
                 }
                 let options = yaml::LoadOptions::new(yaml::Dialect::Salt, env.jinja.limits());
-                let node = yaml::load_with(&text.text, &options).map_err(|e| {
+                let loaded = if stage == Stage::Yamlex {
+                    crate::salt::yamlex::load(&text.text, &options).map(|a| {
+                        let node = a.clone().into_node();
+                        aggregate = Some(a);
+                        node
+                    })
+                } else {
+                    yaml::load_with(&text.text, &options)
+                };
+                let node = loaded.map_err(|e| {
                     let code = match e.kind {
                         YamlErrorKind::Syntax => codes::YAML_SYNTAX,
                         YamlErrorKind::DuplicateKey => codes::YAML_DUPLICATE_KEY,
@@ -208,6 +225,7 @@ pub fn render_file(
                         data: None,
                         template,
                         text,
+                        aggregate: None,
                     });
                 }
                 // Salt's json renderer drops a leading `#!` line.
@@ -230,7 +248,7 @@ pub fn render_file(
                     )
                     .with_subject(SLS, what)
                 })?;
-                data = Some(node_from_value(&Value::from_json(&v), 0..0));
+                data = Some(Node::from_value(&Value::from_json(&v), 0..0));
             }
         }
     }
@@ -239,6 +257,7 @@ pub fn render_file(
         data,
         template,
         text,
+        aggregate,
     })
 }
 
@@ -419,31 +438,6 @@ pub(crate) fn jinja_diagnostic(
         }
     }
     d
-}
-
-/// Wrap a plain value as a node tree (for data stages without spans).
-pub fn node_from_value(v: &Value, span: std::ops::Range<usize>) -> Node {
-    let value = match v {
-        Value::Null => NodeValue::Null,
-        Value::Bool(b) => NodeValue::Bool(*b),
-        Value::Int(i) => NodeValue::Int(*i),
-        Value::Float(f) => NodeValue::Float(*f),
-        Value::Str(s) => NodeValue::Str(s.to_string()),
-        Value::List(l) => {
-            NodeValue::List(l.iter().map(|x| node_from_value(x, span.clone())).collect())
-        }
-        Value::Map(m) => NodeValue::Map(
-            m.iter()
-                .map(|(k, x)| {
-                    (
-                        node_from_value(k, span.clone()),
-                        node_from_value(x, span.clone()),
-                    )
-                })
-                .collect(),
-        ),
-    };
-    Node { value, span }
 }
 
 #[cfg(test)]
