@@ -46,6 +46,8 @@ fn planted_secrets_never_reach_a_human_output() {
             "json",
             "--redact",
         ],
+        vec!["compile", "--sls", "nolog_bad"],
+        vec!["compile", "--sls", "nolog_bad", "--error-format", "json"],
         vec!["highstate", "--redact"],
         vec!["highstate", "--redact", "--format", "yaml"],
         vec!["pillar"],
@@ -77,13 +79,17 @@ fn planted_secrets_never_reach_a_human_output() {
         vec!["check", "--format", "sarif"],
     ];
     let mut scanned = 0;
+    let secrets = [SALT_SECRET, NO_LOG[0], NO_LOG[1]];
     for args in &salt {
         let mut all: Vec<&str> = args.clone();
         all.extend(c);
         let printed = run(&all);
         // `compile --sls bad` without --redact: the failure document on a
         // non-terminal stdout is Salt's error list (machine output).
-        if args.contains(&"bad") && !args.contains(&"--redact") && args[0] == "compile" {
+        if args.iter().any(|a| a.ends_with("bad"))
+            && !args.contains(&"--redact")
+            && args[0] == "compile"
+        {
             let stderr_only = printed.lines().filter(|l| {
                 !l.starts_with(' ')
                     && !l.starts_with('[')
@@ -91,15 +97,19 @@ fn planted_secrets_never_reach_a_human_output() {
                     && !l.starts_with('"')
             });
             assert!(
-                stderr_only.clone().all(|l| !l.contains(SALT_SECRET)),
+                stderr_only
+                    .clone()
+                    .all(|l| !secrets.iter().any(|s| l.contains(s))),
                 "{all:?}:\n{printed}"
             );
         } else {
-            assert!(
-                !printed.contains(SALT_SECRET),
-                "`lowstate {}` printed the secret:\n{printed}",
-                all.join(" ")
-            );
+            for secret in secrets {
+                assert!(
+                    !printed.contains(secret),
+                    "`lowstate {}` printed the secret {secret}:\n{printed}",
+                    all.join(" ")
+                );
+            }
         }
         scanned += 1;
     }
@@ -146,5 +156,5 @@ fn planted_secrets_never_reach_a_human_output() {
         );
         scanned += 1;
     }
-    assert_eq!(scanned, 42, "outputs scanned");
+    assert_eq!(scanned, 44, "outputs scanned");
 }

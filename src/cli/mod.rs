@@ -590,6 +590,7 @@ impl Common {
             pillar_override,
             mocks,
             limits: limits(),
+            on_secrets: Some(set_secrets),
             queries: lowstate::salt::render::jinja::MinionQueries {
                 strict: self.strict,
                 ..Default::default()

@@ -338,6 +338,67 @@ pub fn sort_chunks(mut chunks: Vec<Map>) -> Vec<Map> {
     keyed.into_iter().map(|(_, _, c)| c).collect()
 }
 
+/// What Salt's `format_call` accepts in every state function besides its
+/// own arguments (`STATE_INTERNAL_KEYWORDS` of Salt 3008.5): requisites,
+/// their `_in` forms and the runtime keywords.
+pub const INTERNAL_KEYWORDS: &[&str] = &[
+    "check_cmd",
+    "cmd_opts_exclude",
+    "creates",
+    "failhard",
+    "fire_event",
+    "fun",
+    "listen",
+    "listen_in",
+    "no_log",
+    "onchanges",
+    "onchanges_any",
+    "onchanges_in",
+    "onfail",
+    "onfail_all",
+    "onfail_any",
+    "onfail_in",
+    "onfail_stop",
+    "onlyif",
+    "order",
+    "parallel",
+    "prereq",
+    "prereq_in",
+    "prerequired",
+    "reload_grains",
+    "reload_modules",
+    "reload_pillar",
+    "require",
+    "require_any",
+    "require_in",
+    "retry",
+    "runas",
+    "runas_password",
+    "saltenv",
+    "state",
+    "umask",
+    "unless",
+    "use",
+    "use_in",
+    "watch",
+    "watch_any",
+    "watch_in",
+];
+
+/// The arguments of a chunk: its keys minus `state`, `fun`, `__*__` keys
+/// and the keywords every function takes.
+pub fn chunk_args(chunk: &Map) -> Map {
+    let mut out = Map::new();
+    for (k, v) in chunk.iter() {
+        let Some(name) = k.as_str() else { continue };
+        if name.starts_with("__") || INTERNAL_KEYWORDS.contains(&name) {
+            continue;
+        }
+        out.insert(k.clone(), v.clone());
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

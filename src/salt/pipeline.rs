@@ -41,6 +41,10 @@ pub struct Options {
     pub mocks: Option<Value>,
     /// Resource limits (render fuel and output, YAML, states).
     pub limits: crate::limits::Limits,
+    /// Told the values of `no_log: True` states as soon as the tree has
+    /// rendered (before later stages can fail), so whoever prints
+    /// diagnostics can mask them.
+    pub on_secrets: Option<fn(Vec<String>)>,
     /// Queries about the minion's state: fresh-minion answers (noted in
     /// the shared set) or, with `strict`, mocks only.
     pub queries: crate::salt::render::jinja::MinionQueries,
@@ -184,6 +188,12 @@ impl Session {
             .for_version(self.options.version)
             .with_top_lines(&top_line)
             .render_highstate(&matches, steps);
+        if let Some(tell) = self.options.on_secrets {
+            let values = crate::salt::secrets::no_log_values_high(&hs.high);
+            if !values.is_empty() {
+                tell(values);
+            }
+        }
         self.check_states(hs.high.len(), || {
             hs.high
                 .values()
@@ -309,18 +319,30 @@ impl Session {
             tplfile: file.rel.clone(),
             tplpath: file.path.display().to_string(),
         };
-        match crate::salt::render::Pipe::for_text(&text, &self.config.renderer) {
+        let rendered = match crate::salt::render::Pipe::for_text(&text, &self.config.renderer) {
             crate::salt::render::Pipe::Stages(stages)
                 if stages.contains(&crate::salt::render::Stage::Jinja) =>
             {
                 self.jinja_sls.render(&text, &ctx).map_err(|e| {
                     let file = SourceFile::new(file.path.display().to_string(), text.clone());
                     let fail = |msg: &str| format!("Rendering SLS '{what}' failed: {msg}");
-                    crate::salt::render::jinja_diagnostic(e, &file, &fail, &what).into()
-                })
+                    Diagnostics::from(crate::salt::render::jinja_diagnostic(
+                        e, &file, &fail, &what,
+                    ))
+                })?
             }
-            _ => Ok(text),
+            _ => text,
+        };
+        // The text shows the arguments of its `no_log` states: say which.
+        if let (Some(tell), Ok(Value::Map(high))) =
+            (self.options.on_secrets, crate::yaml::load_value(&rendered))
+        {
+            let values = crate::salt::secrets::no_log_values_high(&high);
+            if !values.is_empty() {
+                tell(values);
+            }
         }
+        Ok(rendered)
     }
 }
 

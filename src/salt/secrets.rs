@@ -111,13 +111,44 @@ pub fn no_log_values<'a>(chunks: impl Iterator<Item = &'a Map>) -> Vec<String> {
         if !c.get("no_log").is_some_and(Value::truthy) {
             continue;
         }
-        for (k, v) in crate::salt::check::chunk_args(c).iter() {
+        for (k, v) in crate::salt::low::chunk_args(c).iter() {
             if k.as_str() != Some("name") {
                 all(v, &mut out);
             }
         }
     }
     out
+}
+
+/// [`no_log_values`] of high data (`ID → {module: [args]}`): known once the
+/// tree rendered, so that the diagnostics of a compile failing later do
+/// not print them either. States without a true `no_log` cost a scan only.
+pub fn no_log_values_high(high: &Map) -> Vec<String> {
+    let is_no_log = |item: &Value| {
+        item.as_map()
+            .and_then(|m| m.get("no_log"))
+            .is_some_and(Value::truthy)
+    };
+    let mut chunks = Vec::new();
+    for body in high.values().filter_map(Value::as_map) {
+        for (module, args) in body {
+            let Value::List(items) = args else { continue };
+            if module.as_str().is_some_and(|m| m.starts_with("__")) || !items.iter().any(is_no_log)
+            {
+                continue;
+            }
+            let mut chunk = Map::new();
+            for (k, v) in items
+                .iter()
+                .filter_map(Value::as_map)
+                .flat_map(|m| m.iter())
+            {
+                chunk.insert(k.clone(), v.clone());
+            }
+            chunks.push(chunk);
+        }
+    }
+    no_log_values(chunks.iter())
 }
 
 /// One leaf as a person may see it (for `--explain`).

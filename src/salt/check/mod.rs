@@ -12,55 +12,10 @@ use crate::diag::{codes, Diagnostic, Label, Severity};
 use crate::rules::{self, Finding, Schema};
 use crate::salt::config::{Config, SaltVersion};
 use crate::salt::pipeline::Plan;
-use crate::value::{Map, Value};
+use crate::value::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// What Salt's `format_call` accepts in every state function besides its
-/// own arguments (`STATE_INTERNAL_KEYWORDS` of Salt 3008.5): requisites,
-/// their `_in` forms and the runtime keywords.
-pub const INTERNAL_KEYWORDS: &[&str] = &[
-    "check_cmd",
-    "cmd_opts_exclude",
-    "creates",
-    "failhard",
-    "fire_event",
-    "fun",
-    "listen",
-    "listen_in",
-    "no_log",
-    "onchanges",
-    "onchanges_any",
-    "onchanges_in",
-    "onfail",
-    "onfail_all",
-    "onfail_any",
-    "onfail_in",
-    "onfail_stop",
-    "onlyif",
-    "order",
-    "parallel",
-    "prereq",
-    "prereq_in",
-    "prerequired",
-    "reload_grains",
-    "reload_modules",
-    "reload_pillar",
-    "require",
-    "require_any",
-    "require_in",
-    "retry",
-    "runas",
-    "runas_password",
-    "saltenv",
-    "state",
-    "umask",
-    "unless",
-    "use",
-    "use_in",
-    "watch",
-    "watch_any",
-    "watch_in",
-];
+pub use crate::salt::low::{chunk_args, INTERNAL_KEYWORDS};
 
 /// Requisite keywords an unknown argument may be a misspelling of.
 const REQUISITES: &[&str] = &[
@@ -167,20 +122,6 @@ pub fn custom_modules(config: &Config) -> BTreeSet<String> {
 fn with_severity(mut d: Diagnostic, severity: Severity) -> Diagnostic {
     d.severity = severity;
     d
-}
-
-/// The arguments of a chunk: its keys minus `state`, `fun`, `__*__` keys
-/// and the keywords every function takes.
-pub fn chunk_args(chunk: &Map) -> Map {
-    let mut out = Map::new();
-    for (k, v) in chunk.iter() {
-        let Some(name) = k.as_str() else { continue };
-        if name.starts_with("__") || INTERNAL_KEYWORDS.contains(&name) {
-            continue;
-        }
-        out.insert(k.clone(), v.clone());
-    }
-    out
 }
 
 /// Check every chunk of a compiled plan. Findings come in lowstate order,
