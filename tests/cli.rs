@@ -1037,6 +1037,61 @@ fn ext_pillar_commands_run_only_when_allowed() {
     assert!(text.contains("cli:--run-ext-pillar"), "{text}");
 }
 
+/// Every flag that sets something is shorthand for one key of the user's
+/// settings layer, and `config --explain` names the flag as its origin.
+#[test]
+fn every_setting_flag_is_recorded_as_its_cli_origin() {
+    let mocks = temp_dir("flag-mocks").join("mocks.yaml");
+    std::fs::write(&mocks, "pkg.version: '1.0'\n").unwrap();
+    let out = lowstate(&[
+        "config",
+        "-c",
+        "state_tree",
+        "--explain",
+        "--id",
+        "web9",
+        "--grain",
+        "role=db",
+        "--file-root",
+        "state_tree/salt",
+        "--pillar-root",
+        "state_tree/pillar",
+        "--saltenv",
+        "base",
+        "--strict",
+        "--salt-version",
+        "3007",
+        "--run-ext-pillar",
+        "--mocks",
+        mocks.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for (key, flag) in [
+        ("id", "--id"),
+        ("grains", "--grains/--grain"),
+        ("file_roots", "--file-root"),
+        ("pillar_roots", "--pillar-root"),
+        ("saltenv", "--saltenv"),
+        ("lowstate_strict", "--strict"),
+        ("lowstate_salt_version", "--salt-version"),
+        ("lowstate_ext_pillar_commands", "--run-ext-pillar"),
+        ("mocks", "--mocks"),
+    ] {
+        let block: Vec<&str> = text
+            .lines()
+            .skip_while(|l| {
+                !l.starts_with(&format!("{key} ")) && !l.starts_with(&format!("{key}:"))
+            })
+            .take(2)
+            .collect();
+        assert!(
+            block.iter().any(|l| l.contains(&format!("cli:{flag}"))),
+            "{key} is not recorded as cli:{flag}:\n{text}"
+        );
+    }
+}
+
 /// `minion.d/*.conf` merge over `minion` as Salt's `default_include` does,
 /// and `config --explain` names the layer of each setting.
 #[test]

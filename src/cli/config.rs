@@ -29,6 +29,8 @@ fn flag_of(key: &str) -> String {
         "file_roots" => "--file-root",
         "pillar_roots" => "--pillar-root",
         "lowstate_ext_pillar_commands" => "--run-ext-pillar",
+        "lowstate_strict" => "--strict",
+        "lowstate_salt_version" => "--salt-version",
         other => return format!("--{}", other.replace('_', "-")),
     }
     .to_string()

@@ -168,7 +168,8 @@ pub struct Common {
     /// A pillar root, like --file-root for `pillar_roots`.
     #[arg(long = "pillar-root", value_name = "[ENV=]DIR")]
     pub pillar_root: Vec<String>,
-    /// Answers for minion-side execution functions (YAML or JSON file).
+    /// Answers for minion-side execution functions (YAML or JSON file);
+    /// sets the `mocks` key.
     #[arg(long, value_name = "FILE")]
     pub mocks: Option<PathBuf>,
     /// Compile the pillar as a call given `pillarenv=ENV` does (`salt-call
@@ -177,17 +178,19 @@ pub struct Common {
     /// only one env, set `pillarenv:` in the config instead.
     #[arg(long, value_name = "ENV")]
     pub pillarenv: Option<String>,
-    /// Use only this saltenv (as the `saltenv` option does).
+    /// Use only this saltenv; sets the `saltenv` key.
     #[arg(long)]
     pub saltenv: Option<String>,
-    /// Reproduce this Salt release's behaviour: 3008 (default), 3007, 3006.
-    #[arg(long, default_value = "3008", value_parser = parse_version)]
-    pub salt_version: SaltVersion,
+    /// Reproduce this Salt release's behaviour: 3008 (default), 3007, 3006;
+    /// sets `lowstate_salt_version`.
+    #[arg(long, value_parser = parse_version)]
+    pub salt_version: Option<SaltVersion>,
     /// Mention config keys that lowstate reads but does not act on.
     #[arg(short, long)]
     pub verbose: bool,
     /// Queries about the minion's own state (`pkg.version`, `user.info`,
-    /// `mine.get`, ...) need a mock instead of a fresh minion's answer.
+    /// `mine.get`, ...) need a mock instead of a fresh minion's answer;
+    /// sets `lowstate_strict: true`.
     #[arg(long)]
     pub strict: bool,
     /// Run the `ext_pillar` entries that run a command (`cmd_json`,
@@ -478,6 +481,22 @@ impl Common {
         if self.run_ext_pillar {
             o.insert("lowstate_ext_pillar_commands".into(), Value::Bool(true));
         }
+        if self.strict {
+            o.insert("lowstate_strict".into(), Value::Bool(true));
+        }
+        if let Some(v) = self.salt_version {
+            o.insert("lowstate_salt_version".into(), Value::Int(v.number()));
+        }
+        if let Some(env) = &self.saltenv {
+            o.insert("saltenv".into(), Value::str(env.as_str()));
+        }
+        if let Some(p) = &self.mocks {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read mocks file {}", p.display()))?;
+            let v = lowstate::yaml::load_value(&text)
+                .map_err(|e| anyhow::anyhow!("mocks file {}: {}", p.display(), e.message))?;
+            o.insert("mocks".into(), v);
+        }
         let mut grains = match &self.grains {
             None => None,
             Some(arg) => Some(read_data(arg, "--grains")?),
@@ -572,29 +591,17 @@ impl Common {
                 Some(v)
             }
         };
-        let mocks = match &self.mocks {
-            None => None,
-            Some(p) => {
-                let text = std::fs::read_to_string(p)
-                    .with_context(|| format!("cannot read mocks file {}", p.display()))?;
-                let v = lowstate::yaml::load_value(&text)
-                    .map_err(|e| anyhow::anyhow!("mocks file {}: {}", p.display(), e.message))?;
-                Some(v)
-            }
-        };
+        // The flags that set keys reach the session through the config.
         let options = Options {
             sls,
-            saltenv: self.saltenv.clone(),
+            saltenv: None,
             pillarenv: self.pillarenv.clone(),
-            version: self.salt_version,
+            version: SaltVersion::default(),
             pillar_override,
-            mocks,
+            mocks: None,
             limits: limits(),
             on_secrets: Some(set_secrets),
-            queries: lowstate::salt::render::jinja::MinionQueries {
-                strict: self.strict,
-                ..Default::default()
-            },
+            queries: lowstate::salt::render::jinja::MinionQueries::default(),
         };
         let (queries, _) = FRESH.get_or_init(|| (options.queries.clone(), self.error_format));
         let options = Options {

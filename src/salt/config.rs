@@ -32,6 +32,14 @@ impl SaltVersion {
             _ => None,
         }
     }
+    /// The release's number (`3008`), as the `lowstate_salt_version` key takes it.
+    pub fn number(self) -> i64 {
+        match self {
+            SaltVersion::V3006 => 3006,
+            SaltVersion::V3007 => 3007,
+            SaltVersion::V3008 => 3008,
+        }
+    }
     /// 3008 orders through the requisite graph; older releases sort.
     pub fn uses_graph(self) -> bool {
         self >= SaltVersion::V3008
@@ -109,6 +117,12 @@ pub struct Config {
     /// `lowstate_secret_pillar`: globs over colon-joined pillar paths
     /// (`*:password`, `secrets:*`) whose values no human output prints.
     pub secret_pillar: Vec<String>,
+    /// `lowstate_strict` (`--strict`): queries about the minion's own state
+    /// need a mock instead of a fresh minion's answer.
+    pub strict: bool,
+    /// `lowstate_salt_version` (`--salt-version`): the Salt release whose
+    /// behaviour to reproduce (3006, 3007, 3008), when set.
+    pub salt_version: Option<SaltVersion>,
     /// `lowstate_ext_pillar_commands` (`--run-ext-pillar`): run the
     /// `ext_pillar` entries that run a command (`cmd_json`, `cmd_yaml`,
     /// `cmd_yamlex`); off by default.
@@ -153,6 +167,8 @@ const KNOWN_KEYS: &[&str] = &[
     "lowstate_secret_pillar",
     "pillar_mask_output",
     "lowstate_ext_pillar_commands",
+    "lowstate_strict",
+    "lowstate_salt_version",
     "ext_pillar",
     "ext_pillar_first",
     "pillar",
@@ -395,6 +411,14 @@ impl Config {
             },
             pillar_mask_output: boolean("pillar_mask_output", true)?,
             ext_pillar_commands: boolean("lowstate_ext_pillar_commands", false)?,
+            strict: boolean("lowstate_strict", false)?,
+            salt_version: match get("lowstate_salt_version") {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(
+                    SaltVersion::parse(&v.py_str())
+                        .ok_or_else(|| bad("lowstate_salt_version", "3006, 3007 or 3008"))?,
+                ),
+            },
             check_allow: match get("lowstate_check_allow") {
                 Some(Value::List(l)) => l.iter().map(Value::py_str).collect(),
                 Some(Value::Str(s)) => s.split(',').map(|c| c.trim().to_string()).collect(),

@@ -68,10 +68,15 @@ pub struct Session {
 
 impl Session {
     /// Read the pillar and set up Jinja for one compile.
-    pub fn new(mut config: Config, options: Options) -> Session {
+    pub fn new(mut config: Config, mut options: Options) -> Session {
         if let Some(env) = &options.saltenv {
             config.saltenv = Some(env.clone());
         }
+        // Settings that may come from the config files as well as flags.
+        if let Some(v) = config.salt_version {
+            options.version = v;
+        }
+        options.queries.strict |= config.strict;
         let fs = Arc::new(FileServer::with_links(
             &config.file_roots,
             &config.link_policy(),
