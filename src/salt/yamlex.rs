@@ -149,12 +149,7 @@ fn build(node: Node, tags: &HashMap<(usize, bool), &str>, aggregate: bool) -> Ag
                     }
                     _ => value,
                 };
-                match entries.get_mut(&key) {
-                    Some(slot) => slot.1 = value,
-                    None => {
-                        entries.insert(key, (k, value));
-                    }
-                }
+                put(&mut entries, key, k, value);
             }
             Aggr::Map {
                 span,
@@ -173,6 +168,17 @@ fn build(node: Node, tags: &HashMap<(usize, bool), &str>, aggregate: bool) -> Ag
             items: vec![Node { value, span }],
         },
         value => Aggr::Leaf(Node { value, span }),
+    }
+}
+
+/// `map[key] = value` as Python does it: a key already there keeps its
+/// place (and its key node); a new one goes last.
+fn put(map: &mut IndexMap<Value, (Node, Aggr)>, key: Value, knode: Node, value: Aggr) {
+    match map.get_mut(&key) {
+        Some(slot) => slot.1 = value,
+        None => {
+            map.insert(key, (knode, value));
+        }
     }
 }
 
@@ -222,12 +228,7 @@ pub fn merge_recursive(a: Aggr, b: Aggr, level: Level) -> Aggr {
                     Some((_, old)) => merge_recursive(old.clone(), value, sub),
                     None => value,
                 };
-                match out.get_mut(&key) {
-                    Some(slot) => slot.1 = value,
-                    None => {
-                        out.insert(key, (knode, value));
-                    }
-                }
+                put(&mut out, key, knode, value);
             }
             Aggr::Map {
                 span,
