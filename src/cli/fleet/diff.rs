@@ -50,12 +50,14 @@ pub(super) fn run(
     let mut by_sls: BTreeMap<String, SlsCounts> = BTreeMap::new();
     let (mut changed_minions, mut failed) = (0usize, 0usize);
     let batch = (rayon::current_num_threads() * 16).max(16);
+    // The two trees have different config directories, so different shares.
+    let fleet = super::fleet_from_env();
     for chunk in minions.chunks(batch) {
         let results: Vec<_> = chunk
             .par_iter()
             .map(|m| {
-                let old = compile_minion(old_dir, overrides, options, m);
-                let new = compile_minion(new_dir, overrides, options, m);
+                let old = compile_minion(&fleet, old_dir, overrides, options, m);
+                let new = compile_minion(&fleet, new_dir, overrides, options, m);
                 (m.id.clone(), old, new)
             })
             .collect();

@@ -3,13 +3,18 @@
 //! or a YAML list); each compiles exactly as `compile --id ID --grains ...`
 //! would, in parallel, streamed out in id order in batches (memory stays
 //! bounded), with a progress bar on a terminal and a summary on stderr.
+//! The minions share one [`Fleet`]: the fileserver and the renders whose
+//! recorded reads agree (`LOWSTATE_FLEET_VERIFY=1` checks every reused
+//! render against a fresh one).
 
 use super::{print_diagnostics, CmdResult, Common, Failure};
 use anyhow::{anyhow, Context};
 use lowstate::emit::Format;
 use lowstate::salt::config::Config;
-use lowstate::salt::fleet::{read_minions, FleetMinion, Shard};
+use lowstate::salt::fleet::{read_minions, Fleet, FleetMinion, Shard};
 use lowstate::salt::pipeline::{Options, Session};
+use lowstate::salt::render::jinja::reads::strict_hash;
+use lowstate::salt::share::CacheStats;
 use lowstate::value::{Map, Value};
 use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
@@ -81,10 +86,11 @@ pub fn run(args: Args) -> CmdResult {
     if let Some(out) = &args.output_dir {
         std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     }
+    let fleet = fleet_from_env();
     let compile = |m: &FleetMinion| -> Compiled {
         Compiled {
             id: m.id.clone(),
-            result: compile_minion(&dir, &overrides, &options, m),
+            result: compile_minion(&fleet, &dir, &overrides, &options, m),
         }
     };
 
@@ -128,7 +134,11 @@ pub fn run(args: Args) -> CmdResult {
         }
     }
     if !args.quiet {
-        let _ = writeln!(std::io::stderr(), "{}", stats.summary(start.elapsed()));
+        let _ = writeln!(
+            std::io::stderr(),
+            "{}",
+            stats.summary(start.elapsed(), &fleet.stats())
+        );
     }
     if stats.failed > 0 {
         Err(Failure::RunFailed)
@@ -137,10 +147,17 @@ pub fn run(args: Args) -> CmdResult {
     }
 }
 
+/// The fleet run's shared work; `LOWSTATE_FLEET_VERIFY=1` renders every
+/// cache hit afresh too (for tests: a difference fails the minion).
+fn fleet_from_env() -> Fleet {
+    Fleet::new(std::env::var_os("LOWSTATE_FLEET_VERIFY").is_some_and(|v| v == "1"))
+}
+
 /// One minion's lowstate from the tree configured in `dir`: the config
 /// with the flags' keys and the minion's id and grains, its pillar merged
-/// over `--pillar`.
+/// over `--pillar`, sharing the work `fleet` holds.
 fn compile_minion(
+    fleet: &Fleet,
     dir: &Path,
     overrides: &Map,
     options: &Options,
@@ -159,7 +176,7 @@ fn compile_minion(
         lowstate::salt::dictupdate::update_map(&mut merged, p, true, false);
         opts.pillar_override = Some(Value::Map(merged));
     }
-    Session::new(config, opts).lowstate()
+    Session::in_fleet(config, opts, fleet).lowstate()
 }
 
 /// The config directory of the old tree for `--diff`: a directory as
@@ -277,18 +294,23 @@ impl Stats {
                 self.compiled += 1;
                 self.states.push(chunks.len());
                 use std::hash::{Hash, Hasher};
+                // Exact (types and order count), without writing JSON.
                 let mut h = std::collections::hash_map::DefaultHasher::new();
-                Value::List(chunks.iter().cloned().map(Value::Map).collect())
-                    .to_json()
-                    .to_string()
-                    .hash(&mut h);
+                chunks.len().hash(&mut h);
+                for chunk in chunks {
+                    chunk.len().hash(&mut h);
+                    for (k, v) in chunk.iter() {
+                        strict_hash(k, &mut h);
+                        strict_hash(v, &mut h);
+                    }
+                }
                 self.plans.insert(h.finish());
             }
             Err(_) => self.failed += 1,
         }
     }
 
-    fn summary(&mut self, took: std::time::Duration) -> String {
+    fn summary(&mut self, took: std::time::Duration, cache: &CacheStats) -> String {
         self.states.sort_unstable();
         let states = match (self.states.first(), self.states.last()) {
             (Some(min), Some(max)) => format!(
@@ -298,11 +320,14 @@ impl Stats {
             _ => String::new(),
         };
         format!(
-            "lowstate: fleet: {} minions, {} compiled, {} failed{states}; {} distinct plans; {:.2} s",
+            "lowstate: fleet: {} minions, {} compiled, {} failed{states}; {} distinct plans; renders shared: {} of {} ({:.0}%); {:.2} s",
             self.compiled + self.failed,
             self.compiled,
             self.failed,
             self.plans.len(),
+            cache.hits,
+            cache.hits + cache.misses,
+            cache.hit_rate(),
             took.as_secs_f64()
         )
     }
