@@ -312,7 +312,12 @@ fn fleet_settings(config: &Config, options: &Options) -> String {
     let mut c = config.clone();
     c.id.clear();
     c.grains = Value::Null;
-    c.opts = Value::Null;
+    // Renders record what they read of `opts`, but Jinja's own setup reads
+    // it too (`allow_undefined`): every other option counts.
+    if let Value::Map(m) = &mut c.opts {
+        m.shift_remove("id");
+        m.shift_remove("grains");
+    }
     format!(
         "{c:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
         options.sls,
