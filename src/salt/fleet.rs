@@ -1,8 +1,8 @@
 //! Fleets: the minion lists `lowstate fleet` reads (in the forms Salt
 //! users already have), the stable shards that spread one fleet over
 //! several machines, and the work the minions of one run share ([`Fleet`]:
-//! the fileserver, the built Jinja environments and the render cache of
-//! [`crate::salt::share`]). Compiling each minion is the pipeline's job.
+//! the fileservers, the built Jinja environments and the render caches of
+//! [`crate::salt::share`], for states, top files and pillar). Compiling each minion is the pipeline's job.
 
 use crate::diag::{codes, Diagnostic};
 use crate::salt::config::Config;
@@ -52,6 +52,7 @@ impl Fleet {
         for (_, s) in shares.iter() {
             total.add(&s.sls.stats());
             total.add(&s.tops.stats());
+            total.add(&s.pillar.stats());
         }
         total
     }
@@ -67,6 +68,8 @@ pub struct FleetShare {
     pub sls: RenderShare<crate::salt::high::build::SlsRender>,
     /// Rendered top files (and the SLS their `include`s name).
     pub tops: RenderShare<Result<Option<Value>, Diagnostic>>,
+    /// The pillar's fileserver and renders.
+    pub pillar: crate::salt::pillar::PillarShare,
     /// Render every hit afresh too and compare.
     pub verify: bool,
 }
@@ -81,6 +84,7 @@ impl FleetShare {
             envs: Arc::default(),
             sls: RenderShare::default(),
             tops: RenderShare::default(),
+            pillar: crate::salt::pillar::PillarShare::new(config, verify),
             verify,
         }
     }

@@ -90,12 +90,13 @@ impl Session {
             .mocks
             .clone()
             .unwrap_or_else(|| config.mocks.clone());
-        let (pillar, pillar_diagnostics) = crate::salt::pillar::compile(
+        let (pillar, pillar_diagnostics) = crate::salt::pillar::compile_shared(
             &config,
             mocks.clone(),
             options.pillar_override.as_ref(),
             options.limits,
             &options.queries,
+            share.as_ref().map(|s| &s.pillar),
         );
         let data = Arc::new(RenderData {
             grains: config.grains.clone(),
