@@ -87,10 +87,11 @@ pub fn run(args: Args) -> CmdResult {
         std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     }
     let fleet = fleet_from_env();
+    let tree = Tree::read(&dir, &overrides);
     let compile = |m: &FleetMinion| -> Compiled {
         Compiled {
             id: m.id.clone(),
-            result: compile_minion(&fleet, &dir, &overrides, &options, m),
+            result: compile_minion(&fleet, &tree, &options, m),
         }
     };
 
@@ -147,6 +148,26 @@ pub fn run(args: Args) -> CmdResult {
     }
 }
 
+/// A tree's minion config, read once for the whole fleet with the flags'
+/// keys: each minion's config is a copy with its own id and grains.
+pub(super) struct Tree<'a> {
+    dir: &'a Path,
+    raw: Result<Map, lowstate::diag::Diagnostic>,
+}
+
+impl<'a> Tree<'a> {
+    /// Read `dir/minion` (and `minion.d`), with `overrides` set.
+    pub(super) fn read(dir: &'a Path, overrides: &Map) -> Tree<'a> {
+        let raw = Config::read_raw(dir).map(|mut raw| {
+            for (k, v) in overrides {
+                raw.insert(k.clone(), v.clone());
+            }
+            raw
+        });
+        Tree { dir, raw }
+    }
+}
+
 /// The fleet run's shared work; `LOWSTATE_FLEET_VERIFY=1` renders every
 /// cache hit afresh too (for tests: a difference fails the minion).
 fn fleet_from_env() -> Fleet {
@@ -158,15 +179,14 @@ fn fleet_from_env() -> Fleet {
 /// over `--pillar`, sharing the work `fleet` holds.
 fn compile_minion(
     fleet: &Fleet,
-    dir: &Path,
-    overrides: &Map,
+    tree: &Tree,
     options: &Options,
     m: &FleetMinion,
 ) -> Result<Vec<Map>, lowstate::Diagnostics> {
-    let mut o = overrides.clone();
-    o.insert("id".into(), Value::str(m.id.as_str()));
-    o.insert("grains".into(), m.grains.clone());
-    let config = Config::load_with(dir, &o)?;
+    let mut raw = tree.raw.clone()?;
+    raw.insert("id".into(), Value::str(m.id.as_str()));
+    raw.insert("grains".into(), m.grains.clone());
+    let config = Config::from_raw(tree.dir, raw)?;
     let mut opts = options.clone();
     if let Some(Value::Map(p)) = &m.pillar {
         let mut merged = match opts.pillar_override.take() {
