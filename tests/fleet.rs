@@ -615,3 +615,65 @@ fn a_formula_fleet_shares_renders() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The benchmark's own fleet (`benches/gen-fleet`, 100 minions; skipped
+/// without python3): the cache hits, every hit is verified, and sampled
+/// minions equal their single compiles.
+#[test]
+fn the_generated_bench_fleet_shares_renders() {
+    let d = temp("gen");
+    let made = std::process::Command::new("python3")
+        .arg(root().join("benches/gen-fleet"))
+        .arg(&d)
+        .args(["--minions", "100"])
+        .output();
+    if !made.is_ok_and(|o| o.status.success()) {
+        eprintln!("python3 or benches/gen-fleet unavailable: skipped");
+        return;
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lowstate"))
+        .args(["fleet", "-c", ".", "--minions", "grains.json"])
+        .env("LOWSTATE_FLEET_VERIFY", "1")
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let shared = err
+        .split("renders shared: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no cache summary: {err}"));
+    eprintln!("generated fleet: renders shared: {shared}");
+    let hits: usize = shared.split(' ').next().unwrap().parse().unwrap();
+    assert!(hits > 0, "the cache never hit: {err}");
+    let grains: Vec<(String, serde_json::Value)> = serde_json::Deserializer::from_str(
+        &std::fs::read_to_string(d.join("grains.json")).unwrap(),
+    )
+    .into_iter::<serde_json::Value>()
+    .map(|o| {
+        let (id, g) = o
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .clone()
+            .into_iter()
+            .next()
+            .unwrap();
+        (id, g)
+    })
+    .collect();
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for ((id, g), line) in grains.iter().zip(&lines).step_by(13) {
+        assert_eq!(line["id"], serde_json::json!(id));
+        let single = lowstate(
+            &d,
+            &["compile", "-c", ".", "--id", id, "--grains", &g.to_string()],
+        );
+        let want: serde_json::Value = serde_json::from_slice(&single.stdout).unwrap();
+        assert_eq!(line["lowstate"], want, "minion {id}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
