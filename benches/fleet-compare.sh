@@ -38,6 +38,8 @@ tree=$work/fleet-$n
 python3 benches/gen-fleet "$tree" --minions "$n"
 read -r ls_t ls_m < <(fleet_run "$tree")
 echo "lowstate fleet: $n minions in ${ls_t}s, peak $((ls_m / 1024)) MiB"
+# The summary line says how many renders the minions shared.
+"$bin" fleet -c "$tree" --minions "$tree/grains.json" 2>&1 >/dev/null | grep -o 'renders shared: [^;]*' || true
 
 if [ -x "$salt_case" ] && { [ -n "${SALT_VENV:-}" ] || [ -n "${SALT_CALL:-}" ]; }; then
   salt_times=()

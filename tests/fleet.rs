@@ -111,6 +111,7 @@ fn every_minions_plan_equals_its_single_compile() {
         summary.contains("12 minions, 12 compiled, 0 failed"),
         "{summary}"
     );
+    assert!(summary.contains("renders shared: "), "{summary}");
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -306,5 +307,373 @@ fn diff_names_added_and_changed_states_per_minion() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(again, lines);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// One minion of a corpus fleet: id, grains and an optional pillar override.
+struct Variant {
+    id: String,
+    grains: serde_json::Value,
+    pillar: Option<serde_json::Value>,
+}
+
+/// The case's own minion and variants of it: another id with the same
+/// grains, another OS family, a role-like grain changed, and (when the
+/// case has pillar) one pillar value overridden.
+fn corpus_variants(case: &Path) -> Option<Vec<Variant>> {
+    let text = std::fs::read_to_string(case.join("minion")).ok()?;
+    let conf = lowstate::yaml::load_value(&text).ok()?;
+    let own_id = conf
+        .get("id")
+        .map(lowstate::value::Value::py_str)
+        .unwrap_or_else(|| "minion".into());
+    let grains = match conf.get("grains") {
+        Some(g @ lowstate::value::Value::Map(_)) => g.to_json(),
+        _ => serde_json::json!({}),
+    };
+    let mut out = vec![
+        Variant {
+            id: own_id.clone(),
+            grains: grains.clone(),
+            pillar: None,
+        },
+        Variant {
+            id: format!("{own_id}-twin"),
+            grains: grains.clone(),
+            pillar: None,
+        },
+    ];
+    let mut os = grains.clone();
+    let redhat = os["os_family"] == "RedHat";
+    os["os"] = serde_json::json!(if redhat { "Debian" } else { "CentOS" });
+    os["os_family"] = serde_json::json!(if redhat { "Debian" } else { "RedHat" });
+    out.push(Variant {
+        id: format!("{own_id}-os"),
+        grains: os,
+        pillar: None,
+    });
+    let mut role = grains.clone();
+    for key in ["roles", "role"] {
+        role[key] = match &grains[key] {
+            serde_json::Value::Array(a) if !a.is_empty() => serde_json::json!([]),
+            serde_json::Value::Array(_) => serde_json::json!(["web", "db"]),
+            serde_json::Value::Null => serde_json::json!(if key == "roles" {
+                serde_json::json!(["web"])
+            } else {
+                serde_json::json!("web")
+            }),
+            _ => serde_json::json!("fleet-role"),
+        };
+    }
+    out.push(Variant {
+        id: format!("{own_id}-role"),
+        grains: role,
+        pillar: None,
+    });
+    // A pillar override that changes the first value the case's pillar has.
+    let pillar = lowstate::salt::config::Config::load(case)
+        .ok()
+        .map(|c| {
+            lowstate::salt::pipeline::Session::new(c, Default::default())
+                .data
+                .pillar
+                .clone()
+        })
+        .and_then(|p| p.as_map().cloned())
+        .filter(|p| !p.is_empty() && !p.contains_key("_errors"));
+    if let Some(p) = pillar {
+        if let Some((k, v)) = p.iter().next() {
+            let changed = match v {
+                lowstate::value::Value::Map(m) => match m.iter().next() {
+                    Some((k2, _)) => serde_json::json!({ k2.py_str(): "fleet-variant" }),
+                    None => serde_json::json!("fleet-variant"),
+                },
+                _ => serde_json::json!("fleet-variant"),
+            };
+            out.push(Variant {
+                id: format!("{own_id}-pillar"),
+                grains: grains.clone(),
+                pillar: Some(serde_json::json!({ k.py_str(): changed })),
+            });
+        }
+    }
+    Some(out)
+}
+
+/// Every Salt corpus case compiled as a small fleet (its own minion and
+/// variants of it) with `LOWSTATE_FLEET_VERIFY=1`, which renders every
+/// render the fleet reuses afresh too: each minion's plan (or errors) is
+/// byte for byte what `compile` prints for it alone, and the cache hit.
+#[test]
+fn corpus_cases_as_fleets_equal_their_single_compiles() {
+    let tests = root().join("tests");
+    let mut cases = Vec::new();
+    for (dir, version) in [
+        ("corpus", "3008"),
+        ("corpus-3006", "3006"),
+        ("corpus-extra", "3008"),
+    ] {
+        let Ok(rd) = std::fs::read_dir(tests.join(dir)) else {
+            continue;
+        };
+        let mut found: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+        found.sort();
+        cases.extend(
+            found
+                .into_iter()
+                .filter(|p| p.join("minion").is_file())
+                .map(|p| (p, version)),
+        );
+    }
+    assert!(cases.len() > 100, "{} corpus cases", cases.len());
+    let d = temp("corpus");
+    let minions = std::sync::atomic::AtomicUsize::new(0);
+    let hits = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((case, version)) = cases.get(i) else {
+                    break;
+                };
+                match corpus_fleet(case, version, &d.join(i.to_string())) {
+                    Ok((n, h)) => {
+                        minions.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+                        hits.fetch_add(h, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    Err(e) => failures
+                        .lock()
+                        .unwrap()
+                        .push(format!("{}: {e}", case.display())),
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    let hits = hits.into_inner();
+    eprintln!(
+        "corpus fleets: {} cases, {} minions, {hits} renders shared",
+        cases.len(),
+        minions.into_inner()
+    );
+    assert!(hits > 0, "the corpus fleets never shared a render");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// One case as a fleet: (minions compiled, renders shared) or what differs.
+fn corpus_fleet(case: &Path, version: &str, work: &Path) -> Result<(usize, usize), String> {
+    let Some(variants) = corpus_variants(case) else {
+        return Ok((0, 0));
+    };
+    std::fs::create_dir_all(work).unwrap();
+    let list: Vec<serde_json::Value> = variants
+        .iter()
+        .map(|v| serde_json::json!({"id": v.id, "grains": v.grains, "pillar": v.pillar}))
+        .collect();
+    std::fs::write(work.join("m.json"), serde_json::to_string(&list).unwrap()).unwrap();
+    let c = case.to_str().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lowstate"))
+        .args(["fleet", "-c", c, "--minions", "m.json", "-o", "plans"])
+        .args(["--salt-version", version])
+        .env("LOWSTATE_FLEET_VERIFY", "1")
+        .current_dir(work)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("fleet render cache") {
+        return Err(format!("verify found a stale render:\n{err}"));
+    }
+    let hits: usize = err
+        .split("renders shared: ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| format!("no cache summary:\n{err}"))?;
+    for v in &variants {
+        let grains = v.grains.to_string();
+        let mut args = vec!["compile", "-c", c, "--id", &v.id, "--grains", &grains];
+        let pillar = v.pillar.as_ref().map(|p| p.to_string());
+        if let Some(p) = &pillar {
+            args.extend(["--pillar", p]);
+        }
+        args.extend(["--salt-version", version]);
+        let single = lowstate(work, &args);
+        let fleet = std::fs::read(work.join("plans").join(format!("{}.json", v.id)))
+            .map_err(|e| format!("minion {}: no plan ({e}):\n{err}", v.id))?;
+        if fleet != single.stdout {
+            return Err(format!(
+                "minion {} (grains {grains}, pillar {pillar:?}): fleet plan differs from compile\n--- fleet\n{}\n--- compile\n{}",
+                v.id,
+                String::from_utf8_lossy(&fleet),
+                String::from_utf8_lossy(&single.stdout)
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(work);
+    Ok((variants.len(), hits))
+}
+
+/// A formula-style fleet as `benches/gen-fleet` makes it (map.jinja with
+/// `grains.filter_by` and a pillar lookup, grain-matched top file, a
+/// per-minion address): minions with equal inputs share renders, so the
+/// cache must hit, and the plans stay those of single compiles.
+#[test]
+fn a_formula_fleet_shares_renders() {
+    let d = temp("formula");
+    let salt = d.join("tree/salt");
+    for name in ["nginx", "ntp"] {
+        std::fs::create_dir_all(salt.join(name)).unwrap();
+        std::fs::write(
+            salt.join(name).join("map.jinja"),
+            format!(
+                "{{% set {name} = salt['grains.filter_by']({{'Debian': {{'pkg': '{name}'}}, 'RedHat': {{'pkg': '{name}-server'}}}}, grain='os_family', merge=salt['pillar.get']('{name}:lookup', {{}})) %}}\n"
+            ),
+        )
+        .unwrap();
+        let imp = format!("{{% from tpldir ~ '/map.jinja' import {name} with context %}}\n");
+        std::fs::write(
+            salt.join(name).join("init.sls"),
+            "include:\n  - .install\n  - .config\n",
+        )
+        .unwrap();
+        std::fs::write(
+            salt.join(name).join("install.sls"),
+            format!("{imp}{name}-pkg:\n  pkg.installed:\n    - name: {{{{ {name}.pkg }}}}\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            salt.join(name).join("config.sls"),
+            format!("{imp}{name}-config:\n  file.managed:\n    - name: /etc/{name}\n    - contents: listen {{{{ grains['ipv4'][1] }}}}\n"),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        salt.join("top.sls"),
+        "base:\n  '*':\n    - ntp\n  'roles:web':\n    - match: grain\n    - nginx\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("tree/minion"),
+        "id: x\nfile_roots:\n  base: [salt]\n",
+    )
+    .unwrap();
+    let grains: Vec<(String, serde_json::Value)> = (0..40)
+        .map(|i| {
+            let id = format!("m{i:02}");
+            let family = ["Debian", "RedHat"][i % 2];
+            let roles: &[&str] = if i % 3 == 0 { &["web"] } else { &[] };
+            let g = serde_json::json!({"id": id, "os_family": family, "roles": roles,
+                "ipv4": ["127.0.0.1", format!("10.0.0.{i}")]});
+            (id, g)
+        })
+        .collect();
+    let stream: String = grains
+        .iter()
+        .map(|(id, g)| serde_json::json!({ id: g }).to_string() + "\n")
+        .collect();
+    std::fs::write(d.join("grains.json"), stream).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lowstate"))
+        .args(["fleet", "-c", "tree", "--minions", "grains.json"])
+        .env("LOWSTATE_FLEET_VERIFY", "1")
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let shared = err
+        .split("renders shared: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no cache summary: {err}"));
+    eprintln!("formula fleet: renders shared: {shared}");
+    let hits: usize = shared.split(' ').next().unwrap().parse().unwrap();
+    let total: usize = shared.split(' ').nth(2).unwrap().parse().unwrap();
+    // Per minion: top, ntp, ntp.install (2 families), ntp.config (unique
+    // address); the install and init renders and the top file repeat.
+    assert!(hits * 2 > total, "hit rate too low: {shared}");
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for ((id, g), line) in grains.iter().zip(&lines).step_by(7) {
+        let single = lowstate(
+            &d,
+            &[
+                "compile",
+                "-c",
+                "tree",
+                "--id",
+                id,
+                "--grains",
+                &g.to_string(),
+            ],
+        );
+        let want: serde_json::Value = serde_json::from_slice(&single.stdout).unwrap();
+        assert_eq!(line["lowstate"], want, "minion {id}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// The benchmark's own fleet (`benches/gen-fleet`, 100 minions; skipped
+/// without python3): the cache hits, every hit is verified, and sampled
+/// minions equal their single compiles.
+#[test]
+fn the_generated_bench_fleet_shares_renders() {
+    let d = temp("gen");
+    let made = std::process::Command::new("python3")
+        .arg(root().join("benches/gen-fleet"))
+        .arg(&d)
+        .args(["--minions", "100"])
+        .output();
+    if !made.is_ok_and(|o| o.status.success()) {
+        eprintln!("python3 or benches/gen-fleet unavailable: skipped");
+        return;
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lowstate"))
+        .args(["fleet", "-c", ".", "--minions", "grains.json"])
+        .env("LOWSTATE_FLEET_VERIFY", "1")
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let shared = err
+        .split("renders shared: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no cache summary: {err}"));
+    eprintln!("generated fleet: renders shared: {shared}");
+    let hits: usize = shared.split(' ').next().unwrap().parse().unwrap();
+    assert!(hits > 0, "the cache never hit: {err}");
+    let grains: Vec<(String, serde_json::Value)> = serde_json::Deserializer::from_str(
+        &std::fs::read_to_string(d.join("grains.json")).unwrap(),
+    )
+    .into_iter::<serde_json::Value>()
+    .map(|o| {
+        let (id, g) = o
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .clone()
+            .into_iter()
+            .next()
+            .unwrap();
+        (id, g)
+    })
+    .collect();
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for ((id, g), line) in grains.iter().zip(&lines).step_by(13) {
+        assert_eq!(line["id"], serde_json::json!(id));
+        let single = lowstate(
+            &d,
+            &["compile", "-c", ".", "--id", id, "--grains", &g.to_string()],
+        );
+        let want: serde_json::Value = serde_json::from_slice(&single.stdout).unwrap();
+        assert_eq!(line["lowstate"], want, "minion {id}");
+    }
     let _ = std::fs::remove_dir_all(&d);
 }

@@ -46,6 +46,7 @@ registry! {
     IO = ("io", Error, "common", "A file could not be read (missing, unreadable, not UTF-8).");
     CONFIG = ("config", Error, "common", "The configuration (minion file, settings) is invalid.");
     LAYER_TYPE_CHANGE = ("layer-type-change", Warning, "common", "`--explain`: a later layer replaced a value with one of another kind (a map by a scalar or the reverse), which Salt and Heat do silently; what was under it is gone.");
+    INTERNAL = ("internal", Error, "common", "lowstate contradicted itself (a bug to report): with `LOWSTATE_FLEET_VERIFY=1`, a render `lowstate fleet` reused from its cache differs from a fresh render.");
     IGNORED_ENV_VAR = ("ignored-env-var", Warning, "common", "An environment variable Salt reads (`SALT_CONFIG_DIR`, `SALT_MINION_CONFIG`) is set; lowstate takes settings only from files and flags, and says which to use.");
     YAML_SYNTAX = ("yaml-syntax", Error, "common", "The YAML text does not parse (PyYAML's message and position).");
     YAML_DUPLICATE_KEY = ("yaml-duplicate-key", Error, "common", "A YAML mapping has the same key twice where the dialect refuses it.");

@@ -199,15 +199,11 @@ impl Config {
     /// `--id`, `--grains`, `--file-root`, ... set them) replacing the
     /// file's keys before anything is typed.
     pub fn load_with(dir: &Path, overrides: &Map) -> Result<Config, Diagnostic> {
-        let path = dir.join("minion");
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            Diagnostic::new(
-                codes::CONFIG,
-                format!("cannot read minion config {}: {e}", path.display()),
-            )
-        })?;
-        let file = SourceFile::new(path.display().to_string(), text);
-        Config::from_text_with(dir, &file, overrides)
+        let mut raw = Config::read_raw(dir)?;
+        for (k, v) in overrides {
+            raw.insert(k.clone(), v.clone());
+        }
+        Config::from_raw(dir, raw)
     }
 
     /// Parse a minion config from text; `dir` anchors relative roots.
@@ -221,6 +217,30 @@ impl Config {
         file: &Arc<SourceFile>,
         overrides: &Map,
     ) -> Result<Config, Diagnostic> {
+        let mut raw = Config::raw_from_text(dir, file)?;
+        for (k, v) in overrides {
+            raw.insert(k.clone(), v.clone());
+        }
+        Config::from_raw(dir, raw)
+    }
+
+    /// The settings of `dir/minion` as read, before anything is typed:
+    /// the file with `minion.d/*.conf` merged over it. Many configs that
+    /// differ only in a few keys (a fleet's minions: `id`, `grains`) are
+    /// [`Config::from_raw`] of copies of one read.
+    pub fn read_raw(dir: &Path) -> Result<Map, Diagnostic> {
+        let path = dir.join("minion");
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            Diagnostic::new(
+                codes::CONFIG,
+                format!("cannot read minion config {}: {e}", path.display()),
+            )
+        })?;
+        let file = SourceFile::new(path.display().to_string(), text);
+        Config::raw_from_text(dir, &file)
+    }
+
+    fn raw_from_text(dir: &Path, file: &Arc<SourceFile>) -> Result<Map, Diagnostic> {
         let raw = if file.text.trim().is_empty() {
             Value::Map(Map::new())
         } else {
@@ -250,9 +270,12 @@ impl Config {
         for (_, conf) in include_files(dir)? {
             crate::salt::dictupdate::update_map(&mut raw, &conf, true, true);
         }
-        for (k, v) in overrides {
-            raw.insert(k.clone(), v.clone());
-        }
+        Ok(raw)
+    }
+
+    /// The config of settings `raw` (as [`Config::read_raw`] gives them,
+    /// with any keys replaced); `dir` anchors relative roots.
+    pub fn from_raw(dir: &Path, raw: Map) -> Result<Config, Diagnostic> {
         let bad = |key: &str, what: &str| {
             Diagnostic::new(
                 codes::CONFIG,

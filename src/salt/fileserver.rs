@@ -42,6 +42,10 @@ pub struct FileServer {
     allowed: Vec<PathBuf>,
     /// `fileserver_followsymlinks` (default True).
     follow: bool,
+    /// [`FileServer::find_file`]'s answers so far, by (saltenv, path): the
+    /// tree is read as one snapshot (the listings are cached too), and the
+    /// compiles of a fleet ask the same questions.
+    found: std::sync::Mutex<std::collections::HashMap<(String, String), Option<PathBuf>>>,
 }
 
 /// How a fileserver treats symlinks (see [`FileServer::with_links`]).
@@ -92,6 +96,7 @@ impl FileServer {
                 .collect(),
             allowed: Vec::new(),
             follow: true,
+            found: Default::default(),
         }
     }
 
@@ -181,6 +186,23 @@ impl FileServer {
     /// Find a root-relative file: the first root that has it wins. Symlinks
     /// whose target leaves the root are treated as absent.
     pub fn find_file(&self, env: &str, rel: &str) -> Option<PathBuf> {
+        let key = (env.to_string(), rel.to_string());
+        if let Some(found) = self.found_lock().get(&key) {
+            return found.clone();
+        }
+        let found = self.look_up(env, rel);
+        self.found_lock().insert(key, found.clone());
+        found
+    }
+
+    fn found_lock(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<(String, String), Option<PathBuf>>>
+    {
+        self.found.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn look_up(&self, env: &str, rel: &str) -> Option<PathBuf> {
         let rel = Self::normalise(rel).ok()?;
         if rel.is_empty() {
             return None;

@@ -1,11 +1,94 @@
 //! Fleets: the minion lists `lowstate fleet` reads (in the forms Salt
-//! users already have) and the stable shards that spread one fleet over
-//! several machines. Compiling each minion is the pipeline's job; this
-//! module only says who the minions are.
+//! users already have), the stable shards that spread one fleet over
+//! several machines, and the work the minions of one run share ([`Fleet`]:
+//! the fileservers, the built Jinja environments and the render caches of
+//! [`crate::salt::share`], for states, top files and pillar). Compiling each minion is the pipeline's job.
 
 use crate::diag::{codes, Diagnostic};
+use crate::salt::config::Config;
+use crate::salt::fileserver::FileServer;
+use crate::salt::render::jinja::Environments;
+use crate::salt::share::{CacheStats, RenderShare};
 use crate::value::{Map, Value};
 use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+/// The shared work of a fleet run, grouped by settings: minions whose
+/// config (apart from id and grains) and options (apart from the pillar
+/// override) are equal share one [`FleetShare`]
+/// (`Session::in_fleet` says which settings count).
+pub struct Fleet {
+    verify: bool,
+    shares: Mutex<Vec<(String, Arc<FleetShare>)>>,
+}
+
+impl Fleet {
+    /// A fleet run. With `verify`, every cache hit is also rendered afresh
+    /// and a difference fails that minion with an internal error naming
+    /// the file and the minion (for tests).
+    pub fn new(verify: bool) -> Fleet {
+        Fleet {
+            verify,
+            shares: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The share of the minions whose settings are `settings` (made from
+    /// `config` the first time).
+    pub fn share_for(&self, settings: String, config: &Config) -> Arc<FleetShare> {
+        let mut shares = self.shares.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, s)) = shares.iter().find(|(k, _)| *k == settings) {
+            return s.clone();
+        }
+        let share = Arc::new(FleetShare::new(config, self.verify));
+        shares.push((settings, share.clone()));
+        share
+    }
+
+    /// Render cache counts over every share so far.
+    pub fn stats(&self) -> CacheStats {
+        let shares = self.shares.lock().unwrap_or_else(|e| e.into_inner());
+        let mut total = CacheStats::default();
+        for (_, s) in shares.iter() {
+            total.add(&s.sls.stats());
+            total.add(&s.tops.stats());
+            total.add(&s.pillar.stats());
+        }
+        total
+    }
+}
+
+/// What the minions of one settings group share.
+pub struct FleetShare {
+    /// The fileserver over `file_roots`.
+    pub fs: Arc<FileServer>,
+    /// Built Jinja environments (SLS and top file options).
+    pub envs: Arc<Environments>,
+    /// Rendered SLS files.
+    pub sls: RenderShare<crate::salt::high::build::SlsRender>,
+    /// Rendered top files (and the SLS their `include`s name).
+    pub tops: RenderShare<Result<Option<Value>, Diagnostic>>,
+    /// The pillar's fileserver and renders.
+    pub pillar: crate::salt::pillar::PillarShare,
+    /// Render every hit afresh too and compare.
+    pub verify: bool,
+}
+
+impl FleetShare {
+    fn new(config: &Config, verify: bool) -> FleetShare {
+        FleetShare {
+            fs: Arc::new(FileServer::with_links(
+                &config.file_roots,
+                &config.link_policy(),
+            )),
+            envs: Arc::default(),
+            sls: RenderShare::default(),
+            tops: RenderShare::default(),
+            pillar: crate::salt::pillar::PillarShare::new(config, verify),
+            verify,
+        }
+    }
+}
 
 /// One minion of a fleet: its id, its grains and, optionally, pillar data
 /// merged over the compiled pillar (as `--pillar` is).

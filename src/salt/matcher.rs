@@ -573,7 +573,7 @@ fn py_int(s: &str) -> Option<i64> {
 /// scalar), or `None` when it stays a string. Blank parts, `1_000`-style
 /// digit runs and `None` are yamlify_arg's own cases; a part with a comment
 /// or a line break is left alone.
-fn yamlify_key(each: &str) -> Option<Value> {
+pub(crate) fn yamlify_key(each: &str) -> Option<Value> {
     use crate::yaml::resolve::{construct, resolve_plain, Scalar};
     let t = each.trim();
     if t.is_empty() || each.contains(['\t', '\r', '\n', '#']) {

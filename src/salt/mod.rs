@@ -10,7 +10,8 @@
 //! order numbers) → [`requisite`] (one resolver for requisite references)
 //! → [`order`] (the execution order) → [`graph`] (the requisite graph as
 //! the output stages read it). [`simulate`] and [`report`] read the graph;
-//! [`pipeline`] drives one compile.
+//! [`pipeline`] drives one compile; [`share`] holds what the compiles of
+//! one fleet run share (the fileserver and a render cache).
 
 use crate::diag::SubjectKind;
 
@@ -42,6 +43,7 @@ pub mod pipeline;
 pub mod render;
 pub mod report;
 pub mod secrets;
+pub mod share;
 pub mod simulate;
 pub mod top;
 pub mod yamlex;

@@ -3,7 +3,8 @@
 //! pillar top files (merged the pillar way, targets sorted by `order`), each
 //! matched SLS rendered through the same pipe as states (with includes,
 //! `defaults` and `key`), merged by `pillar_source_merging_strategy`; the
-//! `--pillar` data is merged last.
+//! `--pillar` data is merged last. The compiles of a fleet run share the
+//! pillar fileserver and renders through a [`PillarShare`].
 
 use crate::diag::codes;
 use crate::diag::{Diagnostic, SourceFile};
@@ -12,8 +13,9 @@ use crate::salt::config::Config;
 use crate::salt::dictupdate;
 use crate::salt::fileserver::FileServer;
 use crate::salt::matcher::{confirm_top, Minion};
-use crate::salt::render::jinja::{Jinja, RenderData, SlsContext, TemplateLoader};
+use crate::salt::render::jinja::{Environments, Jinja, RenderData, SlsContext, TemplateLoader};
 use crate::salt::render::{render_file, RenderEnv};
+use crate::salt::share::RenderShare;
 use crate::salt::yamlex::{self, Aggr};
 use crate::value::{Map, Value};
 use indexmap::IndexMap;
@@ -30,7 +32,69 @@ pub fn compile(
     queries: &crate::salt::render::jinja::MinionQueries,
     call_pillarenv: Option<&str>,
 ) -> (Value, Vec<Diagnostic>) {
-    let (pillar, errors, _) = compile_traced(
+    compile_shared(
+        config,
+        mocks,
+        overlay,
+        limits,
+        queries,
+        call_pillarenv,
+        None,
+    )
+}
+
+/// What the pillar compiles of a fleet run share (minions with the same
+/// settings, see `Session::in_fleet`): the fileserver over `pillar_roots`,
+/// its Jinja environments, and the renders of pillar top and SLS files,
+/// reused by recorded reads ([`crate::salt::share`]).
+pub struct PillarShare {
+    fs: Arc<FileServer>,
+    envs: Arc<Environments>,
+    renders: RenderShare<Result<PillarRender, Diagnostic>>,
+    verify: bool,
+}
+
+impl PillarShare {
+    /// The share for minions configured as `config`; with `verify`, every
+    /// reused render is rendered afresh too and compared.
+    pub fn new(config: &Config, verify: bool) -> PillarShare {
+        PillarShare {
+            fs: Arc::new(FileServer::with_links(
+                &config.pillar_roots,
+                &config.link_policy(),
+            )),
+            envs: Arc::default(),
+            renders: RenderShare::default(),
+            verify,
+        }
+    }
+
+    /// The render cache's counts.
+    pub fn stats(&self) -> crate::salt::share::CacheStats {
+        self.renders.stats()
+    }
+}
+
+/// What one pillar file rendered to: its data, and with the yamlex
+/// renderer the same data with its aggregate marks.
+#[derive(Debug, Clone, PartialEq)]
+struct PillarRender {
+    data: Option<Value>,
+    aggregate: Option<Aggr>,
+}
+
+/// [`compile`], sharing work with the other compiles of a fleet through
+/// `share` (which must be the share for this config's settings).
+pub fn compile_shared(
+    config: &Config,
+    mocks: Value,
+    overlay: Option<&Value>,
+    limits: crate::limits::Limits,
+    queries: &crate::salt::render::jinja::MinionQueries,
+    call_pillarenv: Option<&str>,
+    share: Option<&PillarShare>,
+) -> (Value, Vec<Diagnostic>) {
+    let (pillar, errors, _) = compile_in(
         config,
         mocks,
         overlay,
@@ -38,6 +102,7 @@ pub fn compile(
         queries,
         false,
         call_pillarenv,
+        share,
     );
     (pillar, errors)
 }
@@ -74,10 +139,37 @@ pub fn compile_traced(
     Vec<Diagnostic>,
     Option<crate::provenance::Provenance>,
 ) {
+    compile_in(
+        config,
+        mocks,
+        overlay,
+        limits,
+        queries,
+        trace,
+        call_pillarenv,
+        None,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn compile_in(
+    config: &Config,
+    mocks: Value,
+    overlay: Option<&Value>,
+    limits: crate::limits::Limits,
+    queries: &crate::salt::render::jinja::MinionQueries,
+    trace: bool,
+    call_pillarenv: Option<&str>,
+    share: Option<&PillarShare>,
+) -> (
+    Value,
+    Vec<Diagnostic>,
+    Option<crate::provenance::Provenance>,
+) {
     let (pillar, errors, log) = match call_pillarenv {
         Some(env) if config.pillarenv.as_deref() != Some(env) => {
             let (startup, mut errors, mut log) =
-                compile_layers(config, mocks.clone(), None, limits, queries, trace);
+                compile_layers(config, mocks.clone(), None, limits, queries, trace, share);
             let mut call = config.clone();
             call.pillarenv = Some(env.to_string());
             if let Value::Map(o) = &mut call.opts {
@@ -86,7 +178,7 @@ pub fn compile_traced(
                 o.insert("pillar".into(), startup.clone());
             }
             let (own, more, call_log) =
-                compile_layers(&call, mocks, overlay, limits, queries, trace);
+                compile_layers(&call, mocks, overlay, limits, queries, trace, share);
             for d in more {
                 if !errors
                     .iter()
@@ -98,7 +190,7 @@ pub fn compile_traced(
             log.extend(call_log);
             (merge_layer(config, startup, &own, &mut errors), errors, log)
         }
-        _ => compile_layers(config, mocks, overlay, limits, queries, trace),
+        _ => compile_layers(config, mocks, overlay, limits, queries, trace, share),
     };
     let provenance = trace.then(|| {
         let (layers, writes) = log.into_iter().unzip();
@@ -130,7 +222,10 @@ fn compile_layers(
     limits: crate::limits::Limits,
     queries: &crate::salt::render::jinja::MinionQueries,
     trace: bool,
+    share: Option<&PillarShare>,
 ) -> (Value, Vec<Diagnostic>, LayerLog) {
+    // A traced compile renders everything itself (the trace needs the parse trees).
+    let share = share.filter(|_| !trace);
     let trace_log: std::cell::RefCell<LayerLog> = Default::default();
     let mut errors = Vec::new();
     let strategy = &config.pillar_source_merging_strategy;
@@ -192,10 +287,14 @@ fn compile_layers(
     let pillar = if config.pillar_roots.is_empty() {
         initial.clone()
     } else {
-        let fs = Arc::new(FileServer::with_links(
-            &config.pillar_roots,
-            &config.link_policy(),
-        ));
+        let fs = match share {
+            Some(s) => s.fs.clone(),
+            None => Arc::new(FileServer::with_links(
+                &config.pillar_roots,
+                &config.link_policy(),
+            )),
+        };
+        let envs = share.map(|s| s.envs.clone()).unwrap_or_default();
         let data = Arc::new(RenderData {
             grains: config.grains.clone(),
             pillar: initial.clone(),
@@ -209,11 +308,17 @@ fn compile_layers(
         let compiler = Compiler {
             config,
             fs: &fs,
-            jinja_sls: Jinja::new(config.jinja_sls_env.clone(), data.clone(), loader.clone()),
-            jinja_top: Jinja::new(config.jinja_env.clone(), data, loader),
+            jinja_sls: Jinja::with_environments(
+                config.jinja_sls_env.clone(),
+                data.clone(),
+                loader.clone(),
+                envs.clone(),
+            ),
+            jinja_top: Jinja::with_environments(config.jinja_env.clone(), data, loader, envs),
             strategy: config.pillar_source_merging_strategy.clone(),
             trace: trace.then_some(&trace_log),
             yamlex: Default::default(),
+            share,
         };
         let sls = compiler.compile(&initial, &mut errors);
         if ext_first && !ext_entries.is_empty() {
@@ -327,6 +432,8 @@ struct Compiler<'a> {
     strategy: String,
     /// With `--explain`: each pillar SLS's leaves, in merge order.
     trace: Option<&'a std::cell::RefCell<Vec<(crate::provenance::Layer, Writes)>>>,
+    /// A fleet's shared renders (never with `trace`).
+    share: Option<&'a PillarShare>,
     /// The SLS files the yamlex renderer read: their data with its marks.
     yamlex: std::cell::RefCell<HashMap<(String, String), Aggr>>,
 }
@@ -684,6 +791,49 @@ impl Compiler<'_> {
         jinja: &Jinja,
         errors: &mut Vec<Diagnostic>,
     ) -> Option<Value> {
+        let fresh = || self.render_fresh(env, path, rel, sls, jinja);
+        let rendered = match self.share {
+            None => fresh(),
+            Some(share) => {
+                // The top file (sls "") and an SLS can be the same file.
+                let file = format!("{sls}\0{rel}");
+                let r = crate::salt::share::cached(
+                    &share.renders,
+                    share.verify,
+                    (env, &file),
+                    jinja.data(),
+                    &format!("{env}:{sls}"),
+                    Err,
+                    fresh,
+                );
+                Arc::try_unwrap(r).unwrap_or_else(|r| (*r).clone())
+            }
+        };
+        match rendered {
+            Ok(r) => {
+                if let (Some(a), false) = (r.aggregate, sls.is_empty()) {
+                    self.yamlex
+                        .borrow_mut()
+                        .insert((env.to_string(), sls.to_string()), a);
+                }
+                r.data
+            }
+            Err(d) => {
+                errors.push(d);
+                None
+            }
+        }
+    }
+
+    /// Read and render one pillar file: its data, or the error that fails it.
+    fn render_fresh(
+        &self,
+        env: &str,
+        path: &std::path::Path,
+        rel: &str,
+        sls: &str,
+        jinja: &Jinja,
+    ) -> Result<PillarRender, Diagnostic> {
         // An unreadable or non-UTF-8 pillar file fails the pillar, as in
         // Salt (it used to be dropped silently).
         let read = std::fs::read(path)
@@ -692,15 +842,12 @@ impl Compiler<'_> {
         let text = match read {
             Ok(t) => t,
             Err(why) => {
-                errors.push(
-                    Diagnostic::new(
-                        codes::PILLAR_RENDER,
-                        format!("Rendering SLS '{env}:{sls}' failed: {why}"),
-                    )
-                    .with_subject(crate::salt::SLS, format!("{env}:{sls}"))
-                    .with_note(format!("in {}", path.display())),
-                );
-                return None;
+                return Err(Diagnostic::new(
+                    codes::PILLAR_RENDER,
+                    format!("Rendering SLS '{env}:{sls}' failed: {why}"),
+                )
+                .with_subject(crate::salt::SLS, format!("{env}:{sls}"))
+                .with_note(format!("in {}", path.display())));
             }
         };
         let file = SourceFile::new(path.display().to_string(), text);
@@ -726,17 +873,14 @@ impl Compiler<'_> {
                         traced_leaves(node, &r),
                     ));
                 }
-                if let (Some(a), false) = (&r.aggregate, sls.is_empty()) {
-                    self.yamlex
-                        .borrow_mut()
-                        .insert((env.to_string(), sls.to_string()), a.clone());
-                }
-                r.data.map(|n| n.to_value())
+                Ok(PillarRender {
+                    data: r.data.map(|n| n.to_value()),
+                    aggregate: r.aggregate,
+                })
             }
             Err(mut d) => {
                 d.code = codes::PILLAR_RENDER;
-                errors.push(d);
-                None
+                Err(d)
             }
         }
     }

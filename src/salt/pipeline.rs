@@ -6,6 +6,7 @@ use crate::diag::codes;
 use crate::diag::{Diagnostic, Diagnostics, Label, SourceFile};
 use crate::salt::config::{Config, SaltVersion};
 use crate::salt::fileserver::FileServer;
+use crate::salt::fleet::{Fleet, FleetShare};
 use crate::salt::graph::ChunkGraph;
 use crate::salt::high::build::{Builder, Highstate, RenderCache};
 use crate::salt::high::exclude::apply_exclude;
@@ -64,11 +65,24 @@ pub struct Session {
     pub pillar_diagnostics: Vec<Diagnostic>,
     jinja_sls: Jinja,
     jinja_top: Jinja,
+    /// What this compile shares with the others of a fleet run.
+    share: Option<Arc<FleetShare>>,
 }
 
 impl Session {
     /// Read the pillar and set up Jinja for one compile.
-    pub fn new(mut config: Config, mut options: Options) -> Session {
+    pub fn new(config: Config, options: Options) -> Session {
+        Session::build(config, options, None)
+    }
+
+    /// A session of a fleet run: the fileserver, Jinja environments and
+    /// renders come from (and go to) `fleet`'s share for these settings.
+    pub fn in_fleet(config: Config, options: Options, fleet: &Fleet) -> Session {
+        let share = fleet.share_for(fleet_settings(&config, &options), &config);
+        Session::build(config, options, Some(share))
+    }
+
+    fn build(mut config: Config, mut options: Options, share: Option<Arc<FleetShare>>) -> Session {
         if let Some(env) = &options.saltenv {
             config.saltenv = Some(env.clone());
         }
@@ -77,21 +91,25 @@ impl Session {
             options.version = v;
         }
         options.queries.strict |= config.strict;
-        let fs = Arc::new(FileServer::with_links(
-            &config.file_roots,
-            &config.link_policy(),
-        ));
+        let fs = match &share {
+            Some(s) => s.fs.clone(),
+            None => Arc::new(FileServer::with_links(
+                &config.file_roots,
+                &config.link_policy(),
+            )),
+        };
         let mocks = options
             .mocks
             .clone()
             .unwrap_or_else(|| config.mocks.clone());
-        let (pillar, pillar_diagnostics) = crate::salt::pillar::compile(
+        let (pillar, pillar_diagnostics) = crate::salt::pillar::compile_shared(
             &config,
             mocks.clone(),
             options.pillar_override.as_ref(),
             options.limits,
             &options.queries,
             options.pillarenv.as_deref(),
+            share.as_ref().map(|s| &s.pillar),
         );
         let data = Arc::new(RenderData {
             grains: config.grains.clone(),
@@ -103,8 +121,15 @@ impl Session {
             queries: options.queries.clone(),
         });
         let loader: Arc<dyn TemplateLoader> = fs.clone();
-        let jinja_sls = Jinja::new(config.jinja_sls_env.clone(), data.clone(), loader.clone());
-        let jinja_top = Jinja::new(config.jinja_env.clone(), data.clone(), loader);
+        let envs = share.as_ref().map(|s| s.envs.clone()).unwrap_or_default();
+        let jinja_sls = Jinja::with_environments(
+            config.jinja_sls_env.clone(),
+            data.clone(),
+            loader.clone(),
+            envs.clone(),
+        );
+        let jinja_top =
+            Jinja::with_environments(config.jinja_env.clone(), data.clone(), loader, envs);
         Session {
             config,
             options,
@@ -113,6 +138,7 @@ impl Session {
             pillar_diagnostics,
             jinja_sls,
             jinja_top,
+            share,
         }
     }
 
@@ -187,7 +213,8 @@ impl Session {
         let known = top::known_envs(&opts, &avail);
         let steps =
             top::plan_highstate(&matches, &known, &mut |env| self.fs.list_sls(env).to_vec());
-        let cache = RenderCache::new(&self.fs, self.sls_env(), self.config.state_auto_order);
+        let cache = RenderCache::new(&self.fs, self.sls_env(), self.config.state_auto_order)
+            .with_share(self.share.as_deref().map(|s| (&s.sls, s.verify)));
         let top_line = |needle: &str| self.top_label(needle);
         let hs = Builder::new(&self.fs, &cache)
             .for_version(self.options.version)
@@ -295,6 +322,32 @@ impl Session {
         };
         Ok(simulate_with(&g, assume, &opts))
     }
+}
+
+/// The settings of a compile apart from the minion's own data (its id and
+/// grains, and the pillar override): everything a render depends on that
+/// the read log does not record. Minions with equal settings render every
+/// file the same way given the same reads.
+fn fleet_settings(config: &Config, options: &Options) -> String {
+    let mut c = config.clone();
+    c.id.clear();
+    c.grains = Value::Null;
+    // Renders record what they read of `opts`, but Jinja's own setup reads
+    // it too (`allow_undefined`): every other option counts.
+    if let Value::Map(m) = &mut c.opts {
+        m.shift_remove("id");
+        m.shift_remove("grains");
+    }
+    format!(
+        "{c:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+        options.sls,
+        options.saltenv,
+        options.pillarenv,
+        options.version,
+        options.mocks,
+        options.limits,
+        options.queries.strict
+    )
 }
 
 /// A compiled plan: the ordered lowstate (with its graph) and where every
@@ -450,6 +503,29 @@ impl TopFiles<'_> {
                 d
             })
     }
+
+    /// [`TopFiles::render`], through the fleet's render cache when there
+    /// is one.
+    fn render_shared(
+        &self,
+        env: &str,
+        rel: &str,
+        path: &std::path::Path,
+    ) -> Result<Option<Value>, Diagnostic> {
+        let Some(share) = &self.session.share else {
+            return self.render(env, rel, path);
+        };
+        let r = crate::salt::share::cached(
+            &share.tops,
+            share.verify,
+            (env, rel),
+            &self.session.data,
+            &format!("{env}:{rel}"),
+            Err,
+            || self.render(env, rel, path),
+        );
+        Arc::try_unwrap(r).unwrap_or_else(|r| (*r).clone())
+    }
 }
 
 impl TopLoader for TopFiles<'_> {
@@ -458,7 +534,7 @@ impl TopLoader for TopFiles<'_> {
         let rel = cfg.strip_prefix("salt://").unwrap_or(cfg).to_string();
         match self.session.fs.find_file(env, &rel) {
             None => Ok(None),
-            Some(path) => self.render(env, &rel, &path),
+            Some(path) => self.render_shared(env, &rel, &path),
         }
     }
     fn list_sls(&mut self, env: &str) -> Vec<String> {
@@ -467,7 +543,7 @@ impl TopLoader for TopFiles<'_> {
     fn render_include(&mut self, env: &str, sls: &str) -> Result<Option<Value>, Diagnostic> {
         match self.session.fs.find_sls(env, sls) {
             None => Ok(None),
-            Some(f) => self.render(env, &f.rel, &f.path),
+            Some(f) => self.render_shared(env, &f.rel, &f.path),
         }
     }
 }

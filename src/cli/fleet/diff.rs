@@ -2,7 +2,7 @@
 //! the tree adds, removes and changes, as JSON lines in id order, and a
 //! summary by SLS on stderr — what a reviewer of a state-tree merge wants.
 
-use super::{compile_minion, Args};
+use super::{compile_minion, Args, Tree};
 use crate::cli::{print_diagnostics, CmdResult, Failure};
 use anyhow::anyhow;
 use lowstate::salt::fleet::{diff_plans, FleetMinion};
@@ -50,12 +50,18 @@ pub(super) fn run(
     let mut by_sls: BTreeMap<String, SlsCounts> = BTreeMap::new();
     let (mut changed_minions, mut failed) = (0usize, 0usize);
     let batch = (rayon::current_num_threads() * 16).max(16);
+    // The two trees have different config directories, so different shares.
+    let fleet = super::fleet_from_env();
+    let (old_tree, new_tree) = (
+        Tree::read(old_dir, overrides),
+        Tree::read(new_dir, overrides),
+    );
     for chunk in minions.chunks(batch) {
         let results: Vec<_> = chunk
             .par_iter()
             .map(|m| {
-                let old = compile_minion(old_dir, overrides, options, m);
-                let new = compile_minion(new_dir, overrides, options, m);
+                let old = compile_minion(&fleet, &old_tree, options, m);
+                let new = compile_minion(&fleet, &new_tree, options, m);
                 (m.id.clone(), old, new)
             })
             .collect();

@@ -3,13 +3,18 @@
 //! or a YAML list); each compiles exactly as `compile --id ID --grains ...`
 //! would, in parallel, streamed out in id order in batches (memory stays
 //! bounded), with a progress bar on a terminal and a summary on stderr.
+//! The minions share one [`Fleet`]: the fileserver and the renders whose
+//! recorded reads agree (`LOWSTATE_FLEET_VERIFY=1` checks every reused
+//! render against a fresh one).
 
 use super::{print_diagnostics, CmdResult, Common, Failure};
 use anyhow::{anyhow, Context};
 use lowstate::emit::Format;
 use lowstate::salt::config::Config;
-use lowstate::salt::fleet::{read_minions, FleetMinion, Shard};
+use lowstate::salt::fleet::{read_minions, Fleet, FleetMinion, Shard};
 use lowstate::salt::pipeline::{Options, Session};
+use lowstate::salt::render::jinja::reads::strict_hash;
+use lowstate::salt::share::CacheStats;
 use lowstate::value::{Map, Value};
 use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
@@ -81,10 +86,12 @@ pub fn run(args: Args) -> CmdResult {
     if let Some(out) = &args.output_dir {
         std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     }
+    let fleet = fleet_from_env();
+    let tree = Tree::read(&dir, &overrides);
     let compile = |m: &FleetMinion| -> Compiled {
         Compiled {
             id: m.id.clone(),
-            result: compile_minion(&dir, &overrides, &options, m),
+            result: compile_minion(&fleet, &tree, &options, m),
         }
     };
 
@@ -128,7 +135,11 @@ pub fn run(args: Args) -> CmdResult {
         }
     }
     if !args.quiet {
-        let _ = writeln!(std::io::stderr(), "{}", stats.summary(start.elapsed()));
+        let _ = writeln!(
+            std::io::stderr(),
+            "{}",
+            stats.summary(start.elapsed(), &fleet.stats())
+        );
     }
     if stats.failed > 0 {
         Err(Failure::RunFailed)
@@ -137,19 +148,45 @@ pub fn run(args: Args) -> CmdResult {
     }
 }
 
+/// A tree's minion config, read once for the whole fleet with the flags'
+/// keys: each minion's config is a copy with its own id and grains.
+pub(super) struct Tree<'a> {
+    dir: &'a Path,
+    raw: Result<Map, lowstate::diag::Diagnostic>,
+}
+
+impl<'a> Tree<'a> {
+    /// Read `dir/minion` (and `minion.d`), with `overrides` set.
+    pub(super) fn read(dir: &'a Path, overrides: &Map) -> Tree<'a> {
+        let raw = Config::read_raw(dir).map(|mut raw| {
+            for (k, v) in overrides {
+                raw.insert(k.clone(), v.clone());
+            }
+            raw
+        });
+        Tree { dir, raw }
+    }
+}
+
+/// The fleet run's shared work; `LOWSTATE_FLEET_VERIFY=1` renders every
+/// cache hit afresh too (for tests: a difference fails the minion).
+fn fleet_from_env() -> Fleet {
+    Fleet::new(std::env::var_os("LOWSTATE_FLEET_VERIFY").is_some_and(|v| v == "1"))
+}
+
 /// One minion's lowstate from the tree configured in `dir`: the config
 /// with the flags' keys and the minion's id and grains, its pillar merged
-/// over `--pillar`.
+/// over `--pillar`, sharing the work `fleet` holds.
 fn compile_minion(
-    dir: &Path,
-    overrides: &Map,
+    fleet: &Fleet,
+    tree: &Tree,
     options: &Options,
     m: &FleetMinion,
 ) -> Result<Vec<Map>, lowstate::Diagnostics> {
-    let mut o = overrides.clone();
-    o.insert("id".into(), Value::str(m.id.as_str()));
-    o.insert("grains".into(), m.grains.clone());
-    let config = Config::load_with(dir, &o)?;
+    let mut raw = tree.raw.clone()?;
+    raw.insert("id".into(), Value::str(m.id.as_str()));
+    raw.insert("grains".into(), m.grains.clone());
+    let config = Config::from_raw(tree.dir, raw)?;
     let mut opts = options.clone();
     if let Some(Value::Map(p)) = &m.pillar {
         let mut merged = match opts.pillar_override.take() {
@@ -159,7 +196,7 @@ fn compile_minion(
         lowstate::salt::dictupdate::update_map(&mut merged, p, true, false);
         opts.pillar_override = Some(Value::Map(merged));
     }
-    Session::new(config, opts).lowstate()
+    Session::in_fleet(config, opts, fleet).lowstate()
 }
 
 /// The config directory of the old tree for `--diff`: a directory as
@@ -277,18 +314,23 @@ impl Stats {
                 self.compiled += 1;
                 self.states.push(chunks.len());
                 use std::hash::{Hash, Hasher};
+                // Exact (types and order count), without writing JSON.
                 let mut h = std::collections::hash_map::DefaultHasher::new();
-                Value::List(chunks.iter().cloned().map(Value::Map).collect())
-                    .to_json()
-                    .to_string()
-                    .hash(&mut h);
+                chunks.len().hash(&mut h);
+                for chunk in chunks {
+                    chunk.len().hash(&mut h);
+                    for (k, v) in chunk.iter() {
+                        strict_hash(k, &mut h);
+                        strict_hash(v, &mut h);
+                    }
+                }
                 self.plans.insert(h.finish());
             }
             Err(_) => self.failed += 1,
         }
     }
 
-    fn summary(&mut self, took: std::time::Duration) -> String {
+    fn summary(&mut self, took: std::time::Duration, cache: &CacheStats) -> String {
         self.states.sort_unstable();
         let states = match (self.states.first(), self.states.last()) {
             (Some(min), Some(max)) => format!(
@@ -298,11 +340,14 @@ impl Stats {
             _ => String::new(),
         };
         format!(
-            "lowstate: fleet: {} minions, {} compiled, {} failed{states}; {} distinct plans; {:.2} s",
+            "lowstate: fleet: {} minions, {} compiled, {} failed{states}; {} distinct plans; renders shared: {} of {} ({:.0}%); {:.2} s",
             self.compiled + self.failed,
             self.compiled,
             self.failed,
             self.plans.len(),
+            cache.hits,
+            cache.hits + cache.misses,
+            cache.hit_rate(),
             took.as_secs_f64()
         )
     }

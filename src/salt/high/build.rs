@@ -15,6 +15,7 @@ use crate::fnmatch::fnmatch;
 use crate::salt::fileserver::{FileServer, SlsFile};
 use crate::salt::render::jinja::SlsContext;
 use crate::salt::render::{render_file, RenderEnv, Rendered};
+use crate::salt::share::RenderShare;
 use crate::salt::top::{missing_sls_message, RenderStep};
 use crate::salt::{ID, SLS};
 use crate::value::{Map, Value};
@@ -96,13 +97,16 @@ impl LabelAt {
 }
 
 /// Rendered SLS files by (saltenv, sls), shared by the prefetch waves and
-/// the walk.
+/// the walk of one minion's compile; renders come from the fleet-wide
+/// cache when the compile has one ([`RenderCache::with_share`]).
 pub struct RenderCache<'a> {
     fs: &'a FileServer,
     env: RenderEnv<'a>,
     /// `state_auto_order`: number declarations without an `order`.
     auto_order: bool,
     done: Mutex<HashMap<(String, String), Arc<SlsRender>>>,
+    /// The fleet's cache of SLS renders, and whether to verify its hits.
+    share: Option<(&'a RenderShare<SlsRender>, bool)>,
 }
 
 impl<'a> RenderCache<'a> {
@@ -113,7 +117,15 @@ impl<'a> RenderCache<'a> {
             env,
             auto_order,
             done: Mutex::new(HashMap::new()),
+            share: None,
         }
+    }
+
+    /// Reuse renders from (and add them to) a fleet's render cache.
+    /// With `verify`, a hit is also rendered afresh and compared.
+    pub fn with_share(mut self, share: Option<(&'a RenderShare<SlsRender>, bool)>) -> Self {
+        self.share = share;
+        self
     }
 
     fn cached(&self, saltenv: &str, sls: &str) -> Option<Arc<SlsRender>> {
@@ -126,14 +138,31 @@ impl<'a> RenderCache<'a> {
         if let Some(r) = self.cached(saltenv, sls) {
             return r;
         }
-        let r = Arc::new(self.render(saltenv, sls));
+        let r = self.render(saltenv, sls);
         let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
         done.entry((saltenv.to_string(), sls.to_string()))
             .or_insert(r)
             .clone()
     }
 
-    fn render(&self, saltenv: &str, sls: &str) -> SlsRender {
+    /// Render one SLS, or reuse a render from the fleet's cache that read
+    /// what this minion's data gives.
+    fn render(&self, saltenv: &str, sls: &str) -> Arc<SlsRender> {
+        match self.share {
+            None => Arc::new(self.render_fresh(saltenv, sls)),
+            Some((share, verify)) => crate::salt::share::cached(
+                share,
+                verify,
+                (saltenv, sls),
+                self.env.jinja.data(),
+                &format!("{saltenv}:{sls}"),
+                SlsRender::Failed,
+                || self.render_fresh(saltenv, sls),
+            ),
+        }
+    }
+
+    fn render_fresh(&self, saltenv: &str, sls: &str) -> SlsRender {
         let Some(file) = self.fs.find_sls(saltenv, sls) else {
             return SlsRender::Missing;
         };
@@ -198,7 +227,7 @@ impl<'a> RenderCache<'a> {
             let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
             done.remove(&(saltenv.to_string(), sls.to_string()))
         };
-        taken.unwrap_or_else(|| Arc::new(self.render(saltenv, sls)))
+        taken.unwrap_or_else(|| self.render(saltenv, sls))
     }
 
     /// Render `roots` and everything they include, wave by wave, in parallel.

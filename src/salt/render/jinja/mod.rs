@@ -2,7 +2,8 @@
 //! undefined, no auto-escape, whitespace options, `#jinja2:` headers),
 //! the source pre-pass, Python-style printing, the render context, the
 //! fileserver loader with Salt's relative-name quirk, Salt's data tags,
-//! globals and tests, and mapping engine errors to Salt's messages.
+//! globals and tests, mapping engine errors to Salt's messages, and the
+//! log of what a render read of the minion's data (`reads`).
 
 pub mod convert;
 mod error;
@@ -11,6 +12,7 @@ mod loader;
 pub mod mutable;
 mod prepass;
 pub mod pyfmt;
+pub mod reads;
 pub mod salt;
 mod serialize;
 mod setup;
@@ -183,12 +185,19 @@ struct EnvOptions {
     allow_undefined: bool,
 }
 
+/// Built minijinja environments by (saltenv, options). They hold no
+/// minion data (only the loader and the limits), so the sessions of a
+/// fleet run with the same loader and limits can share one
+/// ([`Jinja::with_environments`]), and with it the compiled imports.
+#[derive(Default)]
+pub struct Environments(Mutex<HashMap<(String, EnvOptions), Arc<minijinja::Environment<'static>>>>);
+
 /// A configured Jinja environment for one compile (shared across threads).
 pub struct Jinja {
     base: EnvOptions,
     data: Arc<RenderData>,
     loader: Arc<dyn TemplateLoader>,
-    envs: Mutex<HashMap<(String, EnvOptions), Arc<minijinja::Environment<'static>>>>,
+    envs: Arc<Environments>,
 }
 
 impl Jinja {
@@ -197,6 +206,17 @@ impl Jinja {
         options: JinjaOptions,
         data: Arc<RenderData>,
         loader: Arc<dyn TemplateLoader>,
+    ) -> Jinja {
+        Jinja::with_environments(options, data, loader, Arc::default())
+    }
+
+    /// As [`Jinja::new`], building environments into `envs`, which must
+    /// only be shared by Jinjas with the same loader and limits.
+    pub fn with_environments(
+        options: JinjaOptions,
+        data: Arc<RenderData>,
+        loader: Arc<dyn TemplateLoader>,
+        envs: Arc<Environments>,
     ) -> Jinja {
         let mut base = EnvOptions {
             trim_blocks: options.trim_blocks,
@@ -211,8 +231,13 @@ impl Jinja {
             base,
             data,
             loader,
-            envs: Mutex::new(HashMap::new()),
+            envs,
         }
+    }
+
+    /// The minion data renders see.
+    pub fn data(&self) -> &RenderData {
+        &self.data
     }
 
     /// The resource limits renders run under.
@@ -274,7 +299,7 @@ impl Jinja {
         options: &EnvOptions,
     ) -> Arc<minijinja::Environment<'static>> {
         let key = (saltenv.to_string(), options.clone());
-        let mut envs = self.envs.lock().unwrap_or_else(|e| e.into_inner());
+        let mut envs = self.envs.0.lock().unwrap_or_else(|e| e.into_inner());
         envs.entry(key)
             .or_insert_with(|| {
                 Arc::new(setup::build_environment(

@@ -13,21 +13,45 @@ use minijinja::value::{Enumerator, Kwargs, Object, ObjectRepr, Value, ValueKind}
 use minijinja::{Error, ErrorKind, State};
 
 use super::pyfmt;
+use super::reads::{self, Source};
 
 /// A mutable dict, insertion-ordered. The flag marks an `OrderedDict`
 /// (made by `odict()`): it prints like a dict, but the `yaml` filter keeps
-/// its key order where it sorts a plain dict's keys.
+/// its key order where it sorts a plain dict's keys. The root maps of a
+/// render's `grains`, `pillar` and `opts` carry their [`Source`]: reading
+/// them by string key notes that key on the read log
+/// ([`super::reads`]), every other access notes the whole source.
 #[derive(Default)]
-pub struct MutMap(Mutex<IndexMap<Value, Value>>, bool);
+pub struct MutMap(Mutex<IndexMap<Value, Value>>, bool, Option<Source>);
 
 /// A mutable list.
 #[derive(Default)]
 pub struct MutList(Mutex<Vec<Value>>);
 
 impl MutMap {
-    /// The entries (a poisoned lock still yields the data).
+    /// The entries (a poisoned lock still yields the data). On a tracked
+    /// root map this is a read of the whole source.
     pub fn lock(&self) -> MutexGuard<'_, IndexMap<Value, Value>> {
+        if let Some(source) = self.2 {
+            reads::everything(source);
+        }
+        self.raw()
+    }
+
+    /// The entries, without noting a read (the caller notes what it reads).
+    fn raw(&self) -> MutexGuard<'_, IndexMap<Value, Value>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Note a read of `key` (a string key reads that key, anything else
+    /// the whole source) on a tracked root map.
+    fn note_key(&self, key: &Value) {
+        if let Some(source) = self.2 {
+            match key.as_str() {
+                Some(k) => reads::key(source, k),
+                None => reads::everything(source),
+            }
+        }
     }
 
     /// Is this an `OrderedDict`?
@@ -57,12 +81,25 @@ impl fmt::Debug for MutList {
 
 /// A new mutable dict holding `m`.
 pub fn new_map(m: IndexMap<Value, Value>) -> Value {
-    Value::from_object(MutMap(Mutex::new(m), false))
+    Value::from_object(MutMap(Mutex::new(m), false, None))
 }
 
 /// A new mutable `OrderedDict` holding `m`.
 pub fn new_ordered_map(m: IndexMap<Value, Value>) -> Value {
-    Value::from_object(MutMap(Mutex::new(m), true))
+    Value::from_object(MutMap(Mutex::new(m), true, None))
+}
+
+/// `v` as the root map of `source` in a render's context: the same dict,
+/// whose reads go to the read log. `v` must be fresh (not shared yet): a
+/// map's entries move into the tracked one. Anything else is returned as is.
+pub fn track(v: Value, source: Source) -> Value {
+    match v.downcast_object_ref::<MutMap>() {
+        Some(m) => {
+            let entries = std::mem::take(&mut *m.raw());
+            Value::from_object(MutMap(Mutex::new(entries), m.1, Some(source)))
+        }
+        None => v,
+    }
 }
 
 /// A new mutable list holding `v`.
@@ -236,7 +273,8 @@ impl Object for MutMap {
     }
 
     fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
-        let mut m = self.lock();
+        self.note_key(key);
+        let mut m = self.raw();
         let v = m.get_mut(key)?;
         promote(v);
         Some(v.clone())
@@ -292,8 +330,9 @@ impl MutMap {
         match method {
             "get" => {
                 arity(method, args, 1, 2)?;
+                self.note_key(&args[0]);
                 Ok(self
-                    .lock()
+                    .raw()
                     .get(&args[0])
                     .cloned()
                     .unwrap_or_else(|| args.get(1).cloned().unwrap_or_else(none)))
@@ -347,6 +386,7 @@ impl MutMap {
                 Ok(Value::from_object(MutMap(
                     Mutex::new(self.lock().clone()),
                     self.1,
+                    None,
                 )))
             }
             "clear" => {

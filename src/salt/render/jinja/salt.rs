@@ -605,6 +605,7 @@ impl Inner {
                         if let Ok(mut used) = self.data.queries.answered.lock() {
                             used.insert(name.to_string());
                         }
+                        crate::salt::render::jinja::reads::answered(name);
                         return Ok(to_mj(&answer));
                     }
                 }

@@ -12,7 +12,8 @@ use minijinja::{AutoEscape, Environment, Error, ErrorKind, State, UndefinedBehav
 
 use super::convert::to_jinja;
 use super::error::{map_error, template_error, TopLevel, PREFIX_ERROR, PREFIX_RUNTIME};
-use super::mutable::{new_list, new_map, pairs_of, to_mut_deep, to_mut_shallow, MutList};
+use super::mutable::{new_list, new_map, pairs_of, to_mut_deep, to_mut_shallow, track, MutList};
+use super::reads::Source;
 use super::{filters, loader, prepass, pyfmt, salt};
 use super::{EnvOptions, JinjaError, JinjaErrorKind, RenderData, SlsContext, TemplateLoader};
 
@@ -673,12 +674,19 @@ pub(super) fn render(
         header_line,
     } = *file;
     let mut base: Vec<(String, JValue)> = vec![
-        ("grains".into(), to_jinja(&data.grains)),
+        // The roots note what the render reads of them (`reads`).
+        (
+            "grains".into(),
+            track(to_jinja(&data.grains), Source::Grains),
+        ),
         (
             "pillar".into(),
-            super::convert::to_jinja_pillar(&data.pillar),
+            track(
+                super::convert::to_jinja_pillar(&data.pillar),
+                Source::Pillar,
+            ),
         ),
-        ("opts".into(), to_jinja(&data.opts)),
+        ("opts".into(), track(to_jinja(&data.opts), Source::Opts)),
         (
             "salt".into(),
             salt::salt_object_with_files(data.clone(), Some(templates.clone())),

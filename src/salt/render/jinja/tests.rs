@@ -891,3 +891,90 @@ fn loops_over_none_fail_as_in_jinja2() {
         "23a1TrueTrue"
     );
 }
+
+/// What rendering `src` (with `files` importable) reads of the minion data.
+fn reads_of(files: &[(&str, &str)], src: &str) -> reads::ReadLog {
+    let j = jinja_with(files, JinjaOptions::default());
+    let (r, log) = reads::record(|| j.render(src, &ctx("t", "t.sls")));
+    r.unwrap_or_else(|e| panic!("{src}: {e}"));
+    log
+}
+
+fn keys(names: &[&str]) -> reads::SourceReads {
+    reads::SourceReads::Keys(names.iter().map(|s| s.to_string()).collect())
+}
+
+#[test]
+fn reads_by_key_record_the_key_present_or_absent() {
+    use reads::Source::*;
+    let log = reads_of(
+        &[],
+        "{{ grains.os }} {{ grains['os_family'] }} {{ grains.get('nope', 1) }} \
+         {% if 'kernel' in grains %}k{% endif %}{{ pillar.user.name }}",
+    );
+    assert_eq!(
+        log.of(Grains),
+        &keys(&["os", "os_family", "nope", "kernel"])
+    );
+    assert_eq!(log.of(Pillar), &keys(&["user"]));
+    assert_eq!(log.of(Opts), &keys(&[]));
+}
+
+#[test]
+fn whole_map_reads_and_mutations_record_everything() {
+    use reads::Source::*;
+    for src in [
+        "{% for k in grains %}{{ k }}{% endfor %}",
+        "{{ grains.items() | list }}",
+        "{{ grains.keys() | list }}",
+        "{{ grains | length }}",
+        "{{ grains | tojson }}",
+        "{{ grains }}",
+        "{% if grains %}x{% endif %}",
+        "{% do grains.update({'a': 1}) %}",
+        "{% do grains.setdefault('a', 1) %}",
+        "{% do grains.pop('os') %}",
+        "{{ grains == {} }}",
+        "{{ salt['grains.items']() | length }}",
+        "{{ salt['match.grain']('os:Debian') }}",
+        "{{ dict(grains) | length }}",
+    ] {
+        let log = reads_of(&[], src);
+        assert_eq!(log.of(Grains), &reads::SourceReads::Everything, "{src}");
+    }
+    // `match.*` reads every source.
+    let log = reads_of(&[], "{{ salt['match.glob']('web*') }}");
+    assert_eq!(log.of(Opts), &reads::SourceReads::Everything);
+    assert_eq!(log.of(Pillar), &reads::SourceReads::Everything);
+}
+
+#[test]
+fn salt_functions_record_their_keys() {
+    use reads::Source::*;
+    let log = reads_of(
+        &[],
+        "{{ salt['grains.get']('os') }}{{ salt['pillar.get']('user:name') }}\
+         {{ salt['grains.filter_by']({'Debian': 1}) }}\
+         {{ salt['config.get']('renderer') }}{{ salt['file.join']('a', 'b') }}",
+    );
+    assert_eq!(log.of(Grains), &keys(&["os", "os_family", "renderer"]));
+    assert_eq!(log.of(Pillar), &keys(&["user", "renderer", "master"]));
+    assert_eq!(
+        log.of(Opts),
+        &keys(&["pillar_raise_on_missing", "pillar_merge_lists", "renderer"])
+    );
+}
+
+#[test]
+fn imports_read_into_the_same_log_and_fresh_answers_are_noted() {
+    use reads::Source::*;
+    let log = reads_of(
+        &[(
+            "map.jinja",
+            "{% set m = salt['grains.filter_by']({'Debian': {'a': 1}}, grain='os') %}",
+        )],
+        "{% from 'map.jinja' import m with context %}{{ m.a }}{{ salt['pkg.version']('nginx') }}",
+    );
+    assert_eq!(log.of(Grains), &keys(&["os"]));
+    assert_eq!(log.answered, vec!["pkg.version".to_string()]);
+}

@@ -9,7 +9,7 @@ use crate::salt::dictupdate::{self, py_eq};
 use crate::salt::render::jinja::convert::{
     is_mutable, to_jinja_like, to_jinja_ordered, to_jinja_pillar,
 };
-use crate::salt::render::jinja::{RenderData, TemplateLoader};
+use crate::salt::render::jinja::{reads, RenderData, TemplateLoader};
 use crate::value::{Map, Value};
 use minijinja::value::Value as MjValue;
 use minijinja::{Error, State};
@@ -162,7 +162,59 @@ pub(crate) fn call(call: &mut Call, name: &str, args: &[MjValue]) -> Result<MjVa
         return Err(py_error(format!("'{name}' is not available.")));
     };
     let bound = bind(pyname, sig, args)?;
+    note_reads(name, &bound);
     f(call, bound)
+}
+
+/// Note on the read log ([`reads`]) what `name` reads of the minion's
+/// data. Functions that read by key note the top-level key their path
+/// starts with; those that never look at grains, pillar or opts note
+/// nothing; any other function (the `match.*` family, `config.*` with a
+/// merge, `*.items`, ...) notes all three sources whole.
+fn note_reads(name: &str, a: &Bound) {
+    use reads::Source::{Grains, Opts, Pillar};
+    let path =
+        |source, key: &str, delim: &str| match (a.string(key, ""), a.string("delimiter", delim)) {
+            (Ok(k), Ok(d)) => reads::path(source, &k, &d),
+            _ => reads::all(),
+        };
+    let (module, _) = name.split_once('.').unwrap_or((name, ""));
+    match name {
+        "pillar.get" => {
+            path(Pillar, "key", ":");
+            reads::key(Opts, "pillar_raise_on_missing");
+            reads::key(Opts, "pillar_merge_lists");
+        }
+        "pillar.keys" => path(Pillar, "key", ":"),
+        "grains.get" => path(Grains, "key", ":"),
+        "grains.has_value" | "grains.equals" => match a.string("key", "") {
+            Ok(k) => reads::path(Grains, &k, ":"),
+            Err(_) => reads::all(),
+        },
+        "grains.filter_by" => match a.string("grain", "os_family") {
+            Ok(k) => reads::path(Grains, &k, ":"),
+            Err(_) => reads::all(),
+        },
+        "pillar.filter_by" => match a.string("pillar", "") {
+            Ok(k) => reads::path(Pillar, &k, ":"),
+            Err(_) => reads::all(),
+        },
+        "config.get" if a.raw("merge").is_none_or(MjValue::is_none) => {
+            path(Opts, "key", ":");
+            path(Grains, "key", ":");
+            path(Pillar, "key", ":");
+            reads::key(Pillar, "master");
+        }
+        // Only the fileserver listing and the `saltenv` option.
+        "cp.list_states" | "cp.list_master" | "cp.list_master_dirs" => reads::key(Opts, "saltenv"),
+        // Only the pillar roots (config, the same for every minion).
+        "pillar.file_exists" => {}
+        _ if matches!(
+            module,
+            "defaults" | "slsutil" | "file" | "log" | "test" | "hashutil"
+        ) => {}
+        _ => reads::all(),
+    }
 }
 
 // ---------------------------------------------------------------------------

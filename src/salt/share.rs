@@ -1,0 +1,387 @@
+//! The fleet-wide render cache of `lowstate fleet` (the sessions of one
+//! run hold it through [`crate::salt::fleet::Fleet`]). The cache keys a render by the file (saltenv and SLS, or the top
+//! file) and by what the render read of the minion's data, as recorded by
+//! [`crate::salt::render::jinja::reads`]: per source (grains, pillar,
+//! opts) the top-level keys it read with the values it saw (absent keys
+//! included), or the whole source. A minion reuses a render when every
+//! recorded read gives an exactly equal value for it ([`reads::strict_eq`]:
+//! types and map order count); anything else is a miss, which renders
+//! afresh, so a miss is always safe. Everything else a render depends on
+//! (the config apart from the minion's id and grains, and the compile
+//! options apart from the pillar override) is the same for every minion
+//! sharing one cache: `Fleet` gives minions whose settings differ
+//! different caches.
+//!
+//! Memory: a file keeps at most [`MAX_ENTRIES_PER_FILE`] renders, one per
+//! distinct combination of (reads, values seen); past that, new
+//! combinations are rendered but not kept. So the cache is bounded by the
+//! number of files times that cap, whatever the fleet's size.
+
+use crate::diag::{codes, Diagnostic};
+use crate::salt::render::jinja::reads::{self, ReadLog, Source, SourceReads};
+use crate::salt::render::jinja::RenderData;
+use crate::value::Value;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// The most renders one file keeps (see the module docs).
+pub const MAX_ENTRIES_PER_FILE: usize = 256;
+
+/// Hits and misses of the render cache.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Renders reused.
+    pub hits: usize,
+    /// Renders done (and kept, unless the file's cap was reached).
+    pub misses: usize,
+}
+
+impl CacheStats {
+    /// Add `o`'s counts.
+    pub fn add(&mut self, o: &CacheStats) {
+        self.hits += o.hits;
+        self.misses += o.misses;
+    }
+
+    /// Hits over lookups, in percent (0 when there were none).
+    pub fn hit_rate(&self) -> f64 {
+        let all = self.hits + self.misses;
+        if all == 0 {
+            0.0
+        } else {
+            100.0 * self.hits as f64 / all as f64
+        }
+    }
+}
+
+/// A render found in the cache.
+pub(crate) struct Hit<T> {
+    /// The result.
+    pub result: Arc<T>,
+    /// The functions it had answered as a fresh minion (to replay).
+    pub answered: Vec<String>,
+}
+
+/// Renders of one kind of file (SLS, top), by file and by what they read.
+pub struct RenderShare<T> {
+    files: Mutex<HashMap<(String, String), Slot<T>>>,
+    hits: AtomicUsize,
+    misses: AtomicUsize,
+}
+
+impl<T> Default for RenderShare<T> {
+    fn default() -> Self {
+        RenderShare {
+            files: Mutex::new(HashMap::new()),
+            hits: AtomicUsize::new(0),
+            misses: AtomicUsize::new(0),
+        }
+    }
+}
+
+/// One file's renders, grouped by the set of reads they made.
+struct Slot<T> {
+    shapes: Vec<Shape<T>>,
+    entries: usize,
+}
+
+/// The renders of one file that read the same things, by the hash of the
+/// values they saw.
+struct Shape<T> {
+    reads: [SourceReads; 3],
+    entries: HashMap<u64, Vec<Entry<T>>>,
+}
+
+struct Entry<T> {
+    seen: Vec<Option<Value>>,
+    result: Arc<T>,
+    answered: Vec<String>,
+}
+
+fn source_of(data: &RenderData, s: Source) -> &Value {
+    match s {
+        Source::Grains => &data.grains,
+        Source::Pillar => &data.pillar,
+        Source::Opts => &data.opts,
+    }
+}
+
+/// What `data` gives for the reads of a shape, in order.
+fn seen_for<'d>(reads: &[SourceReads; 3], data: &'d RenderData) -> Vec<Option<&'d Value>> {
+    Source::ALL
+        .iter()
+        .zip(reads)
+        .flat_map(|(s, r)| reads::seen(r, source_of(data, *s)))
+        .collect()
+}
+
+fn hash_seen<'v>(seen: impl Iterator<Item = Option<&'v Value>>) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for v in seen {
+        match v {
+            None => 0u8.hash(&mut h),
+            Some(v) => {
+                1u8.hash(&mut h);
+                reads::strict_hash(v, &mut h);
+            }
+        }
+    }
+    h.finish()
+}
+
+fn same_seen(a: &[Option<Value>], b: &[Option<&Value>]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| match (x, y) {
+            (None, None) => true,
+            (Some(x), Some(y)) => reads::strict_eq(x, y),
+            _ => false,
+        })
+}
+
+impl<T> RenderShare<T> {
+    /// A render of `file` in `saltenv` that read what `data` still gives.
+    pub(crate) fn lookup(&self, saltenv: &str, file: &str, data: &RenderData) -> Option<Hit<T>> {
+        let files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        let found = files
+            .get(&(saltenv.to_string(), file.to_string()))
+            .and_then(|slot| {
+                slot.shapes.iter().find_map(|shape| {
+                    let seen = seen_for(&shape.reads, data);
+                    let list = shape.entries.get(&hash_seen(seen.iter().copied()))?;
+                    list.iter().find(|e| same_seen(&e.seen, &seen))
+                })
+            })
+            .map(|e| Hit {
+                result: e.result.clone(),
+                answered: e.answered.clone(),
+            });
+        drop(files);
+        let counter = if found.is_some() {
+            &self.hits
+        } else {
+            &self.misses
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        found
+    }
+
+    /// Keep `result`, a render of `file` that read `log` of `data`.
+    pub(crate) fn insert(
+        &self,
+        saltenv: &str,
+        file: &str,
+        log: &ReadLog,
+        data: &RenderData,
+        result: Arc<T>,
+    ) {
+        let shape_reads: [SourceReads; 3] =
+            Source::ALL.map(|s| reads::normalise(log.of(s), source_of(data, s)));
+        let seen_refs = seen_for(&shape_reads, data);
+        let hash = hash_seen(seen_refs.iter().copied());
+        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        let slot = files
+            .entry((saltenv.to_string(), file.to_string()))
+            .or_insert_with(|| Slot {
+                shapes: Vec::new(),
+                entries: 0,
+            });
+        if slot.entries >= MAX_ENTRIES_PER_FILE {
+            return;
+        }
+        let at = match slot.shapes.iter().position(|s| s.reads == shape_reads) {
+            Some(i) => i,
+            None => {
+                slot.shapes.push(Shape {
+                    reads: shape_reads,
+                    entries: HashMap::new(),
+                });
+                slot.shapes.len() - 1
+            }
+        };
+        let list = slot.shapes[at].entries.entry(hash).or_default();
+        // Another thread may have rendered the same thing meanwhile.
+        if list.iter().any(|e| same_seen(&e.seen, &seen_refs)) {
+            return;
+        }
+        list.push(Entry {
+            seen: seen_refs.into_iter().map(|v| v.cloned()).collect(),
+            result,
+            answered: log.answered.clone(),
+        });
+        slot.entries += 1;
+    }
+
+    /// The hits and misses so far.
+    pub(crate) fn stats(&self) -> CacheStats {
+        CacheStats {
+            hits: self.hits.load(Ordering::Relaxed),
+            misses: self.misses.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// Note the functions a reused render had answered as a fresh minion, as
+/// rendering it would have.
+pub(crate) fn replay_answers(data: &RenderData, answered: &[String]) {
+    if answered.is_empty() {
+        return;
+    }
+    if let Ok(mut used) = data.queries.answered.lock() {
+        used.extend(answered.iter().cloned());
+    }
+}
+
+/// The internal error of a verify run: the cached render of `what` given
+/// to `minion` differs from a fresh one.
+pub(crate) fn mismatch(what: &str, minion: &str) -> Diagnostic {
+    Diagnostic::new(
+        codes::INTERNAL,
+        format!(
+            "fleet render cache: the cached render of '{what}' differs from a fresh render for minion '{minion}' (a read was not recorded; please report this)"
+        ),
+    )
+}
+
+/// Run `render` with a read log, or reuse a render of `file` from `share`
+/// that read what `data` gives; `minion` names the minion in a verify
+/// mismatch, `what` the file; `failed` makes the mismatch result.
+pub(crate) fn cached<T: std::fmt::Debug>(
+    share: &RenderShare<T>,
+    verify: bool,
+    key: (&str, &str),
+    data: &RenderData,
+    what: &str,
+    failed: impl FnOnce(Diagnostic) -> T,
+    render: impl Fn() -> T,
+) -> Arc<T> {
+    let (saltenv, file) = key;
+    if let Some(hit) = share.lookup(saltenv, file, data) {
+        replay_answers(data, &hit.answered);
+        if verify {
+            let (fresh, _) = reads::record(&render);
+            if format!("{fresh:?}") != format!("{:?}", hit.result) {
+                let minion = data.opts.get("id").map(Value::py_str).unwrap_or_default();
+                return Arc::new(failed(mismatch(what, &minion)));
+            }
+        }
+        return hit.result;
+    }
+    let (result, log) = reads::record(&render);
+    let result = Arc::new(result);
+    share.insert(saltenv, file, &log, data, result.clone());
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vmap;
+
+    fn data(os: Value, roles: Value) -> RenderData {
+        RenderData {
+            grains: vmap! {"id" => "m1", "os" => os, "roles" => roles},
+            opts: vmap! {"id" => "m1"},
+            ..RenderData::default()
+        }
+    }
+
+    #[test]
+    fn hits_need_every_read_value_exactly_equal() {
+        let share: RenderShare<String> = RenderShare::default();
+        let renders = std::cell::Cell::new(0);
+        let render = |d: &RenderData| {
+            renders.set(renders.get() + 1);
+            reads::key(Source::Grains, "os");
+            reads::key(Source::Grains, "missing");
+            format!("{:?}", d.grains.get("os"))
+        };
+        let get = |d: &RenderData| {
+            cached(
+                &share,
+                true,
+                ("base", "a"),
+                d,
+                "base:a",
+                |e| e.message,
+                || render(d),
+            )
+        };
+        let debian = data(Value::str("Debian"), Value::Null);
+        assert_eq!(*get(&debian), "Some(Str(\"Debian\"))");
+        // Another minion, other unread grains: shared (verify renders it again).
+        let mut other = data(Value::str("Debian"), Value::str("web"));
+        other
+            .grains
+            .as_map_mut()
+            .unwrap()
+            .insert("id".into(), Value::str("m2"));
+        assert_eq!(*get(&other), "Some(Str(\"Debian\"))");
+        assert_eq!(share.stats(), CacheStats { hits: 1, misses: 1 });
+        // A read value that differs, even only by type, is a miss.
+        assert_eq!(
+            *get(&data(Value::str("CentOS"), Value::Null)),
+            "Some(Str(\"CentOS\"))"
+        );
+        assert_eq!(*get(&data(Value::Int(1), Value::Null)), "Some(Int(1))");
+        assert_eq!(
+            *get(&data(Value::Float(1.0), Value::Null)),
+            "Some(Float(1.0))"
+        );
+        // An absent key that appears is a miss too.
+        let mut present = data(Value::str("Debian"), Value::Null);
+        present
+            .grains
+            .as_map_mut()
+            .unwrap()
+            .insert("missing".into(), Value::Int(0));
+        get(&present);
+        assert_eq!(share.stats(), CacheStats { hits: 1, misses: 5 });
+        assert_eq!(renders.get(), 6);
+    }
+
+    #[test]
+    fn a_render_that_reads_everything_needs_equal_sources() {
+        let share: RenderShare<usize> = RenderShare::default();
+        let get = |d: &RenderData| {
+            cached(
+                &share,
+                false,
+                ("base", "a"),
+                d,
+                "base:a",
+                |_| 0,
+                || {
+                    reads::everything(Source::Grains);
+                    d.grains.as_map().map_or(0, |m| m.len())
+                },
+            )
+        };
+        get(&data(Value::Null, Value::Null));
+        get(&data(Value::Null, Value::Null));
+        get(&data(Value::Null, Value::str("x")));
+        assert_eq!(share.stats(), CacheStats { hits: 1, misses: 2 });
+    }
+
+    #[test]
+    fn verify_reports_a_stale_render() {
+        let share: RenderShare<String> = RenderShare::default();
+        // A render that reads `os` without saying so.
+        let get = |d: &RenderData| {
+            cached(
+                &share,
+                true,
+                ("base", "a"),
+                d,
+                "base:a",
+                |e| e.message,
+                || d.grains.get("os").map(Value::py_str).unwrap_or_default(),
+            )
+        };
+        get(&data(Value::str("Debian"), Value::Null));
+        let stale = get(&data(Value::str("CentOS"), Value::Null));
+        assert!(stale.contains("cached render of 'base:a'"), "{stale}");
+        assert!(stale.contains("minion 'm1'"), "{stale}");
+    }
+}
