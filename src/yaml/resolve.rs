@@ -113,7 +113,8 @@ pub(crate) fn resolve_plain(s: &str) -> ScalarTag {
         return ScalarTag::Bool;
     }
     let numeric = matches!(first, b'-' | b'+' | b'0'..=b'9');
-    if (numeric || first == b'.') && FLOAT.is_match(s) {
+    // Every float form has a `.`: plain ints skip the regex.
+    if (numeric || first == b'.') && s.as_bytes().contains(&b'.') && FLOAT.is_match(s) {
         return ScalarTag::Float;
     }
     if numeric {
