@@ -277,7 +277,8 @@ impl Scanner<'_> {
                 Some(_) => return None,
             }
         }
-        if has_duplicate_or_collection_key(&pairs) {
+        // Keys here are scalars; one key cannot repeat.
+        if pairs.len() > 1 && has_duplicate_or_collection_key(&pairs) {
             return None;
         }
         let end = pairs.last().map_or(start, |(_, v)| v.span.end).max(start);
