@@ -696,6 +696,10 @@ mod tests {
         ] {
             declined(text);
         }
+        // Long simple keys are the saphyr path's (libyaml's limit is 1024).
+        served(&format!("{}: 1\n", "k".repeat(MAX_KEY)));
+        declined(&format!("{}: 1\n", "k".repeat(MAX_KEY + 1)));
+        declined(&format!("'{}': 1\n", "k".repeat(MAX_KEY)));
         // Nesting past MAX_LEVELS is left to the saphyr path and its limit.
         let deep = "- ".repeat(MAX_LEVELS + 1) + "x\n";
         declined(&deep);
