@@ -6,10 +6,12 @@
 //! by indentation (compact `- key: v` mappings and `- - x` sequences in
 //! sequence items, sequences at their key's indentation), single-line
 //! plain scalars, single-line quoted scalars without escapes (`''` in
-//! single quotes is fine), comments and blank lines, in printable ASCII
-//! with `\n` or `\r\n` line breaks. Anything else gives `None` and the
-//! caller takes the saphyr path ([`super::load`]'s `load_direct`, then the
-//! full loader): flow collections, anchors, aliases, tags, block scalars,
+//! single quotes is fine), flow collections on one line as values (`[]`,
+//! `{}`, and flat lists of plain words and quoted scalars, the `- pkgs:
+//! [a, b]` of Salt), comments and blank lines, in printable ASCII with
+//! `\n` or `\r\n` line breaks. Anything else gives `None` and the caller
+//! takes the saphyr path ([`super::load`]'s `load_direct`, then the full
+//! loader): other flow collections, anchors, aliases, tags, block scalars,
 //! `?` keys, directives and document markers, tabs, any other byte,
 //! multi-line scalars, indentation that is not one of the open
 //! collections' own, merge and `=` keys, duplicate keys, scalars the
@@ -18,13 +20,15 @@
 //! Proof obligation: whenever it gives `Some`, the tree is exactly the
 //! direct path's, values, key order and every span included (spans feed
 //! diagnostics and the source map). Spans follow saphyr's conventions,
-//! quirks included: a quoted scalar's span runs on over the blanks (and a
-//! comment) after it up to the `:` or the line's end; an empty mapping
-//! value sits at its `:`; an empty sequence item at the end of its `-`
-//! line; a sequence at its key's indentation starts at its first item's
-//! token (the end of the first `-` line when the item is below it). Checked by `tests/yaml_fastpath.rs` (every YAML text of the test
-//! suite, the rendered corpora and a generated bench tree, and PyYAML's
-//! data), the unit tests below, and the `yaml_fastpath` fuzz target.
+//! quirks included: a quoted scalar's or a flow collection's span runs on
+//! over the blanks (and a comment) after it up to the next token or the
+//! line's end; an empty mapping value sits at its `:`; an empty sequence
+//! item at the end of its `-` line; a sequence at its key's indentation
+//! starts at its first item's token (the end of the first `-` line when
+//! the item is below it). Checked by `tests/yaml_fastpath.rs` (every YAML
+//! text of the test suite, the rendered corpora, a rendered bench tree,
+//! PyYAML's inputs), the unit tests below, and the `yaml_fastpath` fuzz
+//! target.
 //!
 //! One pass over the bytes for the character check, then one over the
 //! lines: linear time, recursion bounded by [`MAX_LEVELS`].
