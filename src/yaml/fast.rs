@@ -10,7 +10,7 @@
 //! `{}`, and flat lists of plain words and quoted scalars, the `- pkgs:
 //! [a, b]` of Salt), comments and blank lines, in printable ASCII with
 //! `\n` or `\r\n` line breaks. Anything else gives `None` and the caller
-//! takes the saphyr path ([`super::load`]'s `load_direct`, then the full
+//! takes the saphyr path (`load_direct` in [`mod@super::load`], then the full
 //! loader): other flow collections, anchors, aliases, tags, block scalars,
 //! `?` keys, directives and document markers, tabs, any other byte,
 //! multi-line scalars, indentation that is not one of the open
