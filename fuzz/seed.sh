@@ -4,7 +4,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 tests="$here/../tests"
-for t in yaml_load yaml_roundtrip salt_compile hot_compile; do
+for t in yaml_load yaml_roundtrip yaml_fastpath salt_compile hot_compile; do
   mkdir -p "$here/corpus/$t"
 done
 n=0
@@ -13,6 +13,7 @@ for f in $(find "$tests/corpus" "$tests/corpus-extra" "$tests/corpus-3006" -name
   cp "$f" "$here/corpus/salt_compile/sls-$n"
   cp "$f" "$here/corpus/yaml_load/sls-$n"
   cp "$f" "$here/corpus/yaml_roundtrip/sls-$n"
+  cp "$f" "$here/corpus/yaml_fastpath/sls-$n"
 done
 for f in $(find "$tests/corpus-hot" -name '*.yaml' ! -name case.yaml | sort); do
   n=$((n + 1))
@@ -20,6 +21,16 @@ for f in $(find "$tests/corpus-hot" -name '*.yaml' ! -name case.yaml | sort); do
   cp "$f" "$here/corpus/yaml_load/hot-$n"
   cp "$f" "$here/corpus/yaml_roundtrip/hot-$n"
 done
+# The fast path's seeds: every text its differential test checks (the
+# rendered corpora, a rendered bench tree, PyYAML's inputs).
+dump=$(mktemp -d)
+if (cd "$here/.." && FASTPATH_DUMP="$dump" cargo test -q --test yaml_fastpath >/dev/null 2>&1); then
+  for f in "$dump"/*/*; do
+    n=$((n + 1))
+    cp "$f" "$here/corpus/yaml_fastpath/text-$n"
+  done
+fi
+rm -rf "$dump"
 # Regressions found earlier are seeds too.
 if [ -d "$tests/fuzz-regressions" ]; then
   for d in "$tests"/fuzz-regressions/*/; do

@@ -58,6 +58,16 @@ fn yaml_roundtrip(text: &str) -> String {
         .join("\n")
 }
 
+/// The fast path's verdict (it must never differ), then the load itself.
+fn yaml_fastpath(text: &str) -> String {
+    let verdict = match lowstate::yaml::fastpath::check(text) {
+        lowstate::yaml::fastpath::Check::Declined => "declined".to_string(),
+        lowstate::yaml::fastpath::Check::Agrees => "served".to_string(),
+        lowstate::yaml::fastpath::Check::Differs(how) => format!("DIFFERS\n{how}"),
+    };
+    format!("fast path: {verdict}\n{}", yaml_load(text))
+}
+
 fn salt_compile(data: &[u8], dir: &Path) -> String {
     let session = session_for_input(dir, data).expect("tree written");
     match session.lowstate() {
@@ -110,6 +120,7 @@ fn every_fuzz_finding_keeps_its_outcome() {
             let got = match name.as_str() {
                 "yaml_load" => yaml_load(&text),
                 "yaml_roundtrip" => yaml_roundtrip(&text),
+                "yaml_fastpath" => yaml_fastpath(&text),
                 "salt_compile" => salt_compile(&data, &work),
                 "hot_compile" => hot(&text),
                 other => panic!("unknown fuzz target folder {other}"),

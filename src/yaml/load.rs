@@ -1670,7 +1670,7 @@ struct Frame {
 /// `=` keys, collection keys, duplicate keys, construction failures, parser
 /// errors, more than one document. On every document it accepts it gives
 /// what [`load_graph`] gives.
-fn load_direct(src: &str, bounds: Bounds) -> Option<Node> {
+pub(super) fn load_direct(src: &str, bounds: Bounds) -> Option<Node> {
     let bytes = src.as_bytes();
     // One pass for the usual text: printable ASCII and line breaks only.
     let plain_ascii = bytes
@@ -1823,7 +1823,7 @@ fn load_direct(src: &str, bounds: Bounds) -> Option<Node> {
 
 /// Whether a mapping's keys (as Python compares them) repeat, or one is a
 /// collection.
-fn has_duplicate_or_collection_key(pairs: &[(Node, Node)]) -> bool {
+pub(super) fn has_duplicate_or_collection_key(pairs: &[(Node, Node)]) -> bool {
     fn key(n: &Node) -> Option<PyKey<'_>> {
         Some(match &n.value {
             NodeValue::Null => PyKey::Null,
@@ -1844,10 +1844,14 @@ fn has_duplicate_or_collection_key(pairs: &[(Node, Node)]) -> bool {
     false
 }
 
-/// Load one document with `dialect`'s rules (the direct path serves only
-/// documents that need no dialect decision: it leaves any duplicate key to
-/// the full loader).
+/// Load one document with `dialect`'s rules: the fast path
+/// ([`super::fast`]) for plain block YAML, else the direct path, else the
+/// full loader. The first two serve only documents that need no dialect
+/// decision: they leave any duplicate key to the full loader.
 pub(super) fn load(src: &str, dialect: Dialect, bounds: Bounds) -> Result<Node, YamlError> {
+    if let Some(node) = super::fast::load_fast(src, bounds) {
+        return Ok(node);
+    }
     match load_direct(src, bounds) {
         Some(node) => Ok(node),
         None => load_graph(src, dialect, bounds),
@@ -1955,7 +1959,7 @@ fn quoted_end(bytes: &[u8], at: usize) -> Option<usize> {
 
 /// The full loader: compose the node graph, construct it as Salt does,
 /// expand it into a tree; every libyaml and Salt error reproduced.
-fn load_graph(src: &str, dialect: Dialect, bounds: Bounds) -> Result<Node, YamlError> {
+pub(super) fn load_graph(src: &str, dialect: Dialect, bounds: Bounds) -> Result<Node, YamlError> {
     load_graph_marked(src, dialect, bounds, None)
 }
 

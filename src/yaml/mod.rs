@@ -7,6 +7,7 @@ use crate::value::{Map, Value};
 use std::ops::Range;
 
 mod dump;
+mod fast;
 mod load;
 pub(crate) mod resolve;
 
@@ -279,6 +280,43 @@ fn pyyaml_octal(plain: &str) -> Option<i64> {
         return None;
     }
     i64::from_str_radix(rest, 8).ok()
+}
+
+/// The fast path's proof obligation as a check, for the differential test
+/// (`tests/yaml_fastpath.rs`) and the `yaml_fastpath` fuzz target: not an
+/// API to load with.
+#[doc(hidden)]
+pub mod fastpath {
+    use super::{fast, load, Dialect};
+
+    /// What the fast path did with a text.
+    #[derive(Debug, Clone, PartialEq)]
+    pub enum Check {
+        /// It declined (the saphyr path loads the text).
+        Declined,
+        /// It loaded the text exactly as the direct path and the full
+        /// loader do (values, key order, spans).
+        Agrees,
+        /// It loaded the text differently: what it gave, and what the
+        /// direct path and the full loader give.
+        Differs(String),
+    }
+
+    /// Load `text` on the fast path and compare with the saphyr paths.
+    pub fn check(text: &str) -> Check {
+        let bounds = super::LoadOptions::default().bounds();
+        let Some(fast) = fast::load_fast(text, bounds) else {
+            return Check::Declined;
+        };
+        let fast = format!("{fast:?}");
+        let direct = format!("{:?}", load::load_direct(text, bounds));
+        let graph = format!("{:?}", load::load_graph(text, Dialect::Salt, bounds));
+        if direct == format!("Some({fast})") && graph == format!("Ok({fast})") {
+            Check::Agrees
+        } else {
+            Check::Differs(format!("fast:   {fast}\ndirect: {direct}\ngraph:  {graph}"))
+        }
+    }
 }
 
 /// Parse to a plain value.

@@ -61,10 +61,13 @@ impl ScalarTag {
     }
 }
 
-static BOOL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$")
-        .expect("valid regex")
-});
+/// PyYAML's bool resolver, `^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`,
+/// as a word list (`test`, a common key, would otherwise run the regex).
+const BOOL_WORDS: [&str; 18] = [
+    "yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE", "on",
+    "On", "ON", "off", "Off", "OFF",
+];
+
 static FLOAT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?",
@@ -108,12 +111,13 @@ pub(crate) fn resolve_plain(s: &str) -> ScalarTag {
             first,
             b'y' | b'Y' | b'n' | b'N' | b't' | b'T' | b'f' | b'F' | b'o' | b'O'
         )
-        && BOOL.is_match(s)
+        && BOOL_WORDS.contains(&s)
     {
         return ScalarTag::Bool;
     }
     let numeric = matches!(first, b'-' | b'+' | b'0'..=b'9');
-    if (numeric || first == b'.') && FLOAT.is_match(s) {
+    // Every float form has a `.`: plain ints skip the regex.
+    if (numeric || first == b'.') && s.as_bytes().contains(&b'.') && FLOAT.is_match(s) {
         return ScalarTag::Float;
     }
     if numeric {
