@@ -575,18 +575,7 @@ fn a_formula_fleet_shares_renders() {
         .map(|(id, g)| serde_json::json!({ id: g }).to_string() + "\n")
         .collect();
     std::fs::write(d.join("grains.json"), stream).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lowstate"))
-        .args(["fleet", "-c", "tree", "--minions", "grains.json"])
-        .env("LOWSTATE_FLEET_VERIFY", "1")
-        .current_dir(&d)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
-    let shared = err
-        .split("renders shared: ")
-        .nth(1)
-        .unwrap_or_else(|| panic!("no cache summary: {err}"));
+    let (out, shared) = verified_fleet(&d, "tree");
     eprintln!("formula fleet: renders shared: {shared}");
     let hits: usize = shared.split(' ').next().unwrap().parse().unwrap();
     let total: usize = shared.split(' ').nth(2).unwrap().parse().unwrap();
@@ -631,21 +620,10 @@ fn the_generated_bench_fleet_shares_renders() {
         eprintln!("python3 or benches/gen-fleet unavailable: skipped");
         return;
     }
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lowstate"))
-        .args(["fleet", "-c", ".", "--minions", "grains.json"])
-        .env("LOWSTATE_FLEET_VERIFY", "1")
-        .current_dir(&d)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
-    let shared = err
-        .split("renders shared: ")
-        .nth(1)
-        .unwrap_or_else(|| panic!("no cache summary: {err}"));
+    let (out, shared) = verified_fleet(&d, ".");
     eprintln!("generated fleet: renders shared: {shared}");
     let hits: usize = shared.split(' ').next().unwrap().parse().unwrap();
-    assert!(hits > 0, "the cache never hit: {err}");
+    assert!(hits > 0, "the cache never hit: {shared}");
     let grains: Vec<(String, serde_json::Value)> = serde_json::Deserializer::from_str(
         &std::fs::read_to_string(d.join("grains.json")).unwrap(),
     )
@@ -676,4 +654,24 @@ fn the_generated_bench_fleet_shares_renders() {
         assert_eq!(line["lowstate"], want, "minion {id}");
     }
     let _ = std::fs::remove_dir_all(&d);
+}
+
+/// `lowstate fleet -c CONFIG --minions grains.json` in `dir` with every
+/// cache hit verified: its output (it must succeed) and the summary's
+/// `renders shared: ...` figures.
+fn verified_fleet(dir: &std::path::Path, config: &str) -> (std::process::Output, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lowstate"))
+        .args(["fleet", "-c", config, "--minions", "grains.json"])
+        .env("LOWSTATE_FLEET_VERIFY", "1")
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let shared = err
+        .split("renders shared: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no cache summary: {err}"))
+        .to_string();
+    (out, shared)
 }

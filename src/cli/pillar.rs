@@ -72,13 +72,15 @@ pub fn run(args: Args) -> CmdResult {
         .clone()
         .unwrap_or_else(|| config.mocks.clone());
     let (_, errors, provenance) = lowstate::salt::pillar::compile_traced(
-        &config,
-        mocks,
-        options.pillar_override.as_ref(),
-        options.limits,
-        &options.queries,
+        lowstate::salt::pillar::PillarInputs {
+            config: &config,
+            mocks,
+            overlay: options.pillar_override.as_ref(),
+            limits: options.limits,
+            queries: &options.queries,
+            call_pillarenv: options.pillarenv.as_deref(),
+        },
         true,
-        options.pillarenv.as_deref(),
     );
     if !errors.is_empty() {
         super::print_diagnostics(&errors, args.common.error_format);

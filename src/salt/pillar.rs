@@ -22,25 +22,32 @@ use indexmap::IndexMap;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// What a pillar compile takes besides the tree itself.
+#[derive(Clone)]
+pub struct PillarInputs<'a> {
+    /// The minion's settings (roots, merge strategy, grains, `ext_pillar`).
+    pub config: &'a Config,
+    /// Answers for execution functions templates call.
+    pub mocks: Value,
+    /// `--pillar`: merged over everything, last.
+    pub overlay: Option<&'a Value>,
+    /// Resource limits for the renders.
+    pub limits: crate::limits::Limits,
+    /// How queries about the minion's own state are answered.
+    pub queries: &'a crate::salt::render::jinja::MinionQueries,
+    /// A `pillarenv=ENV` given to the call (as `salt-call pillar.items
+    /// pillarenv=dev` or `state.show_lowstate pillarenv=dev` take it), not
+    /// set in the config: Salt 3008 then merges the pillar of that env over
+    /// the minion's start-up pillar (compiled with the config's
+    /// `pillarenv`, every env when unset), so keys only other envs give
+    /// remain.
+    pub call_pillarenv: Option<&'a str>,
+}
+
 /// Compile the minion's pillar. Errors are returned as diagnostics beside
 /// the (partial) pillar, as Salt keeps going and records `_errors`.
-pub fn compile(
-    config: &Config,
-    mocks: Value,
-    overlay: Option<&Value>,
-    limits: crate::limits::Limits,
-    queries: &crate::salt::render::jinja::MinionQueries,
-    call_pillarenv: Option<&str>,
-) -> (Value, Vec<Diagnostic>) {
-    compile_shared(
-        config,
-        mocks,
-        overlay,
-        limits,
-        queries,
-        call_pillarenv,
-        None,
-    )
+pub fn compile(inputs: PillarInputs<'_>) -> (Value, Vec<Diagnostic>) {
+    compile_shared(inputs, None)
 }
 
 /// What the pillar compiles of a fleet run share (minions with the same
@@ -86,24 +93,10 @@ struct PillarRender {
 /// [`compile`], sharing work with the other compiles of a fleet through
 /// `share` (which must be the share for this config's settings).
 pub fn compile_shared(
-    config: &Config,
-    mocks: Value,
-    overlay: Option<&Value>,
-    limits: crate::limits::Limits,
-    queries: &crate::salt::render::jinja::MinionQueries,
-    call_pillarenv: Option<&str>,
+    inputs: PillarInputs<'_>,
     share: Option<&PillarShare>,
 ) -> (Value, Vec<Diagnostic>) {
-    let (pillar, errors, _) = compile_in(
-        config,
-        mocks,
-        overlay,
-        limits,
-        queries,
-        false,
-        call_pillarenv,
-        share,
-    );
+    let (pillar, errors, _) = compile_in(inputs, false, share);
     (pillar, errors)
 }
 
@@ -119,57 +112,34 @@ type LayerLog = Vec<(crate::provenance::Layer, Writes)>;
 /// [`compile`], and with `trace` the provenance of every leaf (which SLS
 /// file, at which line, won; what it overrode; what was dropped), for
 /// `lowstate pillar --explain`.
-///
-/// `call_pillarenv` is a `pillarenv=ENV` given to the call (as
-/// `salt-call pillar.items pillarenv=dev` or `state.show_lowstate
-/// pillarenv=dev` take it), not set in the config: Salt 3008 then merges
-/// the pillar of that env over the minion's start-up pillar (compiled with
-/// the config's `pillarenv`, every env when unset), so keys only other
-/// envs give remain.
 pub fn compile_traced(
-    config: &Config,
-    mocks: Value,
-    overlay: Option<&Value>,
-    limits: crate::limits::Limits,
-    queries: &crate::salt::render::jinja::MinionQueries,
+    inputs: PillarInputs<'_>,
     trace: bool,
-    call_pillarenv: Option<&str>,
 ) -> (
     Value,
     Vec<Diagnostic>,
     Option<crate::provenance::Provenance>,
 ) {
-    compile_in(
-        config,
-        mocks,
-        overlay,
-        limits,
-        queries,
-        trace,
-        call_pillarenv,
-        None,
-    )
+    compile_in(inputs, trace, None)
 }
 
-#[allow(clippy::too_many_arguments)]
 fn compile_in(
-    config: &Config,
-    mocks: Value,
-    overlay: Option<&Value>,
-    limits: crate::limits::Limits,
-    queries: &crate::salt::render::jinja::MinionQueries,
+    inputs: PillarInputs<'_>,
     trace: bool,
-    call_pillarenv: Option<&str>,
     share: Option<&PillarShare>,
 ) -> (
     Value,
     Vec<Diagnostic>,
     Option<crate::provenance::Provenance>,
 ) {
-    let (pillar, errors, log) = match call_pillarenv {
+    let config = inputs.config;
+    let (pillar, errors, log) = match inputs.call_pillarenv {
         Some(env) if config.pillarenv.as_deref() != Some(env) => {
-            let (startup, mut errors, mut log) =
-                compile_layers(config, mocks.clone(), None, limits, queries, trace, share);
+            let startup_inputs = PillarInputs {
+                overlay: None,
+                ..inputs.clone()
+            };
+            let (startup, mut errors, mut log) = compile_layers(startup_inputs, trace, share);
             let mut call = config.clone();
             call.pillarenv = Some(env.to_string());
             if let Value::Map(o) = &mut call.opts {
@@ -177,8 +147,11 @@ fn compile_in(
                 // The call's templates see the start-up pillar.
                 o.insert("pillar".into(), startup.clone());
             }
-            let (own, more, call_log) =
-                compile_layers(&call, mocks, overlay, limits, queries, trace, share);
+            let call_inputs = PillarInputs {
+                config: &call,
+                ..inputs
+            };
+            let (own, more, call_log) = compile_layers(call_inputs, trace, share);
             for d in more {
                 if !errors
                     .iter()
@@ -190,7 +163,7 @@ fn compile_in(
             log.extend(call_log);
             (merge_layer(config, startup, &own, &mut errors), errors, log)
         }
-        _ => compile_layers(config, mocks, overlay, limits, queries, trace, share),
+        _ => compile_layers(inputs, trace, share),
     };
     let provenance = trace.then(|| {
         let (layers, writes) = log.into_iter().unzip();
@@ -216,14 +189,18 @@ fn compile_in(
 /// `overlay` (`--pillar`); with the diagnostics and, with `trace`, the
 /// layer log.
 fn compile_layers(
-    config: &Config,
-    mocks: Value,
-    overlay: Option<&Value>,
-    limits: crate::limits::Limits,
-    queries: &crate::salt::render::jinja::MinionQueries,
+    inputs: PillarInputs<'_>,
     trace: bool,
     share: Option<&PillarShare>,
 ) -> (Value, Vec<Diagnostic>, LayerLog) {
+    let PillarInputs {
+        config,
+        mocks,
+        overlay,
+        limits,
+        queries,
+        ..
+    } = inputs;
     // A traced compile renders everything itself (the trace needs the parse trees).
     let share = share.filter(|_| !trace);
     let trace_log: std::cell::RefCell<LayerLog> = Default::default();

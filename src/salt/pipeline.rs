@@ -103,12 +103,14 @@ impl Session {
             .clone()
             .unwrap_or_else(|| config.mocks.clone());
         let (pillar, pillar_diagnostics) = crate::salt::pillar::compile_shared(
-            &config,
-            mocks.clone(),
-            options.pillar_override.as_ref(),
-            options.limits,
-            &options.queries,
-            options.pillarenv.as_deref(),
+            crate::salt::pillar::PillarInputs {
+                config: &config,
+                mocks: mocks.clone(),
+                overlay: options.pillar_override.as_ref(),
+                limits: options.limits,
+                queries: &options.queries,
+                call_pillarenv: options.pillarenv.as_deref(),
+            },
             share.as_ref().map(|s| &s.pillar),
         );
         let data = Arc::new(RenderData {
