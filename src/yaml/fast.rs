@@ -33,7 +33,7 @@
 //! One pass over the bytes for the character check, then one over the
 //! lines: linear time, recursion bounded by [`MAX_LEVELS`].
 
-use super::load::{has_duplicate_or_collection_key, Bounds};
+use super::load::{has_duplicate_or_collection_key, unusual_bytes, Bounds};
 use super::resolve::{self, Scalar, ScalarTag};
 use super::{Node, NodeValue};
 
@@ -78,13 +78,8 @@ struct Scanner<'a> {
 /// otherwise, for the caller to take the saphyr path.
 pub(super) fn load_fast(src: &str, bounds: Bounds) -> Option<Node> {
     let b = src.as_bytes();
-    // Printable ASCII and line breaks (a count without early exit: the
-    // compiler vectorises it), then `\r` only before `\n`.
-    let others = b
-        .iter()
-        .filter(|&&c| !matches!(c, b'\n' | b'\r' | 0x20..=0x7E))
-        .count();
-    if others > 0 {
+    // Printable ASCII and line breaks, then `\r` only before `\n`.
+    if unusual_bytes(b) > 0 {
         return None;
     }
     let lone_cr = |(i, &c): (usize, &u8)| c == b'\r' && b.get(i + 1) != Some(&b'\n');

@@ -1664,6 +1664,14 @@ struct Frame {
     base: usize,
 }
 
+/// How many bytes of `b` are neither printable ASCII nor a line break (a
+/// count without early exit: the compiler vectorises it).
+pub(super) fn unusual_bytes(b: &[u8]) -> usize {
+    b.iter()
+        .filter(|&&c| !matches!(c, b'\n' | b'\r' | 0x20..=0x7E))
+        .count()
+}
+
 /// The direct path for the common document: events straight into the
 /// tree, no node graph. It gives up (`None`) on anything needing the full
 /// machinery: tabs, control characters, anchors, aliases, tags, merge and
@@ -1673,11 +1681,7 @@ struct Frame {
 pub(super) fn load_direct(src: &str, bounds: Bounds) -> Option<Node> {
     let bytes = src.as_bytes();
     // One pass for the usual text: printable ASCII and line breaks only.
-    let plain_ascii = bytes
-        .iter()
-        .filter(|&&b| !matches!(b, b'\n' | b'\r' | 0x20..=0x7E))
-        .count()
-        == 0;
+    let plain_ascii = unusual_bytes(bytes) == 0;
     if !plain_ascii && (bytes.contains(&b'\t') || reader_error(src).is_some()) {
         return None;
     }
