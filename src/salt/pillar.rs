@@ -863,15 +863,14 @@ impl Compiler<'_> {
     }
 }
 
-/// The merge rule as provenance names it: `smart` resolved (`recurse` for
-/// a YAML renderer, `aggregate` for yamlex).
+/// The merge rule as provenance names it: `smart` resolved the way the
+/// merge itself resolves it ([`dictupdate::Strategy::resolve`]: `aggregate`
+/// for yamlex, else `recurse`).
 fn rule_name(strategy: &str, renderer: &str) -> String {
     if strategy == "smart" {
-        let last = renderer.rsplit('|').next().unwrap_or(renderer).trim();
-        if last == "yamlex" || last.starts_with("yamlex_") {
-            "aggregate (smart)".into()
-        } else {
-            "recurse (smart)".into()
+        match dictupdate::Strategy::Smart.resolve(renderer) {
+            dictupdate::Strategy::Aggregate => "aggregate (smart)".into(),
+            _ => "recurse (smart)".into(),
         }
     } else {
         strategy.to_string()
