@@ -205,7 +205,6 @@ fn compile_layers(
     let share = share.filter(|_| !trace);
     let trace_log: std::cell::RefCell<LayerLog> = Default::default();
     let mut errors = Vec::new();
-    let strategy = &config.pillar_source_merging_strategy;
     let merge =
         |a: Value, b: &Value, errors: &mut Vec<Diagnostic>| merge_layer(config, a, b, errors);
     // External pillars, merged in order over `start` (their layers logged).
@@ -230,7 +229,7 @@ fn compile_layers(
                             crate::provenance::Layer {
                                 kind: "ext-pillar".into(),
                                 origin: format!("ext_pillar:{}", entry.module),
-                                rule: rule_name(strategy, &config.renderer),
+                                rule: rule_name(config),
                             },
                             crate::provenance::leaves(&data)
                                 .into_iter()
@@ -292,7 +291,6 @@ fn compile_layers(
                 envs.clone(),
             ),
             jinja_top: Jinja::with_environments(config.jinja_env.clone(), data, loader, envs),
-            strategy: config.pillar_source_merging_strategy.clone(),
             trace: trace.then_some(&trace_log),
             yamlex: Default::default(),
             share,
@@ -333,7 +331,7 @@ fn compile_layers(
             crate::provenance::Layer {
                 kind: "pillar-override".into(),
                 origin: "cli:--pillar".into(),
-                rule: rule_name(&config.pillar_source_merging_strategy, &config.renderer),
+                rule: rule_name(config),
             },
             crate::provenance::leaves(o)
                 .into_iter()
@@ -406,9 +404,8 @@ struct Compiler<'a> {
     fs: &'a FileServer,
     jinja_sls: Jinja,
     jinja_top: Jinja,
-    strategy: String,
     /// With `--explain`: each pillar SLS's leaves, in merge order.
-    trace: Option<&'a std::cell::RefCell<Vec<(crate::provenance::Layer, Writes)>>>,
+    trace: Option<&'a std::cell::RefCell<LayerLog>>,
     /// A fleet's shared renders (never with `trace`).
     share: Option<&'a PillarShare>,
     /// The SLS files the yamlex renderer read: their data with its marks.
@@ -457,7 +454,7 @@ impl Compiler<'_> {
         }
         // The `aggregate` strategy folds by yamlex marks, so it merges the
         // marked data (see `yamlex_of`).
-        let aggregate = dictupdate::Strategy::parse(&self.strategy)
+        let aggregate = dictupdate::Strategy::parse(&self.config.pillar_source_merging_strategy)
             .0
             .resolve(&self.config.renderer)
             == dictupdate::Strategy::Aggregate;
@@ -845,7 +842,7 @@ impl Compiler<'_> {
                         crate::provenance::Layer {
                             kind: "pillar-sls".into(),
                             origin: format!("{env}:{sls} ({})", r.template.name),
-                            rule: rule_name(&self.strategy, &self.config.renderer),
+                            rule: rule_name(self.config),
                         },
                         traced_leaves(node, &r),
                     ));
@@ -863,12 +860,13 @@ impl Compiler<'_> {
     }
 }
 
-/// The merge rule as provenance names it: `smart` resolved the way the
-/// merge itself resolves it ([`dictupdate::Strategy::resolve`]: `aggregate`
-/// for yamlex, else `recurse`).
-fn rule_name(strategy: &str, renderer: &str) -> String {
+/// The merge rule of `config` as provenance names it: `smart` resolved the
+/// way the merge itself resolves it ([`dictupdate::Strategy::resolve`]:
+/// `aggregate` for yamlex, else `recurse`).
+fn rule_name(config: &Config) -> String {
+    let strategy = &config.pillar_source_merging_strategy;
     if strategy == "smart" {
-        match dictupdate::Strategy::Smart.resolve(renderer) {
+        match dictupdate::Strategy::Smart.resolve(&config.renderer) {
             dictupdate::Strategy::Aggregate => "aggregate (smart)".into(),
             _ => "recurse (smart)".into(),
         }
