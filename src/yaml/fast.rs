@@ -33,8 +33,8 @@
 //! One pass over the bytes for the character check, then one over the
 //! lines: linear time, recursion bounded by [`MAX_LEVELS`].
 
-use super::load::{has_duplicate_or_collection_key, unusual_bytes, Bounds};
-use super::resolve::{self, Scalar, ScalarTag};
+use super::load::{has_duplicate_or_collection_key, implicit_value, unusual_bytes, Bounds};
+use super::resolve::{self, ScalarTag};
 use super::{Node, NodeValue};
 
 /// Deepest nesting served here (deeper documents take the saphyr path,
@@ -484,20 +484,10 @@ fn flow_word(c: u8) -> bool {
 /// resolution, Salt's constructors); `None` where that path would not
 /// serve it either (merge and `=` keys, constructor failures).
 fn typed(text: &str) -> Option<NodeValue> {
-    let tag = resolve::resolve_plain(text);
-    Some(match tag {
-        ScalarTag::Str | ScalarTag::Timestamp => NodeValue::Str(text.to_string()),
-        ScalarTag::Null | ScalarTag::Bool | ScalarTag::Int | ScalarTag::Float => {
-            match resolve::construct(&tag, text).ok()? {
-                Scalar::Null => NodeValue::Null,
-                Scalar::Bool(b) => NodeValue::Bool(b),
-                Scalar::Int(i) => NodeValue::Int(i),
-                Scalar::Float(f) => NodeValue::Float(f),
-                Scalar::Str(s) => NodeValue::Str(s),
-            }
-        }
-        _ => return None,
-    })
+    match resolve::resolve_plain(text) {
+        ScalarTag::Str | ScalarTag::Timestamp => Some(NodeValue::Str(text.to_string())),
+        tag => implicit_value(&tag, text),
+    }
 }
 
 #[cfg(test)]

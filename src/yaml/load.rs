@@ -1664,6 +1664,26 @@ struct Frame {
     base: usize,
 }
 
+/// A plain scalar of an implicit non-string type (null, bool, int, float)
+/// as Salt's constructors build it; `None` for any other tag (merge and
+/// `=` keys) or a value that does not construct, which the direct and fast
+/// paths leave to the full loader.
+pub(super) fn implicit_value(tag: &ScalarTag, text: &str) -> Option<NodeValue> {
+    if !matches!(
+        tag,
+        ScalarTag::Null | ScalarTag::Bool | ScalarTag::Int | ScalarTag::Float
+    ) {
+        return None;
+    }
+    Some(match resolve::construct(tag, text).ok()? {
+        Scalar::Null => NodeValue::Null,
+        Scalar::Bool(b) => NodeValue::Bool(b),
+        Scalar::Int(i) => NodeValue::Int(i),
+        Scalar::Float(f) => NodeValue::Float(f),
+        Scalar::Str(s) => NodeValue::Str(s),
+    })
+}
+
 /// How many bytes of `b` are neither printable ASCII nor a line break (a
 /// count without early exit: the compiler vectorises it).
 pub(super) fn unusual_bytes(b: &[u8]) -> usize {
@@ -1744,16 +1764,7 @@ pub(super) fn load_direct(src: &str, bounds: Bounds) -> Option<Node> {
                         eof_block_scalar(src, end, style, &mut value);
                         NodeValue::Str(value)
                     }
-                    ScalarTag::Null | ScalarTag::Bool | ScalarTag::Int | ScalarTag::Float => {
-                        match resolve::construct(&tag, &value).ok()? {
-                            Scalar::Null => NodeValue::Null,
-                            Scalar::Bool(b) => NodeValue::Bool(b),
-                            Scalar::Int(i) => NodeValue::Int(i),
-                            Scalar::Float(f) => NodeValue::Float(f),
-                            Scalar::Str(s) => NodeValue::Str(s),
-                        }
-                    }
-                    _ => return None,
+                    _ => implicit_value(&tag, &value)?,
                 };
                 Node {
                     value,
