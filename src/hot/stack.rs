@@ -173,7 +173,7 @@ impl<'a> Stack<'a> {
                 for (k, _) in rs {
                     if let crate::yaml::NodeValue::Str(name) = &k.value {
                         let line = t.file.line_col(k.span.start).0;
-                        lines.insert(name.clone(), format!("{}:{line}", t.file.name));
+                        lines.insert(name.to_string(), format!("{}:{line}", t.file.name));
                     }
                 }
             }

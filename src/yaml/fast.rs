@@ -312,7 +312,7 @@ impl Scanner<'_> {
                         let (value, close) = self.quoted(q, i, end)?;
                         let after = self.skip_spaces(close, end);
                         let node = Node {
-                            value: NodeValue::Str(value),
+                            value: NodeValue::Str(value.into()),
                             span: i..after,
                         };
                         (node, after)
@@ -368,7 +368,7 @@ impl Scanner<'_> {
             q @ (b'\'' | b'"') => {
                 let (value, _) = self.quoted(q, p, colon)?;
                 Some(Node {
-                    value: NodeValue::Str(value),
+                    value: NodeValue::Str(value.into()),
                     span: p..colon,
                 })
             }
@@ -396,7 +396,7 @@ impl Scanner<'_> {
                 let after = self.skip_spaces(close, end);
                 if after == end || (b[after] == b'#' && after > close) {
                     Some(Inline::Scalar(Node {
-                        value: NodeValue::Str(value),
+                        value: NodeValue::Str(value.into()),
                         span: p..end,
                     }))
                 } else if b[after] == b':' && (after + 1 == end || b[after + 1] == b' ') {
@@ -485,7 +485,7 @@ fn flow_word(c: u8) -> bool {
 /// serve it either (merge and `=` keys, constructor failures).
 fn typed(text: &str) -> Option<NodeValue> {
     match resolve::resolve_plain(text) {
-        ScalarTag::Str | ScalarTag::Timestamp => Some(NodeValue::Str(text.to_string())),
+        ScalarTag::Str | ScalarTag::Timestamp => Some(NodeValue::Str(text.into())),
         tag => implicit_value(&tag, text),
     }
 }

@@ -1575,10 +1575,10 @@ impl Builder {
         let shared = shared || node.shared;
         let value = match &mut node.kind {
             RawKind::Scalar { text, .. } => match &mut self.scalars[id] {
-                Some(Cons::Text) if shared => NodeValue::Str(text.clone()),
-                Some(Cons::Text) => NodeValue::Str(std::mem::take(text)),
-                Some(Cons::Value(Scalar::Str(s))) if shared => NodeValue::Str(s.clone()),
-                Some(Cons::Value(Scalar::Str(s))) => NodeValue::Str(std::mem::take(s)),
+                Some(Cons::Text) if shared => NodeValue::Str(text.as_str().into()),
+                Some(Cons::Text) => NodeValue::Str(std::mem::take(text).into()),
+                Some(Cons::Value(Scalar::Str(s))) if shared => NodeValue::Str(s.as_str().into()),
+                Some(Cons::Value(Scalar::Str(s))) => NodeValue::Str(std::mem::take(s).into()),
                 None | Some(Cons::Value(Scalar::Null)) => NodeValue::Null,
                 Some(Cons::Value(Scalar::Bool(b))) => NodeValue::Bool(*b),
                 Some(Cons::Value(Scalar::Int(i))) => NodeValue::Int(*i),
@@ -1680,7 +1680,7 @@ pub(super) fn implicit_value(tag: &ScalarTag, text: &str) -> Option<NodeValue> {
         Scalar::Bool(b) => NodeValue::Bool(b),
         Scalar::Int(i) => NodeValue::Int(i),
         Scalar::Float(f) => NodeValue::Float(f),
-        Scalar::Str(s) => NodeValue::Str(s),
+        Scalar::Str(s) => NodeValue::Str(s.into()),
     })
 }
 
@@ -1762,7 +1762,7 @@ pub(super) fn load_direct(src: &str, bounds: Bounds) -> Option<Node> {
                     ScalarTag::Str | ScalarTag::Timestamp => {
                         let mut value = owned(value);
                         eof_block_scalar(src, end, style, &mut value);
-                        NodeValue::Str(value)
+                        NodeValue::Str(value.into())
                     }
                     _ => implicit_value(&tag, &value)?,
                 };

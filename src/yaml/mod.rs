@@ -31,8 +31,8 @@ pub enum NodeValue {
     Int(i64),
     /// A float.
     Float(f64),
-    /// A string.
-    Str(String),
+    /// A string (inline up to 24 bytes, as in [`Value`]).
+    Str(crate::value::Str),
     /// A sequence.
     List(Vec<Node>),
     /// Entries in source order (merge keys already applied).
@@ -72,7 +72,7 @@ impl Node {
             Value::Bool(b) => NodeValue::Bool(*b),
             Value::Int(i) => NodeValue::Int(*i),
             Value::Float(f) => NodeValue::Float(*f),
-            Value::Str(s) => NodeValue::Str(s.to_string()),
+            Value::Str(s) => NodeValue::Str(s.clone()),
             Value::List(l) => NodeValue::List(
                 l.iter()
                     .map(|x| Node::from_value(x, span.clone()))
@@ -100,7 +100,7 @@ impl Node {
             NodeValue::Bool(b) => Value::Bool(b),
             NodeValue::Int(i) => Value::Int(i),
             NodeValue::Float(f) => Value::Float(f),
-            NodeValue::Str(s) => Value::Str(s.into()),
+            NodeValue::Str(s) => Value::Str(s),
             NodeValue::List(items) => {
                 Value::List(items.into_iter().map(Node::into_value).collect())
             }
@@ -134,7 +134,7 @@ impl Node {
             NodeValue::Bool(b) => Value::Bool(*b),
             NodeValue::Int(i) => Value::Int(*i),
             NodeValue::Float(f) => Value::Float(*f),
-            NodeValue::Str(s) => Value::Str(s.as_str().into()),
+            NodeValue::Str(s) => Value::Str(s.clone()),
             NodeValue::List(items) => Value::List(items.iter().map(Node::to_value).collect()),
             NodeValue::Map(pairs) => {
                 let mut m = Map::with_capacity(pairs.len());

@@ -929,7 +929,7 @@ fn shared_bodies(node: &Node) -> Vec<(Value, Value)> {
 
 fn key_value(k: &Node) -> Value {
     match &k.value {
-        NodeValue::Str(s) => Value::Str(s.as_str().into()),
+        NodeValue::Str(s) => Value::Str(s.clone()),
         NodeValue::Int(i) => Value::Int(*i),
         NodeValue::Bool(b) => Value::Bool(*b),
         NodeValue::Float(f) => Value::Float(*f),

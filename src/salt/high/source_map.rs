@@ -338,7 +338,7 @@ fn record_spans(
     };
     for (k, v) in entries {
         let key = match &k.value {
-            NodeValue::Str(s) => s.clone(),
+            NodeValue::Str(s) => s.to_string(),
             NodeValue::Int(i) => i.to_string(),
             _ => continue,
         };
@@ -382,7 +382,7 @@ fn record_spans(
             if let NodeValue::Map(ext) = &v.value {
                 for (ek, ev) in ext {
                     if let NodeValue::Str(eid) = &ek.value {
-                        index.insert_extend(eid.clone(), id_spans(file, sls, ek, ev, &map));
+                        index.insert_extend(eid.to_string(), id_spans(file, sls, ek, ev, &map));
                     }
                 }
             }
@@ -411,7 +411,7 @@ fn id_spans(
                 for it in items {
                     let k = match &it.value {
                         NodeValue::Map(m) => m.first().and_then(|(k, _)| match &k.value {
-                            NodeValue::Str(s) => Some(s.clone()),
+                            NodeValue::Str(s) => Some(s.to_string()),
                             _ => None,
                         }),
                         _ => None,
