@@ -35,7 +35,9 @@ struct Tok<'a> {
 }
 
 fn lex<'a>(src: &'a str, syntax: &SyntaxConfig) -> Option<Vec<Tok<'a>>> {
-    let mut out = Vec::new();
+    // Room for a token per 8 bytes, about what state files have: growing
+    // from empty cost more than the tokenizer itself.
+    let mut out = Vec::with_capacity(src.len() / 8 + 8);
     for item in tokenize(src, false, syntax.clone()) {
         let (tok, span) = item.ok()?;
         out.push(Tok {
