@@ -107,9 +107,9 @@ fn id_chunks(id: Value, body: Value) -> Vec<Map> {
         if is_dunder(&state) {
             continue;
         }
-        let args: Vec<Value> = match run {
-            Value::List(l) => l.into_iter().collect(),
-            other => py_iter(&other),
+        let args: crate::value::List = match run {
+            Value::List(l) => l,
+            other => py_iter(&other).into_iter().collect(),
         };
         let arg_keys: usize = args.iter().filter_map(Value::as_map).map(Map::len).sum();
         // state, name, stamps, __id__, the args, fun, and room for the
