@@ -17,9 +17,15 @@ static GLOBAL: lowstate::limits::CappedAlloc<mimalloc::MiMalloc> =
 /// mimalloc's `purge_delay` option (its position in v3's option table):
 /// how long freed memory stays committed. The default (a second) is longer
 /// than a whole compile, so memory freed by one stage (the high data, the
-/// rendered text) still counted in the peak while the next allocated; 0
-/// gives it back at once.
+/// rendered text) still counted in the peak while the next allocated. At 0
+/// every freed page went back at once and the next stage faulted it in
+/// again (with TLB shootdowns across the render threads): 10 ms lets a
+/// stage reuse what the one before it just freed. On the 1000x25 bench
+/// tree that is about 10% faster for about 5 MiB more peak memory.
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+/// The purge delay lowstate sets, in milliseconds.
+const PURGE_DELAY_MS: std::os::raw::c_long = 10;
 
 /// SIGINT/SIGTERM: remove the temp file an atomic `-o` write has open (no
 /// half-written file is left behind), then die of the signal as usual.
@@ -75,7 +81,7 @@ fn main() {
         );
     }
     // SAFETY: options are set before any other thread exists.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
     // SAFETY: installing a handler that only calls async-signal-safe functions.
     unsafe {
         libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
