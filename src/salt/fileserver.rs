@@ -210,6 +210,14 @@ impl FileServer {
         let env = self.envs.get(env)?;
         env.roots.iter().enumerate().find_map(|(i, root)| {
             let p = root.join(&rel);
+            if self.follow {
+                match plain_walk(root, &rel) {
+                    // No link on the way: the file is inside the root.
+                    Walk::File => return env.canonical_root(i).map(|_| p),
+                    Walk::Missing => return None,
+                    Walk::Link => {}
+                }
+            }
             (p.is_file() && self.allowed_path(env.canonical_root(i)?, &p)).then_some(p)
         })
     }
@@ -323,6 +331,47 @@ fn walk_all(
 /// Is `p` (after resolving symlinks) inside the canonical root `root`?
 fn inside(root: &Path, p: &Path) -> bool {
     p.canonicalize().is_ok_and(|p| p.starts_with(root))
+}
+
+/// What [`plain_walk`] found.
+enum Walk {
+    /// A regular file, reached through directories that are not links.
+    File,
+    /// Nothing there, or not a regular file (no link on the way).
+    Missing,
+    /// A link on the way (or at the end): resolve it to decide.
+    Link,
+}
+
+/// Look at `root/rel` one component at a time without following links
+/// (`rel` is normalised: no `.` or `..`). A file reached without a link is
+/// inside the root whatever the root's own path is, which spares resolving
+/// its whole path (about a dozen system calls per SLS file).
+fn plain_walk(root: &Path, rel: &str) -> Walk {
+    let mut cur = root.to_path_buf();
+    let mut parts = rel.split('/').peekable();
+    while let Some(part) = parts.next() {
+        cur.push(part);
+        let Ok(meta) = std::fs::symlink_metadata(&cur) else {
+            return Walk::Missing;
+        };
+        let kind = meta.file_type();
+        if kind.is_symlink() {
+            return Walk::Link;
+        }
+        let last = parts.peek().is_none();
+        if last {
+            return if kind.is_file() {
+                Walk::File
+            } else {
+                Walk::Missing
+            };
+        }
+        if !kind.is_dir() {
+            return Walk::Missing;
+        }
+    }
+    Walk::Missing
 }
 
 /// Whether a path component between `root` and `p` is a symlink.
