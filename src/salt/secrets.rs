@@ -124,30 +124,39 @@ pub fn no_log_values<'a>(chunks: impl Iterator<Item = &'a Map>) -> Vec<String> {
 /// tree rendered, so that the diagnostics of a compile failing later do
 /// not print them either. States without a true `no_log` cost a scan only.
 pub fn no_log_values_high(high: &Map) -> Vec<String> {
+    use rayon::prelude::*;
     let is_no_log = |item: &Value| {
         item.as_map()
             .and_then(|m| m.get("no_log"))
             .is_some_and(Value::truthy)
     };
-    let mut chunks = Vec::new();
-    for body in high.values().filter_map(Value::as_map) {
-        for (module, args) in body {
-            let Value::List(items) = args else { continue };
-            if module.as_str().is_some_and(|m| m.starts_with("__")) || !items.iter().any(is_no_log)
-            {
-                continue;
-            }
-            let mut chunk = Map::new();
-            for (k, v) in items
-                .iter()
-                .filter_map(Value::as_map)
-                .flat_map(|m| m.iter())
-            {
-                chunk.insert(k.clone(), v.clone());
-            }
-            chunks.push(chunk);
-        }
-    }
+    // Each ID on its own, in parallel: every compile pays for this scan.
+    let chunks: Vec<Map> = (0..high.len())
+        .into_par_iter()
+        .with_min_len(1024)
+        .filter_map(|i| high.get_index(i)?.1.as_map())
+        .flat_map_iter(|body| {
+            body.iter().filter_map(|(module, args)| {
+                let Value::List(items) = args else {
+                    return None;
+                };
+                if module.as_str().is_some_and(|m| m.starts_with("__"))
+                    || !items.iter().any(is_no_log)
+                {
+                    return None;
+                }
+                let mut chunk = Map::new();
+                for (k, v) in items
+                    .iter()
+                    .filter_map(Value::as_map)
+                    .flat_map(|m| m.iter())
+                {
+                    chunk.insert(k.clone(), v.clone());
+                }
+                Some(chunk)
+            })
+        })
+        .collect();
     no_log_values(chunks.iter())
 }
 
