@@ -410,8 +410,10 @@ fn write_items_par<'a, W: std::io::Write>(
             .into_par_iter()
             .step_by(BATCH)
             .map(|start| {
-                let mut out = String::new();
-                for i in start..(start + BATCH).min(end) {
+                let stop = (start + BATCH).min(end);
+                // A state chunk prints in about 350 bytes: start near it.
+                let mut out = String::with_capacity((stop - start) * 384);
+                for i in start..stop {
                     let (key, v) = item(i);
                     write_json_item(&mut out, i, key, v, 4);
                 }
