@@ -41,6 +41,28 @@ pub fn requisite_in(high: &mut Map, sources: &SourceMap) -> Vec<Diagnostic> {
     requisite_in_for(high, SaltVersion::V3008, &[], sources)
 }
 
+/// The state declarations of an ID's body: (module, argument list).
+fn declarations(body: &Map) -> impl Iterator<Item = (&Value, &[Value])> {
+    body.iter()
+        .filter(|(state, _)| !is_dunder(state))
+        .filter_map(|(state, run)| match run {
+            Value::List(run) => Some((state, run.as_slice())),
+            _ => None,
+        })
+}
+
+/// An argument `{key: items}` whose key is one of `req_in` and not
+/// `disabled`: the key and the items.
+fn req_in_arg<'v>(
+    arg: &'v Value,
+    req_in: &[&str],
+    disabled: &[String],
+) -> Option<(&'v str, &'v Value)> {
+    let (key, items) = arg.as_map()?.iter().next()?;
+    let key = key.as_str().filter(|k| req_in.contains(k))?;
+    (!disabled.iter().any(|d| d == key)).then_some((key, items))
+}
+
 /// `requisite_in` for the given release; `disabled` lists requisite keys
 /// (`disabled_requisites` option) to ignore.
 pub fn requisite_in_for(
@@ -74,24 +96,30 @@ pub fn requisite_in_for(
             by_value: None,
         };
         let h: &Map = b.high;
-        for (id, body) in h {
+        let req_in_arg = |arg| req_in_arg(arg, &req_in, disabled);
+        // Most IDs declare none: find the ones that do in parallel.
+        let declaring: Vec<usize> = {
+            use rayon::prelude::*;
+            (0..h.len())
+                .into_par_iter()
+                .with_min_len(1024)
+                .filter(|&i| {
+                    h.get_index(i)
+                        .and_then(|(_, body)| body.as_map())
+                        .is_some_and(|body| {
+                            declarations(body)
+                                .any(|(_, run)| run.iter().any(|a| req_in_arg(a).is_some()))
+                        })
+                })
+                .collect()
+        };
+        for (id, body) in declaring.into_iter().filter_map(|i| h.get_index(i)) {
             let Value::Map(body_map) = body else { continue };
-            for (state, run) in body_map {
-                if is_dunder(state) {
-                    continue;
-                }
-                let Value::List(run) = run else { continue };
+            for (state, run) in declarations(body_map) {
                 for arg in run {
-                    let Value::Map(arg) = arg else { continue };
-                    let Some((key_v, items)) = arg.iter().next() else {
+                    let Some((key, items)) = req_in_arg(arg) else {
                         continue;
                     };
-                    let Some(key) = key_v.as_str().filter(|k| req_in.contains(k)) else {
-                        continue;
-                    };
-                    if disabled.iter().any(|d| d == key) {
-                        continue;
-                    }
                     let decl = Decl {
                         id,
                         state,
