@@ -230,6 +230,22 @@ impl<'a> RenderCache<'a> {
         taken.unwrap_or_else(|| self.render(saltenv, sls))
     }
 
+    /// How many IDs the files rendered so far declare together (the room
+    /// the high data needs, give or take IDs declared twice).
+    fn declared_ids(&self) -> usize {
+        let done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        done.values()
+            .map(|r| match &**r {
+                SlsRender::Ok(p) => p
+                    .body
+                    .as_ref()
+                    .and_then(|b| b.state.as_ref().ok())
+                    .map_or(0, Map::len),
+                _ => 0,
+            })
+            .sum()
+    }
+
     /// Render `roots` and everything they include, wave by wave, in parallel.
     pub fn prefetch(&self, roots: Vec<(String, String)>) {
         let mut seen: HashSet<(String, String)> = HashSet::new();
@@ -568,7 +584,9 @@ impl<'a> Builder<'a> {
             .collect();
         self.cache.prefetch(roots);
 
-        let mut high = Map::new();
+        // Growing a map of tens of thousands of IDs step by step rehashed
+        // every key at each doubling.
+        let mut high = Map::with_capacity(self.cache.declared_ids());
         let mut all_errors = Vec::new();
         for step in steps {
             let (env, sls, sls_match) = match step {
