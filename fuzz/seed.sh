@@ -4,7 +4,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 tests="$here/../tests"
-for t in yaml_load yaml_roundtrip yaml_fastpath salt_compile hot_compile; do
+for t in yaml_load yaml_roundtrip yaml_fastpath salt_compile hot_compile jinja_prepass; do
   mkdir -p "$here/corpus/$t"
 done
 n=0
@@ -14,6 +14,12 @@ for f in $(find "$tests/corpus" "$tests/corpus-extra" "$tests/corpus-3006" -name
   cp "$f" "$here/corpus/yaml_load/sls-$n"
   cp "$f" "$here/corpus/yaml_roundtrip/sls-$n"
   cp "$f" "$here/corpus/yaml_fastpath/sls-$n"
+  cp "$f" "$here/corpus/jinja_prepass/sls-$n"
+done
+# The pre-pass's seeds: the other templates (map.jinja, macros, ...).
+for f in $(find "$tests" "$here/../state_tree" -name '*.jinja' -o -name '*.j2' | sort); do
+  n=$((n + 1))
+  cp "$f" "$here/corpus/jinja_prepass/tpl-$n"
 done
 for f in $(find "$tests/corpus-hot" -name '*.yaml' ! -name case.yaml | sort); do
   n=$((n + 1))

@@ -50,3 +50,10 @@ pub fn session_for_input(dir: &Path, data: &[u8]) -> Option<Session> {
         },
     ))
 }
+
+/// The Jinja pre-pass rewriting `src` in one pass, as compiles do, against
+/// rewriting it pass by pass: `Err` shows both when they differ (the
+/// `jinja_prepass` fuzz target).
+pub fn check_prepass(src: &str) -> Result<(), String> {
+    crate::salt::render::jinja::check_prepass(src)
+}

@@ -11,6 +11,7 @@ pub mod filters;
 mod loader;
 pub mod mutable;
 mod prepass;
+pub(crate) use prepass::check_one_pass as check_prepass;
 pub mod pyfmt;
 pub mod reads;
 pub mod salt;

@@ -55,23 +55,38 @@ pub(super) fn rewrite<'s>(src: &'s str, syntax: &SyntaxConfig) -> Cow<'s, str> {
     let Some(tokens) = lex(src, syntax) else {
         return src.into();
     };
-    match statements(src, &tokens, syntax) {
+    let stmts = statements(src, &tokens, syntax);
+    if stmts.edits.is_empty() {
         // Unchanged by the first pass: its tokens serve the second.
-        None => expressions(src, &tokens),
-        Some(text) => {
-            let rewritten = match lex(&text, syntax) {
-                Some(tokens) => match expressions(&text, &tokens) {
-                    Cow::Owned(s) => Some(s),
-                    Cow::Borrowed(_) => None,
-                },
-                None => None,
-            };
-            rewritten.unwrap_or(text).into()
-        }
+        return expressions(src, &tokens);
     }
+    if stmts.one_pass {
+        // The first pass only wrapped token ranges and inserted text with
+        // nothing the second pass rewrites: both passes' edits apply to
+        // `src` at once, with no second tokenizing.
+        let mut wraps = expression_wraps(&tokens);
+        wraps.extend(stmts.wraps);
+        let mut edits = wrap_edits(wraps);
+        edits.extend(stmts.inserts);
+        return apply(src, edits).into();
+    }
+    relex(apply(src, stmts.edits), syntax).into()
+}
+
+/// The second pass over the text the first pass rewrote (tokenized again).
+fn relex(text: String, syntax: &SyntaxConfig) -> String {
+    let rewritten = match lex(&text, syntax) {
+        Some(tokens) => match expressions(&text, &tokens) {
+            Cow::Owned(s) => Some(s),
+            Cow::Borrowed(_) => None,
+        },
+        None => None,
+    };
+    rewritten.unwrap_or(text)
 }
 
 /// A text replacement: delete `del` bytes at `pos`, insert `text`.
+#[derive(Clone)]
 struct Edit {
     pos: usize,
     del: usize,
@@ -105,11 +120,72 @@ fn replace(pos: usize, end: usize, text: String) -> Edit {
     }
 }
 
-/// First pass over the tokens `t` of `src`. `None` if nothing needed
-/// rewriting.
-fn statements(src: &str, t: &[Tok], syntax: &SyntaxConfig) -> Option<String> {
+/// What the first pass found to rewrite.
+struct Stmts {
+    /// Every edit, for applying the first pass on its own.
+    edits: Vec<Edit>,
+    /// The same edits when they can go with the second pass's in one go:
+    /// wrappers of token ranges (`for`, `do`) ...
+    wraps: Vec<Wrap>,
+    /// ... and insertions (`import` / `from`).
+    inserts: Vec<Edit>,
+    /// Whether `wraps` and `inserts` stand for all of `edits`: no edit
+    /// replaced a statement, and no inserted text holds something the
+    /// second pass rewrites (a literal or `%` in a copied expression).
+    one_pass: bool,
+}
+
+/// Whether tokens `from..to` hold something the second pass rewrites.
+fn has_expression_rewrites(t: &[Tok], from: usize, to: usize) -> bool {
+    t[from..to].iter().any(|x| {
+        matches!(
+            x.tok,
+            Token::BraceOpen | Token::BracketOpen | Token::Mod | Token::BlockStart
+        )
+    })
+}
+
+/// Whether brackets balance over tokens `from..to` (never closing more
+/// than opened). Only then does wrapping that range in parentheses leave
+/// the tokenizer's view of the rest of the text as it was: it tracks
+/// bracket depth to tell a block's end from `%}` inside an expression.
+fn balanced(t: &[Tok], from: usize, to: usize) -> bool {
+    let mut depth = 0i32;
+    for x in &t[from..to] {
+        match x.tok {
+            Token::ParenOpen | Token::BracketOpen | Token::BraceOpen => depth += 1,
+            Token::ParenClose | Token::BracketClose | Token::BraceClose => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0
+}
+
+/// A statement wrapper: `pre` before `from`, `post` after `to`, outside
+/// any wrapper of the second pass on the same range.
+fn stmt_wrap(from: usize, to: usize, pre: &'static str, post: &'static str) -> Wrap {
+    Wrap {
+        open: from,
+        close: to,
+        del: 0,
+        pre,
+        post,
+        rank: -1,
+    }
+}
+
+/// First pass over the tokens `t` of `src`.
+fn statements(src: &str, t: &[Tok], syntax: &SyntaxConfig) -> Stmts {
     let (bstart, bend) = syntax.block_delimiters();
     let mut edits = Vec::new();
+    let mut wraps = Vec::new();
+    let mut inserts = Vec::new();
+    let mut one_pass = true;
     let mut loads: Vec<(String, &str)> = Vec::new();
     let mut i = 0;
     while i < t.len() {
@@ -139,6 +215,7 @@ fn statements(src: &str, t: &[Tok], syntax: &SyntaxConfig) -> Option<String> {
                                 inner_end,
                                 format!("set {name} = __{kw}({}, {with_ctx}) ", expr.trim()),
                             ));
+                            one_pass = false;
                         }
                     }
                 }
@@ -148,6 +225,7 @@ fn statements(src: &str, t: &[Tok], syntax: &SyntaxConfig) -> Option<String> {
                     {
                         loads.push((name.to_string(), kw));
                         edits.push(replace(kw_start, inner_end, format!("set {name} ")));
+                        one_pass = false;
                     }
                 }
                 "endload" => {
@@ -157,6 +235,7 @@ fn statements(src: &str, t: &[Tok], syntax: &SyntaxConfig) -> Option<String> {
                             inner_end,
                             format!("endset {bend}{bstart} set {name} = {name}|{filter} "),
                         ));
+                        one_pass = false;
                     }
                 }
                 "import" | "from" if j > i + 2 => {
@@ -173,16 +252,21 @@ fn statements(src: &str, t: &[Tok], syntax: &SyntaxConfig) -> Option<String> {
                     if let (false, Some(e)) = (with_ctx, expr_end) {
                         let expr = src[t[i + 2].start..t[e].start].trim();
                         let vars = super::loader::PATH_VARS.join(", ");
-                        edits.push(replace(
+                        let enter = replace(
                             kw_start,
                             kw_start,
                             format!("set {vars} = __import_enter({expr}) {bend}{bstart} "),
-                        ));
-                        edits.push(replace(
+                        );
+                        let leave = replace(
                             inner_end,
                             inner_end,
                             format!(" {bend}{bstart} set {vars} = __import_leave() "),
-                        ));
+                        );
+                        one_pass &= !has_expression_rewrites(t, i + 2, e) && balanced(t, i + 2, e);
+                        inserts.push(enter.clone());
+                        inserts.push(leave.clone());
+                        edits.push(enter);
+                        edits.push(leave);
                     }
                 }
                 "for" if j > i + 3 => {
@@ -200,6 +284,8 @@ fn statements(src: &str, t: &[Tok], syntax: &SyntaxConfig) -> Option<String> {
                         let (from, to) = (t[n + 1].start, t[end - 1].end);
                         edits.push(replace(from, from, "__iter(".into()));
                         edits.push(replace(to, to, ")".into()));
+                        wraps.push(stmt_wrap(from, to, "__iter(", ")"));
+                        one_pass &= balanced(t, n + 1, end);
                     }
                 }
                 "do" if j > i + 2 => {
@@ -207,16 +293,20 @@ fn statements(src: &str, t: &[Tok], syntax: &SyntaxConfig) -> Option<String> {
                     let end = t[j - 1].end;
                     edits.push(replace(start, start, "__noop(".into()));
                     edits.push(replace(end, end, ")".into()));
+                    wraps.push(stmt_wrap(start, end, "__noop(", ")"));
+                    one_pass &= balanced(t, i + 2, j);
                 }
                 _ => {}
             }
         }
         i = j + 1;
     }
-    if edits.is_empty() {
-        return None;
+    Stmts {
+        edits,
+        wraps,
+        inserts,
+        one_pass,
     }
-    Some(apply(src, edits))
 }
 
 /// Bracket depth of token `k` counted from token `from`.
@@ -328,6 +418,15 @@ fn wrap_edits(wraps: Vec<Wrap>) -> Vec<Edit> {
 
 /// Second pass over the tokens `t` of `src`.
 fn expressions<'s>(src: &'s str, t: &[Tok]) -> Cow<'s, str> {
+    let wraps = expression_wraps(t);
+    if wraps.is_empty() {
+        return src.into();
+    }
+    apply(src, wrap_edits(wraps)).into()
+}
+
+/// The wrappers of the second pass over the tokens `t`.
+fn expression_wraps(t: &[Tok]) -> Vec<Wrap> {
     let mut wraps = Vec::new();
     for i in 0..t.len() {
         if matches!(t[i].tok, Token::BlockStart)
@@ -374,10 +473,7 @@ fn expressions<'s>(src: &'s str, t: &[Tok]) -> Cow<'s, str> {
             _ => {}
         }
     }
-    if wraps.is_empty() {
-        return src.into();
-    }
-    apply(src, wrap_edits(wraps)).into()
+    wraps
 }
 
 fn is_end(tok: &Token) -> bool {
@@ -409,12 +505,109 @@ fn set_rhs(t: &[Tok], i: usize, wraps: &mut Vec<Wrap>) {
     });
 }
 
+/// The rewrite with each pass on its own text (the second tokenizing the
+/// first's output), which the one-pass path of [`rewrite`] must equal.
+fn two_passes(src: &str, syntax: &SyntaxConfig) -> String {
+    let Some(tokens) = lex(src, syntax) else {
+        return src.to_string();
+    };
+    let stmts = statements(src, &tokens, syntax);
+    if stmts.edits.is_empty() {
+        return expressions(src, &tokens).into_owned();
+    }
+    relex(apply(src, stmts.edits), syntax)
+}
+
+/// [`rewrite`] against [`two_passes`] on `src` (default delimiters): both
+/// outputs when they differ. For the tests and the `jinja_prepass` fuzz
+/// target.
+pub(crate) fn check_one_pass(src: &str) -> Result<(), String> {
+    let syntax = SyntaxConfig::default();
+    let (one, two) = (rewrite(src, &syntax), two_passes(src, &syntax));
+    if one == two {
+        Ok(())
+    } else {
+        Err(format!("one pass:\n{one}\ntwo passes:\n{two}"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn rw(s: &str) -> String {
-        rewrite(s, &SyntaxConfig::default()).into_owned()
+        let out = rewrite(s, &SyntaxConfig::default()).into_owned();
+        assert_eq!(check_one_pass(s), Ok(()));
+        out
+    }
+
+    /// Every template text of the repository's trees and corpora.
+    fn templates(dir: &std::path::Path, out: &mut Vec<(std::path::PathBuf, String)>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                templates(&p, out);
+            } else if let Ok(text) = std::fs::read_to_string(&p) {
+                if text.contains("{%") || text.contains("{{") {
+                    out.push((p, text));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn one_pass_equals_two_passes_on_every_template_of_the_repository() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut found = Vec::new();
+        for dir in ["tests", "state_tree", "docs"] {
+            templates(&root.join(dir), &mut found);
+        }
+        assert!(found.len() > 100, "only {} templates found", found.len());
+        let syntax = SyntaxConfig::default();
+        let mut one_pass = 0;
+        for (path, text) in &found {
+            let tokens = lex(text, &syntax);
+            if tokens.is_some_and(|t| {
+                let s = statements(text, &t, &syntax);
+                !s.edits.is_empty() && s.one_pass
+            }) {
+                one_pass += 1;
+            }
+            assert_eq!(check_one_pass(text), Ok(()), "{}", path.display());
+        }
+        assert!(
+            one_pass > 20,
+            "the one-pass path served only {one_pass} of {} templates",
+            found.len()
+        );
+    }
+
+    #[test]
+    fn one_pass_nests_statement_and_expression_wrappers() {
+        assert_eq!(
+            rw("{% for x in [1, 2] %}{% endfor %}"),
+            "{% for x in __iter(__mut([1, 2])) %}{% endfor %}"
+        );
+        assert_eq!(
+            rw("{% for x in '%s' % y if x %}{% endfor %}"),
+            "{% for x in __iter('%s' |__pyfmt( y)) if x %}{% endfor %}"
+        );
+        assert_eq!(
+            rw("{% do [1].append({}) %}"),
+            "{% do __noop(__mut([1]).append(__mut({}))) %}"
+        );
+        // A literal in an import's expression is copied into the inserted
+        // text, so that template takes the two-pass path.
+        rw("{% from ['a'][0] import m %}{% for x in [1] %}{% endfor %}");
+        rw("{% from 'a' import m %}{% for x in {'a': 1} %}{% endfor %}{% set y = x %}");
+        // Found by the fuzz target: a stray `)` in the loop's expression.
+        // The tokenizer tracks bracket depth, so wrapping that range would
+        // change how it reads the blocks after it: two passes.
+        rw("{%- set cfg = {'a': 1} %}\n{%- for name, uid in users uid) %}\n{%-   sst: {{ loop.last }}\n{% endfor %}\n");
+        rw("{% do f(x)) %}{% set a = [1] %}{{ {'b': 2} }}");
     }
 
     #[test]
