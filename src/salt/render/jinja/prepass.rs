@@ -145,10 +145,17 @@ fn has_expression_rewrites(t: &[Tok], from: usize, to: usize) -> bool {
     })
 }
 
+/// Whether wrapping tokens `from..to` in parentheses leaves the second
+/// pass's view of the text as it was: brackets balance over the range
+/// (the tokenizer tracks bracket depth to tell a block's end from `%}`
+/// inside an expression), and the range does not end with `%` (whose
+/// rewrite looks at the token after it, which the `)` would become).
+fn wrappable(t: &[Tok], from: usize, to: usize) -> bool {
+    balanced(t, from, to) && !matches!(t[from..to].last().map(|x| &x.tok), Some(Token::Mod))
+}
+
 /// Whether brackets balance over tokens `from..to` (never closing more
-/// than opened). Only then does wrapping that range in parentheses leave
-/// the tokenizer's view of the rest of the text as it was: it tracks
-/// bracket depth to tell a block's end from `%}` inside an expression.
+/// than opened).
 fn balanced(t: &[Tok], from: usize, to: usize) -> bool {
     let mut depth = 0i32;
     for x in &t[from..to] {
@@ -285,7 +292,7 @@ fn statements(src: &str, t: &[Tok], syntax: &SyntaxConfig) -> Stmts {
                         edits.push(replace(from, from, "__iter(".into()));
                         edits.push(replace(to, to, ")".into()));
                         wraps.push(stmt_wrap(from, to, "__iter(", ")"));
-                        one_pass &= balanced(t, n + 1, end);
+                        one_pass &= wrappable(t, n + 1, end);
                     }
                 }
                 "do" if j > i + 2 => {
@@ -294,7 +301,7 @@ fn statements(src: &str, t: &[Tok], syntax: &SyntaxConfig) -> Stmts {
                     edits.push(replace(start, start, "__noop(".into()));
                     edits.push(replace(end, end, ")".into()));
                     wraps.push(stmt_wrap(start, end, "__noop(", ")"));
-                    one_pass &= balanced(t, i + 2, j);
+                    one_pass &= wrappable(t, i + 2, j);
                 }
                 _ => {}
             }
@@ -608,6 +615,9 @@ mod tests {
         // change how it reads the blocks after it: two passes.
         rw("{%- set cfg = {'a': 1} %}\n{%- for name, uid in users uid) %}\n{%-   sst: {{ loop.last }}\n{% endfor %}\n");
         rw("{% do f(x)) %}{% set a = [1] %}{{ {'b': 2} }}");
+        // And a `%` ending the range: its rewrite reads the next token.
+        rw("{%+ do cfg.uper = 'insidez' %%} {\n-e}\n");
+        rw("{% for x in 'a' % if y %}{% endfor %}");
     }
 
     #[test]
