@@ -60,7 +60,7 @@ pub(super) fn rewrite<'s>(src: &'s str, syntax: &SyntaxConfig) -> Cow<'s, str> {
         // Unchanged by the first pass: its tokens serve the second.
         return expressions(src, &tokens);
     }
-    if stmts.one_pass {
+    if stmts.one_pass && tags_balanced(&tokens) {
         // The first pass only wrapped token ranges and inserted text with
         // nothing the second pass rewrites: both passes' edits apply to
         // `src` at once, with no second tokenizing.
@@ -152,6 +152,31 @@ fn has_expression_rewrites(t: &[Tok], from: usize, to: usize) -> bool {
 /// rewrite looks at the token after it, which the `)` would become).
 fn wrappable(t: &[Tok], from: usize, to: usize) -> bool {
     balanced(t, from, to) && !matches!(t[from..to].last().map(|x| &x.tok), Some(Token::Mod))
+}
+
+/// Whether brackets balance within every tag (`{% %}`, `{{ }}`) of the
+/// token list: a template that is not (a syntax error the engine will
+/// report) takes the two-pass path, whose output is the reference.
+fn tags_balanced(t: &[Tok]) -> bool {
+    let mut depth = 0i32;
+    for x in t {
+        match x.tok {
+            Token::ParenOpen | Token::BracketOpen | Token::BraceOpen => depth += 1,
+            Token::ParenClose | Token::BracketClose | Token::BraceClose => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            Token::BlockEnd | Token::VariableEnd => {
+                if depth != 0 {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0
 }
 
 /// Whether brackets balance over tokens `from..to` (never closing more
@@ -618,6 +643,9 @@ mod tests {
         // And a `%` ending the range: its rewrite reads the next token.
         rw("{%+ do cfg.uper = 'insidez' %%} {\n-e}\n");
         rw("{% for x in 'a' % if y %}{% endfor %}");
+        // A tag whose brackets do not balance: the tokenizer reads on
+        // past it differently once a wrapper is added, so two passes.
+        rw("{%- set users = {'carol': 3, 'alice': 1, 'bob': 2} %}\n{%- ,etprint acc = []t = name %}\n{%-   set outer = 'inside' %}\n{%- endfor %}\n{%- for% index: {{ loop.ind'Debian')ex }}\n    - first: {{ loop.first }}\n    - la %}\n{% set svst: {{(loop.last }}\n{% endfor %}\nsummary:\n~ ':' ~ uid   set outer = 'inside' %}\n{%- endfor %}\n{%- for% index: {{ loop.ind'Debian')ex }}\n    - first: {{ loop.first }}\n    - la %}\n{% set svst: {{(loop.last }}\n{% endfor %}\nsummary:\n~ ':' ~ uid) %}\n{%-   set ns.total = ns.total + uid %}\n{%-   set ns.last = name %}\n{%-   set outer = 'inside' %}\n{%- endfor %}\n{%- for i in    if name == 'bob' %}{% continue %}{% endif %}\n{%-   do acc.append(name ~ ':' ~}\n{%-  for i in    if name == 'bob' %}{% continue %}{% endif %}\n{%-   do acc.append(name ~ ':' ~ uid) %}\n{%-   set ns.total = ns.tolt a+ uid %}\n{%-   set st }}\n    - last: {{ loop.last }}\n{% endfor %}\nsurmmay:\n  test.nop:\n    - acc: {{ acc }}\n    - cfg: {{ la %}\n{% set svst: {*( i in range(10) %}{% if i > 2 %}{% break %}{% endif %}{% do acc.append(i) %}{% test.nop:\n    - index: {{ loop.idenx }}\n    - f2irstS: {{ loop.first }}\n    - last: {{ loop.last }}\n{%hnndfor %}\nsummary:\n  te%}\n{% set svst: {{(loop.last }}\n{% endfor %}\nsummary:\n~ ':' ~ uid) %}\n{%- outer }}\n");
     }
 
     #[test]
