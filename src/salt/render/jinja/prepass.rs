@@ -604,7 +604,7 @@ mod tests {
             let tokens = lex(text, &syntax);
             if tokens.is_some_and(|t| {
                 let s = statements(text, &t, &syntax);
-                !s.edits.is_empty() && s.one_pass
+                !s.edits.is_empty() && s.one_pass && tags_balanced(&t)
             }) {
                 one_pass += 1;
             }
