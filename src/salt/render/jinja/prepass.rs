@@ -146,17 +146,20 @@ fn has_expression_rewrites(t: &[Tok], from: usize, to: usize) -> bool {
 }
 
 /// Whether wrapping tokens `from..to` in parentheses leaves the second
-/// pass's view of the text as it was: brackets balance over the range
-/// (the tokenizer tracks bracket depth to tell a block's end from `%}`
-/// inside an expression), and the range does not end with `%` (whose
-/// rewrite looks at the token after it, which the `)` would become).
+/// pass's view of the text as it was, given [`tags_balanced`] (so the range,
+/// which starts and ends at its tag's bracket depth, balances): the range
+/// must not end with `%`, whose rewrite looks at the token after it, which
+/// the `)` would become.
 fn wrappable(t: &[Tok], from: usize, to: usize) -> bool {
-    balanced(t, from, to) && !matches!(t[from..to].last().map(|x| &x.tok), Some(Token::Mod))
+    !matches!(t[from..to].last().map(|x| &x.tok), Some(Token::Mod))
 }
 
 /// Whether brackets balance within every tag (`{% %}`, `{{ }}`) of the
 /// token list: a template that is not (a syntax error the engine will
-/// report) takes the two-pass path, whose output is the reference.
+/// report) takes the two-pass path, whose output is the reference. The
+/// tokenizer tracks bracket depth to tell a tag's end from `%}` inside an
+/// expression, so a wrapper added to an unbalanced tag changes how it
+/// reads on.
 fn tags_balanced(t: &[Tok]) -> bool {
     let mut depth = 0i32;
     for x in t {
@@ -170,25 +173,6 @@ fn tags_balanced(t: &[Tok]) -> bool {
             }
             Token::BlockEnd | Token::VariableEnd => {
                 if depth != 0 {
-                    return false;
-                }
-            }
-            _ => {}
-        }
-    }
-    depth == 0
-}
-
-/// Whether brackets balance over tokens `from..to` (never closing more
-/// than opened).
-fn balanced(t: &[Tok], from: usize, to: usize) -> bool {
-    let mut depth = 0i32;
-    for x in &t[from..to] {
-        match x.tok {
-            Token::ParenOpen | Token::BracketOpen | Token::BraceOpen => depth += 1,
-            Token::ParenClose | Token::BracketClose | Token::BraceClose => {
-                depth -= 1;
-                if depth < 0 {
                     return false;
                 }
             }
@@ -294,7 +278,7 @@ fn statements(src: &str, t: &[Tok], syntax: &SyntaxConfig) -> Stmts {
                             inner_end,
                             format!(" {bend}{bstart} set {vars} = __import_leave() "),
                         );
-                        one_pass &= !has_expression_rewrites(t, i + 2, e) && balanced(t, i + 2, e);
+                        one_pass &= !has_expression_rewrites(t, i + 2, e);
                         inserts.push(enter.clone());
                         inserts.push(leave.clone());
                         edits.push(enter);
