@@ -165,17 +165,11 @@ fn tags_balanced(t: &[Tok]) -> bool {
     for x in t {
         match x.tok {
             Token::ParenOpen | Token::BracketOpen | Token::BraceOpen => depth += 1,
-            Token::ParenClose | Token::BracketClose | Token::BraceClose => {
-                depth -= 1;
-                if depth < 0 {
-                    return false;
-                }
+            Token::ParenClose | Token::BracketClose | Token::BraceClose if depth == 0 => {
+                return false;
             }
-            Token::BlockEnd | Token::VariableEnd => {
-                if depth != 0 {
-                    return false;
-                }
-            }
+            Token::ParenClose | Token::BracketClose | Token::BraceClose => depth -= 1,
+            Token::BlockEnd | Token::VariableEnd if depth != 0 => return false,
             _ => {}
         }
     }
