@@ -89,77 +89,6 @@ pub fn compile_high_data_owned(high: Map) -> Vec<Map> {
         .collect()
 }
 
-/// [`compile_high_data_owned`], handing the chunks to `take` block by block
-/// in high-data order, on the calling thread, as soon as each block is
-/// built: blocks are built in parallel meanwhile, so what `take` does with
-/// one block overlaps the building of the next.
-pub fn compile_high_data_blocks(high: Map, take: &mut dyn FnMut(Vec<Map>)) {
-    use rayon::prelude::*;
-    use std::sync::{Condvar, Mutex};
-    const BLOCK: usize = 512;
-    let n = high.len().div_ceil(BLOCK);
-    // On a pool thread (a fleet compiles its minions on the pool) this
-    // thread must not wait for pool work it could be holding up.
-    if n <= 1 || rayon::current_thread_index().is_some() {
-        take(compile_high_data_owned(high));
-        return;
-    }
-    let mut states = high.into_iter();
-    let inputs: Vec<Vec<(Value, Value)>> = (0..n)
-        .map(|_| states.by_ref().take(BLOCK).collect())
-        .collect();
-    /// The blocks built so far, and whether the builder has stopped.
-    struct Built {
-        blocks: Vec<Option<Vec<Map>>>,
-        stopped: bool,
-    }
-    let built = Mutex::new(Built {
-        blocks: (0..n).map(|_| None).collect(),
-        stopped: false,
-    });
-    let ready = Condvar::new();
-    let lock = || built.lock().unwrap_or_else(|e| e.into_inner());
-    /// Marks the builder stopped when it ends, by panic too: the taker
-    /// then stops waiting (and the scope passes the panic on).
-    struct Stop<'a>(&'a dyn Fn());
-    impl Drop for Stop<'_> {
-        fn drop(&mut self) {
-            (self.0)();
-        }
-    }
-    std::thread::scope(|scope| {
-        scope.spawn(|| {
-            let stop = || {
-                lock().stopped = true;
-                ready.notify_all();
-            };
-            let _stop = Stop(&stop);
-            inputs.into_par_iter().enumerate().for_each(|(k, block)| {
-                let chunks: Vec<Map> = block
-                    .into_iter()
-                    .flat_map(|(id, body)| id_chunks(id, body))
-                    .collect();
-                lock().blocks[k] = Some(chunks);
-                ready.notify_all();
-            });
-        });
-        for k in 0..n {
-            let mut guard = lock();
-            let block = loop {
-                if let Some(block) = guard.blocks[k].take() {
-                    break block;
-                }
-                if guard.stopped {
-                    return;
-                }
-                guard = ready.wait(guard).unwrap_or_else(|e| e.into_inner());
-            };
-            drop(guard);
-            take(block);
-        }
-    });
-}
-
 /// The chunks of one ID declaration, in Salt's order.
 fn id_chunks(id: Value, body: Value) -> Vec<Map> {
     const STAMPS: [&str; 3] = ["__sls__", "__env__", "__sls_included_from__"];
@@ -480,52 +409,6 @@ mod tests {
             Value::Map(m) => m,
             _ => panic!(),
         }
-    }
-
-    /// High data of `n` IDs, some with `names`, some with no function.
-    fn big_high(n: usize) -> Map {
-        let mut high = Map::new();
-        for i in 0..n {
-            let body = match i % 3 {
-                0 => {
-                    json!({"test": [{"names": [format!("a{i}"), format!("b{i}")]}, "nop"], "__sls__": "s", "__env__": "base"})
-                }
-                1 => {
-                    json!({"test": [{"require": [{"test": format!("id{}", i - 1)}]}, "nop"], "__sls__": "s", "__env__": "base"})
-                }
-                _ => json!({"test": [{"name": "x"}], "__sls__": "s", "__env__": "base"}),
-            };
-            high.insert(Value::from(format!("id{i}")), Value::from_json(&body));
-        }
-        high
-    }
-
-    fn blocks_of(high: Map) -> Vec<Vec<Map>> {
-        let mut blocks = Vec::new();
-        compile_high_data_blocks(high, &mut |b| blocks.push(b));
-        blocks
-    }
-
-    #[test]
-    fn blocks_hand_over_the_chunks_in_order_in_several_blocks() {
-        let high = big_high(2000);
-        let whole = compile_high_data(&high);
-        let blocks = blocks_of(high);
-        assert!(blocks.len() > 2, "{} blocks", blocks.len());
-        assert_eq!(blocks.concat(), whole);
-    }
-
-    #[test]
-    fn blocks_on_a_pool_thread_come_whole_without_waiting_on_the_pool() {
-        let high = big_high(2000);
-        let whole = compile_high_data(&high);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap();
-        let blocks = pool.install(|| blocks_of(high));
-        assert_eq!(blocks.len(), 1);
-        assert_eq!(blocks.concat(), whole);
     }
 
     #[test]

@@ -1489,27 +1489,11 @@ pub fn reconcile_watch(chunk: &mut Map, opts: &LowOptions) {
 /// Order compiled chunks into the lowstate (see the module doc). Errors:
 /// 3008's missing-requisite messages (first per chunk) and the cycle message.
 pub fn order_chunks(
-    chunks: Vec<Map>,
-    opts: &LowOptions,
-    sources: &SourceMap,
-) -> Result<Lowstate, Vec<Diagnostic>> {
-    let hint = chunks.len();
-    order_chunk_blocks(|take| take(chunks), hint, opts, sources)
-}
-
-/// [`order_chunks`] for chunks handed over block by block, in order:
-/// `blocks` calls its argument once per block. Each block is indexed as it
-/// comes, so the indexing (sequential) runs while the producer still builds
-/// later blocks. `hint`: about how many chunks to expect (room reserved).
-pub fn order_chunk_blocks(
-    blocks: impl FnOnce(&mut dyn FnMut(Vec<Map>)),
-    hint: usize,
+    mut chunks: Vec<Map>,
     opts: &LowOptions,
     sources: &SourceMap,
 ) -> Result<Lowstate, Vec<Diagnostic>> {
     if !opts.version.uses_graph() {
-        let mut chunks = Vec::with_capacity(hint);
-        blocks(&mut |block| chunks.extend(block));
         let chunks = sort_chunks(chunks);
         let sequence = (0..chunks.len()).collect();
         return Ok(Lowstate {
@@ -1519,22 +1503,18 @@ pub fn order_chunk_blocks(
             nodes: Vec::new(),
         });
     }
-    let mut g = RequisiteGraph::with_capacity(hint);
+    let mut g = RequisiteGraph::with_capacity(chunks.len());
     // Indexing goes in chunk order (a parallel scan first was no faster:
     // the indexing is bound on its hash tables, and reads the chunks again).
-    let mut chunks: Vec<Map> = Vec::with_capacity(hint);
-    let mut info: Vec<ChunkInfo> = Vec::with_capacity(hint);
+    let mut info: Vec<ChunkInfo> = Vec::with_capacity(chunks.len());
     let mut tag = String::new();
-    blocks(&mut |block| {
-        for c in block {
-            let (f, ci) = ChunkFields::scan(&c);
-            tag.clear();
-            push_tag(&mut tag, &f);
-            g.add_fields(chunks.len(), &f, &tag);
-            info.push(ci);
-            chunks.push(c);
-        }
-    });
+    for (i, c) in chunks.iter().enumerate() {
+        let (f, ci) = ChunkFields::scan(c);
+        tag.clear();
+        push_tag(&mut tag, &f);
+        g.add_fields(i, &f, &tag);
+        info.push(ci);
+    }
     g.shrink_indexes();
     // With every chunk indexed, each chunk's requisites resolve on their
     // own: `reconcile_watch` touches only its chunk, and the lookups only

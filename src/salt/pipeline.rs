@@ -16,7 +16,7 @@ use crate::salt::high::verify::verify_high_for;
 use crate::salt::high::SourceMap;
 use crate::salt::low::LowOptions;
 use crate::salt::matcher::Minion;
-use crate::salt::order::{order_chunk_blocks, Lowstate};
+use crate::salt::order::{order_chunks, Lowstate};
 use crate::salt::render::jinja::{Jinja, RenderData, SlsContext, TemplateLoader};
 use crate::salt::render::{render_file, RenderEnv};
 use crate::salt::simulate::{simulate_with, Assumptions, RunResult, SimOptions};
@@ -582,12 +582,6 @@ pub fn high_to_lowstate(
     if !errors.is_empty() {
         return Err(errors);
     }
-    // Ordering indexes each block of chunks while the next are built.
-    let hint = high.len();
-    order_chunk_blocks(
-        |take| crate::salt::low::compile_high_data_blocks(high, take),
-        hint,
-        opts,
-        sources,
-    )
+    let chunks = crate::salt::low::compile_high_data_owned(high);
+    order_chunks(chunks, opts, sources)
 }
