@@ -137,12 +137,9 @@ struct Stmts {
 
 /// Whether tokens `from..to` hold something the second pass rewrites.
 fn has_expression_rewrites(t: &[Tok], from: usize, to: usize) -> bool {
-    t[from..to].iter().any(|x| {
-        matches!(
-            x.tok,
-            Token::BraceOpen | Token::BracketOpen | Token::Mod | Token::BlockStart
-        )
-    })
+    t[from..to]
+        .iter()
+        .any(|x| matches!(x.tok, Token::BraceOpen | Token::BracketOpen | Token::Mod))
 }
 
 /// Whether wrapping tokens `from..to` in parentheses leaves the second
