@@ -297,7 +297,7 @@ fn prepare(
     let shared = shared_bodies(&node);
     let span = node.span.clone();
     // The parse tree is ours alone: move its strings into the data.
-    let data = node.into_value();
+    let data = state_data(node, auto_order);
     let mut errors = Vec::new();
     let Value::Map(mut state) = data else {
         errors.push((
@@ -370,6 +370,48 @@ fn prepare(
             errors,
         }),
     }
+}
+
+/// The data of an SLS's parse tree ([`Node::into_value`]), with room left
+/// where the next steps add: two keys in each ID's body (`__sls__`,
+/// `__env__`) and, with `auto_order`, one argument in each declaration (the
+/// `{order: 0}` placeholder). Growing tens of thousands of them one by one
+/// afterwards copied each.
+fn state_data(node: Node, auto_order: bool) -> Value {
+    let NodeValue::Map(ids) = node.value else {
+        return node.into_value();
+    };
+    let mut state = Map::with_capacity(ids.len());
+    for (id, body) in ids {
+        let body = match body.value {
+            NodeValue::Map(decls) => {
+                let mut m = Map::with_capacity(decls.len() + 2);
+                for (key, decl) in decls {
+                    let decl = match decl.value {
+                        NodeValue::List(args) if auto_order => {
+                            let mut list = crate::value::List::with_capacity(args.len() + 1);
+                            list.extend(args.into_iter().map(Node::into_value));
+                            Value::List(list)
+                        }
+                        other => Node {
+                            value: other,
+                            span: decl.span,
+                        }
+                        .into_value(),
+                    };
+                    m.insert(key.into_value(), decl);
+                }
+                Value::Map(m)
+            }
+            other => Node {
+                value: other,
+                span: body.span,
+            }
+            .into_value(),
+        };
+        state.insert(id.into_value(), body);
+    }
+    Value::Map(state)
 }
 
 /// Whether a state declaration gets an auto-order number: a list without
@@ -1065,8 +1107,8 @@ fn handle_state_decls(
     errors: &mut Vec<(Diagnostic, LabelAt)>,
 ) {
     for (name, body) in state.iter_mut() {
-        let id = name.py_str();
         if !matches!(body, Value::Map(_)) {
+            let id = name.py_str();
             if id == "__extend__" || id == "__exclude__" {
                 continue;
             }
@@ -1097,7 +1139,7 @@ fn handle_state_decls(
         let Value::Map(body) = body else { continue };
         // Visit the keys as they were: a `module.fun` key is moved to the
         // end as `module`, so the next original key slides into `pos`.
-        let mut skeys: Vec<String> = Vec::new();
+        let mut skeys: Vec<crate::value::Str> = Vec::new();
         let mut pos = 0;
         for _ in 0..body.len() {
             let Some((Value::Str(k), v)) = body.get_index(pos) else {
@@ -1113,7 +1155,8 @@ fn handle_state_decls(
                 let module = comps.next().unwrap_or("").to_string();
                 let fun = comps.next().unwrap_or("").to_string();
                 // (A linear scan: an ID declares a handful of modules.)
-                if skeys.contains(&module) {
+                if skeys.iter().any(|k| *k == module) {
+                    let id = name.py_str();
                     errors.push((
                         Diagnostic::new(codes::DUPLICATE_STATE_MODULE,
                             format!(
@@ -1131,10 +1174,10 @@ fn handle_state_decls(
                     args.push(fun.into());
                     body.insert(module.clone().into(), Value::List(args));
                 }
-                skeys.push(module);
+                skeys.push(module.into());
                 continue;
             }
-            skeys.push(k.to_string());
+            skeys.push(k.clone());
             pos += 1;
         }
         body.reserve(2);
