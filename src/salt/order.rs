@@ -186,14 +186,19 @@ impl Interner {
 
     /// The slot of `s`, if it was added.
     pub(crate) fn find(&self, s: &str) -> Option<usize> {
+        self.find_hashed(s, Self::hash(s))
+    }
+
+    fn find_hashed(&self, s: &str, hash: u64) -> Option<usize> {
         self.index
-            .find(Self::hash(s), |&i| self.get(i as usize) == Some(s))
+            .find(hash, |&i| self.get(i as usize) == Some(s))
             .map(|&i| i as usize)
     }
 
-    /// The slot of `s`, added last if new.
+    /// The slot of `s`, added last if new (`s` is hashed once).
     pub(crate) fn insert(&mut self, s: &str) -> usize {
-        if let Some(i) = self.find(s) {
+        let hash = Self::hash(s);
+        if let Some(i) = self.find_hashed(s, hash) {
             return i;
         }
         let strings = &mut self.strings;
@@ -201,7 +206,7 @@ impl Interner {
         strings.text.push_str(s);
         strings.ends.push(strings.text.len());
         let strings = &self.strings;
-        self.index.insert_unique(Self::hash(s), i as u32, |&j| {
+        self.index.insert_unique(hash, i as u32, |&j| {
             Self::hash(strings.get(j as usize).unwrap_or(""))
         });
         i
@@ -733,8 +738,12 @@ impl RequisiteGraph {
 
     /// The node with a tag.
     pub fn node(&self, tag: &str) -> Option<NodeIndex> {
+        self.node_hashed(tag, Interner::hash(tag))
+    }
+
+    fn node_hashed(&self, tag: &str, hash: u64) -> Option<NodeIndex> {
         self.tag_index
-            .find(Interner::hash(tag), |&i| self.tag_is(i as usize, tag))
+            .find(hash, |&i| self.tag_is(i as usize, tag))
             .map(|&i| NodeIndex::new(i as usize))
     }
 
@@ -801,7 +810,8 @@ impl RequisiteGraph {
         chunk: usize,
         prereq_test: bool,
     ) -> NodeIndex {
-        if let Some(n) = self.node(tag) {
+        let hash = Interner::hash(tag);
+        if let Some(n) = self.node_hashed(tag, hash) {
             // Salt's add_node on an existing tag replaces the chunk. The
             // new chunk's parts spell the same tag, but its sort label is
             // its own (it differs if a part contains the separator).
@@ -817,7 +827,7 @@ impl RequisiteGraph {
         self.tag_parts.push(parts);
         let mut tag_index = std::mem::take(&mut self.tag_index);
         // Rehashing (past the presized room) spells the tags out again.
-        tag_index.insert_unique(Interner::hash(tag), n.index() as u32, |&j| {
+        tag_index.insert_unique(hash, n.index() as u32, |&j| {
             Interner::hash(&self.tag(NodeIndex::new(j as usize)))
         });
         self.tag_index = tag_index;
