@@ -15,8 +15,18 @@ pub struct Args {
 
 pub fn run(args: Args) -> CmdResult {
     let session = args.common.session(args.selection.sls.clone())?;
-    match session.lowstate() {
-        Ok(chunks) => {
+    match session.plan() {
+        Ok(plan) => {
+            // The process ends after the output: freeing the requisite
+            // graph and the source map (a few allocations per state) would
+            // only cost time.
+            let lowstate::salt::pipeline::Plan {
+                mut lowstate,
+                sources,
+            } = plan;
+            std::mem::forget(sources);
+            std::mem::forget(lowstate.graph.take());
+            let chunks = lowstate.into_list();
             if args.out.redact {
                 super::hide_no_log(chunks.iter());
             }
