@@ -553,8 +553,15 @@ fn render_capped(tmpl: &minijinja::Template, ctx: JValue, limit: usize) -> Resul
             Ok(())
         }
     }
+    // SLS templates mostly render to about twice their size: starting
+    // there saves the output's regrowth (each a copy into fresh memory).
+    let room = tmpl
+        .source()
+        .len()
+        .saturating_mul(2)
+        .clamp(256, limit.max(256));
     let mut w = Capped {
-        out: Vec::new(),
+        out: Vec::with_capacity(room),
         limit,
     };
     tmpl.render_captured_to(ctx, &mut w)?;
@@ -749,5 +756,7 @@ pub(super) fn render(
     if source.ends_with('\n') {
         out.push('\n');
     }
+    // The text is kept (diagnostics point into it): no spare room.
+    out.shrink_to_fit();
     Ok(out)
 }
