@@ -721,6 +721,105 @@ fn push_unique(v: &mut Vec<NodeIndex>, n: NodeIndex) {
     }
 }
 
+/// A chunk's node and its interned name and ID (slots of
+/// `RequisiteGraph::names`), as the lookups index them.
+#[derive(Debug, Clone, Copy)]
+struct Named {
+    node: NodeIndex,
+    name: Option<u32>,
+    id: Option<u32>,
+}
+
+/// The module lookups and the SLS index of a [`RequisiteGraph`], taken out
+/// of it while chunks are indexed (they can then be filled on another
+/// thread than the nodes).
+struct Lookups {
+    by_module: HashMap<String, KeyIndex, Fast>,
+    sls: IndexMap<String, Vec<NodeIndex>, Fast>,
+    sls_last: usize,
+    /// About how many chunks there are.
+    room: usize,
+}
+
+impl Lookups {
+    /// Index chunk `f` under its names and IDs and its SLS files (the
+    /// lookup half of [`RequisiteGraph::index_chunks`]).
+    fn add(&mut self, f: &ChunkFields<'_>, named: Named) {
+        let Named { node: n, name, id } = named;
+        let state = state_str(f);
+        // Salt's order: (module, name), (module, ID), (id, ID), (id, name).
+        for (kind, first, second) in [(&*state, name, id), ("id", id, name)] {
+            if first.is_none() && second.is_none() {
+                continue;
+            }
+            let index = match self.by_module.get_mut(kind) {
+                Some(index) => index,
+                None => {
+                    // `id` indexes every chunk's ID and name: size it once.
+                    let room = if kind == "id" { self.room * 2 } else { 0 };
+                    self.by_module
+                        .entry(kind.to_string())
+                        .or_insert(KeyIndex::with_capacity(room))
+                }
+            };
+            for key in [first, second].into_iter().flatten() {
+                index.add(key, n);
+            }
+        }
+        if let Some(sls) = f.sls.filter(|s| s.truthy()) {
+            self.index_sls(sls, n);
+        }
+        match f.included_from.filter(|s| s.truthy()) {
+            Some(Value::List(from)) => {
+                for sls in from {
+                    self.index_sls(sls, n);
+                }
+            }
+            Some(from) => {
+                for sls in py_iter(from) {
+                    self.index_sls(&sls, n);
+                }
+            }
+            None => {}
+        }
+    }
+
+    fn index_sls(&mut self, sls: &Value, n: NodeIndex) {
+        let owned;
+        let key = match sls {
+            Value::Str(s) => s.as_str(),
+            other => {
+                owned = other.py_str();
+                owned.as_str()
+            }
+        };
+        if let Some((k, nodes)) = self.sls.get_index_mut(self.sls_last) {
+            if k == key {
+                push_unique(nodes, n);
+                return;
+            }
+        }
+        match self.sls.get_full_mut(key) {
+            Some((slot, _, nodes)) => {
+                push_unique(nodes, n);
+                self.sls_last = slot;
+            }
+            None => {
+                self.sls_last = self.sls.insert_full(key.to_string(), vec![n]).0;
+            }
+        }
+    }
+}
+
+/// `str(chunk["state"])` as the indexes spell it (empty when missing).
+fn state_str<'c>(f: &ChunkFields<'c>) -> std::borrow::Cow<'c, str> {
+    match f.state {
+        Some(Value::Str(s)) => std::borrow::Cow::Borrowed(s.as_str()),
+        Some(other) => std::borrow::Cow::Owned(other.py_str()),
+        None => std::borrow::Cow::Borrowed(""),
+    }
+}
+
 impl RequisiteGraph {
     /// An empty graph with room for `chunks` chunks.
     fn with_capacity(chunks: usize) -> RequisiteGraph {
@@ -878,20 +977,11 @@ impl RequisiteGraph {
         }
     }
 
-    /// Add chunk `i` (its fields and tag, scanned beforehand) as a node and
-    /// index it by (module, name), (module, ID), (`id`, ID), (`id`, name)
-    /// and by its SLS and including SLS files. Chunks are added in order,
-    /// before any requisite.
-    fn add_fields(&mut self, i: usize, f: &ChunkFields<'_>, tag: &str) {
-        let state_owned;
-        let state = match f.state {
-            Some(Value::Str(s)) => s.as_str(),
-            Some(other) => {
-                state_owned = other.py_str();
-                state_owned.as_str()
-            }
-            None => "",
-        };
+    /// The node half of [`RequisiteGraph::index_chunks`]: chunk `i` (its
+    /// fields and tag, scanned beforehand) becomes a node, or takes over the
+    /// node of its tag. Returns the node and the chunk's interned name and
+    /// ID, which [`Lookups::add`] needs.
+    fn add_chunk_node(&mut self, i: usize, f: &ChunkFields<'_>, tag: &str) -> Named {
         let name = f.name.and_then(Value::as_str);
         let id = f.id.and_then(Value::as_str);
         let name = name.map(|s| (s, self.intern(s)));
@@ -903,76 +993,118 @@ impl RequisiteGraph {
         let name = name.map(|(_, slot)| slot);
         let id = id.map(|(_, slot)| slot);
         let parts = [
-            self.intern(state),
+            self.intern(&state_str(f)),
             id.unwrap_or_else(|| self.intern_py_str(f.id)),
             name.unwrap_or_else(|| self.intern_py_str(f.name)),
             self.intern_py_str(f.fun),
         ];
-        let n = self.add_node(tag, parts, i, false);
-        self.chunk_nodes.push(n);
+        let node = self.add_node(tag, parts, i, false);
+        self.chunk_nodes.push(node);
         self.prereq_flags.push(f.prereq.is_some_and(Value::truthy));
+        Named { node, name, id }
+    }
 
-        // Salt's order: (module, name), (module, ID), (id, ID), (id, name).
-        for (kind, first, second) in [(state, name, id), ("id", id, name)] {
-            if first.is_none() && second.is_none() {
-                continue;
-            }
-            let index = match self.lookup.get_mut(kind) {
-                Some(index) => index,
-                None => {
-                    // `id` indexes every chunk's ID and name: size it once.
-                    let room = if kind == "id" { self.chunks * 2 } else { 0 };
-                    self.lookup
-                        .entry(kind.to_string())
-                        .or_insert(KeyIndex::with_capacity(room))
-                }
-            };
-            for key in [first, second].into_iter().flatten() {
-                index.add(key, n);
-            }
-        }
-        if let Some(sls) = f.sls.filter(|s| s.truthy()) {
-            self.index_sls(sls, n);
-        }
-        match f.included_from.filter(|s| s.truthy()) {
-            Some(Value::List(from)) => {
-                for sls in from {
-                    self.index_sls(sls, n);
-                }
-            }
-            Some(from) => {
-                for sls in py_iter(from) {
-                    self.index_sls(&sls, n);
-                }
-            }
-            None => {}
+    /// Take the lookups out for indexing ([`RequisiteGraph::put_lookups`]
+    /// puts them back).
+    fn take_lookups(&mut self) -> Lookups {
+        Lookups {
+            by_module: std::mem::take(&mut self.lookup),
+            sls: std::mem::take(&mut self.sls),
+            sls_last: self.sls_last,
+            room: self.chunks,
         }
     }
 
-    fn index_sls(&mut self, sls: &Value, n: NodeIndex) {
-        let owned;
-        let key = match sls {
-            Value::Str(s) => s.as_str(),
-            other => {
-                owned = other.py_str();
-                owned.as_str()
+    /// Put back the lookups taken out for indexing.
+    fn put_lookups(&mut self, lookups: Lookups) {
+        self.lookup = lookups.by_module;
+        self.sls = lookups.sls;
+        self.sls_last = lookups.sls_last;
+    }
+
+    /// Add every chunk, in order and before any requisite, as a node, and
+    /// index it by (module, name), (module, ID), (`id`, ID), (`id`, name)
+    /// and by its SLS and including SLS files; returns what the scan found
+    /// of each chunk. A long list is indexed by two threads at once: this
+    /// one adds the nodes, in chunk order, and a second follows it chunk by
+    /// chunk, filling the lookups (which need only each chunk's node and
+    /// interned name and ID).
+    fn index_chunks(&mut self, chunks: &[Map]) -> Vec<ChunkInfo> {
+        /// Below this, a second thread costs more than it saves.
+        const TWO_THREADS_FROM: usize = 2048;
+        // Not inside the rayon pool (a fleet compiles minions there): its
+        // threads are busy, and the second thread would wait on the first.
+        let two = chunks.len() >= TWO_THREADS_FROM && rayon::current_thread_index().is_none();
+        self.index_chunks_on(chunks, two)
+    }
+
+    /// [`RequisiteGraph::index_chunks`], on one thread or two.
+    fn index_chunks_on(&mut self, chunks: &[Map], two_threads: bool) -> Vec<ChunkInfo> {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let mut info: Vec<ChunkInfo> = Vec::with_capacity(chunks.len());
+        let mut tag = String::new();
+        let mut lookups = self.take_lookups();
+        if !two_threads {
+            for (i, c) in chunks.iter().enumerate() {
+                let (f, ci) = ChunkFields::scan(c);
+                tag.clear();
+                push_tag(&mut tag, &f);
+                let named = self.add_chunk_node(i, &f, &tag);
+                lookups.add(&f, named);
+                info.push(ci);
             }
-        };
-        if let Some((k, nodes)) = self.sls.get_index_mut(self.sls_last) {
-            if k == key {
-                push_unique(nodes, n);
-                return;
+            self.put_lookups(lookups);
+            return info;
+        }
+        /// Tells the follower to stop if the node thread unwinds.
+        struct StopOnUnwind<'a>(&'a AtomicBool);
+        impl Drop for StopOnUnwind<'_> {
+            fn drop(&mut self) {
+                if std::thread::panicking() {
+                    self.0.store(true, Ordering::Release);
+                }
             }
         }
-        match self.sls.get_full_mut(key) {
-            Some((slot, _, nodes)) => {
-                push_unique(nodes, n);
-                self.sls_last = slot;
+        let named: Vec<OnceLock<Named>> = (0..chunks.len()).map(|_| OnceLock::new()).collect();
+        let stopped = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let follower = scope.spawn(|| {
+                for (c, slot) in chunks.iter().zip(&named) {
+                    let mut spins = 0u32;
+                    let n = loop {
+                        if let Some(n) = slot.get() {
+                            break *n;
+                        }
+                        if stopped.load(Ordering::Acquire) {
+                            return;
+                        }
+                        // The node thread is usually a few chunks ahead;
+                        // if it is not running, give the core back.
+                        spins += 1;
+                        if spins % 128 == 0 {
+                            std::thread::yield_now();
+                        } else {
+                            std::hint::spin_loop();
+                        }
+                    };
+                    let (f, _) = ChunkFields::scan(c);
+                    lookups.add(&f, n);
+                }
+            });
+            let _stop = StopOnUnwind(&stopped);
+            for (i, (c, slot)) in chunks.iter().zip(&named).enumerate() {
+                let (f, ci) = ChunkFields::scan(c);
+                tag.clear();
+                push_tag(&mut tag, &f);
+                let _ = slot.set(self.add_chunk_node(i, &f, &tag));
+                info.push(ci);
             }
-            None => {
-                self.sls_last = self.sls.insert_full(key.to_string(), vec![n]).0;
+            if let Err(panic) = follower.join() {
+                std::panic::resume_unwind(panic);
             }
-        }
+        });
+        self.put_lookups(lookups);
+        info
     }
 
     fn add_reqs(
@@ -1519,15 +1651,7 @@ pub fn order_chunks(
     let mut g = RequisiteGraph::with_capacity(chunks.len());
     // Indexing goes in chunk order (a parallel scan first was no faster:
     // the indexing is bound on its hash tables, and reads the chunks again).
-    let mut info: Vec<ChunkInfo> = Vec::with_capacity(chunks.len());
-    let mut tag = String::new();
-    for (i, c) in chunks.iter().enumerate() {
-        let (f, ci) = ChunkFields::scan(c);
-        tag.clear();
-        push_tag(&mut tag, &f);
-        g.add_fields(i, &f, &tag);
-        info.push(ci);
-    }
+    let mut info = g.index_chunks(&chunks);
     g.shrink_indexes();
     // With every chunk indexed, each chunk's requisites resolve on their
     // own: `reconcile_watch` touches only its chunk, and the lookups only
@@ -1631,15 +1755,7 @@ pub fn order_chunks(
 /// problem, in chunk order.
 pub fn requisite_graph(chunks: &mut [Map]) -> Result<RequisiteGraph, Vec<(usize, String)>> {
     let mut g = RequisiteGraph::with_capacity(chunks.len());
-    let mut info: Vec<ChunkInfo> = Vec::with_capacity(chunks.len());
-    let mut tag = String::new();
-    for (i, c) in chunks.iter().enumerate() {
-        let (f, ci) = ChunkFields::scan(c);
-        tag.clear();
-        push_tag(&mut tag, &f);
-        g.add_fields(i, &f, &tag);
-        info.push(ci);
-    }
+    let info = g.index_chunks(chunks);
     g.shrink_indexes();
     let mut errors = Vec::new();
     let mut edges = Vec::new();
@@ -1752,6 +1868,70 @@ fn cycle_error(g: &RequisiteGraph, chunks: &[Map], sources: &SourceMap) -> Diagn
 mod tests {
     use super::{KeyIndex, Kinds, ReqKind};
     use petgraph::graph::NodeIndex;
+
+    #[test]
+    fn indexing_on_two_threads_builds_the_same_graph_as_on_one() {
+        use super::RequisiteGraph;
+        use crate::value::{list, Map, Value};
+        let s = |v: &str| Value::Str(v.into());
+        // Varied chunks: names equal to or apart from IDs, repeated tags,
+        // a non-string module, missing fields, SLS and includer lists,
+        // prereq flags; more of them than one run of the follower.
+        let chunks: Vec<Map> = (0..3000)
+            .map(|i| {
+                let mut m = Map::new();
+                let module = match i % 7 {
+                    0 => Value::Int(7),
+                    1 => s("pkg"),
+                    _ => s("test"),
+                };
+                m.insert("state".into(), module);
+                let id = format!("id-{}", i / 3);
+                if i % 5 != 4 {
+                    let name = if i % 2 == 0 {
+                        id.clone()
+                    } else {
+                        format!("name {i}")
+                    };
+                    m.insert("name".into(), s(&name));
+                }
+                m.insert("__id__".into(), s(&id));
+                if i % 11 != 0 {
+                    m.insert("__sls__".into(), s(&format!("sls{}", i / 40)));
+                }
+                match i % 13 {
+                    0 => {
+                        m.insert(
+                            "__sls_included_from__".into(),
+                            Value::List(list![s("top"), s(&format!("inc{}", i % 4))]),
+                        );
+                    }
+                    1 => {
+                        m.insert("__sls_included_from__".into(), s("one"));
+                    }
+                    _ => {}
+                }
+                if i % 17 == 0 {
+                    m.insert("prereq".into(), Value::List(list![s("id-1")]));
+                }
+                if i % 19 != 0 {
+                    m.insert(
+                        "fun".into(),
+                        s(if i % 3 == 0 { "installed" } else { "run" }),
+                    );
+                }
+                m
+            })
+            .collect();
+        let build = |two_threads: bool| {
+            let mut g = RequisiteGraph::with_capacity(chunks.len());
+            let info = g.index_chunks_on(&chunks, two_threads);
+            format!("{g:?}\n{info:?}")
+        };
+        let one = build(false);
+        assert!(one.contains("sls74") && one.contains("inc3") && one.contains("name 2997"));
+        assert_eq!(one, build(true));
+    }
 
     #[test]
     fn prereq_flag_on_a_later_watching_chunk_keeps_salts_key_order() {
