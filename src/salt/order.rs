@@ -1015,6 +1015,21 @@ impl RequisiteGraph {
         }
     }
 
+    /// Scan chunk `i` and add it as a node ([`RequisiteGraph::add_chunk_node`]);
+    /// `tag` is scratch space.
+    fn scan_and_add<'c>(
+        &mut self,
+        i: usize,
+        chunk: &'c Map,
+        tag: &mut String,
+    ) -> (ChunkFields<'c>, ChunkInfo, Named) {
+        let (f, ci) = ChunkFields::scan(chunk);
+        tag.clear();
+        push_tag(tag, &f);
+        let named = self.add_chunk_node(i, &f, tag);
+        (f, ci, named)
+    }
+
     /// Put back the lookups taken out for indexing.
     fn put_lookups(&mut self, lookups: Lookups) {
         self.lookup = lookups.by_module;
@@ -1046,10 +1061,7 @@ impl RequisiteGraph {
         let mut lookups = self.take_lookups();
         if !two_threads {
             for (i, c) in chunks.iter().enumerate() {
-                let (f, ci) = ChunkFields::scan(c);
-                tag.clear();
-                push_tag(&mut tag, &f);
-                let named = self.add_chunk_node(i, &f, &tag);
+                let (f, ci, named) = self.scan_and_add(i, c, &mut tag);
                 lookups.add(&f, named);
                 info.push(ci);
             }
@@ -1087,16 +1099,17 @@ impl RequisiteGraph {
                             std::hint::spin_loop();
                         }
                     };
+                    // Scanning the chunk again here, off the node thread's
+                    // path, was faster than handing its fields over (a
+                    // larger slot per chunk for the node thread to fill).
                     let (f, _) = ChunkFields::scan(c);
                     lookups.add(&f, n);
                 }
             });
             let _stop = StopOnUnwind(&stopped);
             for (i, (c, slot)) in chunks.iter().zip(&named).enumerate() {
-                let (f, ci) = ChunkFields::scan(c);
-                tag.clear();
-                push_tag(&mut tag, &f);
-                let _ = slot.set(self.add_chunk_node(i, &f, &tag));
+                let (_, ci, n) = self.scan_and_add(i, c, &mut tag);
+                let _ = slot.set(n);
                 info.push(ci);
             }
             if let Err(panic) = follower.join() {
