@@ -20,11 +20,34 @@ fn corpus(case: &str) -> String {
         .to_string()
 }
 
-fn temp_dir(tag: &str) -> PathBuf {
+/// A fresh directory under the system temp dir, removed with everything
+/// in it when the guard is dropped: also when the test fails.
+struct TempDir(PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn temp_dir(tag: &str) -> TempDir {
     let d = std::env::temp_dir().join(format!("lowstate-cli-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    d
+    TempDir(d)
 }
 
 #[test]
@@ -294,7 +317,6 @@ fn hot_hidden_values_never_reach_a_human_output() {
     assert_eq!(out.status.code(), Some(1));
     assert!(!String::from_utf8_lossy(&out.stderr).contains("TopSecret123"));
     assert!(!String::from_utf8_lossy(&out.stdout).contains("TopSecret123"));
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -340,7 +362,6 @@ fn hot_get_attr_of_an_attribute_the_type_lacks_is_invalid_attribute() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -380,7 +401,6 @@ fn a_failed_compile_leaves_the_output_file_as_it_was() {
         1,
         "no temp file left"
     );
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -434,7 +454,6 @@ fn output_errors_name_the_path_and_files_keep_mode_and_links() {
             2,
             "no temp file left"
         );
-        let _ = std::fs::remove_dir_all(dir);
     }
 }
 
@@ -465,7 +484,6 @@ fn simulate_fails_when_a_state_fails_and_warns_on_unused_assumptions() {
     assert_eq!(out.status.code(), Some(1));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a JSON document");
     assert!(doc.is_array());
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -585,12 +603,12 @@ fn no_internal_markers_in_messages() {
         assert!(!text.contains('\u{1}') && !text.contains("u{1}"), "{text}");
         assert!(!text.contains("__import"), "{text}");
     }
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// The HTML viewer in a real headless browser (tests/browser/run.sh): the
 /// example tree and a 5,200-state tree, a search, a click, a path; first
 /// paint under 2 s. Skipped, with a message, where chromium is missing.
+/// `OUT=DIR cargo test browser_viewer` keeps the screenshots in DIR.
 #[test]
 fn browser_viewer() {
     let has_chromium = ["chromium", "chromium-browser"].iter().any(|c| {
@@ -603,12 +621,16 @@ fn browser_viewer() {
         eprintln!("browser_viewer skipped: no chromium (apt-get install chromium)");
         return;
     }
-    let out = Command::new("bash")
-        .arg("tests/browser/run.sh")
+    // The screenshots are kept where `OUT` says, else removed afterwards.
+    let shots = temp_dir("screenshots");
+    let mut run = Command::new("bash");
+    run.arg("tests/browser/run.sh")
         .env("LOWSTATE", env!("CARGO_BIN_EXE_lowstate"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    if std::env::var_os("OUT").is_none() {
+        run.env("OUT", &*shots);
+    }
+    let out = run.output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     eprintln!("{text}");
     assert!(
@@ -623,7 +645,7 @@ fn browser_viewer() {
 }
 
 /// A tree in a temp dir: `minion` plus files under it.
-fn tree(tag: &str, files: &[(&str, &str)]) -> PathBuf {
+fn tree(tag: &str, files: &[(&str, &str)]) -> TempDir {
     let dir = temp_dir(tag);
     for (path, text) in files {
         let p = dir.join(path);
@@ -666,8 +688,6 @@ fn the_config_is_found_where_a_salt_user_keeps_it() {
     if !Path::new("/etc/salt/minion").exists() {
         assert!(String::from_utf8_lossy(&out.stderr).contains("compiling the example tree"));
     }
-    let _ = std::fs::remove_dir_all(dir);
-    let _ = std::fs::remove_dir_all(empty);
 }
 
 #[test]
@@ -721,7 +741,6 @@ fn settings_flags_replace_what_users_edit_the_config_for() {
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v[0]["text"], "Ubuntu from-file");
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -753,7 +772,6 @@ fn nothing_to_compile_says_what_is_wrong() {
         assert_eq!(out.status.code(), Some(1));
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(want), "{want}: {err}");
-        let _ = std::fs::remove_dir_all(dir);
     }
 }
 
@@ -784,7 +802,6 @@ fn a_pillar_file_that_is_not_utf8_fails_the_pillar_as_in_salt() {
         err.contains("can't decode byte 0xe9 in position 6"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[cfg(unix)]
@@ -839,7 +856,6 @@ fn symlinked_formulas_are_followed_inside_the_checkout_only() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let _ = std::fs::remove_dir_all(base);
 }
 
 #[test]
@@ -862,7 +878,6 @@ fn an_absolute_import_path_is_refused_with_a_clear_error() {
         err.contains("an absolute path is a file on the minion"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// A panic never prints what it was formatting (it may be a secret): the
@@ -892,7 +907,7 @@ fn a_panic_withholds_its_message() {
     assert!(String::from_utf8_lossy(&out.stderr).contains(secret));
 }
 
-fn fresh_tree(tag: &str, mocks: &str) -> PathBuf {
+fn fresh_tree(tag: &str, mocks: &str) -> TempDir {
     let d = temp_dir(tag);
     std::fs::create_dir_all(d.join("salt")).unwrap();
     std::fs::write(
@@ -1041,7 +1056,8 @@ fn ext_pillar_commands_run_only_when_allowed() {
 /// settings layer, and `config --explain` names the flag as its origin.
 #[test]
 fn every_setting_flag_is_recorded_as_its_cli_origin() {
-    let mocks = temp_dir("flag-mocks").join("mocks.yaml");
+    let mocks_dir = temp_dir("flag-mocks");
+    let mocks = mocks_dir.join("mocks.yaml");
     std::fs::write(&mocks, "pkg.version: '1.0'\n").unwrap();
     let out = lowstate(&[
         "config",
@@ -1102,7 +1118,7 @@ fn minion_d_files_layer_over_minion_and_config_explains_them() {
         let status = Command::new("cp")
             .arg("-r")
             .arg(root.join(sub))
-            .arg(&dir)
+            .arg(&*dir)
             .status()
             .unwrap();
         assert!(status.success());
