@@ -1267,11 +1267,23 @@ fn clean_duplicate_extends(high: &mut Map) {
     let Some(Value::List(exts)) = high.get_mut("__extend__") else {
         return;
     };
+    // The pairs kept, and where each is, bucketed by ID: a tree with
+    // thousands of extends is not compared pair against pair.
     let mut seen: Vec<(Value, Value)> = Vec::new();
+    let mut by_id: hashbrown::HashTable<usize> = hashbrown::HashTable::new();
+    let hash = |v: &Value| {
+        use std::hash::BuildHasher;
+        foldhash::fast::FixedState::default().hash_one(v)
+    };
     for ext in exts.drain(..) {
         if let Value::Map(m) = ext {
             for (k, v) in m {
-                if !seen.iter().any(|(a, b)| *a == k && *b == v) {
+                let h = hash(&k);
+                if by_id
+                    .find(h, |&j| seen[j].0 == k && seen[j].1 == v)
+                    .is_none()
+                {
+                    by_id.insert_unique(h, seen.len(), |&j| hash(&seen[j].0));
                     seen.push((k, v));
                 }
             }
@@ -1290,6 +1302,43 @@ fn clean_duplicate_extends(high: &mut Map) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn duplicate_extends_are_dropped_in_place_and_distinct_ones_kept() {
+        let ext = |id: &str, name: &str| {
+            let mut args = Map::new();
+            args.insert("name".into(), name.into());
+            let mut body = Map::new();
+            body.insert(
+                "file".into(),
+                Value::List([Value::Map(args)].into_iter().collect()),
+            );
+            let mut m = Map::new();
+            m.insert(id.into(), Value::Map(body));
+            m
+        };
+        // One dict may carry several IDs; it comes out split, one per dict.
+        let mut two = ext("a", "x");
+        two.insert("b".into(), ext("b", "y").get("b").unwrap().clone());
+        let exts = vec![
+            Value::Map(two),
+            Value::Map(ext("a", "x")),
+            Value::Map(ext("a", "z")),
+            Value::Map(ext("b", "y")),
+            Value::Map(ext("c", "x")),
+        ];
+        let mut high = Map::new();
+        high.insert("__extend__".into(), Value::List(exts.into_iter().collect()));
+        clean_duplicate_extends(&mut high);
+        let Some(Value::List(out)) = high.get("__extend__") else {
+            panic!("no __extend__");
+        };
+        let want = [ext("a", "x"), ext("b", "y"), ext("a", "z"), ext("c", "x")];
+        assert_eq!(out.len(), want.len(), "{out:?}");
+        for (got, want) in out.iter().zip(want) {
+            assert_eq!(got, &Value::Map(want));
+        }
+    }
 
     #[test]
     fn relative_includes_follow_salt() {
