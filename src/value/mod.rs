@@ -351,9 +351,7 @@ impl Value {
         match self {
             Value::Null => out.push_str("null"),
             Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            Value::Int(i) => {
-                let _ = write!(out, "{i}");
-            }
+            Value::Int(i) => push_int(out, *i),
             Value::Float(f) => {
                 if f.is_nan() {
                     out.push_str("NaN")
@@ -441,15 +439,49 @@ fn write_json_item(out: &mut String, i: usize, key: Option<&Value>, v: &Value, i
     v.write_json(out, indent);
 }
 
+/// A line break and `n` spaces, in one copy for the usual depths.
 fn newline_indent(out: &mut String, n: usize) {
-    const SPACES: &str = "                                                                ";
-    out.push('\n');
-    let mut n = n;
+    const LINE: &str = "\n                                                                ";
+    if let Some(line) = LINE.get(..n + 1) {
+        out.push_str(line);
+        return;
+    }
+    out.push_str(LINE);
+    let mut n = n + 1 - LINE.len();
     while n > 0 {
-        let k = n.min(SPACES.len());
-        out.push_str(&SPACES[..k]);
+        let k = n.min(LINE.len() - 1);
+        out.push_str(&LINE[1..k + 1]);
         n -= k;
     }
+}
+
+/// An integer in decimal (what `{i}` prints), without the formatter.
+fn push_int(out: &mut String, i: i64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = i.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if i < 0 {
+        out.push('-');
+    }
+    // The digits are ASCII: this never falls back.
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+}
+
+/// Whether JSON writes `b` as is: printable ASCII other than `"` and `\`.
+/// No early exit, so that the loop is vectorised (strings are short, and
+/// almost all of them are plain).
+fn is_plain_json(b: &[u8]) -> bool {
+    !b.iter().fold(false, |bad, &c| {
+        bad | (c < 0x20) | (c > 0x7e) | (c == b'"') | (c == b'\\')
+    })
 }
 
 /// A map key as JSON text (string keys without a copy).
@@ -473,15 +505,15 @@ fn json_key(k: &Value) -> String {
 /// escaped, and with `ensure_ascii` everything outside printable ASCII as
 /// `\uXXXX` (UTF-16 units).
 pub fn write_json_str(out: &mut String, s: &str, ensure_ascii: bool) {
-    out.push('"');
     // Fast path: printable ASCII without quotes or backslashes is copied as is.
-    if s.bytes()
-        .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
-    {
+    if is_plain_json(s.as_bytes()) {
+        out.reserve(s.len() + 2);
+        out.push('"');
         out.push_str(s);
         out.push('"');
         return;
     }
+    out.push('"');
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -636,6 +668,24 @@ pub fn push_py_str(out: &mut String, v: Option<&Value>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_pieces_are_written_as_the_formatter_would() {
+        for i in [0, 7, -1, 10, 1_000_000, i64::MAX, i64::MIN] {
+            let mut out = String::new();
+            push_int(&mut out, i);
+            assert_eq!(out, i.to_string());
+        }
+        for n in [0, 4, 64, 65, 200] {
+            let mut out = String::new();
+            newline_indent(&mut out, n);
+            assert_eq!(out, format!("\n{}", " ".repeat(n)));
+        }
+        for b in 0..=255u8 {
+            let plain = (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\';
+            assert_eq!(is_plain_json(&[b'a', b, b'z']), plain, "byte {b}");
+        }
+    }
 
     #[test]
     fn float_repr_matches_python() {
