@@ -480,7 +480,7 @@ fn push_int(out: &mut String, i: i64) {
 /// almost all of them are plain).
 fn is_plain_json(b: &[u8]) -> bool {
     !b.iter().fold(false, |bad, &c| {
-        bad | (c < 0x20) | (c > 0x7e) | (c == b'"') | (c == b'\\')
+        bad | !(0x20..=0x7e).contains(&c) | (c == b'"') | (c == b'\\')
     })
 }
 
