@@ -379,6 +379,14 @@ impl DoubleEndedIterator for IterMut<'_> {
 
 impl ExactSizeIterator for IterMut<'_> {}
 
+impl Map {
+    /// The entries themselves, in order (the index is dropped): for
+    /// consumers that take them apart in place, in parallel.
+    pub fn into_entries(self) -> ThinVec<(Value, Value)> {
+        self.0.entries
+    }
+}
+
 impl IntoIterator for Map {
     type Item = (Value, Value);
     type IntoIter = thin_vec::IntoIter<(Value, Value)>;
