@@ -30,7 +30,9 @@ struct Inner {
     index: Option<Box<HashTable<usize>>>,
 }
 
-fn hash_of<Q: Hash + ?Sized>(q: &Q) -> u64 {
+/// The hash a [`Map`] indexes its keys by (equal values hash equal), for
+/// other tables of values that want the same.
+pub(crate) fn hash_of<Q: Hash + ?Sized>(q: &Q) -> u64 {
     foldhash::fast::FixedState::default().hash_one(q)
 }
 
@@ -106,6 +108,12 @@ impl Map {
             m.index = Some(Box::new(HashTable::with_capacity(n)));
         }
         Map(m)
+    }
+
+    /// The entries themselves, in order (the index is dropped): for
+    /// consumers that take them apart in place, in parallel.
+    pub fn into_entries(self) -> ThinVec<(Value, Value)> {
+        self.0.entries
     }
 
     /// The number of entries.
@@ -378,14 +386,6 @@ impl DoubleEndedIterator for IterMut<'_> {
 }
 
 impl ExactSizeIterator for IterMut<'_> {}
-
-impl Map {
-    /// The entries themselves, in order (the index is dropped): for
-    /// consumers that take them apart in place, in parallel.
-    pub fn into_entries(self) -> ThinVec<(Value, Value)> {
-        self.0.entries
-    }
-}
 
 impl IntoIterator for Map {
     type Item = (Value, Value);

@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 
 mod map;
+pub(crate) use map::hash_of;
 pub use map::{Entry, Map};
 
 /// The string of [`Value::Str`]: up to 24 bytes inline, so keys and most

@@ -1271,19 +1271,15 @@ fn clean_duplicate_extends(high: &mut Map) {
     // thousands of extends is not compared pair against pair.
     let mut seen: Vec<(Value, Value)> = Vec::new();
     let mut by_id: hashbrown::HashTable<usize> = hashbrown::HashTable::new();
-    let hash = |v: &Value| {
-        use std::hash::BuildHasher;
-        foldhash::fast::FixedState::default().hash_one(v)
-    };
     for ext in exts.drain(..) {
         if let Value::Map(m) = ext {
             for (k, v) in m {
-                let h = hash(&k);
+                let h = crate::value::hash_of(&k);
                 if by_id
                     .find(h, |&j| seen[j].0 == k && seen[j].1 == v)
                     .is_none()
                 {
-                    by_id.insert_unique(h, seen.len(), |&j| hash(&seen[j].0));
+                    by_id.insert_unique(h, seen.len(), |&j| crate::value::hash_of(&seen[j].0));
                     seen.push((k, v));
                 }
             }
