@@ -1392,12 +1392,133 @@ impl RequisiteGraph {
         }
     }
 
+    /// Salt's order between two nodes whose orders are equal: by
+    /// `state + name + fun`, then by the whole tag, then by node.
+    fn tie_break(&self, a: NodeIndex, b: NodeIndex) -> std::cmp::Ordering {
+        let label = |n: NodeIndex| {
+            let [state, _, name, fun] = self.tag_strs(n.index());
+            [state, name, fun]
+        };
+        cmp_concat(&label(a), &label(b))
+            .then_with(|| cmp_concat(&self.tag_pieces(a.index()), &self.tag_pieces(b.index())))
+            .then_with(|| a.cmp(&b))
+    }
+
     /// Kahn's algorithm with Salt's min-heap key. `Err` when a cycle remains.
+    ///
+    /// When each chunk has exactly one node (no duplicate tags, no prereq
+    /// test nodes), every key is known before the sort starts: a node's key
+    /// is computed before any of its dependents' (they wait on it), so the
+    /// dependents' orders it reads are always their orders before
+    /// normalising. The keys are then worked out in parallel first, and
+    /// every chunk's order normalised in place, with the same results as
+    /// computing each key when its node becomes ready.
     fn sort(
         &self,
         chunks: &mut [Map],
         info: &mut [ChunkInfo],
         cap: i64,
+    ) -> Result<Vec<NodeIndex>, ()> {
+        #[cfg(test)]
+        let ahead = !tests::LAZY_SORT.get();
+        #[cfg(not(test))]
+        let ahead = true;
+        if ahead && self.one_node_per_chunk(chunks.len()) {
+            let keys = self.keys_ahead(chunks, info, cap);
+            // Orders that compare as f64 (all but NaN and integers past
+            // 2^53, which Python compares exactly) fold into one integer.
+            let fast: Option<Vec<u128>> = keys
+                .par_iter()
+                .map(|&(effective, own)| {
+                    Some((u128::from(order_bits(effective)?) << 64) | u128::from(order_bits(own)?))
+                })
+                .collect();
+            if let Some(fast) = fast {
+                return self.kahn(|n| FastKey {
+                    rank: fast[n.index()],
+                    node: n,
+                    graph: self,
+                });
+            }
+            return self.kahn(|n| {
+                let (effective, own) = keys[n.index()];
+                HeapKey {
+                    effective,
+                    own,
+                    node: n,
+                    graph: self,
+                }
+            });
+        }
+        self.kahn(|n| self.key(chunks, info, n, cap))
+    }
+
+    /// Whether node `i` is chunk `i`'s own node, for every chunk.
+    fn one_node_per_chunk(&self, chunks: usize) -> bool {
+        self.graph.node_count() == chunks
+            && self.chunk_nodes.len() == chunks
+            && self.chunk_nodes.iter().enumerate().all(|(i, n)| {
+                n.index() == i && self.graph[*n].chunk == i && !self.graph[*n].prereq_test
+            })
+    }
+
+    /// Every node's `(effective, own)` sort key, as [`RequisiteGraph::key`]
+    /// gives it in a sort with one node per chunk (see [`RequisiteGraph::sort`]);
+    /// normalises every chunk's order on the way.
+    fn keys_ahead(&self, chunks: &mut [Map], info: &mut [ChunkInfo], cap: i64) -> Vec<(Num, Num)> {
+        // What a node's key reads of each dependent (the order before
+        // normalising, a symbolic one as a number), then the chunk's own
+        // normalised order.
+        let orders: Vec<(Num, Num)> = chunks
+            .par_iter_mut()
+            .zip(info.par_iter_mut())
+            .map(|(chunk, ci)| {
+                let seen = match ci.order() {
+                    OrderCache::Missing => Num::Float(f64::INFINITY),
+                    OrderCache::Num(o) => o,
+                    OrderCache::Other => match chunk.get("order") {
+                        None => Num::Float(f64::INFINITY),
+                        Some(v) => Num::of(v).unwrap_or_else(|| symbolic_order(Some(v), cap)),
+                    },
+                };
+                let own = match ci.order() {
+                    OrderCache::Num(o) if !ci.name_order && !o.is_negative() => o,
+                    _ => {
+                        let o = normalise_order(chunk, cap);
+                        ci.set_order(OrderCache::Num(o));
+                        ci.name_order = false;
+                        o
+                    }
+                };
+                (seen, own)
+            })
+            .collect();
+        (0..orders.len())
+            .into_par_iter()
+            .map(|i| {
+                let own = orders[i].1;
+                let mut child_min = Num::Float(f64::INFINITY);
+                let mut req_order: i16 = -1;
+                for (child, kind) in self.dependents(NodeIndex::new(i)) {
+                    if req_order > i16::from(kind.weight()) {
+                        continue;
+                    }
+                    req_order = i16::from(kind.weight());
+                    let seen = orders[child.index()].0;
+                    if seen < child_min {
+                        child_min = seen;
+                    }
+                }
+                (if own > child_min { child_min } else { own }, own)
+            })
+            .collect()
+    }
+
+    /// Kahn's algorithm over the graph, a node's key taken when it becomes
+    /// ready.
+    fn kahn<K: Ord + Keyed>(
+        &self,
+        mut key: impl FnMut(NodeIndex) -> K,
     ) -> Result<Vec<NodeIndex>, ()> {
         let count = self.graph.node_count();
         let mut indegree: Vec<u32> = self
@@ -1412,17 +1533,18 @@ impl RequisiteGraph {
         let mut heap = BinaryHeap::new();
         for n in self.graph.node_indices() {
             if indegree[n.index()] == 0 {
-                heap.push(Reverse(self.key(chunks, info, n, cap)));
+                heap.push(Reverse(key(n)));
             }
         }
         let mut seq = Vec::with_capacity(count);
         while let Some(Reverse(k)) = heap.pop() {
-            seq.push(k.node);
-            for (t, kinds) in self.out[k.node.index()].iter() {
+            let node = k.node();
+            seq.push(node);
+            for (t, kinds) in self.out[node.index()].iter() {
                 let d = &mut indegree[t.index()];
                 *d = d.saturating_sub(kinds.len() as u32);
                 if *d == 0 {
-                    heap.push(Reverse(self.key(chunks, info, t, cap)));
+                    heap.push(Reverse(key(t)));
                 }
             }
         }
@@ -1499,25 +1621,12 @@ struct HeapKey<'g> {
     graph: &'g RequisiteGraph,
 }
 
-impl HeapKey<'_> {
-    fn label(&self) -> [&str; 3] {
-        let [state, _, name, fun] = self.graph.tag_strs(self.node.index());
-        [state, name, fun]
-    }
-
-    fn tag(&self) -> [&str; 8] {
-        self.graph.tag_pieces(self.node.index())
-    }
-}
-
 impl Ord for HeapKey<'_> {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         self.effective
             .cmp(&other.effective)
             .then_with(|| self.own.cmp(&other.own))
-            .then_with(|| cmp_concat(&self.label(), &other.label()))
-            .then_with(|| cmp_concat(&self.tag(), &other.tag()))
-            .then_with(|| self.node.cmp(&other.node))
+            .then_with(|| self.graph.tie_break(self.node, other.node))
     }
 }
 
@@ -1534,6 +1643,67 @@ impl PartialEq for HeapKey<'_> {
 }
 
 impl Eq for HeapKey<'_> {}
+
+/// A sort key's node.
+trait Keyed {
+    fn node(&self) -> NodeIndex;
+}
+
+impl Keyed for HeapKey<'_> {
+    fn node(&self) -> NodeIndex {
+        self.node
+    }
+}
+
+/// [`HeapKey`] with both orders folded into `rank` (see [`order_bits`]):
+/// the same order, in one integer compare for all but ties.
+struct FastKey<'g> {
+    rank: u128,
+    node: NodeIndex,
+    graph: &'g RequisiteGraph,
+}
+
+impl Keyed for FastKey<'_> {
+    fn node(&self) -> NodeIndex {
+        self.node
+    }
+}
+
+impl Ord for FastKey<'_> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.rank
+            .cmp(&other.rank)
+            .then_with(|| self.graph.tie_break(self.node, other.node))
+    }
+}
+
+impl PartialOrd for FastKey<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for FastKey<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for FastKey<'_> {}
+
+/// An order as bits that sort as [`Num`] compares: floats by `total_cmp`,
+/// integers exactly, so only while no integer is past 2^53.
+fn order_bits(n: Num) -> Option<u64> {
+    let x = match n {
+        Num::Int(i) if i.unsigned_abs() <= 1 << 53 => i as f64,
+        Num::Int(_) => return None,
+        Num::Float(f) => f,
+    };
+    // `f64::total_cmp`'s key, shifted to sort unsigned.
+    let bits = x.to_bits() as i64;
+    let key = bits ^ ((((bits >> 63) as u64) >> 1) as i64);
+    Some((key as u64) ^ (1 << 63))
+}
 
 /// Compare the concatenations of two lists of strings (byte order, as
 /// `str` compares) without building them.
@@ -2101,6 +2271,113 @@ mod tests {
 
     fn req(kind: &str, target: &str) -> Json {
         json!({ kind: [{"test": target}] })
+    }
+
+    thread_local! {
+        /// Makes [`super::RequisiteGraph::sort`] take each key when its
+        /// node becomes ready, as Salt does, even with one node per chunk.
+        pub(super) static LAZY_SORT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    #[test]
+    fn order_bits_sort_as_nums_compare() {
+        use super::{order_bits, Num};
+        let big = 1i64 << 53;
+        let nums = [
+            Num::Float(-f64::NAN),
+            Num::Float(f64::NEG_INFINITY),
+            Num::Int(-big),
+            Num::Float(-1.5),
+            Num::Int(-1),
+            Num::Float(-0.0),
+            Num::Int(0),
+            Num::Float(0.0),
+            Num::Float(1e-300),
+            Num::Float(0.0002),
+            Num::Int(1),
+            Num::Float(1.0),
+            Num::Float(50.0002),
+            Num::Int(10000),
+            Num::Float(10000.5),
+            Num::Int(big),
+            Num::Float(f64::INFINITY),
+            Num::Float(f64::NAN),
+        ];
+        for a in nums {
+            for b in nums {
+                let (x, y) = (order_bits(a).unwrap(), order_bits(b).unwrap());
+                assert_eq!(x.cmp(&y), a.cmp(&b), "{a:?} vs {b:?}");
+            }
+        }
+        assert_eq!(order_bits(Num::Int(big + 1)), None);
+        assert_eq!(order_bits(Num::Int(i64::MIN)), None);
+    }
+
+    #[test]
+    fn keys_worked_out_ahead_sort_as_keys_taken_when_ready() {
+        // Random trees of states with every kind of order (numbers of both
+        // types, symbolic, missing, negative, past 2^53, `names`) and
+        // requisites, sorted with keys worked out ahead and with keys taken
+        // when each node becomes ready: same chunks, same order.
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let kinds = [
+            "require",
+            "watch",
+            "onchanges",
+            "onfail",
+            "use",
+            "listen",
+            "prereq",
+        ];
+        for round in 0..60 {
+            let count = 2 + next(40) as usize;
+            let mut rows = Vec::new();
+            for i in 0..count {
+                let order = match next(9) {
+                    0 => json!("first"),
+                    1 => json!("last"),
+                    2 => Json::Null,
+                    3 => json!(-(next(5) as i64) - 1),
+                    4 => json!(next(4) as f64 + 0.5),
+                    5 if round % 3 == 0 => json!((1i64 << 60) + next(3) as i64),
+                    _ => json!(10000 + next(6)),
+                };
+                let mut extra = Vec::new();
+                if next(4) == 0 {
+                    extra.push(json!({"names": ["a", {"b": [{"order": next(3)}]}, "c"]}));
+                }
+                for _ in 0..next(3) {
+                    // Mostly earlier states; a later one may close a cycle.
+                    let target = if next(8) == 0 {
+                        next(count as u64)
+                    } else {
+                        next(i as u64 + 1)
+                    };
+                    // prereq makes test nodes: the sort then takes keys when ready anyway.
+                    let kind = kinds[next(if round % 5 == 0 { 7 } else { 6 }) as usize];
+                    if target as usize != i {
+                        extra.push(req(kind, &format!("s{target}")));
+                    }
+                }
+                rows.push((format!("s{i}"), order, extra));
+            }
+            let rows: Vec<(&str, &str, Json, Vec<Json>)> = rows
+                .iter()
+                .map(|(id, order, extra)| (id.as_str(), "test", order.clone(), extra.clone()))
+                .collect();
+            let h = high(&rows);
+            let ahead = run(h.clone(), SaltVersion::V3008);
+            LAZY_SORT.set(true);
+            let lazy = run(h, SaltVersion::V3008);
+            LAZY_SORT.set(false);
+            assert_eq!(ahead, lazy, "round {round}");
+        }
     }
 
     #[test]
