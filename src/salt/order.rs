@@ -1429,6 +1429,7 @@ impl RequisiteGraph {
             // 2^53, which Python compares exactly) fold into one integer.
             let fast: Option<Vec<u128>> = keys
                 .par_iter()
+                .with_min_len(Resolved::RUN)
                 .map(|&(effective, own)| {
                     Some((u128::from(order_bits(effective)?) << 64) | u128::from(order_bits(own)?))
                 })
@@ -1472,6 +1473,7 @@ impl RequisiteGraph {
         let orders: Vec<(Num, Num)> = chunks
             .par_iter_mut()
             .zip(info.par_iter_mut())
+            .with_min_len(Resolved::RUN)
             .map(|(chunk, ci)| {
                 let seen = match ci.order() {
                     OrderCache::Missing => Num::Float(f64::INFINITY),
@@ -1495,6 +1497,7 @@ impl RequisiteGraph {
             .collect();
         (0..orders.len())
             .into_par_iter()
+            .with_min_len(Resolved::RUN)
             .map(|i| {
                 let own = orders[i].1;
                 let mut child_min = Num::Float(f64::INFINITY);
