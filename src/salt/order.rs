@@ -1425,8 +1425,8 @@ impl RequisiteGraph {
         let ahead = true;
         if ahead && self.one_node_per_chunk(chunks.len()) {
             let keys = self.keys_ahead(chunks, info, cap);
-            // Orders that compare as f64 (all but NaN and integers past
-            // 2^53, which Python compares exactly) fold into one integer.
+            // Both orders fold into one integer that sorts as they do,
+            // unless an integer order is past 2^53 (compared exactly).
             let fast: Option<Vec<u128>> = keys
                 .par_iter()
                 .with_min_len(Resolved::RUN)
