@@ -1341,7 +1341,7 @@ impl RequisiteGraph {
         info: &mut [ChunkInfo],
         n: NodeIndex,
         cap: i64,
-    ) -> HeapKey<'_> {
+    ) -> SortKey<'_, (Num, Num)> {
         let c = self.graph[n].chunk;
         let own = match info[c].order() {
             // normalise_order would change nothing.
@@ -1384,9 +1384,8 @@ impl RequisiteGraph {
                 child_min = child_order;
             }
         }
-        HeapKey {
-            effective: if own > child_min { child_min } else { own },
-            own,
+        SortKey {
+            rank: (if own > child_min { child_min } else { own }, own),
             node: n,
             graph: self,
         }
@@ -1435,20 +1434,16 @@ impl RequisiteGraph {
                 })
                 .collect();
             if let Some(fast) = fast {
-                return self.kahn(|n| FastKey {
+                return self.kahn(|n| SortKey {
                     rank: fast[n.index()],
                     node: n,
                     graph: self,
                 });
             }
-            return self.kahn(|n| {
-                let (effective, own) = keys[n.index()];
-                HeapKey {
-                    effective,
-                    own,
-                    node: n,
-                    graph: self,
-                }
+            return self.kahn(|n| SortKey {
+                rank: keys[n.index()],
+                node: n,
+                graph: self,
             });
         }
         self.kahn(|n| self.key(chunks, info, n, cap))
@@ -1463,7 +1458,7 @@ impl RequisiteGraph {
             })
     }
 
-    /// Every node's `(effective, own)` sort key, as [`RequisiteGraph::key`]
+    /// Every node's `(effective, own)` sort rank, as [`RequisiteGraph::key`]
     /// gives it in a sort with one node per chunk (see [`RequisiteGraph::sort`]);
     /// normalises every chunk's order on the way.
     fn keys_ahead(&self, chunks: &mut [Map], info: &mut [ChunkInfo], cap: i64) -> Vec<(Num, Num)> {
@@ -1519,9 +1514,9 @@ impl RequisiteGraph {
 
     /// Kahn's algorithm over the graph, a node's key taken when it becomes
     /// ready.
-    fn kahn<K: Ord + Keyed>(
-        &self,
-        mut key: impl FnMut(NodeIndex) -> K,
+    fn kahn<'g, R: Ord>(
+        &'g self,
+        mut key: impl FnMut(NodeIndex) -> SortKey<'g, R>,
     ) -> Result<Vec<NodeIndex>, ()> {
         let count = self.graph.node_count();
         let mut indegree: Vec<u32> = self
@@ -1541,7 +1536,7 @@ impl RequisiteGraph {
         }
         let mut seq = Vec::with_capacity(count);
         while let Some(Reverse(k)) = heap.pop() {
-            let node = k.node();
+            let node = k.node;
             seq.push(node);
             for (t, kinds) in self.out[node.index()].iter() {
                 let d = &mut indegree[t.index()];
@@ -1613,66 +1608,19 @@ impl RequisiteGraph {
     }
 }
 
-/// Salt's sort key of a node: (effective order, own order, `state + name +
-/// fun` label, tag, node). The label and the tag are compared from the
-/// node's tag parts, as if spelled out (most keys differ in their orders).
+/// Salt's sort key of a node: `rank`, then the `state + name + fun` label,
+/// the tag and the node ([`RequisiteGraph::tie_break`], from the node's tag
+/// parts, as if spelled out: most keys differ in their ranks). The rank is
+/// (effective order, own order), or both folded into one integer
+/// ([`order_bits`]).
 #[derive(Debug, Clone)]
-struct HeapKey<'g> {
-    effective: Num,
-    own: Num,
+struct SortKey<'g, R> {
+    rank: R,
     node: NodeIndex,
     graph: &'g RequisiteGraph,
 }
 
-impl Ord for HeapKey<'_> {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.effective
-            .cmp(&other.effective)
-            .then_with(|| self.own.cmp(&other.own))
-            .then_with(|| self.graph.tie_break(self.node, other.node))
-    }
-}
-
-impl PartialOrd for HeapKey<'_> {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl PartialEq for HeapKey<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other).is_eq()
-    }
-}
-
-impl Eq for HeapKey<'_> {}
-
-/// A sort key's node.
-trait Keyed {
-    fn node(&self) -> NodeIndex;
-}
-
-impl Keyed for HeapKey<'_> {
-    fn node(&self) -> NodeIndex {
-        self.node
-    }
-}
-
-/// [`HeapKey`] with both orders folded into `rank` (see [`order_bits`]):
-/// the same order, in one integer compare for all but ties.
-struct FastKey<'g> {
-    rank: u128,
-    node: NodeIndex,
-    graph: &'g RequisiteGraph,
-}
-
-impl Keyed for FastKey<'_> {
-    fn node(&self) -> NodeIndex {
-        self.node
-    }
-}
-
-impl Ord for FastKey<'_> {
+impl<R: Ord> Ord for SortKey<'_, R> {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         self.rank
             .cmp(&other.rank)
@@ -1680,19 +1628,19 @@ impl Ord for FastKey<'_> {
     }
 }
 
-impl PartialOrd for FastKey<'_> {
+impl<R: Ord> PartialOrd for SortKey<'_, R> {
     fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl PartialEq for FastKey<'_> {
+impl<R: Ord> PartialEq for SortKey<'_, R> {
     fn eq(&self, other: &Self) -> bool {
         self.cmp(other).is_eq()
     }
 }
 
-impl Eq for FastKey<'_> {}
+impl<R: Ord> Eq for SortKey<'_, R> {}
 
 /// An order as bits that sort as [`Num`] compares: floats by `total_cmp`,
 /// integers exactly, so only while no integer is past 2^53.
