@@ -1343,16 +1343,31 @@ impl RequisiteGraph {
         cap: i64,
     ) -> SortKey<'_, (Num, Num)> {
         let c = self.graph[n].chunk;
-        let own = match info[c].order() {
-            // normalise_order would change nothing.
-            OrderCache::Num(o) if !info[c].name_order && !o.is_negative() => o,
-            _ => {
-                let o = normalise_order(&mut chunks[c], cap);
-                info[c].set_order(OrderCache::Num(o));
-                info[c].name_order = false;
-                o
+        let own = own_order(&mut chunks[c], &mut info[c], cap);
+        let effective = self.effective_order(n, own, |cc| {
+            let seen = seen_order(&chunks[cc], &info[cc], cap);
+            // Salt writes a symbolic order it reads back as the number.
+            if matches!(info[cc].order(), OrderCache::Other)
+                && chunks[cc]
+                    .get("order")
+                    .is_some_and(|v| Num::of(v).is_none())
+            {
+                chunks[cc].insert("order".into(), seen.to_value());
+                info[cc].set_order(OrderCache::Num(seen));
             }
-        };
+            seen
+        });
+        SortKey {
+            rank: (effective, own),
+            node: n,
+            graph: self,
+        }
+    }
+
+    /// A node's effective order: its own, or the lowest order `seen` gives
+    /// for the chunks of its dependents, of the heaviest edge kinds first
+    /// met (Salt skips a dependent on a lighter kind than one before it).
+    fn effective_order(&self, n: NodeIndex, own: Num, mut seen: impl FnMut(usize) -> Num) -> Num {
         let mut child_min = Num::Float(f64::INFINITY);
         let mut req_order: i16 = -1;
         for (child, kind) in self.dependents(n) {
@@ -1360,34 +1375,15 @@ impl RequisiteGraph {
                 continue;
             }
             req_order = i16::from(kind.weight());
-            let cc = self.graph[child].chunk;
-            let child_order = match info[cc].order() {
-                OrderCache::Missing => Num::Float(f64::INFINITY),
-                OrderCache::Num(o) => o,
-                OrderCache::Other => {
-                    let chunk = &mut chunks[cc];
-                    match chunk.get("order") {
-                        None => Num::Float(f64::INFINITY),
-                        Some(v) => match Num::of(v) {
-                            Some(o) => o,
-                            None => {
-                                let o = symbolic_order(Some(v), cap);
-                                chunk.insert("order".into(), o.to_value());
-                                info[cc].set_order(OrderCache::Num(o));
-                                o
-                            }
-                        },
-                    }
-                }
-            };
+            let child_order = seen(self.graph[child].chunk);
             if child_order < child_min {
                 child_min = child_order;
             }
         }
-        SortKey {
-            rank: (if own > child_min { child_min } else { own }, own),
-            node: n,
-            graph: self,
+        if own > child_min {
+            child_min
+        } else {
+            own
         }
     }
 
@@ -1469,45 +1465,15 @@ impl RequisiteGraph {
             .par_iter_mut()
             .zip(info.par_iter_mut())
             .with_min_len(Resolved::RUN)
-            .map(|(chunk, ci)| {
-                let seen = match ci.order() {
-                    OrderCache::Missing => Num::Float(f64::INFINITY),
-                    OrderCache::Num(o) => o,
-                    OrderCache::Other => match chunk.get("order") {
-                        None => Num::Float(f64::INFINITY),
-                        Some(v) => Num::of(v).unwrap_or_else(|| symbolic_order(Some(v), cap)),
-                    },
-                };
-                let own = match ci.order() {
-                    OrderCache::Num(o) if !ci.name_order && !o.is_negative() => o,
-                    _ => {
-                        let o = normalise_order(chunk, cap);
-                        ci.set_order(OrderCache::Num(o));
-                        ci.name_order = false;
-                        o
-                    }
-                };
-                (seen, own)
-            })
+            .map(|(chunk, ci)| (seen_order(chunk, ci, cap), own_order(chunk, ci, cap)))
             .collect();
         (0..orders.len())
             .into_par_iter()
             .with_min_len(Resolved::RUN)
             .map(|i| {
                 let own = orders[i].1;
-                let mut child_min = Num::Float(f64::INFINITY);
-                let mut req_order: i16 = -1;
-                for (child, kind) in self.dependents(NodeIndex::new(i)) {
-                    if req_order > i16::from(kind.weight()) {
-                        continue;
-                    }
-                    req_order = i16::from(kind.weight());
-                    let seen = orders[child.index()].0;
-                    if seen < child_min {
-                        child_min = seen;
-                    }
-                }
-                (if own > child_min { child_min } else { own }, own)
+                let effective = self.effective_order(NodeIndex::new(i), own, |c| orders[c].0);
+                (effective, own)
             })
             .collect()
     }
@@ -1605,6 +1571,33 @@ impl RequisiteGraph {
             }
         }
         Vec::new()
+    }
+}
+
+/// A chunk's own sort order: its `order`, normalised in place unless that
+/// would change nothing (see [`normalise_order`]).
+fn own_order(chunk: &mut Map, ci: &mut ChunkInfo, cap: i64) -> Num {
+    match ci.order() {
+        OrderCache::Num(o) if !ci.name_order && !o.is_negative() => o,
+        _ => {
+            let o = normalise_order(chunk, cap);
+            ci.set_order(OrderCache::Num(o));
+            ci.name_order = false;
+            o
+        }
+    }
+}
+
+/// A chunk's order as the key of a node it depends on reads it: as it is
+/// (not normalised), a symbolic one as its number, none as infinity.
+fn seen_order(chunk: &Map, ci: &ChunkInfo, cap: i64) -> Num {
+    match ci.order() {
+        OrderCache::Missing => Num::Float(f64::INFINITY),
+        OrderCache::Num(o) => o,
+        OrderCache::Other => match chunk.get("order") {
+            None => Num::Float(f64::INFINITY),
+            Some(v) => Num::of(v).unwrap_or_else(|| symbolic_order(Some(v), cap)),
+        },
     }
 }
 
