@@ -9,6 +9,10 @@
 # `salt-call --local state.show_lowstate` on the same tree (median of 3), checks
 # that both printed the same lowstate, and prints time and peak memory
 # ratios. Also prints lowstate's scaling from the first size to the last.
+# With Salt, the runs alternate (ls salt ls ls salt ls salt ls): a shared
+# machine's speed drifts from minute to minute, and Salt's three runs take
+# a minute or more, so lowstate's five are spread over the same minute
+# instead of all falling in the one second before it.
 # Nothing here is needed by `cargo test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,12 +32,11 @@ trap 'rm -rf "$work"' EXIT
 # shellcheck source=benches/lib.sh
 . benches/lib.sh
 
-# The median time of N runs of a command, and the highest peak memory.
-median_of() {
-  local n=$1 ts=() mem=0 t m
-  shift
-  for _ in $(seq "$n"); do
-    read -r t m < <(measure "$@")
+# The median time of a list of runs ("SECONDS KIB" lines on stdin) and the
+# highest peak memory.
+summary() {
+  local ts=() mem=0 t m
+  while read -r t m; do
     ts+=("$t"); [ "$m" -gt "$mem" ] && mem=$m
   done
   echo "$(printf '%s\n' "${ts[@]}" | median) $mem"
@@ -52,9 +55,12 @@ file_roots: {base: [salt]}
 MINION
   "$bin" compile -c "$tree" > "$work/ours.json"
   chunks=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$work/ours.json")
-  read -r lt lm < <(median_of 5 "$bin" compile -c "$tree")
+  ls_run() { measure "$bin" compile -c "$tree" >> "$work/ls-runs"; }
+  : > "$work/ls-runs"
   st="-"; sm="-"; ratio="-"; memfrac="-"
-  if [ -n "$salt_call" ]; then
+  if [ -z "$salt_call" ]; then
+    for _ in 1 2 3 4 5; do ls_run; done
+  else
     cfg=$work/salt-$size; mkdir -p "$cfg/root"
     cat > "$cfg/minion" <<MINION
 id: bench-minion
@@ -69,18 +75,28 @@ log_file: $cfg/log
 MINION
     # grains_blacklist drops every computed grain, `id` too: the config
     # gives it back, as ../shared/oracle/salt-case does (the tree uses it).
-    read -r st sm < <(to=$work/salt.json median_of 3 "$salt_call" --local -c "$cfg" --out=json state.show_lowstate)
+    salt_run() {
+      to=$work/salt.json measure "$salt_call" --local -c "$cfg" --out=json state.show_lowstate \
+        >> "$work/salt-runs"
+    }
+    : > "$work/salt-runs"
+    ls_run; salt_run; ls_run; ls_run; salt_run; ls_run; salt_run; ls_run
+    read -r st sm < <(summary < "$work/salt-runs")
     python3 - "$work/salt.json" "$work/ours.json" <<'PY' || { echo "$size: Salt and lowstate printed different lowstates" >&2; exit 1; }
 import json, sys
 salt = json.load(open(sys.argv[1]))["local"]
 ours = json.load(open(sys.argv[2]))
 sys.exit(0 if salt == ours else 1)
 PY
+  fi
+  read -r lt lm < <(summary < "$work/ls-runs")
+  if [ -n "$salt_call" ]; then
     ratio=$(awk "BEGIN{printf \"%.0fx\", $st / ($lt > 0 ? $lt : 0.001)}")
     memfrac=$(awk "BEGIN{printf \"%.2f\", $lm / $sm}")
     sm=$(awk "BEGIN{printf \"%.0f\", $sm/1024}")
   fi
   printf '%-10s %8s %10s %10s %10s %10s %9s %9s\n' "$size" "$chunks" "$lt" "$(awk "BEGIN{printf \"%.0f\", $lm/1024}")" "$st" "$sm" "$ratio" "$memfrac"
+  echo "  runs (s): lowstate $(cut -d' ' -f1 "$work/ls-runs" | tr '\n' ' ')${salt_call:+; Salt $(cut -d' ' -f1 "$work/salt-runs" | tr '\n' ' ')}"
   if [ -z "$first_t" ]; then first_t=$lt; first_n=$chunks; fi
   last_t=$lt; last_n=$chunks
 done
