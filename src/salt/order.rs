@@ -1345,13 +1345,9 @@ impl RequisiteGraph {
         let c = self.graph[n].chunk;
         let own = own_order(&mut chunks[c], &mut info[c], cap);
         let effective = self.effective_order(n, own, |cc| {
-            let seen = seen_order(&chunks[cc], &info[cc], cap);
+            let (seen, symbolic) = seen_order(&chunks[cc], &info[cc], cap);
             // Salt writes a symbolic order it reads back as the number.
-            if matches!(info[cc].order(), OrderCache::Other)
-                && chunks[cc]
-                    .get("order")
-                    .is_some_and(|v| Num::of(v).is_none())
-            {
+            if symbolic {
                 chunks[cc].insert("order".into(), seen.to_value());
                 info[cc].set_order(OrderCache::Num(seen));
             }
@@ -1465,7 +1461,7 @@ impl RequisiteGraph {
             .par_iter_mut()
             .zip(info.par_iter_mut())
             .with_min_len(Resolved::RUN)
-            .map(|(chunk, ci)| (seen_order(chunk, ci, cap), own_order(chunk, ci, cap)))
+            .map(|(chunk, ci)| (seen_order(chunk, ci, cap).0, own_order(chunk, ci, cap)))
             .collect();
         (0..orders.len())
             .into_par_iter()
@@ -1589,14 +1585,18 @@ fn own_order(chunk: &mut Map, ci: &mut ChunkInfo, cap: i64) -> Num {
 }
 
 /// A chunk's order as the key of a node it depends on reads it: as it is
-/// (not normalised), a symbolic one as its number, none as infinity.
-fn seen_order(chunk: &Map, ci: &ChunkInfo, cap: i64) -> Num {
+/// (not normalised), a symbolic one as its number, none as infinity; and
+/// whether it was symbolic (Salt writes that number back).
+fn seen_order(chunk: &Map, ci: &ChunkInfo, cap: i64) -> (Num, bool) {
     match ci.order() {
-        OrderCache::Missing => Num::Float(f64::INFINITY),
-        OrderCache::Num(o) => o,
+        OrderCache::Missing => (Num::Float(f64::INFINITY), false),
+        OrderCache::Num(o) => (o, false),
         OrderCache::Other => match chunk.get("order") {
-            None => Num::Float(f64::INFINITY),
-            Some(v) => Num::of(v).unwrap_or_else(|| symbolic_order(Some(v), cap)),
+            None => (Num::Float(f64::INFINITY), false),
+            Some(v) => match Num::of(v) {
+                Some(o) => (o, false),
+                None => (symbolic_order(Some(v), cap), true),
+            },
         },
     }
 }
