@@ -419,46 +419,14 @@ fn type_ok(t: Type, v: &Value, lenient: bool) -> bool {
     }
 }
 
-/// Digits with single underscores between them (Python's numeric literal
-/// grammar).
-fn py_digits(s: &str) -> bool {
-    !s.is_empty()
-        && !s.starts_with('_')
-        && !s.ends_with('_')
-        && !s.contains("__")
-        && s.chars().all(|c| c.is_ascii_digit() || c == '_')
-}
-
 /// What Python's `int(str)` reads: surrounding whitespace, a sign, digits.
 fn py_int(s: &str) -> bool {
-    let t = s.trim();
-    py_digits(t.strip_prefix(['+', '-']).unwrap_or(t))
+    crate::value::pynum::parse_int(s, 10).is_some()
 }
 
 /// What Python's `float(str)` reads, as a number.
 fn py_float(s: &str) -> Option<f64> {
-    let t = s.trim();
-    let body = t.strip_prefix(['+', '-']).unwrap_or(t);
-    let lower = body.to_ascii_lowercase();
-    if matches!(lower.as_str(), "inf" | "infinity" | "nan") {
-        return t.to_ascii_lowercase().parse().ok();
-    }
-    let (mantissa, exponent) = match lower.find('e') {
-        Some(i) => (&lower[..i], Some(&lower[i + 1..])),
-        None => (lower.as_str(), None),
-    };
-    let (int, frac) = match mantissa.find('.') {
-        Some(i) => (&mantissa[..i], Some(&mantissa[i + 1..])),
-        None => (mantissa, None),
-    };
-    let int_ok = int.is_empty() || py_digits(int);
-    let frac_ok = frac.is_none_or(|f| f.is_empty() || py_digits(f));
-    let has_digits = !int.is_empty() || frac.is_some_and(|f| !f.is_empty());
-    let exp_ok = exponent.is_none_or(|e| py_digits(e.strip_prefix(['+', '-']).unwrap_or(e)));
-    if !(int_ok && frac_ok && has_digits && exp_ok) {
-        return None;
-    }
-    t.replace('_', "").parse().ok()
+    crate::value::pynum::parse_float(s)
 }
 
 fn type_word(v: &Value) -> &'static str {

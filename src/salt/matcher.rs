@@ -550,22 +550,7 @@ pub(crate) fn traverse_parts<'v>(data: &'v Value, parts: &[&str]) -> Option<&'v 
 /// Python `int(s)`: optional surrounding whitespace and sign, digits with
 /// single underscores between them.
 fn py_int(s: &str) -> Option<i64> {
-    let t = s.trim();
-    let (neg, digits) = match t.as_bytes().first()? {
-        b'-' => (true, &t[1..]),
-        b'+' => (false, &t[1..]),
-        _ => (false, t),
-    };
-    if digits.is_empty()
-        || digits.starts_with('_')
-        || digits.ends_with('_')
-        || digits.contains("__")
-        || !digits.bytes().all(|b| b.is_ascii_digit() || b == b'_')
-    {
-        return None;
-    }
-    let v: i64 = digits.replace('_', "").parse().ok()?;
-    Some(if neg { -v } else { v })
+    i64::try_from(crate::value::pynum::parse_int(s, 10)?).ok()
 }
 
 /// The non-string value `salt.utils.args.yamlify_arg` turns a key part into

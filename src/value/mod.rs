@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 
 mod map;
+pub mod pynum;
 pub(crate) use map::hash_of;
 pub use map::{Entry, Map};
 

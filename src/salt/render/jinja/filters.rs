@@ -15,7 +15,7 @@ use super::serialize::{
     JsonOptions,
 };
 use crate::salt::dictupdate::py_eq;
-use crate::value::{py_float_repr, py_str_repr, Map, Value};
+use crate::value::{py_float_repr, py_str_repr, pynum, Map, Value};
 use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
 use minijinja::{Environment, Error, ErrorKind};
 use std::fmt::Write as _;
@@ -85,6 +85,10 @@ pub fn register(env: &mut Environment<'static>) {
     filter!("base64_encode", f_base64_encode);
     filter!("base64_decode", f_base64_decode);
     filter!("to_num", f_to_num);
+    // Jinja2's own `int` and `float`: a value Python cannot convert gives
+    // the default instead of an error.
+    filter!("int", f_int);
+    filter!("float", f_float);
     filter!("str_to_num", f_to_num);
     filter!("to_snake_case", f_to_snake_case);
     filter!("to_camelcase", f_to_camelcase);
@@ -1279,32 +1283,94 @@ fn f_to_num(a: Args) -> Result<MjValue, Error> {
             )))
         }
     };
-    let t = s.trim();
-    if let Ok(i) = t.replace('_', "").parse::<i64>() {
-        if !t.starts_with('_') && !t.ends_with('_') && !t.contains("__") {
-            return ret(Value::Int(i));
-        }
+    if let Some(i) = pynum::parse_int(&s, 10) {
+        return Ok(int_value(i));
     }
-    let lower = t.to_lowercase();
-    let f = match lower.trim_start_matches(['+', '-']) {
-        "inf" | "infinity" => Some(if lower.starts_with('-') {
-            f64::NEG_INFINITY
-        } else {
-            f64::INFINITY
-        }),
-        "nan" => Some(f64::NAN),
-        _ if t
-            .chars()
-            .all(|c| c.is_ascii_digit() || "+-.eE_".contains(c)) =>
-        {
-            t.replace('_', "").parse().ok()
-        }
-        _ => None,
-    };
-    match f {
+    match pynum::parse_float(&s) {
         Some(f) => ret(Value::Float(f)),
         None => ret(v),
     }
+}
+
+/// A Python int as a Jinja value (`i64` when it fits).
+fn int_value(i: i128) -> MjValue {
+    i64::try_from(i).map_or_else(|_| MjValue::from(i), MjValue::from)
+}
+
+/// Python's `int(f)` for a float: `None` for NaN (`ValueError`), an
+/// `OverflowError` for the infinities and for values past `i128`.
+fn truncate_float(f: f64) -> Result<Option<MjValue>, Error> {
+    if f.is_nan() {
+        return Ok(None);
+    }
+    let t = f.trunc();
+    if !t.is_finite() || t.abs() >= 1.7e38 {
+        return Err(py_error(if t.is_finite() {
+            "OverflowError: integer too large".to_string()
+        } else {
+            "OverflowError: cannot convert float infinity to integer".to_string()
+        }));
+    }
+    Ok(Some(int_value(t as i128)))
+}
+
+/// The filtered value of `int`/`float`: undefined fails as in Jinja2
+/// (`Undefined.__int__`), anything else is read as a scalar (or `None`
+/// for containers and objects, which Python cannot convert).
+fn number_input(a: &Args) -> Result<Option<Value>, Error> {
+    let v = a.raw(0, "value").cloned().unwrap_or(MjValue::UNDEFINED);
+    if v.is_undefined() {
+        return Err(Error::new(
+            ErrorKind::UndefinedError,
+            "undefined value passed to a filter",
+        ));
+    }
+    Ok(super::convert::scalar_from_jinja(&v))
+}
+
+/// Jinja2's `do_int(value, default=0, base=10)`: `int(value)` (a string
+/// in `base`), else `int(float(value))` (so `"42.23"` gives 42), else the
+/// default.
+fn f_int(a: Args) -> Result<MjValue, Error> {
+    let default = || a.raw(1, "default").cloned().unwrap_or(MjValue::from(0));
+    let got = match number_input(&a)? {
+        Some(Value::Int(i)) => Some(MjValue::from(i)),
+        Some(Value::Bool(b)) => Some(MjValue::from(i64::from(b))),
+        Some(Value::Float(f)) => truncate_float(f)?,
+        Some(Value::Str(s)) => {
+            let base = match a.raw(2, "base") {
+                None => Some(10),
+                Some(b) => i64::try_from(b.clone())
+                    .ok()
+                    .and_then(|b| u32::try_from(b).ok()),
+            };
+            match base.and_then(|b| pynum::parse_int(&s, b)) {
+                Some(i) => Some(int_value(i)),
+                None => match pynum::parse_float(&s) {
+                    Some(f) => truncate_float(f)?,
+                    None => None,
+                },
+            }
+        }
+        _ => None,
+    };
+    Ok(got.unwrap_or_else(default))
+}
+
+/// Jinja2's `do_float(value, default=0.0)`: `float(value)`, else the
+/// default.
+fn f_float(a: Args) -> Result<MjValue, Error> {
+    let got = match number_input(&a)? {
+        Some(Value::Int(i)) => Some(i as f64),
+        Some(Value::Bool(b)) => Some(if b { 1.0 } else { 0.0 }),
+        Some(Value::Float(f)) => Some(f),
+        Some(Value::Str(s)) => pynum::parse_float(&s),
+        _ => None,
+    };
+    Ok(match got {
+        Some(f) => MjValue::from(f),
+        None => a.raw(1, "default").cloned().unwrap_or(MjValue::from(0.0)),
+    })
 }
 
 fn f_to_snake_case(a: Args) -> Result<MjValue, Error> {

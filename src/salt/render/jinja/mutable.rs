@@ -746,6 +746,23 @@ fn string_method(s: &str, method: &str, args: &[Value]) -> Result<Option<Value>,
             };
             Value::from(minijinja::value::Tuple::from(parts))
         }
+        // Python's `str.title()`: a letter after a cased letter is lowered,
+        // any other is raised (digits and `_` start a word too, unlike the
+        // `title` filter's).
+        "title" if args.is_empty() => {
+            let mut out = String::with_capacity(s.len());
+            let mut after_cased = false;
+            for c in s.chars() {
+                let cased = c.is_lowercase() || c.is_uppercase();
+                if after_cased {
+                    out.extend(c.to_lowercase());
+                } else {
+                    out.extend(c.to_uppercase());
+                }
+                after_cased = cased;
+            }
+            Value::from(out)
+        }
         "zfill" => {
             let width = args.first().map(int_arg).transpose()?.unwrap_or(0).max(0) as usize;
             let len = s.chars().count();

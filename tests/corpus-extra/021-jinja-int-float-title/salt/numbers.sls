@@ -1,0 +1,44 @@
+numbers:
+  test.nop:
+    - i1: {{ ''|int }}
+    - i2: {{ '12abc'|int }}
+    - i3: {{ ' 42 '|int }}
+    - i4: {{ '0x10'|int }}
+    - i5: {{ '42.73'|int }}
+    - i6: {{ '1_000'|int }}
+    - i7: {{ '1e3'|int }}
+    - i8: {{ none|int }}
+    - i9: {{ 3.9|int }}
+    - i10: {{ true|int }}
+    - i11: {{ [1]|int }}
+    - i12: {{ 'x'|int(7) }}
+    - i13: {{ '0x1F'|int(base=16) }}
+    - i14: {{ '1F'|int(0, 16) }}
+    - i15: {{ '-7'|int }}
+    - i16: {{ '+7'|int }}
+    - i17: {{ 'nan'|int }}
+    - i18: {{ '0b101'|int(base=0) }}
+    - i20: {{ '12'|int(base=8) }}
+    - i21: {{ -3.9|int }}
+    - i22: {{ '  -4.5e1 '|int }}
+    - f1: {{ ''|float }}
+    - f2: {{ '7 '|float }}
+    - f3: {{ 'abc'|float }}
+    - f4: {{ '1_000.5'|float }}
+    - f5: {{ none|float }}
+    - f6: {{ 'inf'|float }}
+    - f7: {{ '-Infinity'|float }}
+    - f8: {{ 'x'|float(2.5) }}
+    - f9: {{ true|float }}
+    - f10: {{ '.5'|float }}
+    - f11: {{ '5.'|float }}
+    - f12: {{ '1e400'|float }}
+    - f13: {{ 3|float }}
+    - f14: {{ 'x'|float(default=1) }}
+    - f15: {{ {}|float }}
+    - t1: {{ 'my_app-name'.title() }}
+    - t2: {{ 'my_app-name'|title }}
+    - t3: {{ 'a1b2 c3'.title() }}
+    - t4: {{ "they're 2nd-best".title() }}
+    - cpus: {{ grains['cpus']|int * 2 }}
+    - port: {{ salt['pillar.get']('port', '')|int(8080) or 8080 }}
