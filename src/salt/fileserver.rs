@@ -227,15 +227,23 @@ impl FileServer {
         std::fs::read_to_string(self.find_file(env, rel)?).ok()
     }
 
-    /// Locate SLS `a.b`: `a/b.sls` in any root beats `a/b/init.sls`.
+    /// Locate SLS `a.b`: `a/b.sls` in any root beats `a/b/init.sls`. As in
+    /// Salt's `get_state`, the name only has its dots turned into slashes:
+    /// `a/b` (a name written as a path) is found too, and the empty part of
+    /// `app.` (`include: [..]` from a file that is not an `init.sls`) finds
+    /// `app//init.sls`.
     pub fn find_sls(&self, env: &str, sls: &str) -> Option<SlsFile> {
-        if sls.is_empty() || sls.split('.').any(str::is_empty) || sls.contains('/') {
+        if sls.is_empty() {
             return None;
         }
         let base = sls.replace('.', "/");
         [format!("{base}.sls"), format!("{base}/init.sls")]
             .into_iter()
-            .find_map(|rel| self.find_file(env, &rel).map(|path| SlsFile { rel, path }))
+            .find_map(|rel| {
+                let path = self.find_file(env, &rel)?;
+                let rel = Self::normalise(&rel).ok()?;
+                Some(SlsFile { rel, path })
+            })
     }
 
     /// Every SLS name available in an env, unique and sorted (for globs).

@@ -1,0 +1,6 @@
+include:
+  - sub/b
+
+x:
+  test.nop:
+    - v: {{ pillar['k'] }}

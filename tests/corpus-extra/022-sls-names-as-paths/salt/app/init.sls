@@ -1,0 +1,2 @@
+top:
+  test.nop: []

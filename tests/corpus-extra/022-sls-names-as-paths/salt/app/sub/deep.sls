@@ -1,0 +1,7 @@
+include:
+  - ..
+
+deep:
+  test.nop:
+    - require:
+      - test: top

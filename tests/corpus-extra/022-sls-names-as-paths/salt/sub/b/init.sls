@@ -1,0 +1,4 @@
+nmap:
+  pkg.installed:
+    - require:
+      - sls: sub/c

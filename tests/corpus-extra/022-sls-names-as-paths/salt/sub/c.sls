@@ -1,0 +1,3 @@
+c-state:
+  test.nop:
+    - where: {{ sls }} {{ slspath }}

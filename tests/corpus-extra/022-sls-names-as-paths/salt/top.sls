@@ -1,0 +1,5 @@
+base:
+  '*':
+    - a
+    - sub/c
+    - app.sub.deep
