@@ -206,6 +206,20 @@ fn statements(src: &str, t: &[Tok], syntax: &SyntaxConfig) -> Stmts {
         let inner_end = t[j].start;
         if let Some(Token::Ident(kw)) = t.get(i + 1).map(|x| &x.tok) {
             let kw_start = t[i + 1].start;
+            // Jinja2 skips one `:` before the `%}` of a statement that opens
+            // a body (`{% for x in xs: %}`, `{% if a: %}`, "for Python
+            // compatibility"); minijinja does not.
+            let mut j = j;
+            if body_colon(t, i, j, kw) {
+                j -= 1;
+                // After any insertion at the same place (the `for`
+                // wrapper's `)` right before the colon).
+                edits.push(Edit {
+                    order: (2, 0, 0),
+                    ..replace(t[j].start, t[j].end, " ".into())
+                });
+                one_pass = false;
+            }
             match *kw {
                 "import_yaml" | "import_json" | "import_text" if j > i + 2 => {
                     // `{% import_yaml EXPR as NAME [with|without context] %}`
@@ -289,9 +303,17 @@ fn statements(src: &str, t: &[Tok], syntax: &SyntaxConfig) -> Stmts {
                             })
                             .unwrap_or(j);
                         let (from, to) = (t[n + 1].start, t[end - 1].end);
-                        edits.push(replace(from, from, "__iter(".into()));
-                        edits.push(replace(to, to, ")".into()));
-                        wraps.push(stmt_wrap(from, to, "__iter(", ")"));
+                        // `for x in 'a', 'b'`: Jinja2 reads a bare tuple.
+                        let tuple =
+                            (n + 1..end).any(|k| matches!(t[k].tok, Token::Comma) && at0(k));
+                        let (pre, post) = if tuple {
+                            ("__iter((", "))")
+                        } else {
+                            ("__iter(", ")")
+                        };
+                        edits.push(replace(from, from, pre.into()));
+                        edits.push(replace(to, to, post.into()));
+                        wraps.push(stmt_wrap(from, to, pre, post));
                         one_pass &= wrappable(t, n + 1, end);
                     }
                 }
@@ -314,6 +336,23 @@ fn statements(src: &str, t: &[Tok], syntax: &SyntaxConfig) -> Stmts {
         inserts,
         one_pass,
     }
+}
+
+/// Whether the statement in tokens `i..j` (`{%` .. `%}`, keyword `kw`)
+/// ends in the `:` Jinja2's `parse_statements` skips: the statements that
+/// open a body (and `set` in its block form), a colon outside brackets.
+fn body_colon(t: &[Tok], i: usize, j: usize, kw: &str) -> bool {
+    let opens_body = match kw {
+        "for" | "if" | "elif" | "else" | "macro" | "call" | "filter" | "block" | "autoescape" => {
+            true
+        }
+        "set" => !(i + 2..j).any(|k| matches!(t[k].tok, Token::Assign)),
+        _ => false,
+    };
+    opens_body
+        && j > i + 2
+        && matches!(t[j - 1].tok, Token::Colon)
+        && depth_at(t, i + 2, j - 1) == 0
 }
 
 /// Bracket depth of token `k` counted from token `from`.
@@ -637,6 +676,29 @@ mod tests {
             "{%- set x -%}a{% endset %}"
         );
         assert_eq!(rw("{% set x={} %}"), "{% set x=__mut((__mut({}))) %}");
+    }
+
+    #[test]
+    fn drops_the_colon_jinja2_skips_and_reads_bare_tuples() {
+        assert_eq!(
+            rw("{% for x in ['a']: %}{% endfor %}"),
+            "{% for x in __iter(__mut(['a']))  %}{% endfor %}"
+        );
+        assert_eq!(
+            rw("{% if a: %}{% elif b: %}{% else: %}{% endif %}"),
+            "{% if a  %}{% elif b  %}{% else  %}{% endif %}"
+        );
+        // Colons inside brackets or after other statements stay.
+        assert_eq!(rw("{% if d[1:] %}{% endif %}"), "{% if d[1:] %}{% endif %}");
+        assert_eq!(rw("{% set x = a: %}"), "{% set x = __mut((a:)) %}");
+        assert_eq!(
+            rw("{% for p in 'a', 'b' if p %}{% endfor %}"),
+            "{% for p in __iter(('a', 'b')) if p %}{% endfor %}"
+        );
+        assert_eq!(
+            rw("{% for p in 'vim', %}{% endfor %}"),
+            "{% for p in __iter(('vim',)) %}{% endfor %}"
+        );
     }
 
     #[test]
