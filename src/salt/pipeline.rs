@@ -279,7 +279,15 @@ impl Session {
     fn plan_from(&self, hs: Highstate) -> Result<Plan, Diagnostics> {
         let opts = crate::salt::low::LowOptions::from_config(&self.config, self.options.version);
         let mut errors = hs.errors;
-        let low = high_to_lowstate(hs.high, &opts, &hs.sources);
+        let low = match prepare_high(hs.high, &opts, &hs.sources) {
+            // Salt returns render errors with these, before compiling chunks.
+            Ok(_) if !errors.is_empty() => return Err(errors.into()),
+            Ok(high) => {
+                let chunks = crate::salt::low::compile_high_data_owned(high);
+                order_chunks(chunks, &opts, &hs.sources)
+            }
+            Err(e) => Err(e),
+        };
         if let Ok(low) = &low {
             self.check_states(low.chunks.len(), || {
                 low.chunks.iter().filter_map(|c| c.get("__sls__"))
@@ -565,10 +573,24 @@ pub fn high_to_low(
 /// Like [`high_to_low`] but keeps the requisite graph (3008) and the node
 /// sequence, for execution simulation and drawing.
 pub fn high_to_lowstate(
-    mut high: Map,
+    high: Map,
     opts: &LowOptions,
     sources: &SourceMap,
 ) -> Result<Lowstate, Vec<Diagnostic>> {
+    let high = prepare_high(high, opts, sources)?;
+    let chunks = crate::salt::low::compile_high_data_owned(high);
+    order_chunks(chunks, opts, sources)
+}
+
+/// The steps `compile_low_chunks` runs on the high data before it compiles
+/// chunks: reconcile_extend, verify_high, requisite_in, apply_exclude. Any
+/// error stops it there (with render errors too: then the chunks are never
+/// compiled, so no requisite is looked up).
+pub fn prepare_high(
+    mut high: Map,
+    opts: &LowOptions,
+    sources: &SourceMap,
+) -> Result<Map, Vec<Diagnostic>> {
     let mut errors = reconcile_extend(&mut high, sources);
     errors.extend(verify_high_for(&high, opts.version, sources));
     // Salt's show_lowstate runs requisite_in even after verify errors.
@@ -582,6 +604,5 @@ pub fn high_to_lowstate(
     if !errors.is_empty() {
         return Err(errors);
     }
-    let chunks = crate::salt::low::compile_high_data_owned(high);
-    order_chunks(chunks, opts, sources)
+    Ok(high)
 }

@@ -1,0 +1,8 @@
+include:
+  - b
+
+x:
+  test.nop:
+    - require:
+      - sls: b
+      - test: y

@@ -1,0 +1,3 @@
+y:
+  test.nop:
+    - v: {{ pillar['nope']['x'] }}

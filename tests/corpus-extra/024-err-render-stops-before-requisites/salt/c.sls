@@ -1,0 +1,3 @@
+z:
+  test:
+    - name: q
