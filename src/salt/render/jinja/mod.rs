@@ -17,6 +17,7 @@ pub mod reads;
 pub mod salt;
 mod serialize;
 mod setup;
+mod textnet;
 
 use crate::salt::config::JinjaOptions;
 use crate::value::Value;

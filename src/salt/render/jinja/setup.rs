@@ -173,6 +173,7 @@ pub(super) fn build_environment(
     register_builtin_overrides(&mut env);
     register_tests(&mut env);
     filters::register(&mut env);
+    super::textnet::register(&mut env);
     env
 }
 

@@ -1,0 +1,264 @@
+//! Jinja2's text filters minijinja lacks (`truncate`, `wordcount`,
+//! `center`; `filesizeformat` and `striptags` come from minijinja-contrib)
+//! and Salt's address tests (`is_ip`, `is_ipv4`, `is_ipv6`, from
+//! `salt/utils/network.py`), as Jinja2 3.1 and Salt 3008.5 compute them.
+
+use super::pyfmt::py_str;
+use super::salt::py_error;
+use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
+use minijinja::{Environment, Error};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+/// Register the filters of this module.
+pub(super) fn register(env: &mut Environment<'static>) {
+    env.add_filter("truncate", truncate);
+    env.add_filter("wordcount", |v: MjValue| wordcount(&py_str(&v)));
+    env.add_filter("center", center);
+    env.add_filter("filesizeformat", minijinja_contrib::filters::filesizeformat);
+    env.add_filter("striptags", minijinja_contrib::filters::striptags);
+    for (name, version) in [("is_ip", None), ("is_ipv4", Some(4)), ("is_ipv6", Some(6))] {
+        env.add_filter(
+            name,
+            move |v: MjValue, args: Rest<MjValue>, kwargs: Kwargs| -> Result<bool, Error> {
+                let options = args.first().cloned().or(kwargs.get("options")?);
+                kwargs.assert_all_used()?;
+                is_ip(&v, version, options.as_ref())
+            },
+        );
+    }
+}
+
+/// A positional or keyword argument (`i` counts after the filtered value).
+fn arg(args: &[MjValue], kwargs: &Kwargs, i: usize, name: &str) -> Result<Option<MjValue>, Error> {
+    match args.get(i) {
+        Some(v) => Ok(Some(v.clone())),
+        None => kwargs.get(name),
+    }
+}
+
+fn int_of(v: Option<MjValue>, default: i64) -> Result<i64, Error> {
+    match v {
+        None => Ok(default),
+        Some(v) => i64::try_from(v).map_err(|_| py_error("TypeError: an integer is required")),
+    }
+}
+
+/// `do_truncate(s, length=255, killwords=False, end='...', leeway=5)`.
+fn truncate(value: MjValue, args: Rest<MjValue>, kwargs: Kwargs) -> Result<String, Error> {
+    let s = py_str(&value);
+    let length = int_of(arg(&args, &kwargs, 0, "length")?, 255)?;
+    let killwords = arg(&args, &kwargs, 1, "killwords")?.is_some_and(|v| v.is_true());
+    let end = arg(&args, &kwargs, 2, "end")?.map_or("...".to_string(), |v| py_str(&v));
+    let leeway = int_of(arg(&args, &kwargs, 3, "leeway")?, 5)?;
+    kwargs.assert_all_used()?;
+    let end_len = end.chars().count() as i64;
+    if length < end_len {
+        return Err(py_error(format!(
+            "AssertionError: expected length >= {end_len}, got {length}"
+        )));
+    }
+    if leeway < 0 {
+        return Err(py_error(format!(
+            "AssertionError: expected leeway >= 0, got {leeway}"
+        )));
+    }
+    let chars: Vec<char> = s.chars().collect();
+    if chars.len() as i64 <= length + leeway {
+        return Ok(s);
+    }
+    let head: String = chars[..(length - end_len) as usize].iter().collect();
+    let kept = if killwords {
+        head
+    } else {
+        // `rsplit(" ", 1)[0]`
+        match head.rfind(' ') {
+            Some(i) => head[..i].to_string(),
+            None => head,
+        }
+    };
+    Ok(kept + &end)
+}
+
+/// `len(re.findall(r"\w+", s))`.
+fn wordcount(s: &str) -> usize {
+    let mut count = 0;
+    let mut in_word = false;
+    for c in s.chars() {
+        let word = c.is_alphanumeric() || c == '_';
+        if word && !in_word {
+            count += 1;
+        }
+        in_word = word;
+    }
+    count
+}
+
+/// `str(value).center(width=80)`: CPython puts the odd space on the left
+/// when both the padding and the width are odd.
+fn center(value: MjValue, width: Option<MjValue>) -> Result<String, Error> {
+    let s = py_str(&value);
+    let width = int_of(width, 80)?;
+    let len = s.chars().count() as i64;
+    if width <= len {
+        return Ok(s);
+    }
+    let marg = width - len;
+    let left = marg / 2 + (marg & width & 1);
+    Ok(format!(
+        "{}{s}{}",
+        " ".repeat(left as usize),
+        " ".repeat((marg - left) as usize)
+    ))
+}
+
+/// Salt's `is_ip`/`is_ipv4`/`is_ipv6`: `ipaddress.ip_address(value)`, else
+/// `ip_interface(value)` (`addr/prefix`, `addr/netmask`), of the asked
+/// version, passing the `options` checks.
+fn is_ip(v: &MjValue, version: Option<u8>, options: Option<&MjValue>) -> Result<bool, Error> {
+    let Some(ip) = ip_of(v) else {
+        return Ok(false);
+    };
+    let v_ok = match version {
+        None => true,
+        Some(4) => ip.is_ipv4(),
+        Some(_) => ip.is_ipv6(),
+    };
+    if !v_ok {
+        return Ok(false);
+    }
+    let Some(options) = options.filter(|o| !o.is_none() && o.is_true()) else {
+        return Ok(true);
+    };
+    let text = py_str(options);
+    for option in text.split(',').map(str::trim) {
+        let ok = match option {
+            "loopback" | "lo" => ip.is_loopback(),
+            "multicast" => ip.is_multicast(),
+            "unspecified" => ip.is_unspecified(),
+            "link-local" | "linklocal" | "ll" | "link_local" => match ip {
+                IpAddr::V4(a) => a.is_link_local(),
+                IpAddr::V6(a) => a.segments()[0] & 0xffc0 == 0xfe80,
+            },
+            // Python's private/global/reserved tables are not kept here:
+            // say so rather than answer differently from Salt.
+            "global" | "public" | "private" | "reserved" | "site-local" | "sl" | "site_local" => {
+                return Err(py_error(format!(
+                    "the '{option}' option of is_ip/is_ipv4/is_ipv6 is not supported at compile time"
+                )))
+            }
+            _ => true,
+        };
+        if !ok {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// What `ip_address` or `ip_interface` reads: an address, an integer
+/// (`bool` too), or an address with a prefix length or netmask.
+fn ip_of(v: &MjValue) -> Option<IpAddr> {
+    match v.kind() {
+        ValueKind::Number | ValueKind::Bool if v.is_integer() || v.kind() == ValueKind::Bool => {
+            let n: i128 = if v.kind() == ValueKind::Bool {
+                i128::from(v.is_true())
+            } else {
+                i128::try_from(v.clone()).ok()?
+            };
+            if n < 0 {
+                None
+            } else if n <= i128::from(u32::MAX) {
+                Some(IpAddr::V4(Ipv4Addr::from(n as u32)))
+            } else {
+                u128::try_from(n)
+                    .ok()
+                    .map(|n| IpAddr::V6(Ipv6Addr::from(n)))
+            }
+        }
+        ValueKind::String => {
+            let s = v.as_str()?;
+            let (addr, suffix) = match s.split_once('/') {
+                Some((a, p)) => (a, Some(p)),
+                None => (s, None),
+            };
+            // `fe80::1%eth0`: Python keeps the scope id.
+            let bare = match addr.split_once('%') {
+                Some((a, scope)) if !scope.is_empty() && a.contains(':') => a,
+                _ => addr,
+            };
+            let ip: IpAddr = bare.parse().ok()?;
+            match suffix {
+                None => Some(ip),
+                Some(p) => prefix_ok(&ip, p).then_some(ip),
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A prefix length (decimal digits only) or, for IPv4, a netmask or
+/// hostmask in dotted form.
+fn prefix_ok(ip: &IpAddr, p: &str) -> bool {
+    let max = if ip.is_ipv4() { 32 } else { 128 };
+    if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) {
+        return p.parse::<u32>().is_ok_and(|n| n <= max);
+    }
+    if !ip.is_ipv4() {
+        return false;
+    }
+    let Ok(mask) = p.parse::<Ipv4Addr>() else {
+        return false;
+    };
+    let m = u32::from(mask);
+    // A netmask is ones then zeros; a hostmask zeros then ones.
+    m.leading_ones() + m.trailing_zeros() == 32 || m.leading_zeros() + m.trailing_ones() == 32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_filters_as_jinja2() {
+        let t = |s: &str, n: i64, kill: bool| {
+            let kw = Kwargs::from_iter(Vec::<(&str, MjValue)>::new());
+            truncate(
+                MjValue::from(s),
+                Rest(vec![MjValue::from(n), MjValue::from(kill)]),
+                kw,
+            )
+            .unwrap()
+        };
+        assert_eq!(t("hello world foo", 9, false), "hello...");
+        assert_eq!(t("hello world foo", 9, true), "hello ...");
+        assert_eq!(t("short", 9, false), "short");
+        assert_eq!(t("hello world fo", 9, false), "hello world fo");
+        assert_eq!(wordcount("it's a dog_cat, 42!"), 5);
+        assert_eq!(
+            center(MjValue::from("ab"), Some(MjValue::from(5))).unwrap(),
+            "  ab "
+        );
+        assert_eq!(
+            center(MjValue::from("abc"), Some(MjValue::from(6))).unwrap(),
+            " abc  "
+        );
+    }
+
+    #[test]
+    fn addresses_as_salt_reads_them() {
+        let yes = |s: &str, v: Option<u8>| is_ip(&MjValue::from(s), v, None).unwrap();
+        assert!(yes("192.0.2.1", Some(4)));
+        assert!(yes("10.0.0.1/24", Some(4)));
+        assert!(yes("10.0.0.1/255.255.255.0", None));
+        assert!(!yes("10.0.0.1/33", None));
+        assert!(!yes("10.0.0.1/255.0.255.0", None));
+        assert!(yes("fe80::1%eth0", Some(6)));
+        assert!(!yes("192.0.2.1", Some(6)));
+        assert!(!yes("example.com", None));
+        assert!(!yes("010.0.0.1", None));
+        assert!(is_ip(&MjValue::from(5), Some(4), None).unwrap());
+        let lo = MjValue::from("loopback");
+        assert!(is_ip(&MjValue::from("127.0.0.1"), None, Some(&lo)).unwrap());
+        assert!(!is_ip(&MjValue::from("10.0.0.1"), None, Some(&lo)).unwrap());
+    }
+}

@@ -1,0 +1,35 @@
+a:
+  test.nop:
+    - t1: "{{ 'hello world foo'|truncate(9) }}"
+    - t2: "{{ 'hello world foo'|truncate(9, true) }}"
+    - t3: "{{ 'hello world foo bar baz'|truncate(12, end='~') }}"
+    - t4: "{{ 'hello world foo bar baz'|truncate(length=10, leeway=0) }}"
+    - t5: "{{ 'short'|truncate(9) }}"
+    - t6: "{{ 'abcdefghijklmnopqrstuvwxyz'|truncate(10) }}"
+    - w1: {{ "it's a dog_cat, 42!"|wordcount }}
+    - c1: "[{{ 'ab'|center(5) }}]"
+    - c2: "[{{ 'abc'|center(6) }}]"
+    - c3: "[{{ 'abc'|center(2) }}]"
+    - c4: "[{{ 'x'|center }}]"
+    - fs1: "{{ 1|filesizeformat }}"
+    - fs2: "{{ 999|filesizeformat }}"
+    - fs3: "{{ 1500000|filesizeformat }}"
+    - fs4: "{{ 1500000|filesizeformat(true) }}"
+    - fs5: "{{ 1e30|filesizeformat }}"
+    - st1: "{{ '<p>Hello <b>world</b></p>  <!-- c -->  x &amp; y'|striptags }}"
+    - ip1: {{ '192.0.2.1'|is_ip }}
+    - ip2: {{ '10.0.0.1/24'|is_ipv4 }}
+    - ip3: {{ '10.0.0.1/255.255.255.0'|is_ip }}
+    - ip4: {{ '10.0.0.1/33'|is_ip }}
+    - ip5: {{ 'fe80::1%eth0'|is_ipv6 }}
+    - ip6: {{ '192.0.2.1'|is_ipv6 }}
+    - ip7: {{ 'example.com'|is_ip }}
+    - ip8: {{ '010.0.0.1'|is_ip }}
+    - ip9: {{ 5|is_ipv4 }}
+    - ip10: {{ '127.0.0.1'|is_ip('loopback') }}
+    - ip11: {{ '10.0.0.1'|is_ip(options='loopback') }}
+    - ip12: {{ none|is_ip }}
+    - ip13: {{ '::1'|is_ipv6('lo') }}
+    - ip14: {{ '169.254.1.1'|is_ipv4('link-local') }}
+    - ip15: {{ '10.0.0.1/255.0.255.0'|is_ip }}
+    - ip16: {{ '0.0.0.1/0.0.0.255'|is_ip }}
