@@ -73,6 +73,9 @@ const FUNCTIONS: &[(&str, &str, &str, Impl)] = &[
     ("cp.list_states", "list_states", "saltenv=", cp_list_states),
     ("cp.list_master", "list_master", "saltenv=, prefix=", cp_list_master),
     ("cp.list_master_dirs", "list_master_dirs", "saltenv=, prefix=", cp_list_master_dirs),
+    ("slsutil.file_exists", "file_exists", "path, saltenv=", slsutil_file_exists),
+    ("slsutil.dir_exists", "dir_exists", "path, saltenv=", slsutil_dir_exists),
+    ("slsutil.path_exists", "path_exists", "path, saltenv=", slsutil_path_exists),
     ("file.basename", "basename", "path", file_basename),
     ("file.dirname", "dirname", "path", file_dirname),
     ("file.join", "join", "*args", file_join),
@@ -473,6 +476,37 @@ fn cp_list_master(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
 
 fn cp_list_master_dirs(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
     with_prefix(&cp_listing(c, &a)?.dirs, &a)
+}
+
+/// `slsutil.file_exists` / `dir_exists`: is `path` (exactly as written)
+/// one of the files (directories) `cp.list_master` lists for `saltenv`
+/// (default `base`, not the minion's saltenv)?
+fn slsutil_listed(c: &Call, a: &Bound, dirs: bool) -> Result<bool, Error> {
+    let path = a.string("path", "")?;
+    let saltenv = match a.get("saltenv")? {
+        Some(v) if !v.is_null() => v.py_str(),
+        _ => "base".to_string(),
+    };
+    let listing = c
+        .files
+        .and_then(|f| f.listing(&saltenv))
+        .ok_or_else(|| py_error("slsutil.*_exists needs the fileserver"))?;
+    let paths = if dirs { &listing.dirs } else { &listing.files };
+    Ok(paths.iter().any(|p| *p == path))
+}
+
+fn slsutil_file_exists(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    slsutil_listed(c, &a, false).map(MjValue::from)
+}
+
+fn slsutil_dir_exists(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    slsutil_listed(c, &a, true).map(MjValue::from)
+}
+
+fn slsutil_path_exists(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
+    Ok(MjValue::from(
+        slsutil_listed(c, &a, false)? || slsutil_listed(c, &a, true)?,
+    ))
 }
 
 /// SLS names of every `.sls` file: `a/b.sls` → `a.b`, `a/init.sls` → `a`.
