@@ -492,7 +492,7 @@ fn slsutil_listed(c: &Call, a: &Bound, dirs: bool) -> Result<bool, Error> {
         .and_then(|f| f.listing(&saltenv))
         .ok_or_else(|| py_error("slsutil.*_exists needs the fileserver"))?;
     let paths = if dirs { &listing.dirs } else { &listing.files };
-    Ok(paths.iter().any(|p| *p == path))
+    Ok(paths.contains(&path))
 }
 
 fn slsutil_file_exists(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
