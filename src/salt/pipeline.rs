@@ -282,10 +282,7 @@ impl Session {
         let low = match prepare_high(hs.high, &opts, &hs.sources) {
             // Salt returns render errors with these, before compiling chunks.
             Ok(_) if !errors.is_empty() => return Err(errors.into()),
-            Ok(high) => {
-                let chunks = crate::salt::low::compile_high_data_owned(high);
-                order_chunks(chunks, &opts, &hs.sources)
-            }
+            Ok(high) => compile_and_order(high, &opts, &hs.sources),
             Err(e) => Err(e),
         };
         if let Ok(low) = &low {
@@ -577,7 +574,15 @@ pub fn high_to_lowstate(
     opts: &LowOptions,
     sources: &SourceMap,
 ) -> Result<Lowstate, Vec<Diagnostic>> {
-    let high = prepare_high(high, opts, sources)?;
+    compile_and_order(prepare_high(high, opts, sources)?, opts, sources)
+}
+
+/// `compile_high_data` on prepared high data: the chunks, ordered.
+fn compile_and_order(
+    high: Map,
+    opts: &LowOptions,
+    sources: &SourceMap,
+) -> Result<Lowstate, Vec<Diagnostic>> {
     let chunks = crate::salt::low::compile_high_data_owned(high);
     order_chunks(chunks, opts, sources)
 }
