@@ -363,25 +363,12 @@ fn construct_float(text: &str) -> Result<Scalar, ConstructFail> {
 
 /// Python's `float(s)`.
 fn py_float(s: &str) -> Result<f64, ConstructFail> {
-    let invalid = || {
+    crate::value::pynum::parse_float(s).ok_or_else(|| {
         ConstructFail::Python(format!(
             "could not convert string to float: {}",
             crate::value::py_str_repr(s)
         ))
-    };
-    let t = s.trim();
-    let body = t.strip_prefix(['+', '-']).unwrap_or(t);
-    let lower = body.to_ascii_lowercase();
-    let special = matches!(lower.as_str(), "inf" | "infinity" | "nan");
-    let numeric = !body.is_empty()
-        && body
-            .chars()
-            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'))
-        && body.chars().any(|c| c.is_ascii_digit());
-    if !special && !numeric {
-        return Err(invalid());
-    }
-    t.parse::<f64>().map_err(|_| invalid())
+    })
 }
 
 /// `!!binary`: base64 (Salt pads missing `=`); the bytes become a string.

@@ -409,7 +409,9 @@ fn norm_index(len: usize, idx: i64) -> Option<usize> {
     (i >= 0 && (i as usize) < len).then_some(i as usize)
 }
 
-fn int_arg(v: &Value) -> Result<i64, Error> {
+/// An integer argument of a Python method or filter (`TypeError`
+/// otherwise).
+pub(super) fn int_arg(v: &Value) -> Result<i64, Error> {
     i64::try_from(v.clone()).map_err(|_| err("TypeError: an integer is required"))
 }
 

@@ -3,6 +3,7 @@
 //! and Salt's address tests (`is_ip`, `is_ipv4`, `is_ipv6`, from
 //! `salt/utils/network.py`), as Jinja2 3.1 and Salt 3008.5 compute them.
 
+use super::mutable::int_arg;
 use super::pyfmt::py_str;
 use super::salt::py_error;
 use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
@@ -37,10 +38,7 @@ fn arg(args: &[MjValue], kwargs: &Kwargs, i: usize, name: &str) -> Result<Option
 }
 
 fn int_of(v: Option<MjValue>, default: i64) -> Result<i64, Error> {
-    match v {
-        None => Ok(default),
-        Some(v) => i64::try_from(v).map_err(|_| py_error("TypeError: an integer is required")),
-    }
+    v.map_or(Ok(default), |v| int_arg(&v))
 }
 
 /// `do_truncate(s, length=255, killwords=False, end='...', leeway=5)`.
@@ -158,41 +156,38 @@ fn is_ip(v: &MjValue, version: Option<u8>, options: Option<&MjValue>) -> Result<
 /// What `ip_address` or `ip_interface` reads: an address, an integer
 /// (`bool` too), or an address with a prefix length or netmask.
 fn ip_of(v: &MjValue) -> Option<IpAddr> {
-    match v.kind() {
-        ValueKind::Number | ValueKind::Bool if v.is_integer() || v.kind() == ValueKind::Bool => {
-            let n: i128 = if v.kind() == ValueKind::Bool {
-                i128::from(v.is_true())
-            } else {
-                i128::try_from(v.clone()).ok()?
-            };
-            if n < 0 {
-                None
-            } else if n <= i128::from(u32::MAX) {
-                Some(IpAddr::V4(Ipv4Addr::from(n as u32)))
-            } else {
-                u128::try_from(n)
-                    .ok()
-                    .map(|n| IpAddr::V6(Ipv6Addr::from(n)))
-            }
-        }
-        ValueKind::String => {
-            let s = v.as_str()?;
-            let (addr, suffix) = match s.split_once('/') {
-                Some((a, p)) => (a, Some(p)),
-                None => (s, None),
-            };
-            // `fe80::1%eth0`: Python keeps the scope id.
-            let bare = match addr.split_once('%') {
-                Some((a, scope)) if !scope.is_empty() && a.contains(':') => a,
-                _ => addr,
-            };
-            let ip: IpAddr = bare.parse().ok()?;
-            match suffix {
-                None => Some(ip),
-                Some(p) => prefix_ok(&ip, p).then_some(ip),
-            }
-        }
-        _ => None,
+    let n: i128 = match v.kind() {
+        ValueKind::Bool => i128::from(v.is_true()),
+        ValueKind::Number if v.is_integer() => i128::try_from(v.clone()).ok()?,
+        ValueKind::String => return ip_of_text(v.as_str()?),
+        _ => return None,
+    };
+    if n < 0 {
+        None
+    } else if let Ok(n) = u32::try_from(n) {
+        Some(IpAddr::V4(Ipv4Addr::from(n)))
+    } else {
+        u128::try_from(n)
+            .ok()
+            .map(|n| IpAddr::V6(Ipv6Addr::from(n)))
+    }
+}
+
+/// `ip_address(s)`, else `ip_interface(s)`.
+fn ip_of_text(s: &str) -> Option<IpAddr> {
+    let (addr, suffix) = match s.split_once('/') {
+        Some((a, p)) => (a, Some(p)),
+        None => (s, None),
+    };
+    // `fe80::1%eth0`: Python keeps the scope id.
+    let bare = match addr.split_once('%') {
+        Some((a, scope)) if !scope.is_empty() && a.contains(':') => a,
+        _ => addr,
+    };
+    let ip: IpAddr = bare.parse().ok()?;
+    match suffix {
+        None => Some(ip),
+        Some(p) => prefix_ok(&ip, p).then_some(ip),
     }
 }
 

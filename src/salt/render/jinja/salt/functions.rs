@@ -452,9 +452,18 @@ fn cp_listing(
             _ => "base".to_string(),
         },
     };
+    listing_of(c, &saltenv, "cp.list_*")
+}
+
+/// The fileserver listing of `saltenv`, for function `who`.
+fn listing_of(
+    c: &Call,
+    saltenv: &str,
+    who: &str,
+) -> Result<std::sync::Arc<crate::salt::render::jinja::FileListing>, Error> {
     c.files
-        .and_then(|f| f.listing(&saltenv))
-        .ok_or_else(|| py_error("cp.list_* needs the fileserver"))
+        .and_then(|f| f.listing(saltenv))
+        .ok_or_else(|| py_error(format!("{who} needs the fileserver")))
 }
 
 /// Paths starting with `prefix` (stripped of `/`), as Salt filters them.
@@ -487,10 +496,7 @@ fn slsutil_listed(c: &Call, a: &Bound, dirs: bool) -> Result<bool, Error> {
         Some(v) if !v.is_null() => v.py_str(),
         _ => "base".to_string(),
     };
-    let listing = c
-        .files
-        .and_then(|f| f.listing(&saltenv))
-        .ok_or_else(|| py_error("slsutil.*_exists needs the fileserver"))?;
+    let listing = listing_of(c, &saltenv, "slsutil.*_exists")?;
     let paths = if dirs { &listing.dirs } else { &listing.files };
     Ok(paths.contains(&path))
 }
