@@ -115,6 +115,11 @@ fn err(msg: impl Into<String>) -> Error {
     Error::new(ErrorKind::InvalidOperation, msg.into())
 }
 
+/// Is `v` an `OrderedDict` (a mutable dict made ordered)?
+pub fn is_ordered_map(v: &Value) -> bool {
+    v.downcast_object_ref::<MutMap>().is_some_and(MutMap::is_ordered)
+}
+
 /// Is `v` one of our mutable containers?
 pub fn is_mutable(v: &Value) -> bool {
     v.downcast_object_ref::<MutMap>().is_some() || v.downcast_object_ref::<MutList>().is_some()

@@ -75,8 +75,8 @@ fn write_number(out: &mut String, v: &Value) {
 }
 
 /// `printable`: format dicts as Salt's `PrintableDict` does. Containers
-/// (plain or `mutable`) are read through minijinja's object protocol, so
-/// this module needs no knowledge of the mutable types.
+/// (plain or `mutable`) are read through minijinja's object protocol; only
+/// whether a map is an `OrderedDict` is asked of `mutable`.
 fn write_repr(out: &mut String, v: &Value, printable: bool) {
     match v.kind() {
         ValueKind::Undefined => {}
@@ -98,7 +98,11 @@ fn write_repr(out: &mut String, v: &Value, printable: bool) {
                     pairs.push((k, val));
                 }
             }
-            write_dict(out, &pairs, printable)
+            if !printable && super::mutable::is_ordered_map(v) {
+                write_ordered_dict(out, &pairs)
+            } else {
+                write_dict(out, &pairs, printable)
+            }
         }
         ValueKind::Seq | ValueKind::Iterable => {
             let items: Vec<Value> = v.try_iter().map(|it| it.collect()).unwrap_or_default();
@@ -126,6 +130,27 @@ fn write_dict(out: &mut String, pairs: &[(Value, Value)], printable: bool) {
         }
     }
     out.push('}');
+}
+
+/// Python 3.11's `repr()` of an `OrderedDict`: `OrderedDict([('k', v)])`,
+/// `OrderedDict()` when empty. (Salt's finalizer prints it as a dict.)
+fn write_ordered_dict(out: &mut String, pairs: &[(Value, Value)]) {
+    out.push_str("OrderedDict(");
+    if !pairs.is_empty() {
+        out.push('[');
+        for (i, (k, val)) in pairs.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            out.push('(');
+            write_repr(out, k, false);
+            out.push_str(", ");
+            write_repr(out, val, false);
+            out.push(')');
+        }
+        out.push(']');
+    }
+    out.push(')');
 }
 
 fn write_seq(out: &mut String, items: &[Value], tuple: bool, printable: bool) {
