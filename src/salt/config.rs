@@ -391,6 +391,13 @@ impl Config {
         }
         opts.insert("id".into(), id.as_str().into());
         opts.insert("grains".into(), Value::Map(grains.clone()));
+        // Where Salt's `-c DIR` reads the config from.
+        let config_dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+        opts.insert(
+            "conf_file".into(),
+            config_dir.join("minion").display().to_string().into(),
+        );
+        opts.insert("config_dir".into(), config_dir.display().to_string().into());
 
         let ignored_keys = raw
             .keys()
@@ -635,25 +642,20 @@ pub fn locate(config: &Config, key: &str, item: Option<usize>) -> Option<crate::
     })
 }
 
-/// The few Salt defaults templates commonly read through `opts` / `config.get`.
+/// Salt 3008.5's minion options as a template sees them in `opts` (and
+/// `config.get` reads them) when the config does not set them:
+/// `minion_opts.json`, written by `docs/minion-opts.py` from what Salt
+/// printed (paths as a packaged minion has them, under `/`).
 fn default_opts() -> Map {
-    let mut m = Map::new();
-    let defaults: [(&str, Value); 12] = [
-        ("file_client", "local".into()),
-        ("renderer", "jinja|yaml".into()),
-        ("state_top", "salt://top.sls".into()),
-        ("state_auto_order", true.into()),
-        ("top_file_merging_strategy", "merge".into()),
-        ("default_top", "base".into()),
-        ("failhard", false.into()),
-        ("test", false.into()),
-        ("saltenv", Value::Null),
-        ("pillarenv", Value::Null),
-        ("pillar_source_merging_strategy", "smart".into()),
-        ("hash_type", "sha256".into()),
-    ];
-    for (k, v) in defaults {
-        m.insert(k.into(), v);
-    }
-    m
+    static DEFAULTS: std::sync::OnceLock<Map> = std::sync::OnceLock::new();
+    DEFAULTS
+        .get_or_init(|| {
+            match serde_json::from_str(include_str!("minion_opts.json"))
+                .map(|j| Value::from_json(&j))
+            {
+                Ok(Value::Map(m)) => m,
+                _ => Map::new(),
+            }
+        })
+        .clone()
 }

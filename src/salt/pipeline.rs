@@ -113,10 +113,15 @@ impl Session {
             },
             share.as_ref().map(|s| &s.pillar),
         );
+        // Salt's state compiler puts the minion's pillar in its opts.
+        let mut opts = config.opts.clone();
+        if let Value::Map(m) = &mut opts {
+            m.insert("pillar".into(), pillar.clone());
+        }
         let data = Arc::new(RenderData {
             grains: config.grains.clone(),
             pillar,
-            opts: config.opts.clone(),
+            opts,
             mocks,
             pillar_roots: config.pillar_roots.clone(),
             limits: options.limits,

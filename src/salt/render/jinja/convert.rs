@@ -55,6 +55,15 @@ pub fn to_jinja_pillar(v: &Value) -> JValue {
     }
 }
 
+/// The entries of the engine dict [`to_jinja`] makes of the map `m`, each
+/// value converted by `value` (given its key): the fill of a lazy root
+/// (`super::mutable::track_lazy`).
+pub fn root_entries(m: &Map, value: impl Fn(&Value, &Value) -> JValue) -> IndexMap<JValue, JValue> {
+    m.iter()
+        .map(|(k, v)| (to_jinja_key(k), value(k, v)))
+        .collect()
+}
+
 /// Convert the result of a merge computed on copies, giving each map the
 /// Python type (dict or `OrderedDict`) it has in Salt: that of the first
 /// hint holding a map at the same path (Salt's `dictupdate.update` keeps

@@ -22,7 +22,20 @@ use super::reads::{self, Source};
 /// them by string key notes that key on the read log
 /// ([`super::reads`]), every other access notes the whole source.
 #[derive(Default)]
-pub struct MutMap(Mutex<IndexMap<Value, Value>>, bool, Option<Source>);
+pub struct MutMap(Mutex<IndexMap<Value, Value>>, bool, Option<Box<Root>>);
+
+/// What a render's root map (`grains`, `pillar`, `opts`) has beyond a
+/// dict: the source its reads are noted against, and until the first
+/// access, the function that makes its entries (most templates read
+/// little of `opts` and nothing of many roots, so a root is only
+/// converted once something looks at it).
+pub struct Root {
+    source: Source,
+    fill: Mutex<Option<Fill>>,
+}
+
+/// Makes a lazily filled root map's entries.
+pub type Fill = Box<dyn FnOnce() -> IndexMap<Value, Value> + Send>;
 
 /// A mutable list.
 #[derive(Default)]
@@ -32,24 +45,32 @@ impl MutMap {
     /// The entries (a poisoned lock still yields the data). On a tracked
     /// root map this is a read of the whole source.
     pub fn lock(&self) -> MutexGuard<'_, IndexMap<Value, Value>> {
-        if let Some(source) = self.2 {
-            reads::everything(source);
+        if let Some(root) = &self.2 {
+            reads::everything(root.source);
         }
         self.raw()
     }
 
-    /// The entries, without noting a read (the caller notes what it reads).
+    /// The entries, without noting a read (the caller notes what it reads);
+    /// a lazy root's are made on the first call.
     fn raw(&self) -> MutexGuard<'_, IndexMap<Value, Value>> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        let mut entries = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(root) = &self.2 {
+            let fill = root.fill.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some(fill) = fill {
+                *entries = fill();
+            }
+        }
+        entries
     }
 
     /// Note a read of `key` (a string key reads that key, anything else
     /// the whole source) on a tracked root map.
     fn note_key(&self, key: &Value) {
-        if let Some(source) = self.2 {
+        if let Some(root) = &self.2 {
             match key.as_str() {
-                Some(k) => reads::key(source, k),
-                None => reads::everything(source),
+                Some(k) => reads::key(root.source, k),
+                None => reads::everything(root.source),
             }
         }
     }
@@ -96,10 +117,30 @@ pub fn track(v: Value, source: Source) -> Value {
     match v.downcast_object_ref::<MutMap>() {
         Some(m) => {
             let entries = std::mem::take(&mut *m.raw());
-            Value::from_object(MutMap(Mutex::new(entries), m.1, Some(source)))
+            Value::from_object(MutMap(
+                Mutex::new(entries),
+                m.1,
+                Some(Box::new(Root {
+                    source,
+                    fill: Mutex::new(None),
+                })),
+            ))
         }
         None => v,
     }
+}
+
+/// A root dict of `source` (as [`track`] makes) whose entries `fill` makes
+/// when the template first looks at it.
+pub fn track_lazy(source: Source, fill: Fill) -> Value {
+    Value::from_object(MutMap(
+        Mutex::default(),
+        false,
+        Some(Box::new(Root {
+            source,
+            fill: Mutex::new(Some(fill)),
+        })),
+    ))
 }
 
 /// A new mutable list holding `v`.
@@ -117,7 +158,8 @@ fn err(msg: impl Into<String>) -> Error {
 
 /// Is `v` an `OrderedDict` (a mutable dict made ordered)?
 pub fn is_ordered_map(v: &Value) -> bool {
-    v.downcast_object_ref::<MutMap>().is_some_and(MutMap::is_ordered)
+    v.downcast_object_ref::<MutMap>()
+        .is_some_and(MutMap::is_ordered)
 }
 
 /// Is `v` one of our mutable containers?

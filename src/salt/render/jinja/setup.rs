@@ -647,6 +647,40 @@ fn path_vars(ctx: &SlsContext) -> Vec<(&'static str, String)> {
     vars
 }
 
+/// The render's root dict of `source`, converted from `data` when the
+/// template first looks at it. Pillar maps below the top are
+/// `OrderedDict`s (from the YAML renderer), in `pillar` and in
+/// `opts['pillar']` alike.
+fn root(data: &Arc<RenderData>, source: Source) -> JValue {
+    use super::convert::{root_entries, to_jinja_ordered, to_jinja_pillar};
+    use crate::value::Value;
+    let value = match source {
+        Source::Grains => &data.grains,
+        Source::Pillar => &data.pillar,
+        Source::Opts => &data.opts,
+    };
+    if !matches!(value, Value::Map(_)) {
+        return track(to_jinja(value), source);
+    }
+    let data = data.clone();
+    super::mutable::track_lazy(
+        source,
+        Box::new(
+            move || match (source, &data.grains, &data.pillar, &data.opts) {
+                (Source::Grains, Value::Map(m), _, _) => root_entries(m, |_, v| to_jinja(v)),
+                (Source::Pillar, _, Value::Map(m), _) => {
+                    root_entries(m, |_, v| to_jinja_ordered(v))
+                }
+                (Source::Opts, _, _, Value::Map(m)) => root_entries(m, |k, v| match k.as_str() {
+                    Some("pillar") => to_jinja_pillar(v),
+                    _ => to_jinja(v),
+                }),
+                _ => Default::default(),
+            },
+        ),
+    )
+}
+
 /// An engine map from string-keyed pairs (later pairs win).
 fn map_value(pairs: Vec<(String, JValue)>) -> JValue {
     JValue::from_object(
@@ -683,18 +717,9 @@ pub(super) fn render(
     } = *file;
     let mut base: Vec<(String, JValue)> = vec![
         // The roots note what the render reads of them (`reads`).
-        (
-            "grains".into(),
-            track(to_jinja(&data.grains), Source::Grains),
-        ),
-        (
-            "pillar".into(),
-            track(
-                super::convert::to_jinja_pillar(&data.pillar),
-                Source::Pillar,
-            ),
-        ),
-        ("opts".into(), track(to_jinja(&data.opts), Source::Opts)),
+        ("grains".into(), root(data, Source::Grains)),
+        ("pillar".into(), root(data, Source::Pillar)),
+        ("opts".into(), root(data, Source::Opts)),
         (
             "salt".into(),
             salt::salt_object_with_files(data.clone(), Some(templates.clone())),
