@@ -293,6 +293,7 @@ fn compile_layers(
             jinja_top: Jinja::with_environments(config.jinja_env.clone(), data, loader, envs),
             trace: trace.then_some(&trace_log),
             yamlex: Default::default(),
+            ignored: Default::default(),
             share,
         };
         let sls = compiler.compile(&initial, &mut errors);
@@ -410,6 +411,10 @@ struct Compiler<'a> {
     share: Option<&'a PillarShare>,
     /// The SLS files the yamlex renderer read: their data with its marks.
     yamlex: std::cell::RefCell<HashMap<(String, String), Aggr>>,
+    /// Per env, the SLS names of top file targets marked
+    /// `ignore_missing: True` (whether or not they match this minion, as in
+    /// Salt's `merge_tops`): a missing one is skipped without an error.
+    ignored: std::cell::RefCell<HashMap<String, Vec<String>>>,
 }
 
 /// Merge pillar layer `b` over `a` by the config's strategy; on a merge
@@ -484,7 +489,7 @@ impl Compiler<'_> {
             }
             let mut mods: HashMap<String, Option<Value>> = HashMap::new();
             for sls in files {
-                if let Some(state) = self.render_pstate(&sls, env, &mut mods, errors) {
+                if let Some(state) = self.render_pstate(&sls, env, &mut mods, &Map::new(), errors) {
                     if !matches!(state, Value::Map(_)) {
                         continue;
                     }
@@ -542,9 +547,14 @@ impl Compiler<'_> {
         let mut includes: Vec<(String, String)> = Vec::new();
         for env in &envs {
             if let Some(path) = self.fs.find_file(env, &top_path) {
-                if let Some(mut v) =
-                    self.render_path(env, &path, &top_path, "", &self.jinja_top, errors)
-                {
+                if let Some(mut v) = self.render_path(
+                    env,
+                    &path,
+                    &top_path,
+                    "",
+                    (&self.jinja_top, &Map::new()),
+                    errors,
+                ) {
                     take_includes(&mut v, env, &mut includes);
                     tops.push(v);
                 }
@@ -557,9 +567,14 @@ impl Compiler<'_> {
             }
             done.push((env.clone(), sls.clone()));
             if let Some(file) = self.fs.find_sls(&env, &sls) {
-                if let Some(mut v) =
-                    self.render_path(&env, &file.path, &file.rel, "", &self.jinja_top, errors)
-                {
+                if let Some(mut v) = self.render_path(
+                    &env,
+                    &file.path,
+                    &file.rel,
+                    "",
+                    (&self.jinja_top, &Map::new()),
+                    errors,
+                ) {
                     take_includes(&mut v, &env, &mut includes);
                     tops.push(v);
                 }
@@ -582,12 +597,15 @@ impl Compiler<'_> {
                     let mut matchers = Vec::new();
                     let mut states: Vec<Value> = Vec::new();
                     let mut order = 0;
+                    let mut ignore_missing = false;
                     for comp in comps.as_list().map(|l| l.as_slice()).unwrap_or(&[]) {
                         match comp {
                             Value::Map(c) => {
                                 if c.contains_key("match") {
                                     matchers.push(comp.clone());
                                 }
+                                ignore_missing |=
+                                    c.get("ignore_missing").is_some_and(Value::truthy);
                                 if let Some(o) = c.get("order") {
                                     order = match o {
                                         Value::Int(i) => *i,
@@ -600,6 +618,13 @@ impl Compiler<'_> {
                             }
                             _ => {}
                         }
+                    }
+                    if ignore_missing {
+                        self.ignored
+                            .borrow_mut()
+                            .entry(env.clone())
+                            .or_default()
+                            .extend(states.iter().map(Value::py_str));
                     }
                     orders.insert((env.clone(), tgt.clone()), order);
                     matchers.extend(states);
@@ -649,22 +674,46 @@ impl Compiler<'_> {
     }
 
     /// Salt's `render_pstate`: one pillar SLS with its includes merged
-    /// under it (the including file's own values win).
+    /// under it (the including file's own values win). `defaults` are more
+    /// template variables: the `defaults` of the include that named it.
     fn render_pstate(
         &self,
         sls: &str,
         env: &str,
         mods: &mut HashMap<String, Option<Value>>,
+        defaults: &Map,
         errors: &mut Vec<Diagnostic>,
     ) -> Option<Value> {
         let trace_start = self.trace.map(|t| t.borrow().len());
         let Some(file) = self.fs.find_sls(env, sls) else {
+            // Salt skips it silently when the top marked it
+            // `ignore_missing`, or when no pillar_roots serve the env.
+            let ignored = self
+                .ignored
+                .borrow()
+                .get(env)
+                .is_some_and(|l| l.iter().any(|s| s == sls));
+            let served = self
+                .config
+                .pillar_roots
+                .get(env)
+                .is_some_and(|r| !r.is_empty());
+            if ignored || !served {
+                return None;
+            }
             errors.push(Diagnostic::new(codes::PILLAR_MISSING_SLS,
                 format!("Specified SLS '{sls}' in environment '{env}' is not available on the salt master"),
             ));
             return None;
         };
-        let state = self.render_path(env, &file.path, &file.rel, sls, &self.jinja_sls, errors);
+        let state = self.render_path(
+            env,
+            &file.path,
+            &file.rel,
+            sls,
+            (&self.jinja_sls, defaults),
+            errors,
+        );
         mods.insert(sls.to_string(), state.clone());
         let state = state?;
         let Value::Map(mut map) = state else {
@@ -687,11 +736,24 @@ impl Compiler<'_> {
         let Some(Value::List(include)) = map.shift_remove("include") else {
             return Some(Value::Map(map));
         };
+        // Salt's `mods` holds the very dict it pops `include` from: a later
+        // include of this SLS (a glob and a name matching it twice, or a
+        // cycle) gets its own data, without the include list.
+        mods.insert(sls.to_string(), Some(Value::Map(map.clone())));
         let mut include_states = Vec::new();
+        // As in Salt, an include's `defaults` stay for the plain names
+        // after it (and this SLS's own are the first).
+        let mut defaults = defaults.clone();
         for sub in include {
             let (sub_sls, key) = match sub {
                 Value::Map(m) => match m.into_iter().next() {
-                    Some((k, v)) => (k.py_str(), v.get("key").map(Value::py_str)),
+                    Some((k, v)) => {
+                        defaults = match v.get("defaults") {
+                            Some(Value::Map(d)) => d.clone(),
+                            _ => Map::new(),
+                        };
+                        (k.py_str(), v.get("key").map(Value::py_str))
+                    }
                     None => continue,
                 },
                 other => (other.py_str(), None),
@@ -719,7 +781,7 @@ impl Compiler<'_> {
             for m in matched {
                 let nstate = match mods.get(&m) {
                     Some(v) => v.clone(),
-                    None => self.render_pstate(&m, env, mods, errors),
+                    None => self.render_pstate(&m, env, mods, &defaults, errors),
                 };
                 if let Some(mut nstate) = nstate.filter(Value::truthy) {
                     if let Some(key) = &key {
@@ -762,15 +824,19 @@ impl Compiler<'_> {
         path: &std::path::Path,
         rel: &str,
         sls: &str,
-        jinja: &Jinja,
+        (jinja, vars): (&Jinja, &Map),
         errors: &mut Vec<Diagnostic>,
     ) -> Option<Value> {
-        let fresh = || self.render_fresh(env, path, rel, sls, jinja);
+        let fresh = || self.render_fresh(env, path, rel, sls, jinja, vars);
         let rendered = match self.share {
             None => fresh(),
             Some(share) => {
-                // The top file (sls "") and an SLS can be the same file.
-                let file = format!("{sls}\0{rel}");
+                // The top file (sls "") and an SLS can be the same file;
+                // an include's variables are inputs too.
+                let mut file = format!("{sls}\0{rel}");
+                if !vars.is_empty() {
+                    file.push_str(&format!("\0{vars:?}"));
+                }
                 let r = crate::salt::share::cached(
                     &share.renders,
                     share.verify,
@@ -807,6 +873,7 @@ impl Compiler<'_> {
         rel: &str,
         sls: &str,
         jinja: &Jinja,
+        vars: &Map,
     ) -> Result<PillarRender, Diagnostic> {
         // An unreadable or non-UTF-8 pillar file fails the pillar, as in
         // Salt (it used to be dropped silently).
@@ -830,6 +897,7 @@ impl Compiler<'_> {
             sls: sls.to_string(),
             tplfile: rel.to_string(),
             tplpath: path.display().to_string(),
+            extra_vars: vars.iter().map(|(k, v)| (k.py_str(), v.clone())).collect(),
         };
         let renv = RenderEnv {
             jinja,

@@ -388,6 +388,7 @@ impl Session {
             sls: sls.to_string(),
             tplfile: file.rel.clone(),
             tplpath: file.path.display().to_string(),
+            extra_vars: Vec::new(),
         };
         let rendered = match crate::salt::render::Pipe::for_text(&text, &self.config.renderer) {
             crate::salt::render::Pipe::Stages(stages)
@@ -507,6 +508,7 @@ impl TopFiles<'_> {
             sls: String::new(),
             tplfile: rel.to_string(),
             tplpath: path.display().to_string(),
+            extra_vars: Vec::new(),
         };
         render_file(&self.env, file, &ctx, &format!("{env}:top"))
             .map(|r| r.data.map(|n| n.to_value()))

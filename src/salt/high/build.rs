@@ -205,6 +205,7 @@ impl<'a> RenderCache<'a> {
             sls: sls.to_string(),
             tplfile: file.rel.clone(),
             tplpath: file.path.display().to_string(),
+            extra_vars: Vec::new(),
         };
         let what = format!("{saltenv}:{sls}");
         match render_file(&self.env, template, &ctx, &what) {

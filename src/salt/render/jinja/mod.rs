@@ -113,6 +113,8 @@ pub struct SlsContext {
     pub tplfile: String,
     /// Absolute path of the file (`tplpath`).
     pub tplpath: String,
+    /// More template variables, set last: a pillar include's `defaults`.
+    pub extra_vars: Vec<(String, crate::value::Value)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

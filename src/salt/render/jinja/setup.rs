@@ -745,6 +745,9 @@ pub(super) fn render(
             base.push((k.to_string(), JValue::from(v.as_str())));
         }
     }
+    for (k, v) in &ctx.extra_vars {
+        base.push((k.clone(), super::convert::to_jinja_ordered(v)));
+    }
     let mut full = base.clone();
     for (k, v) in &vars {
         if matches!(*k, "tpldir" | "tplfile" | "tpldot") {

@@ -54,6 +54,7 @@ fn ctx(sls: &str, tplfile: &str) -> SlsContext {
         sls: sls.into(),
         tplfile: tplfile.into(),
         tplpath: format!("/srv/salt/{tplfile}"),
+        extra_vars: Vec::new(),
     }
 }
 
@@ -554,6 +555,7 @@ fn corpus_dump() {
             sls: sls.to_string(),
             tplfile: file.to_string(),
             tplpath: dir.join(file).display().to_string(),
+            extra_vars: Vec::new(),
         };
         let text = match j.render(&src, &c) {
             Ok(s) => s,

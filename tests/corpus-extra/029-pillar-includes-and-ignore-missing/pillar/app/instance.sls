@@ -1,0 +1,3 @@
+{{ instance }}:
+  name: {{ instance }}
+  listen: {{ port }}

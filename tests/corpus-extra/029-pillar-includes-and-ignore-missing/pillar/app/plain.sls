@@ -1,0 +1,2 @@
+plain:
+  inherited: {{ instance|default('none') }}

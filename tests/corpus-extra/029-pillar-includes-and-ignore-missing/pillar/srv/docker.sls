@@ -1,0 +1,3 @@
+include:
+  - srv.web
+docker_version: auto

@@ -1,0 +1,2 @@
+include:
+  - srv.docker
