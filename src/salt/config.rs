@@ -642,6 +642,25 @@ pub fn locate(config: &Config, key: &str, item: Option<usize>) -> Option<crate::
     })
 }
 
+/// Where Salt's minion caches a file of the fileserver before rendering
+/// it (a state template's `tplpath`): `<cachedir>/files/<saltenv>/<rel>`,
+/// the cachedir under `root_dir` as Salt prepends it.
+pub fn cached_file_path(opts: &Value, saltenv: &str, rel: &str) -> String {
+    let text = |key: &str, default: &str| {
+        opts.get(key)
+            .and_then(Value::as_str)
+            .unwrap_or(default)
+            .to_string()
+    };
+    let root = text("root_dir", "/");
+    let mut cachedir = text("cachedir", "/var/cache/salt/minion");
+    let root = root.trim_end_matches('/');
+    if !root.is_empty() && !cachedir.starts_with(root) {
+        cachedir = format!("{root}/{}", cachedir.trim_start_matches('/'));
+    }
+    format!("{}/files/{saltenv}/{rel}", cachedir.trim_end_matches('/'))
+}
+
 /// Salt 3008.5's minion options as a template sees them in `opts` (and
 /// `config.get` reads them) when the config does not set them:
 /// `minion_opts.json`, written by `docs/minion-opts.py` from what Salt
@@ -658,4 +677,41 @@ fn default_opts() -> Map {
             }
         })
         .clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_opts_are_salts() {
+        let opts = default_opts();
+        assert!(opts.len() > 300, "{} options", opts.len());
+        assert_eq!(opts.get("master"), Some(&Value::str("salt")));
+        assert_eq!(opts.get("master_port"), Some(&Value::Int(4506)));
+        assert_eq!(
+            opts.get("cachedir"),
+            Some(&Value::str("/var/cache/salt/minion"))
+        );
+    }
+
+    #[test]
+    fn cached_file_path_is_under_the_cachedir_and_root_dir() {
+        let opts = Value::Map(default_opts());
+        assert_eq!(
+            cached_file_path(&opts, "base", "a/init.sls"),
+            "/var/cache/salt/minion/files/base/a/init.sls"
+        );
+        let mut m = default_opts();
+        m.insert("root_dir".into(), "/tmp/r/".into());
+        assert_eq!(
+            cached_file_path(&Value::Map(m.clone()), "dev", "b.sls"),
+            "/tmp/r/var/cache/salt/minion/files/dev/b.sls"
+        );
+        m.insert("cachedir".into(), "/tmp/r/cache".into());
+        assert_eq!(
+            cached_file_path(&Value::Map(m), "base", "b.sls"),
+            "/tmp/r/cache/files/base/b.sls"
+        );
+    }
 }

@@ -236,7 +236,10 @@ impl FileServer {
         if sls.is_empty() {
             return None;
         }
-        let base = sls.replace('.', "/");
+        // Dots become slashes; the salt:// lookup drops the slashes a
+        // leading dot makes (`.a` is a.sls, and keeps its name).
+        let path = sls.replace('.', "/");
+        let base = path.trim_start_matches('/');
         [format!("{base}.sls"), format!("{base}/init.sls")]
             .into_iter()
             .find_map(|rel| {

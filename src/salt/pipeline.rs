@@ -387,7 +387,7 @@ impl Session {
             saltenv: saltenv.clone(),
             sls: sls.to_string(),
             tplfile: file.rel.clone(),
-            tplpath: file.path.display().to_string(),
+            tplpath: crate::salt::config::cached_file_path(&self.data.opts, &saltenv, &file.rel),
             extra_vars: Vec::new(),
         };
         let rendered = match crate::salt::render::Pipe::for_text(&text, &self.config.renderer) {
@@ -507,7 +507,7 @@ impl TopFiles<'_> {
             saltenv: env.to_string(),
             sls: String::new(),
             tplfile: rel.to_string(),
-            tplpath: path.display().to_string(),
+            tplpath: crate::salt::config::cached_file_path(&self.env.jinja.data().opts, env, rel),
             extra_vars: Vec::new(),
         };
         render_file(&self.env, file, &ctx, &format!("{env}:top"))

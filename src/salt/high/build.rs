@@ -204,7 +204,11 @@ impl<'a> RenderCache<'a> {
             saltenv: saltenv.to_string(),
             sls: sls.to_string(),
             tplfile: file.rel.clone(),
-            tplpath: file.path.display().to_string(),
+            tplpath: crate::salt::config::cached_file_path(
+                &self.env.jinja.data().opts,
+                saltenv,
+                &file.rel,
+            ),
             extra_vars: Vec::new(),
         };
         let what = format!("{saltenv}:{sls}");

@@ -603,48 +603,56 @@ fn load_json_text(text: &str) -> Result<JValue, Error> {
 
 /// Salt's path variables for a file (`generate_sls_context`).
 fn path_vars(ctx: &SlsContext) -> Vec<(&'static str, String)> {
+    // Salt's `generate_sls_context`, on the full path of the file (a
+    // state's is in the minion's cache, a pillar's under pillar_roots;
+    // a path without a directory is taken as `/file`).
     let slspath = ctx.sls.replace('.', "/");
     let slspath = slspath.trim_end_matches('/');
-    let tplfile = ctx.tplfile.as_str();
-    let is_sls_file = ctx.sls.is_empty()
-        || tplfile == format!("{slspath}.sls")
-        || tplfile == format!("{slspath}/init.sls")
-        || tplfile.ends_with(&format!("/{slspath}.sls"))
-        || tplfile.ends_with(&format!("/{slspath}/init.sls"));
-    let mut vars = vec![("tplpath", ctx.tplpath.clone())];
-    if !is_sls_file {
+    let full = if ctx.tplpath.contains('/') {
+        ctx.tplpath.clone()
+    } else {
+        format!("/{}", ctx.tplfile)
+    };
+    let suffix = |tail: &str| full.len() - (slspath.len() + tail.len());
+    let template = if ctx.sls.is_empty() {
+        full.rsplit('/').next().unwrap_or(&full).to_string()
+    } else if full.ends_with(&format!("{slspath}.sls")) {
+        full[suffix(".sls")..].to_string()
+    } else if full.ends_with(&format!("{slspath}/init.sls")) {
+        full[suffix("/init.sls")..].to_string()
+    } else {
+        // Not an SLS file being rendered.
         let parent = match ctx.sls.rsplit_once('/') {
             Some((p, _)) if !p.is_empty() => p.to_string(),
             _ => ".".to_string(),
         };
-        vars.push(("tplfile", ctx.sls.clone()));
-        vars.push(("tpldir", parent));
-        return vars;
-    }
-    let template = if ctx.sls.is_empty() {
-        tplfile.rsplit('/').next().unwrap_or(tplfile).to_string()
-    } else {
-        tplfile.to_string()
+        return vec![
+            ("tplpath", ctx.tplpath.clone()),
+            ("tplfile", ctx.sls.clone()),
+            ("tpldir", parent),
+        ];
     };
     let dir = template
         .rsplit_once('/')
         .map(|(d, _)| d.to_string())
         .unwrap_or_default();
-    vars.push(("tplfile", template));
-    vars.push((
-        "tpldir",
-        if dir.is_empty() {
-            ".".into()
-        } else {
-            dir.clone()
-        },
-    ));
-    vars.push(("tpldot", dir.replace('/', ".")));
-    vars.push(("slspath", dir.clone()));
-    vars.push(("slsdotpath", dir.replace('/', ".")));
-    vars.push(("slscolonpath", dir.replace('/', ":")));
-    vars.push(("sls_path", dir.replace('/', "_")));
-    vars
+    vec![
+        ("tplpath", ctx.tplpath.clone()),
+        ("tplfile", template),
+        (
+            "tpldir",
+            if dir.is_empty() {
+                ".".into()
+            } else {
+                dir.clone()
+            },
+        ),
+        ("tpldot", dir.replace('/', ".")),
+        ("slspath", dir.clone()),
+        ("slsdotpath", dir.replace('/', ".")),
+        ("slscolonpath", dir.replace('/', ":")),
+        ("sls_path", dir.replace('/', "_")),
+    ]
 }
 
 /// The render's root dict of `source`, converted from `data` when the

@@ -1,0 +1,3 @@
+c:
+  test.nop:
+    - name: "{{ sls }}|{{ slspath }}|{{ tpldir }}|{{ tplfile }}|{{ tpldot }}|{{ slscolonpath }}"

@@ -1,0 +1,3 @@
+sub:
+  test.nop:
+    - name: "{{ sls }}|{{ slspath }}|{{ tpldir }}"
