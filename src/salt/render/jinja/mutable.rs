@@ -647,7 +647,10 @@ pub fn unknown_method(
     method: &str,
     args: &[Value],
 ) -> Result<Value, Error> {
-    if let Some(s) = value.as_str() {
+    if let (Some(b), "decode") = (value.as_bytes(), method) {
+        return py_decode(b, str_arg(args, 0)?.unwrap_or("utf-8"));
+    }
+    if let Some(s) = value.as_str().filter(|_| value.kind() == ValueKind::String) {
         if let Some(rv) = string_method(s, method, args)? {
             return Ok(rv);
         }
@@ -928,10 +931,66 @@ fn string_method(s: &str, method: &str, args: &[Value]) -> Result<Option<Value>,
             let p = str_arg(args, 0)?.unwrap_or("");
             Value::from(s.strip_suffix(p).unwrap_or(s))
         }
-        "encode" | "decode" => Value::from(s),
+        "encode" => Value::from_bytes(py_encode(s, str_arg(args, 0)?.unwrap_or("utf-8"))?),
         _ => return Ok(None),
     };
     Ok(Some(rv))
+}
+
+/// Python's name of a codec lookup (`UTF8`, `utf_8` and `u8` are
+/// `utf-8`), for the three codecs templates use.
+fn codec(name: &str) -> Result<&'static str, Error> {
+    let norm = name.trim().to_ascii_lowercase().replace([' ', '-'], "_");
+    match norm.as_str() {
+        "utf_8" | "utf8" | "u8" | "utf" | "cp65001" => Ok("utf-8"),
+        "ascii" | "us_ascii" | "646" => Ok("ascii"),
+        "latin_1" | "latin1" | "latin" | "l1" | "iso8859_1" | "iso_8859_1" | "8859" | "cp819" => {
+            Ok("latin-1")
+        }
+        _ => Err(err(format!("unknown encoding: {name}"))),
+    }
+}
+
+/// Python's `str.encode(encoding)` (strict errors).
+fn py_encode(s: &str, encoding: &str) -> Result<Vec<u8>, Error> {
+    let limit = match codec(encoding)? {
+        "utf-8" => return Ok(s.as_bytes().to_vec()),
+        "ascii" => 0x80,
+        _ => 0x100,
+    };
+    let name = if limit == 0x80 { "ascii" } else { "latin-1" };
+    s.chars()
+        .enumerate()
+        .map(|(i, c)| {
+            u8::try_from(c as u32).ok().filter(|b| u32::from(*b) < limit).ok_or_else(|| {
+                err(format!(
+                    "'{name}' codec can't encode character {} in position {i}: ordinal not in range({limit})",
+                    crate::value::py_str_repr(&c.to_string())
+                ))
+            })
+        })
+        .collect()
+}
+
+/// Python's `bytes.decode(encoding)` (strict errors).
+fn py_decode(b: &[u8], encoding: &str) -> Result<Value, Error> {
+    match codec(encoding)? {
+        "utf-8" => std::str::from_utf8(b).map(Value::from).map_err(|e| {
+            err(format!(
+                "'utf-8' codec can't decode byte 0x{:02x} in position {}: invalid start byte",
+                b[e.valid_up_to()],
+                e.valid_up_to()
+            ))
+        }),
+        "ascii" => match b.iter().position(|c| *c >= 0x80) {
+            Some(i) => Err(err(format!(
+                "'ascii' codec can't decode byte 0x{:02x} in position {i}: ordinal not in range(128)",
+                b[i]
+            ))),
+            None => Ok(Value::from(b.iter().map(|c| char::from(*c)).collect::<String>())),
+        },
+        _ => Ok(Value::from(b.iter().map(|c| char::from(*c)).collect::<String>())),
+    }
 }
 
 #[cfg(test)]

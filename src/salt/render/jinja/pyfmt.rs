@@ -41,7 +41,7 @@ pub fn py_repr(v: &Value) -> String {
 
 /// Python `str()` of a value: strings bare, everything else as `repr()`.
 pub fn py_str(v: &Value) -> String {
-    match v.as_str() {
+    match v.as_str().filter(|_| v.kind() != ValueKind::Bytes) {
         Some(s) => s.to_string(),
         None if v.is_undefined() => String::new(),
         None => py_repr(v),
@@ -50,7 +50,7 @@ pub fn py_str(v: &Value) -> String {
 
 /// What `{{ value }}` prints under Salt's finalizer.
 pub fn finalize(v: &Value) -> String {
-    match v.as_str() {
+    match v.as_str().filter(|_| v.kind() != ValueKind::Bytes) {
         Some(s) => s.to_string(),
         None if v.is_undefined() => String::new(),
         None => {
@@ -84,12 +84,7 @@ fn write_repr(out: &mut String, v: &Value, printable: bool) {
         ValueKind::Bool => out.push_str(if v.is_true() { "True" } else { "False" }),
         ValueKind::Number => write_number(out, v),
         ValueKind::String => out.push_str(&py_str_repr(v.as_str().unwrap_or_default())),
-        ValueKind::Bytes => {
-            out.push('b');
-            out.push_str(&py_str_repr(&String::from_utf8_lossy(
-                v.as_bytes().unwrap_or_default(),
-            )));
-        }
+        ValueKind::Bytes => write_bytes_repr(out, v.as_bytes().unwrap_or_default()),
         ValueKind::Map => {
             let mut pairs = Vec::new();
             if let Ok(it) = v.try_iter() {
@@ -130,6 +125,36 @@ fn write_dict(out: &mut String, pairs: &[(Value, Value)], printable: bool) {
         }
     }
     out.push('}');
+}
+
+/// Python's `repr()` of `bytes`: `b'...'` (double quotes when the bytes
+/// hold a `'` and no `"`), printable ASCII as is, tab, newline and return
+/// as `\t`, `\n`, `\r`, the rest as `\xNN`.
+fn write_bytes_repr(out: &mut String, b: &[u8]) {
+    let quote = if b.contains(&b'\'') && !b.contains(&b'"') {
+        '"'
+    } else {
+        '\''
+    };
+    out.push('b');
+    out.push(quote);
+    for &c in b {
+        match c {
+            b'\\' => out.push_str("\\\\"),
+            b'\t' => out.push_str("\\t"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            _ if char::from(c) == quote => {
+                out.push('\\');
+                out.push(quote);
+            }
+            0x20..=0x7e => out.push(char::from(c)),
+            _ => {
+                let _ = write!(out, "\\x{c:02x}");
+            }
+        }
+    }
+    out.push(quote);
 }
 
 /// Python 3.11's `repr()` of an `OrderedDict`: `OrderedDict([('k', v)])`,

@@ -117,7 +117,7 @@ pub(super) fn build_environment(
     env.set_path_join_callback(|name, _parent| Cow::Owned(loader::join_path(name)));
     env.set_unknown_method_callback(super::mutable::unknown_method);
     env.set_formatter(|out, state, value| {
-        if value.is_undefined() || value.as_str().is_some() {
+        if value.is_undefined() || value.kind() == ValueKind::String {
             return minijinja::escape_formatter(out, state, value);
         }
         // What `pyfmt::finalize` prints for an integer, without the buffer.
@@ -126,6 +126,18 @@ pub(super) fn build_environment(
         }
         out.write_str(&pyfmt::finalize(value)).map_err(Error::from)
     });
+
+    // Python's str() of bytes is their repr (b'...'); minijinja would print
+    // the text.
+    env.add_filter(
+        "string",
+        |state: &State, v: JValue| -> Result<JValue, Error> {
+            if v.kind() == ValueKind::Bytes {
+                return Ok(JValue::from(pyfmt::py_str(&v)));
+            }
+            minijinja::filters::string(state, &v)
+        },
+    );
 
     // Pre-pass helpers.
     env.add_function("__mut", to_mut_shallow);
