@@ -915,8 +915,10 @@ impl Compiler<'_> {
                         traced_leaves(node, &r),
                     ));
                 }
+                // A text stream (`#!jinja` alone) is not a dict.
+                let text = r.text_only.then(|| Value::str(r.text.text.as_str()));
                 Ok(PillarRender {
-                    data: r.data.map(|n| n.to_value()),
+                    data: r.data.map(|n| n.to_value()).or(text),
                     aggregate: r.aggregate,
                 })
             }

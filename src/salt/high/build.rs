@@ -293,8 +293,36 @@ fn prepare(
         data,
         template,
         text,
+        text_only,
         ..
     } = rendered;
+    if text_only {
+        // A text stream is not a dict; Salt's merge of it then finds
+        // nothing left to read, so this is the one error.
+        let error = Diagnostic::new(
+            codes::SLS_NOT_DICT,
+            format!("SLS {sls} does not render to a dictionary"),
+        )
+        .with_subject(SLS, what)
+        .with_primary(crate::diag::Label::line(
+            &template,
+            1,
+            "the pipe ends in a text renderer",
+        ));
+        return Prepared {
+            file,
+            body: Some(Body {
+                template,
+                text,
+                spanless: None,
+                state: Err(Value::Map(Map::new())),
+                include: Vec::new(),
+                shared: Vec::new(),
+                slots: Vec::new(),
+                errors: vec![(error, LabelAt::Nowhere)],
+            }),
+        };
+    }
     let Some(node) = data.filter(Node::truthy) else {
         return Prepared { file, body: None };
     };
@@ -1210,7 +1238,7 @@ pub fn merge_included_states(
                 codes::SLS_NOT_DICT,
                 format!(
                     "Error when rendering state with contents: {}",
-                    other.py_repr()
+                    other.py_str()
                 ),
             ));
             return;

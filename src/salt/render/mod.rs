@@ -122,6 +122,9 @@ pub struct Rendered {
     /// With the yamlex renderer: the data with its aggregate marks (the
     /// pillar's `aggregate` strategy folds by them).
     pub aggregate: Option<crate::salt::yamlex::Aggr>,
+    /// The pipe of a non-blank file ended in a text renderer (`#!jinja`
+    /// alone): Salt gets a text stream, not data.
+    pub text_only: bool,
 }
 
 /// Everything a render needs besides the file.
@@ -149,6 +152,7 @@ pub fn render_file(
                 text: template.clone(),
                 template,
                 aggregate: None,
+                text_only: false,
             })
         }
         Pipe::Unsupported(r) => {
@@ -189,6 +193,7 @@ pub fn render_file(
                         template,
                         text,
                         aggregate: None,
+                        text_only: false,
                     });
                 }
                 let options = yaml::LoadOptions::new(yaml::Dialect::Salt, env.jinja.limits());
@@ -226,6 +231,7 @@ pub fn render_file(
                         template,
                         text,
                         aggregate: None,
+                        text_only: false,
                     });
                 }
                 // Salt's json renderer drops a leading `#!` line.
@@ -252,12 +258,14 @@ pub fn render_file(
             }
         }
     }
+    let text_only = data.is_none() && !template.text.trim().is_empty();
     let data = data.filter(|n| !matches!(n.value, NodeValue::Null));
     Ok(Rendered {
         data,
         template,
         text,
         aggregate,
+        text_only,
     })
 }
 

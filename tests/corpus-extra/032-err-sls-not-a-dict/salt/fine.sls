@@ -1,0 +1,2 @@
+fine:
+  test.nop: []

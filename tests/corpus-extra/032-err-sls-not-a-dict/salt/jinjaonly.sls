@@ -1,0 +1,4 @@
+#!jinja
+j:
+  test.nop:
+    - v: {{ 1 }}

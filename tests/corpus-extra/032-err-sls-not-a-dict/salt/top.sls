@@ -1,0 +1,6 @@
+base:
+  '*':
+    - plain
+    - alist
+    - jinjaonly
+    - fine
