@@ -1,5 +1,6 @@
-//! Jinja2's text filters minijinja lacks (`truncate`, `wordcount`,
-//! `center`; `filesizeformat` and `striptags` come from minijinja-contrib)
+//! Jinja2's text filters minijinja lacks or computes otherwise
+//! (`truncate`, `wordcount`, `center`, `urlencode`; `filesizeformat` and
+//! `striptags` come from minijinja-contrib)
 //! and Salt's address tests (`is_ip`, `is_ipv4`, `is_ipv6`, from
 //! `salt/utils/network.py`), as Jinja2 3.1 and Salt 3008.5 compute them.
 
@@ -15,6 +16,7 @@ pub(super) fn register(env: &mut Environment<'static>) {
     env.add_filter("truncate", truncate);
     env.add_filter("wordcount", |v: MjValue| wordcount(&py_str(&v)));
     env.add_filter("center", center);
+    env.add_filter("urlencode", urlencode);
     env.add_filter("filesizeformat", minijinja_contrib::filters::filesizeformat);
     env.add_filter("striptags", minijinja_contrib::filters::striptags);
     for (name, version) in [("is_ip", None), ("is_ipv4", Some(4)), ("is_ipv6", Some(6))] {
@@ -27,6 +29,82 @@ pub(super) fn register(env: &mut Environment<'static>) {
             },
         );
     }
+}
+
+/// Jinja2's `urlencode`: text (or anything not iterable) quoted as a URL
+/// path; a dict, or an iterable of pairs, as a query string (`+` for a
+/// space, `&` between pairs).
+fn urlencode(v: MjValue) -> Result<MjValue, Error> {
+    let iterable = matches!(
+        v.kind(),
+        ValueKind::Seq | ValueKind::Map | ValueKind::Iterable
+    );
+    if !iterable {
+        return Ok(MjValue::from(url_quote(&v, false)));
+    }
+    let mut parts = Vec::new();
+    for item in v.try_iter()? {
+        let (key, value) = if v.kind() == ValueKind::Map {
+            let value = v.get_item(&item)?;
+            (item, value)
+        } else {
+            let pair: Vec<MjValue> = match item.kind() {
+                ValueKind::String => item
+                    .as_str()
+                    .unwrap_or_default()
+                    .chars()
+                    .map(MjValue::from)
+                    .collect(),
+                ValueKind::Seq | ValueKind::Map | ValueKind::Iterable => item.try_iter()?.collect(),
+                _ => {
+                    return Err(py_error(format!(
+                        "cannot unpack non-iterable {} object",
+                        super::pyfmt::py_type_name(&item)
+                    )))
+                }
+            };
+            match <[MjValue; 2]>::try_from(pair) {
+                Ok([k, val]) => (k, val),
+                Err(p) if p.len() > 2 => {
+                    return Err(py_error("too many values to unpack (expected 2)"))
+                }
+                Err(p) => {
+                    return Err(py_error(format!(
+                        "not enough values to unpack (expected 2, got {})",
+                        p.len()
+                    )))
+                }
+            }
+        };
+        parts.push(format!(
+            "{}={}",
+            url_quote(&key, true),
+            url_quote(&value, true)
+        ));
+    }
+    Ok(MjValue::from(parts.join("&")))
+}
+
+/// Jinja2's `url_quote`: the UTF-8 bytes of `str(v)` percent-encoded but
+/// for letters, digits and `_.-~` (and `/` outside a query); in a query a
+/// space is `+`.
+fn url_quote(v: &MjValue, for_qs: bool) -> String {
+    let bytes: Vec<u8> = match v.as_bytes().filter(|_| v.kind() == ValueKind::Bytes) {
+        Some(b) => b.to_vec(),
+        None => py_str(v).into_bytes(),
+    };
+    let mut out = String::with_capacity(bytes.len());
+    for b in bytes {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'.' | b'-' | b'~' => {
+                out.push(char::from(b))
+            }
+            b'/' if !for_qs => out.push('/'),
+            b' ' if for_qs => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
 }
 
 /// A positional or keyword argument (`i` counts after the filtered value).
