@@ -268,17 +268,78 @@ fn dict_from(args: &[JValue], kw: Kwargs) -> Result<JValue, Error> {
     Ok(new_map(m))
 }
 
+/// The keyword arguments of a call to a filter whose options (`params`,
+/// after the filtered value) Jinja2 also takes positionally, with Python's
+/// `TypeError` texts for too many arguments or one given twice.
+fn positional_as_keywords(
+    pyname: &str,
+    params: &[&str],
+    args: &[JValue],
+    kw: &Kwargs,
+) -> Result<Kwargs, Error> {
+    if args.len() > params.len() {
+        return Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!(
+                "{pyname}() takes from 1 to {} positional arguments but {} were given",
+                params.len() + 1,
+                args.len() + 1
+            ),
+        ));
+    }
+    let mut out: Vec<(String, JValue)> = Vec::with_capacity(args.len() + 2);
+    for (name, v) in params.iter().zip(args) {
+        if kw.has(name) {
+            return Err(Error::new(
+                ErrorKind::InvalidOperation,
+                format!("{pyname}() got multiple values for argument '{name}'"),
+            ));
+        }
+        out.push((name.to_string(), v.clone()));
+    }
+    for k in kw.args() {
+        out.push((k.to_string(), kw.peek::<JValue>(k)?));
+    }
+    Ok(out.into_iter().collect())
+}
+
 /// Jinja2 builtins whose minijinja versions differ from Jinja2's.
 fn register_builtin_overrides(env: &mut Environment<'static>) {
+    // minijinja's own filters that neither Jinja 3.1 nor Salt 3008.5 has:
+    // Salt fails with `No filter named 'split'.` (a syntax error).
+    for name in ["split", "lines", "chain", "bool"] {
+        env.remove_filter(name);
+    }
     // dictsort calls `value.items()`: an undefined value fails with its own
     // text in Jinja2 (the engine's error names the expression).
+    // Jinja2's dictsort(value, case_sensitive=False, by='key', reverse=False)
+    // and sort(value, reverse=False, case_sensitive=False, attribute=None)
+    // take their options positionally too; minijinja's only by keyword.
     env.add_filter(
         "dictsort",
-        |v: JValue, kw: Kwargs| -> Result<JValue, Error> {
+        |v: JValue, args: Rest<JValue>, kw: Kwargs| -> Result<JValue, Error> {
+            let kw = positional_as_keywords(
+                "do_dictsort",
+                &["case_sensitive", "by", "reverse"],
+                &args,
+                &kw,
+            )?;
             if v.is_undefined() {
                 v.get_attr("items")?;
             }
             minijinja::filters::dictsort(&v, kw)
+        },
+    );
+    env.add_filter(
+        "sort",
+        |state: &State, v: JValue, args: Rest<JValue>, kw: Kwargs| -> Result<JValue, Error> {
+            let kw = positional_as_keywords(
+                "do_sort",
+                &["reverse", "case_sensitive", "attribute"],
+                &args,
+                &kw,
+            )?;
+            minijinja::filters::sort(state, v, kw)
         },
     );
     // default(value, default_value='', boolean=False). A `None` given as the
