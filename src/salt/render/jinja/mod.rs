@@ -9,6 +9,7 @@ pub mod convert;
 mod error;
 pub mod filters;
 mod loader;
+mod macros;
 pub mod mutable;
 mod prepass;
 pub(crate) use prepass::check_one_pass as check_prepass;

@@ -14,7 +14,7 @@ use super::convert::to_jinja;
 use super::error::{map_error, template_error, TopLevel, PREFIX_ERROR, PREFIX_RUNTIME};
 use super::mutable::{new_list, new_map, pairs_of, to_mut_deep, to_mut_shallow, track, MutList};
 use super::reads::Source;
-use super::{filters, loader, prepass, pyfmt, salt};
+use super::{filters, loader, macros, prepass, pyfmt, salt};
 use super::{EnvOptions, JinjaError, JinjaErrorKind, RenderData, SlsContext, TemplateLoader};
 
 /// minijinja's syntax settings for `options` (invalid delimiters fall back
@@ -130,16 +130,16 @@ pub(super) fn build_environment(
     // Pre-pass helpers.
     env.add_function("__mut", to_mut_shallow);
     env.add_function("__noop", |_v: JValue| JValue::from(()));
-    env.add_function("__iter", |v: JValue| -> Result<JValue, Error> {
-        if v.is_none() {
-            return Err(template_error(
-                JinjaErrorKind::Other,
-                PREFIX_ERROR,
-                "'NoneType' object is not iterable",
-            ));
-        }
-        Ok(v)
-    });
+    env.add_function("__iter", loop_iterable);
+    env.add_function(
+        "__iter_unpack",
+        |v: JValue, n: usize| -> Result<JValue, Error> {
+            let v = loop_iterable(v)?;
+            let items: Result<Vec<JValue>, Error> = v.try_iter()?.map(|x| unpack(x, n)).collect();
+            Ok(JValue::from(items?))
+        },
+    );
+    env.add_function("__unpack", unpack);
     env.add_function("__import_enter", |state: &State, name: JValue| {
         let caller = loader::PATH_VARS.map(|k| state.lookup(k).unwrap_or(JValue::UNDEFINED));
         match name.as_str() {
@@ -148,6 +148,10 @@ pub(super) fn build_environment(
         }
     });
     env.add_function("__import_leave", loader::import_leave);
+    env.add_function(
+        "__varmacro",
+        |m: JValue, n: usize, varargs: bool, kwargs: bool| macros::wrap(m, n, varargs, kwargs),
+    );
     env.add_filter("__pyfmt", pyfmt_filter);
     env.add_function(
         "__import_yaml",
@@ -266,6 +270,59 @@ fn dict_from(args: &[JValue], kw: Kwargs) -> Result<JValue, Error> {
         m.insert(JValue::from(k), kw.peek::<JValue>(k)?);
     }
     Ok(new_map(m))
+}
+
+/// What a `for` loop iterates, as Jinja2 sees it: None is not iterable
+/// (minijinja loops zero times), and a string or a one-shot iterable (a
+/// filter's generator) becomes a list, so the loop knows its length
+/// (`loop.length`, `loop.revindex`, `loop.nextitem`, ...).
+fn loop_iterable(v: JValue) -> Result<JValue, Error> {
+    if v.is_none() {
+        return Err(template_error(
+            JinjaErrorKind::Other,
+            PREFIX_ERROR,
+            "'NoneType' object is not iterable",
+        ));
+    }
+    if let Some(s) = v.as_str() {
+        return Ok(JValue::from(
+            s.chars()
+                .map(|c| JValue::from(c.to_string()))
+                .collect::<Vec<_>>(),
+        ));
+    }
+    if v.kind() == ValueKind::Iterable && v.len().is_none() {
+        return Ok(JValue::from(v.try_iter()?.collect::<Vec<_>>()));
+    }
+    Ok(v)
+}
+
+/// `v` unpacked into `n` targets as Python does: a string into its
+/// characters, a dict into its keys; Python's `ValueError` / `TypeError`
+/// when the length differs or `v` is not iterable.
+fn unpack(v: JValue, n: usize) -> Result<JValue, Error> {
+    let fail = |msg: String| template_error(JinjaErrorKind::Other, PREFIX_ERROR, msg);
+    let items: Vec<JValue> = if let Some(s) = v.as_str() {
+        s.chars().map(|c| JValue::from(c.to_string())).collect()
+    } else {
+        match v.kind() {
+            ValueKind::Seq | ValueKind::Map | ValueKind::Iterable => v.try_iter()?.collect(),
+            _ => {
+                return Err(fail(format!(
+                    "cannot unpack non-iterable {} object",
+                    pyfmt::py_type_name(&v)
+                )))
+            }
+        }
+    };
+    match items.len() {
+        k if k > n => Err(fail(format!("too many values to unpack (expected {n})"))),
+        k if k < n => Err(fail(format!(
+            "not enough values to unpack (expected {n}, got {k})"
+        ))),
+        _ if v.kind() == ValueKind::Seq => Ok(v),
+        _ => Ok(JValue::from(items)),
+    }
 }
 
 /// The keyword arguments of a call to a filter whose options (`params`,
