@@ -192,6 +192,26 @@ impl Args {
             .or_else(|| self.kw.iter().find(|(k, _)| k == name).map(|(_, v)| v))
     }
 
+    /// Python's checks of a call to `pyname(params...)` (no defaults
+    /// beyond what the caller reads): too many positional arguments, or a
+    /// keyword the signature lacks, fail with Python's `TypeError` text.
+    fn signature(&self, pyname: &str, params: &[&str]) -> Result<(), Error> {
+        let (n, m) = (params.len(), self.pos.len());
+        if m > n {
+            return Err(type_error(format!(
+                "{pyname}() takes {n} positional argument{} but {m} {} given",
+                if n == 1 { "" } else { "s" },
+                if m == 1 { "was" } else { "were" },
+            )));
+        }
+        if let Some((k, _)) = self.kw.iter().find(|(k, _)| !params.contains(&k.as_str())) {
+            return Err(type_error(format!(
+                "{pyname}() got an unexpected keyword argument '{k}'"
+            )));
+        }
+        Ok(())
+    }
+
     fn value(&self, i: usize, name: &str) -> Result<Option<Value>, Error> {
         self.raw(i, name).map(from_mj).transpose()
     }
@@ -387,6 +407,21 @@ fn f_dict_to_sls_yaml_params(a: Args) -> Result<MjValue, Error> {
 
 fn f_indent(a: Args) -> Result<MjValue, Error> {
     let s = a.raw(0, "s").cloned().unwrap_or_default();
+    // Jinja2's do_indent starts with `s += "\n"`: anything but a string
+    // fails there (a list a step later, at `s.splitlines()`).
+    if s.as_str().is_none() && !s.is_undefined() {
+        return Err(type_error(if s.is_tuple() {
+            "can only concatenate tuple (not \"str\") to tuple".to_string()
+        } else {
+            match from_mj(&s)? {
+                Value::List(_) => "'list' object has no attribute 'splitlines'".to_string(),
+                other => format!(
+                    "unsupported operand type(s) for +=: '{}' and 'str'",
+                    other.py_type_name()
+                ),
+            }
+        }));
+    }
     let safe = s.is_safe();
     let s = s
         .as_str()
@@ -473,12 +508,23 @@ fn py_splitlines(s: &str) -> Vec<&str> {
     out
 }
 
+/// Salt's `unique(values)` replaces Jinja2's: no options
+/// (`case_sensitive`, `attribute`) are accepted.
 fn f_unique(a: Args) -> Result<MjValue, Error> {
+    a.signature("unique", &["values"])?;
     let v = a.req(0, "values")?;
     ret(Value::List(unique_list(py_iter(&v)?).into()))
 }
 
+/// Salt's `lst_min(obj)` / `lst_max(obj)` replace Jinja2's `min`/`max`:
+/// no options (`case_sensitive`, `attribute`) are accepted.
 fn min_max(a: Args, want: std::cmp::Ordering) -> Result<MjValue, Error> {
+    let pyname = if want == std::cmp::Ordering::Less {
+        "lst_min"
+    } else {
+        "lst_max"
+    };
+    a.signature(pyname, &["obj"])?;
     let items = py_iter(&a.req(0, "obj")?)?;
     let mut best: Option<Value> = None;
     for x in items {

@@ -1,6 +1,7 @@
 //! Salt 3008.5's Jinja environment on minijinja: environment setup (strict
 //! undefined, no auto-escape, whitespace options, `#jinja2:` headers),
-//! the source pre-pass, Python-style printing, the render context, the
+//! the source pre-pass (with Jinja2's `varargs`/`kwargs` macros in
+//! `macros`), Python-style printing, the render context, the
 //! fileserver loader with Salt's relative-name quirk, Salt's data tags,
 //! globals and tests, mapping engine errors to Salt's messages, and the
 //! log of what a render read of the minion's data (`reads`).
@@ -9,6 +10,7 @@ pub mod convert;
 mod error;
 pub mod filters;
 mod loader;
+mod macros;
 pub mod mutable;
 mod prepass;
 pub(crate) use prepass::check_one_pass as check_prepass;

@@ -186,21 +186,41 @@ pub fn pairs_of(v: &Value) -> Result<Vec<(Value, Value)>, Error> {
             }
             Ok(out)
         }
-        ValueKind::Seq | ValueKind::Iterable => {
+        // A string is an iterable of one-character strings: `''` updates
+        // nothing (Salt's `pillar.get` default), any other fails.
+        ValueKind::Seq | ValueKind::Iterable | ValueKind::String => {
             let mut out = Vec::new();
-            for item in v.try_iter()? {
-                if item.len() != Some(2) {
-                    return Err(err(format!(
-                        "dictionary update sequence element has length {}; 2 is required",
-                        item.len().unwrap_or(0)
-                    )));
+            for (n, item) in v.try_iter()?.enumerate() {
+                let pair: Option<Vec<Value>> = match item.as_str() {
+                    Some(s) => Some(s.chars().map(|c| Value::from(c.to_string())).collect()),
+                    None if matches!(item.kind(), ValueKind::Seq | ValueKind::Map) => {
+                        Some(item.try_iter()?.collect())
+                    }
+                    None => None,
+                };
+                match pair.as_deref() {
+                    Some([k, v]) => out.push((k.clone(), v.clone())),
+                    Some(other) => {
+                        return Err(err(format!(
+                            "dictionary update sequence element #{n} has length {}; 2 is required",
+                            other.len()
+                        )))
+                    }
+                    None => {
+                        return Err(err(format!(
+                            "cannot convert dictionary update sequence element #{n} to a sequence"
+                        )))
+                    }
                 }
-                out.push((item.get_item_by_index(0)?, item.get_item_by_index(1)?));
             }
             Ok(out)
         }
-        ValueKind::None | ValueKind::Undefined => Ok(Vec::new()),
-        other => Err(err(format!("'{other}' object is not iterable"))),
+        // Python: `'NoneType' object is not iterable` (`d.update(None)`).
+        ValueKind::Undefined => Ok(Vec::new()),
+        _ => Err(err(format!(
+            "'{}' object is not iterable",
+            pyfmt::py_type_name(v)
+        ))),
     }
 }
 

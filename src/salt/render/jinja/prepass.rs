@@ -4,6 +4,9 @@
 //! markers are handled exactly as the engine sees them). Rewrites never add
 //! or remove newlines, so engine line numbers stay those of the original.
 //!
+//! Before both: whitespace Jinja2's lexer skips inside tags (Python's `\s`:
+//! U+00A0, U+2028, `\v`, ...) but minijinja's rejects becomes ASCII spaces.
+//!
 //! Statement level (first pass):
 //! * `{% import_yaml EXPR as NAME %}` → `{% set NAME = __import_yaml(EXPR, ctx) %}`
 //!   (also `import_json`, `import_text`; `ctx` is `true` for `with context`);
@@ -12,6 +15,11 @@
 //! * `{% do EXPR %}` → `{% do __noop(EXPR) %}` (minijinja only accepts calls);
 //! * `{% for X in EXPR ... %}` → `{% for X in __iter(EXPR) ... %}` (None is
 //!   not iterable in Jinja2);
+//! * `{% if A, B %}` / `{% elif A, B %}` → `{% if (A, B) %}` (Jinja2 reads
+//!   the test as a tuple);
+//! * `{% macro m(a, b=a * 2) %}` → the default moved into the body, and a
+//!   macro whose body reads `varargs` / `kwargs` declares them and is
+//!   rebound after `{% endmacro %}` to `__varmacro(m, ...)` (see `macros`);
 //! * `{% import EXPR ... %}` / `{% from EXPR import ... %}` without `with
 //!   context` → the same, between `{% set tplfile, tpldir, tpldot =
 //!   __import_enter(EXPR) %}` and `{% set ... = __import_leave() %}`: the
@@ -20,9 +28,14 @@
 //! Expression level (second pass):
 //! * map and list literals → `__mut({...})`, `__mut([...])` (mutable containers);
 //! * `{% set NAME = RHS %}` (single target) → `{% set NAME = __mut((RHS)) %}`;
+//! * `{% set A, B = RHS %}` → `{% set A, B = __unpack((RHS), 2) %}` and
+//!   `{% for A, B in EXPR %}` → `{% for A, B in __iter_unpack(EXPR, 2) %}`
+//!   (Python's unpacking: a string gives its characters, a length that
+//!   differs fails);
 //! * `'literal' % OPERAND` → `'literal'|__pyfmt(OPERAND)`.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 
 use minijinja::machinery::{tokenize, Token};
 use minijinja::syntax::SyntaxConfig;
@@ -35,25 +48,67 @@ struct Tok<'a> {
 }
 
 fn lex<'a>(src: &'a str, syntax: &SyntaxConfig) -> Option<Vec<Tok<'a>>> {
+    lex_at(src, syntax).ok()
+}
+
+/// The tokens of `src`, or the byte offset where the tokenizer gave up
+/// (`None` when it did not say).
+fn lex_at<'a>(src: &'a str, syntax: &SyntaxConfig) -> Result<Vec<Tok<'a>>, Option<usize>> {
     // Room for a token per 8 bytes, about what state files have: growing
     // from empty cost more than the tokenizer itself.
     let mut out = Vec::with_capacity(src.len() / 8 + 8);
     for item in tokenize(src, false, syntax.clone()) {
-        let (tok, span) = item.ok()?;
+        let (tok, span) = item.map_err(|e| e.range().map(|r| r.start))?;
         out.push(Tok {
             tok,
             start: span.start_offset as usize,
             end: span.end_offset as usize,
         });
     }
-    Some(out)
+    Ok(out)
+}
+
+/// Whether Python's `\s` (in a `str` pattern) matches `c`: Jinja2's lexer
+/// skips such characters between the tokens of a tag. minijinja's skips
+/// ASCII whitespace only.
+fn is_py_space(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '\x1c'..='\x1f')
+}
+
+/// `src` with every whitespace character Jinja2 skips inside tags and
+/// minijinja rejects (U+00A0 no-break space, U+2028, `\v`, ...) replaced
+/// by as many ASCII spaces as it has bytes, so offsets stay; `None` when
+/// the tokenizer fails for another reason (the engine reports it).
+fn with_ascii_spaces(src: &str, syntax: &SyntaxConfig) -> Option<String> {
+    let mut text = src.to_string();
+    // Each round replaces one character; a source with thousands of them
+    // inside tags is not worth the time.
+    for _ in 0..1000 {
+        match lex_at(&text, syntax) {
+            Ok(_) => return Some(text),
+            Err(Some(at)) => {
+                let c = text.get(at..)?.chars().next()?;
+                if !is_py_space(c) || c.is_ascii_whitespace() {
+                    return None;
+                }
+                text.replace_range(at..at + c.len_utf8(), &" ".repeat(c.len_utf8()));
+            }
+            Err(None) => return None,
+        }
+    }
+    None
 }
 
 /// Rewrite `src`. A source the tokenizer rejects is returned unchanged (the
-/// engine then reports the syntax error itself).
+/// engine then reports the syntax error itself), unless what it rejected
+/// is whitespace Jinja2 accepts: then the rewrite of the text with that
+/// whitespace made ASCII.
 pub(super) fn rewrite<'s>(src: &'s str, syntax: &SyntaxConfig) -> Cow<'s, str> {
     let Some(tokens) = lex(src, syntax) else {
-        return src.into();
+        return match with_ascii_spaces(src, syntax) {
+            Some(text) => rewrite(&text, syntax).into_owned().into(),
+            None => src.into(),
+        };
     };
     let stmts = statements(src, &tokens, syntax);
     if stmts.edits.is_empty() {
@@ -175,13 +230,18 @@ fn tags_balanced(t: &[Tok]) -> bool {
 
 /// A statement wrapper: `pre` before `from`, `post` after `to`, outside
 /// any wrapper of the second pass on the same range.
-fn stmt_wrap(from: usize, to: usize, pre: &'static str, post: &'static str) -> Wrap {
+fn stmt_wrap(
+    from: usize,
+    to: usize,
+    pre: impl Into<Cow<'static, str>>,
+    post: impl Into<Cow<'static, str>>,
+) -> Wrap {
     Wrap {
         open: from,
         close: to,
         del: 0,
-        pre,
-        post,
+        pre: pre.into(),
+        post: post.into(),
         rank: -1,
     }
 }
@@ -194,6 +254,7 @@ fn statements(src: &str, t: &[Tok], syntax: &SyntaxConfig) -> Stmts {
     let mut inserts = Vec::new();
     let mut one_pass = true;
     let mut loads: Vec<(String, &str)> = Vec::new();
+    let mut macros: Vec<MacroDecl> = Vec::new();
     let mut i = 0;
     while i < t.len() {
         if !matches!(t[i].tok, Token::BlockStart) {
@@ -306,15 +367,57 @@ fn statements(src: &str, t: &[Tok], syntax: &SyntaxConfig) -> Stmts {
                         // `for x in 'a', 'b'`: Jinja2 reads a bare tuple.
                         let tuple =
                             (n + 1..end).any(|k| matches!(t[k].tok, Token::Comma) && at0(k));
-                        let (pre, post) = if tuple {
-                            ("__iter((", "))")
-                        } else {
-                            ("__iter(", ")")
+                        // `for a, b in ...`: each item is unpacked as
+                        // Python does (a string into its characters).
+                        let commas = (i + 2..n)
+                            .filter(|&k| matches!(t[k].tok, Token::Comma) && at0(k))
+                            .count();
+                        let targets = match t[n - 1].tok {
+                            Token::Comma => commas,
+                            _ => commas + 1,
                         };
-                        edits.push(replace(from, from, pre.into()));
-                        edits.push(replace(to, to, post.into()));
+                        let (pre, post): (Cow<'static, str>, Cow<'static, str>) =
+                            match (tuple, targets > 1 || commas > 0) {
+                                (true, false) => ("__iter((".into(), "))".into()),
+                                (false, false) => ("__iter(".into(), ")".into()),
+                                (true, true) => {
+                                    ("__iter_unpack((".into(), format!("), {targets})").into())
+                                }
+                                (false, true) => {
+                                    ("__iter_unpack(".into(), format!(", {targets})").into())
+                                }
+                            };
+                        edits.push(replace(from, from, pre.to_string()));
+                        edits.push(replace(to, to, post.to_string()));
                         wraps.push(stmt_wrap(from, to, pre, post));
                         one_pass &= wrappable(t, n + 1, end);
+                    }
+                }
+                "macro" => {
+                    if let Some(m) = macro_decl(src, t, i, j, syntax, &mut edits) {
+                        one_pass &= !m.rewritten;
+                        macros.push(m);
+                    }
+                }
+                "endmacro" => {
+                    if let Some(m) = macros.pop() {
+                        if let Some(e) = macro_catch_alls(t, &m, i, j, syntax) {
+                            edits.extend(e);
+                            one_pass = false;
+                        }
+                    }
+                }
+                "if" | "elif" if j > i + 2 => {
+                    // Jinja2 reads the test as a tuple: `{% if a, b %}` is
+                    // a (truthy) tuple; minijinja needs the parentheses.
+                    let tuple = (i + 2..j)
+                        .any(|k| matches!(t[k].tok, Token::Comma) && depth_at(t, i + 2, k) == 0);
+                    if tuple {
+                        let (from, to) = (t[i + 2].start, t[j - 1].end);
+                        edits.push(replace(from, from, "(".into()));
+                        edits.push(replace(to, to, ")".into()));
+                        wraps.push(stmt_wrap(from, to, "(", ")"));
+                        one_pass &= wrappable(t, i + 2, j);
                     }
                 }
                 "do" if j > i + 2 => {
@@ -336,6 +439,147 @@ fn statements(src: &str, t: &[Tok], syntax: &SyntaxConfig) -> Stmts {
         inserts,
         one_pass,
     }
+}
+
+/// A `{% macro NAME(PARAMS) %}` tag the first pass has read.
+struct MacroDecl {
+    name: String,
+    params: Vec<String>,
+    /// Token index of the `)` closing the parameters.
+    close: usize,
+    /// Token index where the body starts.
+    body: usize,
+    /// Whether a default was moved into the body.
+    rewritten: bool,
+}
+
+/// Read the macro tag in tokens `i..j` (`j`: its last token before `%}`
+/// or the colon Jinja2 skips). A default that refers to a parameter
+/// (`{% macro m(a, b=a * 2) %}`: Jinja2 evaluates defaults at call time,
+/// in order, with the earlier parameters bound; minijinja before binding
+/// any) moves into the body: `{% if b is undefined %}{% set b = (a * 2)
+/// %}{% endif %}`, inside the tag's own delimiters so its whitespace
+/// markers keep their effect.
+fn macro_decl(
+    src: &str,
+    t: &[Tok],
+    i: usize,
+    j: usize,
+    syntax: &SyntaxConfig,
+    edits: &mut Vec<Edit>,
+) -> Option<MacroDecl> {
+    let (bstart, bend) = syntax.block_delimiters();
+    let Token::Ident(name) = t.get(i + 2)?.tok else {
+        return None;
+    };
+    if !matches!(t.get(i + 3)?.tok, Token::ParenOpen) {
+        return None;
+    }
+    let close = matching(t, i + 3);
+    if close >= j || !matches!(t[close].tok, Token::ParenClose) {
+        return None;
+    }
+    let mut params = Vec::new();
+    let mut defaults = Vec::new();
+    let mut k = i + 4;
+    while k < close {
+        let Token::Ident(p) = t[k].tok else {
+            return None;
+        };
+        let end = (k..close)
+            .find(|&e| matches!(t[e].tok, Token::Comma) && depth_at(t, i + 4, e) == 0)
+            .unwrap_or(close);
+        if end > k + 2 && matches!(t[k + 1].tok, Token::Assign) {
+            defaults.push((params.len(), k + 1, end));
+        }
+        params.push(p.to_string());
+        k = end + 1;
+    }
+    let mut moved = String::new();
+    for (n, assign, end) in defaults {
+        let refers = (assign + 1..end).any(|x| {
+            matches!(t[x].tok, Token::Ident(id) if params.iter().any(|p| p == id))
+                && !matches!(t[x - 1].tok, Token::Dot)
+        });
+        if refers {
+            let p = &params[n];
+            let expr = &src[t[assign + 1].start..t[end - 1].end];
+            // `=__missing` (a name nothing defines: undefined) keeps the
+            // parameter optional, so later defaults stay allowed.
+            edits.push(replace(
+                t[assign + 1].start,
+                t[end - 1].end,
+                "__missing".into(),
+            ));
+            let _ = write!(
+                moved,
+                "{bend}{bstart} if {p} is undefined {bend}{bstart} set {p} = ({expr}) {bend}{bstart} endif "
+            );
+        }
+    }
+    let rewritten = !moved.is_empty();
+    if rewritten {
+        edits.push(replace(t[j].start, t[j].start, moved));
+    }
+    Some(MacroDecl {
+        name: name.to_string(),
+        params,
+        close,
+        body: j + 1,
+        rewritten,
+    })
+}
+
+/// At the `{% endmacro %}` in tokens `i..j` closing `m`: when the body
+/// reads `varargs` or `kwargs` (Jinja2's catch-alls), the edits that
+/// declare them as the last parameters and rebind the macro's name to
+/// `__varmacro(NAME, N, VARARGS, KWARGS)` (see `macros`).
+fn macro_catch_alls(
+    t: &[Tok],
+    m: &MacroDecl,
+    i: usize,
+    j: usize,
+    syntax: &SyntaxConfig,
+) -> Option<Vec<Edit>> {
+    let (bstart, bend) = syntax.block_delimiters();
+    let reads = |w: &str| {
+        !m.params.iter().any(|p| p == w)
+            && (m.body..i).any(|x| {
+                matches!(t[x].tok, Token::Ident(id) if id == w)
+                    && !matches!(t[x - 1].tok, Token::Dot)
+            })
+    };
+    let (va, kw) = (reads("varargs"), reads("kwargs"));
+    if !va && !kw {
+        return None;
+    }
+    let added: Vec<&str> = [("varargs", va), ("kwargs", kw)]
+        .iter()
+        .filter(|x| x.1)
+        .map(|x| {
+            if x.0 == "varargs" {
+                "varargs=()"
+            } else {
+                "kwargs={}"
+            }
+        })
+        .collect();
+    let sep = if m.params.is_empty() || matches!(t[m.close - 1].tok, Token::Comma) {
+        ""
+    } else {
+        ", "
+    };
+    let pos = t[m.close].start;
+    let name = &m.name;
+    let n = m.params.len();
+    Some(vec![
+        replace(pos, pos, format!("{sep}{}", added.join(", "))),
+        replace(
+            t[j].start,
+            t[j].start,
+            format!("{bend}{bstart} set {name} = __varmacro({name}, {n}, {va}, {kw}) "),
+        ),
+    ])
 }
 
 /// Whether the statement in tokens `i..j` (`{%` .. `%}`, keyword `kw`)
@@ -436,8 +680,8 @@ struct Wrap {
     open: usize,
     close: usize,
     del: usize,
-    pre: &'static str,
-    post: &'static str,
+    pre: Cow<'static, str>,
+    post: Cow<'static, str>,
     rank: i64,
 }
 
@@ -448,14 +692,14 @@ fn wrap_edits(wraps: Vec<Wrap>) -> Vec<Edit> {
         edits.push(Edit {
             pos: w.open,
             del: w.del,
-            text: w.pre.into(),
+            text: w.pre.into_owned(),
             order: (1, -(w.close as i64), w.rank),
         });
         // Closers: inner (started later) first.
         edits.push(Edit {
             pos: w.close,
             del: 0,
-            text: w.post.into(),
+            text: w.post.into_owned(),
             order: (0, -(w.open as i64), -w.rank),
         });
     }
@@ -485,8 +729,8 @@ fn expression_wraps(t: &[Tok]) -> Vec<Wrap> {
                 open: t[i].start,
                 close: t[matching(t, i)].end,
                 del: 0,
-                pre: "__mut(",
-                post: ")",
+                pre: "__mut(".into(),
+                post: ")".into(),
                 rank: 1,
             }),
             Token::BracketOpen => {
@@ -497,8 +741,8 @@ fn expression_wraps(t: &[Tok]) -> Vec<Wrap> {
                     open: t[i].start,
                     close: t[matching(t, i)].end,
                     del: 0,
-                    pre: "__mut(",
-                    post: ")",
+                    pre: "__mut(".into(),
+                    post: ")".into(),
                     rank: 1,
                 });
             }
@@ -510,8 +754,8 @@ fn expression_wraps(t: &[Tok]) -> Vec<Wrap> {
                         open: t[i].start,
                         close: t[end].end,
                         del: t[i].end - t[i].start,
-                        pre: "|__pyfmt(",
-                        post: ")",
+                        pre: "|__pyfmt(".into(),
+                        post: ")".into(),
                         rank: 2,
                     });
                 }
@@ -532,7 +776,28 @@ fn set_rhs(t: &[Tok], i: usize, wraps: &mut Vec<Wrap>) {
     while k < t.len() && !matches!(t[k].tok, Token::Assign | Token::BlockEnd | Token::Comma) {
         k += 1;
     }
+    // `{% set a, b = RHS %}`: RHS unpacked as Python does.
+    let mut targets = 1;
+    let mut trailing = false;
+    while k < t.len() && matches!(t[k].tok, Token::Comma) {
+        trailing = true;
+        k += 1;
+        while k < t.len() && !matches!(t[k].tok, Token::Assign | Token::BlockEnd | Token::Comma) {
+            trailing = false;
+            k += 1;
+        }
+        if !trailing {
+            targets += 1;
+        }
+    }
     if k >= t.len() || !matches!(t[k].tok, Token::Assign) {
+        return;
+    }
+    // The pre-pass's own `set tplfile, tpldir, tpldot = __import_enter(..)`
+    // stays as it is (its helpers return the right length).
+    let ours = matches!(t.get(k + 1).map(|x| &x.tok), Some(Token::Ident(id)) if id.starts_with("__import_"));
+    let unpack = targets > 1 || trailing;
+    if unpack && ours {
         return;
     }
     let Some(e) = (k + 1..t.len()).find(|&e| matches!(t[e].tok, Token::BlockEnd)) else {
@@ -541,12 +806,17 @@ fn set_rhs(t: &[Tok], i: usize, wraps: &mut Vec<Wrap>) {
     if e == k + 1 {
         return;
     }
+    let (pre, post): (Cow<'static, str>, Cow<'static, str>) = if unpack {
+        ("__unpack((".into(), format!("), {targets})").into())
+    } else {
+        ("__mut((".into(), "))".into())
+    };
     wraps.push(Wrap {
         open: t[k + 1].start,
         close: t[e - 1].end,
         del: 0,
-        pre: "__mut((",
-        post: "))",
+        pre,
+        post,
         rank: 0,
     });
 }
@@ -555,7 +825,10 @@ fn set_rhs(t: &[Tok], i: usize, wraps: &mut Vec<Wrap>) {
 /// first's output), which the one-pass path of [`rewrite`] must equal.
 fn two_passes(src: &str, syntax: &SyntaxConfig) -> String {
     let Some(tokens) = lex(src, syntax) else {
-        return src.to_string();
+        return match with_ascii_spaces(src, syntax) {
+            Some(text) => two_passes(&text, syntax),
+            None => src.to_string(),
+        };
     };
     let stmts = statements(src, &tokens, syntax);
     if stmts.edits.is_empty() {
@@ -670,7 +943,14 @@ mod tests {
         );
         assert_eq!(rw("{{ x[0] }}{{ f()[1] }}"), "{{ x[0] }}{{ f()[1] }}");
         assert_eq!(rw("{{ 2 in [1, 2] }}"), "{{ 2 in __mut([1, 2]) }}");
-        assert_eq!(rw("{% set a, b = 1, 2 %}"), "{% set a, b = 1, 2 %}");
+        assert_eq!(
+            rw("{% set a, b = 1, 2 %}"),
+            "{% set a, b = __unpack((1, 2), 2) %}"
+        );
+        assert_eq!(
+            rw("{% for a, b in 'xy', 'zw' %}{% endfor %}{% for a, b in d|dictsort %}{% endfor %}"),
+            "{% for a, b in __iter_unpack(('xy', 'zw'), 2) %}{% endfor %}{% for a, b in __iter_unpack(d|dictsort, 2) %}{% endfor %}"
+        );
         assert_eq!(
             rw("{%- set x -%}a{% endset %}"),
             "{%- set x -%}a{% endset %}"
@@ -699,6 +979,45 @@ mod tests {
             rw("{% for p in 'vim', %}{% endfor %}"),
             "{% for p in __iter(('vim',)) %}{% endfor %}"
         );
+        assert_eq!(
+            rw("{% if a, b %}{% elif c, %}{% elif f(d, e) %}{% endif %}"),
+            "{% if (a, b) %}{% elif (c,) %}{% elif f(d, e) %}{% endif %}"
+        );
+        assert_eq!(
+            rw("{%- if a, [1]: -%}{% endif %}"),
+            "{%- if (a, __mut([1]))  -%}{% endif %}"
+        );
+    }
+
+    #[test]
+    fn macro_defaults_and_catch_alls() {
+        assert_eq!(
+            rw("{%- macro m(a, b=a * 2, c=1) -%}{{ b }}{%- endmacro %}"),
+            "{%- macro m(a, b=__missing, c=1) %}{% if b is undefined %}{% set b = __mut(((a * 2))) %}{% endif -%}{{ b }}{%- endmacro %}"
+        );
+        assert_eq!(
+            rw("{% macro m(a) %}{{ varargs }}{{ kwargs.x }}{% endmacro %}"),
+            "{% macro m(a, varargs=(), kwargs=__mut({})) %}{{ varargs }}{{ kwargs.x }}{% endmacro %}{% set m = __mut((__varmacro(m, 1, true, true))) %}"
+        );
+        assert_eq!(
+            rw("{% macro m() %}{{ varargs }}{% endmacro %}{% macro n(a,) %}{{ d.kwargs }}{{ kwargs }}{% endmacro %}"),
+            "{% macro m(varargs=()) %}{{ varargs }}{% endmacro %}{% set m = __mut((__varmacro(m, 0, true, false))) %}{% macro n(a,kwargs=__mut({})) %}{{ d.kwargs }}{{ kwargs }}{% endmacro %}{% set n = __mut((__varmacro(n, 1, false, true))) %}"
+        );
+        // Defaults without parameters in them, and `d.varargs`, stay.
+        let plain = "{% macro m(a, b=c.a) %}{{ d.varargs }}{% endmacro %}";
+        assert_eq!(rw(plain), plain);
+    }
+
+    #[test]
+    fn unicode_whitespace_in_tags_is_whitespace() {
+        assert_eq!(rw("{{ v\u{a0}}}"), "{{ v  }}");
+        assert_eq!(
+            rw("\u{a0}{%\u{2028}if\u{a0}a %}\u{a0}{% endif %}"),
+            "\u{a0}{%   if  a %}\u{a0}{% endif %}"
+        );
+        // In a string it stays; other bad characters stay for the engine.
+        assert_eq!(rw("{{ '\u{a0}' ~ [1] }}"), "{{ '\u{a0}' ~ __mut([1]) }}");
+        assert_eq!(rw("{{ v\u{a0}? }}"), "{{ v\u{a0}? }}");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use super::convert::to_jinja;
 use super::error::{map_error, template_error, TopLevel, PREFIX_ERROR, PREFIX_RUNTIME};
 use super::mutable::{new_list, new_map, pairs_of, to_mut_deep, to_mut_shallow, track, MutList};
 use super::reads::Source;
-use super::{filters, loader, prepass, pyfmt, salt};
+use super::{filters, loader, macros, prepass, pyfmt, salt};
 use super::{EnvOptions, JinjaError, JinjaErrorKind, RenderData, SlsContext, TemplateLoader};
 
 /// minijinja's syntax settings for `options` (invalid delimiters fall back
@@ -142,16 +142,16 @@ pub(super) fn build_environment(
     // Pre-pass helpers.
     env.add_function("__mut", to_mut_shallow);
     env.add_function("__noop", |_v: JValue| JValue::from(()));
-    env.add_function("__iter", |v: JValue| -> Result<JValue, Error> {
-        if v.is_none() {
-            return Err(template_error(
-                JinjaErrorKind::Other,
-                PREFIX_ERROR,
-                "'NoneType' object is not iterable",
-            ));
-        }
-        Ok(v)
-    });
+    env.add_function("__iter", loop_iterable);
+    env.add_function(
+        "__iter_unpack",
+        |v: JValue, n: usize| -> Result<JValue, Error> {
+            let v = loop_iterable(v)?;
+            let items: Result<Vec<JValue>, Error> = v.try_iter()?.map(|x| unpack(x, n)).collect();
+            Ok(JValue::from(items?))
+        },
+    );
+    env.add_function("__unpack", unpack);
     env.add_function("__import_enter", |state: &State, name: JValue| {
         let caller = loader::PATH_VARS.map(|k| state.lookup(k).unwrap_or(JValue::UNDEFINED));
         match name.as_str() {
@@ -160,6 +160,10 @@ pub(super) fn build_environment(
         }
     });
     env.add_function("__import_leave", loader::import_leave);
+    env.add_function(
+        "__varmacro",
+        |m: JValue, n: usize, varargs: bool, kwargs: bool| macros::wrap(m, n, varargs, kwargs),
+    );
     env.add_filter("__pyfmt", pyfmt_filter);
     env.add_function(
         "__import_yaml",
@@ -280,17 +284,131 @@ fn dict_from(args: &[JValue], kw: Kwargs) -> Result<JValue, Error> {
     Ok(new_map(m))
 }
 
+/// What a `for` loop iterates, as Jinja2 sees it: None is not iterable
+/// (minijinja loops zero times), and a string or a one-shot iterable (a
+/// filter's generator) becomes a list, so the loop knows its length
+/// (`loop.length`, `loop.revindex`, `loop.nextitem`, ...).
+fn loop_iterable(v: JValue) -> Result<JValue, Error> {
+    if v.is_none() {
+        return Err(template_error(
+            JinjaErrorKind::Other,
+            PREFIX_ERROR,
+            "'NoneType' object is not iterable",
+        ));
+    }
+    if let Some(s) = v.as_str() {
+        return Ok(JValue::from(
+            s.chars()
+                .map(|c| JValue::from(c.to_string()))
+                .collect::<Vec<_>>(),
+        ));
+    }
+    if v.kind() == ValueKind::Iterable && v.len().is_none() {
+        return Ok(JValue::from(v.try_iter()?.collect::<Vec<_>>()));
+    }
+    Ok(v)
+}
+
+/// `v` unpacked into `n` targets as Python does: a string into its
+/// characters, a dict into its keys; Python's `ValueError` / `TypeError`
+/// when the length differs or `v` is not iterable.
+fn unpack(v: JValue, n: usize) -> Result<JValue, Error> {
+    let fail = |msg: String| template_error(JinjaErrorKind::Other, PREFIX_ERROR, msg);
+    let items: Vec<JValue> = if let Some(s) = v.as_str() {
+        s.chars().map(|c| JValue::from(c.to_string())).collect()
+    } else {
+        match v.kind() {
+            ValueKind::Seq | ValueKind::Map | ValueKind::Iterable => v.try_iter()?.collect(),
+            _ => {
+                return Err(fail(format!(
+                    "cannot unpack non-iterable {} object",
+                    pyfmt::py_type_name(&v)
+                )))
+            }
+        }
+    };
+    match items.len() {
+        k if k > n => Err(fail(format!("too many values to unpack (expected {n})"))),
+        k if k < n => Err(fail(format!(
+            "not enough values to unpack (expected {n}, got {k})"
+        ))),
+        _ if v.kind() == ValueKind::Seq => Ok(v),
+        _ => Ok(JValue::from(items)),
+    }
+}
+
+/// The keyword arguments of a call to a filter whose options (`params`,
+/// after the filtered value) Jinja2 also takes positionally, with Python's
+/// `TypeError` texts for too many arguments or one given twice.
+fn positional_as_keywords(
+    pyname: &str,
+    params: &[&str],
+    args: &[JValue],
+    kw: &Kwargs,
+) -> Result<Kwargs, Error> {
+    if args.len() > params.len() {
+        return Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!(
+                "{pyname}() takes from 1 to {} positional arguments but {} were given",
+                params.len() + 1,
+                args.len() + 1
+            ),
+        ));
+    }
+    let mut out: Vec<(String, JValue)> = Vec::with_capacity(args.len() + 2);
+    for (name, v) in params.iter().zip(args) {
+        if kw.has(name) {
+            return Err(Error::new(
+                ErrorKind::InvalidOperation,
+                format!("{pyname}() got multiple values for argument '{name}'"),
+            ));
+        }
+        out.push((name.to_string(), v.clone()));
+    }
+    for k in kw.args() {
+        out.push((k.to_string(), kw.peek::<JValue>(k)?));
+    }
+    Ok(out.into_iter().collect())
+}
+
 /// Jinja2 builtins whose minijinja versions differ from Jinja2's.
 fn register_builtin_overrides(env: &mut Environment<'static>) {
+    // minijinja's own filters that neither Jinja 3.1 nor Salt 3008.5 has:
+    // Salt fails with `No filter named 'split'.` (a syntax error).
+    for name in ["split", "lines", "chain", "bool"] {
+        env.remove_filter(name);
+    }
     // dictsort calls `value.items()`: an undefined value fails with its own
     // text in Jinja2 (the engine's error names the expression).
+    // Jinja2's dictsort(value, case_sensitive=False, by='key', reverse=False)
+    // and sort(value, reverse=False, case_sensitive=False, attribute=None)
+    // take their options positionally too; minijinja's only by keyword.
     env.add_filter(
         "dictsort",
-        |v: JValue, kw: Kwargs| -> Result<JValue, Error> {
+        |v: JValue, args: Rest<JValue>, kw: Kwargs| -> Result<JValue, Error> {
+            let kw = positional_as_keywords(
+                "do_dictsort",
+                &["case_sensitive", "by", "reverse"],
+                &args,
+                &kw,
+            )?;
             if v.is_undefined() {
                 v.get_attr("items")?;
             }
             minijinja::filters::dictsort(&v, kw)
+        },
+    );
+    env.add_filter(
+        "sort",
+        |state: &State, v: JValue, args: Rest<JValue>, kw: Kwargs| -> Result<JValue, Error> {
+            let kw = positional_as_keywords(
+                "do_sort",
+                &["reverse", "case_sensitive", "attribute"],
+                &args,
+                &kw,
+            )?;
+            minijinja::filters::sort(state, v, kw)
         },
     );
     // default(value, default_value='', boolean=False). A `None` given as the

@@ -1,0 +1,3 @@
+a:
+  test.nop:
+    - v: {{ [1, 2, 1]|unique(true)|list }}

@@ -1,0 +1,3 @@
+b:
+  test.nop:
+    - v: {{ [1, 3]|max(true) }}

@@ -1,0 +1,3 @@
+c:
+  test.nop:
+    - v: {{ [{'n': 1}]|min(attribute='n') }}

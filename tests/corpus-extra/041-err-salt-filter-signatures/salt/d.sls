@@ -1,0 +1,3 @@
+d:
+  test.nop:
+    - v: {{ 'a,b'|split(',')|json }}

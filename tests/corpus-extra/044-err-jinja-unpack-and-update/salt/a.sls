@@ -1,0 +1,5 @@
+a:
+  test.nop:
+{%- for x, y in ['xyz'] %}
+    - {{ x }}: {{ y }}
+{%- endfor %}

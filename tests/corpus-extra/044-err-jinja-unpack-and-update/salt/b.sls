@@ -1,0 +1,4 @@
+{%- set x, y = 'x' %}
+b:
+  test.nop:
+    - v: {{ x }}

@@ -1,0 +1,4 @@
+{%- set x, y = 5 %}
+c:
+  test.nop:
+    - v: {{ x }}

@@ -1,0 +1,5 @@
+{%- set ch = {'host': 'h'} %}
+{%- do ch.update(None) %}
+d:
+  test.nop:
+    - v: {{ ch|json }}

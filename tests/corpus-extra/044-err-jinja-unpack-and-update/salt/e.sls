@@ -1,0 +1,5 @@
+{%- set ch = {'host': 'h'} %}
+{%- do ch.update('ab') %}
+e:
+  test.nop:
+    - v: {{ ch|json }}

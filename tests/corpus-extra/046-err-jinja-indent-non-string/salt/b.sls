@@ -1,0 +1,3 @@
+b:
+  test.nop:
+    - v: {{ 5|indent(2) }}

@@ -1,0 +1,3 @@
+c:
+  test.nop:
+    - v: {{ [1]|indent(2) }}
