@@ -666,17 +666,23 @@ pub fn cached_file_path(opts: &Value, saltenv: &str, rel: &str) -> String {
 /// `minion_opts.json`, written by `docs/minion-opts.py` from what Salt
 /// printed (paths as a packaged minion has them, under `/`).
 fn default_opts() -> Map {
+    defaults().clone()
+}
+
+/// [`default_opts`], read once.
+fn defaults() -> &'static Map {
     static DEFAULTS: std::sync::OnceLock<Map> = std::sync::OnceLock::new();
-    DEFAULTS
-        .get_or_init(|| {
-            match serde_json::from_str(include_str!("minion_opts.json"))
-                .map(|j| Value::from_json(&j))
-            {
-                Ok(Value::Map(m)) => m,
-                _ => Map::new(),
-            }
-        })
-        .clone()
+    DEFAULTS.get_or_init(|| {
+        match serde_json::from_str(include_str!("minion_opts.json")).map(|j| Value::from_json(&j)) {
+            Ok(Value::Map(m)) => m,
+            _ => Map::new(),
+        }
+    })
+}
+
+/// Is `value` Salt's default for the option `key`?
+pub fn is_default_opt(key: &str, value: &Value) -> bool {
+    defaults().get(key) == Some(value)
 }
 
 #[cfg(test)]

@@ -341,15 +341,26 @@ impl Session {
 /// the read log does not record. Minions with equal settings render every
 /// file the same way given the same reads.
 fn fleet_settings(config: &Config, options: &Options) -> String {
-    let mut c = config.clone();
-    c.id.clear();
-    c.grains = Value::Null;
     // Renders record what they read of `opts`, but Jinja's own setup reads
-    // it too (`allow_undefined`): every other option counts.
-    if let Value::Map(m) = &mut c.opts {
-        m.shift_remove("id");
-        m.shift_remove("grains");
+    // it too (`allow_undefined`): every option counts but the minion's own
+    // and those at Salt's default (the same for every minion; leaving them
+    // out keeps this key short).
+    let mut opts = Map::new();
+    if let Value::Map(m) = &config.opts {
+        for (k, v) in m.iter() {
+            let key = k.as_str().unwrap_or_default();
+            if !matches!(key, "id" | "grains") && !crate::salt::config::is_default_opt(key, v) {
+                opts.insert(k.clone(), v.clone());
+            }
+        }
     }
+    let mut c = Config {
+        opts: Value::Null,
+        grains: Value::Null,
+        ..config.clone()
+    };
+    c.id.clear();
+    c.opts = Value::Map(opts);
     format!(
         "{c:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
         options.sls,
