@@ -100,20 +100,12 @@ struct Entry<T> {
     answered: Vec<String>,
 }
 
-fn source_of(data: &RenderData, s: Source) -> &Value {
-    match s {
-        Source::Grains => &data.grains,
-        Source::Pillar => &data.pillar,
-        Source::Opts => &data.opts,
-    }
-}
-
 /// What `data` gives for the reads of a shape, in order.
 fn seen_for<'d>(reads: &[SourceReads; 3], data: &'d RenderData) -> Vec<Option<&'d Value>> {
     Source::ALL
         .iter()
         .zip(reads)
-        .flat_map(|(s, r)| reads::seen(r, source_of(data, *s)))
+        .flat_map(|(s, r)| reads::seen(r, data.source(*s)))
         .collect()
 }
 
@@ -177,7 +169,7 @@ impl<T> RenderShare<T> {
         result: Arc<T>,
     ) {
         let shape_reads: [SourceReads; 3] =
-            Source::ALL.map(|s| reads::normalise(log.of(s), source_of(data, s)));
+            Source::ALL.map(|s| reads::normalise(log.of(s), data.source(s)));
         let seen_refs = seen_for(&shape_reads, data);
         let hash = hash_seen(seen_refs.iter().copied());
         let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());

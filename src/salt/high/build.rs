@@ -299,29 +299,15 @@ fn prepare(
     if text_only {
         // A text stream is not a dict; Salt's merge of it then finds
         // nothing left to read, so this is the one error.
-        let error = Diagnostic::new(
-            codes::SLS_NOT_DICT,
-            format!("SLS {sls} does not render to a dictionary"),
-        )
-        .with_subject(SLS, what)
-        .with_primary(crate::diag::Label::line(
-            &template,
-            1,
-            "the pipe ends in a text renderer",
-        ));
-        return Prepared {
-            file,
-            body: Some(Body {
-                template,
-                text,
-                spanless: None,
-                state: Err(Value::Map(Map::new())),
-                include: Vec::new(),
-                shared: Vec::new(),
-                slots: Vec::new(),
-                errors: vec![(error, LabelAt::Nowhere)],
-            }),
+        let label = crate::diag::Label::line(&template, 1, "the pipe ends in a text renderer");
+        let body = NotDict {
+            template,
+            text,
+            spanless: None,
+            shared: Vec::new(),
+            state: Value::Map(Map::new()),
         };
+        return body.prepared(file, sls, what, label);
     }
     let Some(node) = data.filter(Node::truthy) else {
         return Prepared { file, body: None };
@@ -331,31 +317,18 @@ fn prepare(
     let span = node.span.clone();
     // The parse tree is ours alone: move its strings into the data.
     let data = state_data(node, auto_order);
-    let mut errors = Vec::new();
     let Value::Map(mut state) = data else {
-        errors.push((
-            Diagnostic::new(
-                codes::SLS_NOT_DICT,
-                format!("SLS {sls} does not render to a dictionary"),
-            )
-            .with_subject(SLS, what)
-            .with_primary(crate::diag::Label::new(&text, span, "renders to this")),
-            LabelAt::Nowhere,
-        ));
-        return Prepared {
-            file,
-            body: Some(Body {
-                template,
-                text,
-                spanless,
-                state: Err(data),
-                include: Vec::new(),
-                shared,
-                slots: Vec::new(),
-                errors,
-            }),
+        let label = crate::diag::Label::new(&text, span, "renders to this");
+        let body = NotDict {
+            template,
+            text,
+            spanless,
+            shared,
+            state: data,
         };
+        return body.prepared(file, sls, what, label);
     };
+    let mut errors = Vec::new();
     let mut include = Vec::new();
     if let Some(inc) = state.get("include") {
         match inc {
@@ -996,6 +969,42 @@ impl Own {
                 *r = true;
                 drop_order_slots(state, i, &self.slots);
             }
+        }
+    }
+}
+
+/// An SLS that rendered to something other than a dict: what its body
+/// keeps for the merge (`state`, which Salt's merge takes as it is).
+struct NotDict {
+    template: Arc<SourceFile>,
+    text: Arc<SourceFile>,
+    spanless: Option<Node>,
+    shared: Vec<(Value, Value)>,
+    state: Value,
+}
+
+impl NotDict {
+    /// The body with Salt's error, "does not render to a dictionary", at
+    /// `label`.
+    fn prepared(self, file: SlsFile, sls: &str, what: &str, label: crate::diag::Label) -> Prepared {
+        let error = Diagnostic::new(
+            codes::SLS_NOT_DICT,
+            format!("SLS {sls} does not render to a dictionary"),
+        )
+        .with_subject(SLS, what)
+        .with_primary(label);
+        Prepared {
+            file,
+            body: Some(Body {
+                template: self.template,
+                text: self.text,
+                spanless: self.spanless,
+                state: Err(self.state),
+                include: Vec::new(),
+                shared: self.shared,
+                slots: Vec::new(),
+                errors: vec![(error, LabelAt::Nowhere)],
+            }),
         }
     }
 }

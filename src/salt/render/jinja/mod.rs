@@ -81,6 +81,17 @@ pub struct RenderData {
     pub queries: MinionQueries,
 }
 
+impl RenderData {
+    /// The root a template reads as `source` (`grains`, `pillar`, `opts`).
+    pub fn source(&self, source: reads::Source) -> &Value {
+        match source {
+            reads::Source::Grains => &self.grains,
+            reads::Source::Pillar => &self.pillar,
+            reads::Source::Opts => &self.opts,
+        }
+    }
+}
+
 /// Queries about the minion's own state (`pkg.version`, `user.info`,
 /// `mine.get`, ...): answered as a freshly installed minion would, each
 /// function noted for one warning; with `strict`, they need a mock. The

@@ -312,7 +312,7 @@ fn loop_iterable(v: JValue) -> Result<JValue, Error> {
 /// `v` unpacked into `n` targets as Python does: a string into its
 /// characters, a dict into its keys; Python's `ValueError` / `TypeError`
 /// when the length differs or `v` is not iterable.
-fn unpack(v: JValue, n: usize) -> Result<JValue, Error> {
+pub(super) fn unpack(v: JValue, n: usize) -> Result<JValue, Error> {
     let fail = |msg: String| template_error(JinjaErrorKind::Other, PREFIX_ERROR, msg);
     let items: Vec<JValue> = if let Some(s) = v.as_str() {
         s.chars().map(|c| JValue::from(c.to_string())).collect()
@@ -792,30 +792,21 @@ fn path_vars(ctx: &SlsContext) -> Vec<(&'static str, String)> {
 fn root(data: &Arc<RenderData>, source: Source) -> JValue {
     use super::convert::{root_entries, to_jinja_ordered, to_jinja_pillar};
     use crate::value::Value;
-    let value = match source {
-        Source::Grains => &data.grains,
-        Source::Pillar => &data.pillar,
-        Source::Opts => &data.opts,
-    };
-    if !matches!(value, Value::Map(_)) {
-        return track(to_jinja(value), source);
+    if !matches!(data.source(source), Value::Map(_)) {
+        return track(to_jinja(data.source(source)), source);
     }
     let data = data.clone();
     super::mutable::track_lazy(
         source,
-        Box::new(
-            move || match (source, &data.grains, &data.pillar, &data.opts) {
-                (Source::Grains, Value::Map(m), _, _) => root_entries(m, |_, v| to_jinja(v)),
-                (Source::Pillar, _, Value::Map(m), _) => {
-                    root_entries(m, |_, v| to_jinja_ordered(v))
-                }
-                (Source::Opts, _, _, Value::Map(m)) => root_entries(m, |k, v| match k.as_str() {
-                    Some("pillar") => to_jinja_pillar(v),
-                    _ => to_jinja(v),
-                }),
-                _ => Default::default(),
-            },
-        ),
+        Box::new(move || match data.source(source) {
+            Value::Map(m) => root_entries(m, |k, v| match (source, k.as_str()) {
+                (Source::Grains, _) => to_jinja(v),
+                (Source::Pillar, _) => to_jinja_ordered(v),
+                (Source::Opts, Some("pillar")) => to_jinja_pillar(v),
+                (Source::Opts, _) => to_jinja(v),
+            }),
+            _ => Default::default(),
+        }),
     )
 }
 

@@ -48,33 +48,9 @@ fn urlencode(v: MjValue) -> Result<MjValue, Error> {
             let value = v.get_item(&item)?;
             (item, value)
         } else {
-            let pair: Vec<MjValue> = match item.kind() {
-                ValueKind::String => item
-                    .as_str()
-                    .unwrap_or_default()
-                    .chars()
-                    .map(MjValue::from)
-                    .collect(),
-                ValueKind::Seq | ValueKind::Map | ValueKind::Iterable => item.try_iter()?.collect(),
-                _ => {
-                    return Err(py_error(format!(
-                        "cannot unpack non-iterable {} object",
-                        super::pyfmt::py_type_name(&item)
-                    )))
-                }
-            };
-            match <[MjValue; 2]>::try_from(pair) {
-                Ok([k, val]) => (k, val),
-                Err(p) if p.len() > 2 => {
-                    return Err(py_error("too many values to unpack (expected 2)"))
-                }
-                Err(p) => {
-                    return Err(py_error(format!(
-                        "not enough values to unpack (expected 2, got {})",
-                        p.len()
-                    )))
-                }
-            }
+            // `for k, v in items`: Python's unpacking and its errors.
+            let pair = super::setup::unpack(item, 2)?;
+            (pair.get_item_by_index(0)?, pair.get_item_by_index(1)?)
         };
         parts.push(format!(
             "{}={}",
