@@ -253,7 +253,19 @@ fn register_globals(env: &mut Environment<'static>, _data: Arc<RenderData>) {
             f.call(state, &args)
         },
     );
-    env.add_function("cycler", minijinja_contrib::globals::cycler);
+    env.add_function("cycler", |items: Rest<JValue>| -> Result<JValue, Error> {
+        if items.is_empty() {
+            return Err(template_error(
+                JinjaErrorKind::Other,
+                PREFIX_ERROR,
+                "at least one item has to be provided",
+            ));
+        }
+        Ok(JValue::from_object(Cycler {
+            items: items.0,
+            pos: std::sync::atomic::AtomicUsize::new(0),
+        }))
+    });
     env.add_function("joiner", minijinja_contrib::globals::joiner);
     env.add_function("lipsum", |_args: Rest<JValue>| -> Result<JValue, Error> {
         Err(template_error(
@@ -262,6 +274,77 @@ fn register_globals(env: &mut Environment<'static>, _data: Arc<RenderData>) {
             "lipsum() is random and cannot be rendered at compile time",
         ))
     });
+}
+
+/// Jinja2's `cycler(*items)`: `next()` returns the current item and moves
+/// on (wrapping), `current` is the item `next()` returns next, `reset()`
+/// goes back to the first, `items` and `pos` are readable. (minijinja's
+/// own cycler takes one list and has only `next()`.)
+#[derive(Debug)]
+struct Cycler {
+    items: Vec<JValue>,
+    pos: std::sync::atomic::AtomicUsize,
+}
+
+impl Cycler {
+    fn pos(&self) -> usize {
+        self.pos.load(std::sync::atomic::Ordering::Relaxed) % self.items.len().max(1)
+    }
+}
+
+impl minijinja::value::Object for Cycler {
+    fn repr(self: &Arc<Self>) -> minijinja::value::ObjectRepr {
+        minijinja::value::ObjectRepr::Plain
+    }
+
+    fn get_value(self: &Arc<Self>, key: &JValue) -> Option<JValue> {
+        match key.as_str()? {
+            "current" => self.items.get(self.pos()).cloned(),
+            "pos" => Some(JValue::from(self.pos())),
+            "items" => Some(JValue::from_object(minijinja::value::Tuple::from(
+                self.items.clone(),
+            ))),
+            _ => None,
+        }
+    }
+
+    fn call_method(
+        self: &Arc<Self>,
+        _state: &mut State<'_, '_>,
+        method: &str,
+        args: &[JValue],
+    ) -> Result<JValue, Error> {
+        let no_args = |name: &str| {
+            if args.is_empty() {
+                Ok(())
+            } else {
+                Err(template_error(
+                    JinjaErrorKind::Other,
+                    PREFIX_ERROR,
+                    format!(
+                        "Cycler.{name}() takes 1 positional argument but {} were given",
+                        args.len() + 1
+                    ),
+                ))
+            }
+        };
+        let ordering = std::sync::atomic::Ordering::Relaxed;
+        match method {
+            "next" => {
+                no_args(method)?;
+                let idx = self.pos();
+                self.pos
+                    .store((idx + 1) % self.items.len().max(1), ordering);
+                Ok(self.items.get(idx).cloned().unwrap_or_default())
+            }
+            "reset" => {
+                no_args(method)?;
+                self.pos.store(0, ordering);
+                Ok(JValue::from(()))
+            }
+            _ => Err(Error::from(ErrorKind::UnknownMethod)),
+        }
+    }
 }
 
 /// `dict(mapping_or_pairs, **kw)` / `odict(...)` → a mutable dict.
