@@ -19,6 +19,7 @@ pub mod reads;
 pub mod salt;
 mod serialize;
 mod setup;
+mod strftime;
 mod textnet;
 
 use crate::salt::config::JinjaOptions;
