@@ -154,12 +154,15 @@ pub(super) fn build_environment(
     env.add_function("__unpack", unpack);
     env.add_function("__import_enter", |state: &State, name: JValue| {
         let caller = loader::PATH_VARS.map(|k| state.lookup(k).unwrap_or(JValue::UNDEFINED));
-        match name.as_str() {
-            Some(n) => loader::import_enter(n, caller),
-            None => JValue::from(caller.to_vec()),
-        }
+        loader::import_enter(name.as_str(), caller)
     });
-    env.add_function("__import_leave", loader::import_leave);
+    env.add_function("__import_fresh", loader::import_fresh);
+    env.add_function(
+        "__import_leave",
+        |module: Option<JValue>, names: Rest<JValue>| {
+            loader::import_leave(module.unwrap_or(JValue::UNDEFINED), &names)
+        },
+    );
     env.add_function(
         "__varmacro",
         |m: JValue, n: usize, varargs: bool, kwargs: bool| macros::wrap(m, n, varargs, kwargs),
