@@ -13,6 +13,7 @@ mod loader;
 mod macros;
 pub mod mutable;
 mod prepass;
+mod pyorder;
 pub(crate) use prepass::check_one_pass as check_prepass;
 pub mod pyfmt;
 pub mod reads;

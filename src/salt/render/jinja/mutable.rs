@@ -635,11 +635,9 @@ impl MutList {
             };
             keyed.push((k, item));
         }
-        keyed.sort_by(|a, b| a.0.cmp(&b.0));
-        if reverse {
-            keyed.reverse();
-        }
-        *self.lock() = keyed.into_iter().map(|(_, v)| v).collect();
+        // Python's order (stable, also reversed), or its TypeError for
+        // values of different types.
+        *self.lock() = super::pyorder::sort_keyed(keyed, reverse)?;
         Ok(none())
     }
 }

@@ -482,6 +482,23 @@ fn register_builtin_overrides(env: &mut Environment<'static>) {
             if v.is_undefined() {
                 v.get_attr("items")?;
             }
+            // Python cannot order keys (or values) of different types.
+            let by_value = kw.peek::<Option<&str>>("by")? == Some("value");
+            let case_sensitive = kw.peek::<Option<bool>>("case_sensitive")?.unwrap_or(false);
+            let reverse = kw.peek::<Option<bool>>("reverse")?.unwrap_or(false);
+            if v.kind() == ValueKind::Map {
+                let keys: Vec<JValue> = pairs_of(&v)?
+                    .into_iter()
+                    .filter_map(|(k, x)| {
+                        super::pyorder::sort_filter_key(
+                            if by_value { &x } else { &k },
+                            None,
+                            case_sensitive,
+                        )
+                    })
+                    .collect();
+                super::pyorder::check_sort(keys, reverse)?;
+            }
             minijinja::filters::dictsort(&v, kw)
         },
     );
@@ -494,6 +511,31 @@ fn register_builtin_overrides(env: &mut Environment<'static>) {
                 &args,
                 &kw,
             )?;
+            // Python's order, or its TypeError for values of different
+            // types (minijinja orders those).
+            let attribute = kw.peek::<Option<JValue>>("attribute")?;
+            let case_sensitive = kw.peek::<Option<bool>>("case_sensitive")?.unwrap_or(false);
+            let reverse = kw.peek::<Option<bool>>("reverse")?.unwrap_or(false);
+            let known = kw
+                .args()
+                .all(|k| ["reverse", "case_sensitive", "attribute"].contains(&k));
+            let attr_ok = attribute.as_ref().is_none_or(|a| a.as_str().is_some());
+            if let (true, true, false, Ok(items)) = (known, attr_ok, v.is_undefined(), v.try_iter())
+            {
+                let items: Vec<JValue> = items.collect();
+                let attribute = attribute.as_ref().and_then(|a| a.as_str());
+                let keys: Option<Vec<JValue>> = items
+                    .iter()
+                    .map(|x| super::pyorder::sort_filter_key(x, attribute, case_sensitive))
+                    .collect();
+                return match keys {
+                    Some(keys) => {
+                        let keyed = keys.into_iter().zip(items).collect();
+                        Ok(JValue::from(super::pyorder::sort_keyed(keyed, reverse)?))
+                    }
+                    None => minijinja::filters::sort(state, JValue::from(items), kw),
+                };
+            }
             minijinja::filters::sort(state, v, kw)
         },
     );
