@@ -111,9 +111,10 @@ pub fn register(env: &mut Environment<'static>) {
             )
         })
     });
+    // Fixed dates and epochs only; "now" stays refused (strftime.rs).
+    env.add_filter("strftime", super::strftime::filter);
+    env.add_filter("date_format", super::strftime::filter);
     for name in [
-        "strftime",
-        "date_format",
         "random_hash",
         "rand_str",
         "random_str",

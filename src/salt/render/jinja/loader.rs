@@ -34,6 +34,14 @@ pub(super) struct Frame {
     /// Data files imported without context, by name, as first rendered:
     /// Jinja2 keeps such a module for the rest of the render.
     pub modules: HashMap<String, String>,
+    /// The template each running import without context names (resolved;
+    /// `None` when the name is not a string), innermost last.
+    importing: Vec<Option<String>>,
+    /// Templates imported without context, by resolved name, as first
+    /// evaluated: Jinja2 evaluates such a template once per render and
+    /// hands every later import the same module, so a mutation through
+    /// one import shows through all.
+    shared: HashMap<String, JValue>,
 }
 
 thread_local! {
@@ -66,6 +74,8 @@ pub(super) fn push_frame(
             base_context,
             saved: Vec::new(),
             modules: HashMap::new(),
+            importing: Vec::new(),
+            shared: HashMap::new(),
         })
     });
     FrameGuard(())
@@ -161,21 +171,51 @@ pub(super) fn path_values(frame: &Frame) -> [JValue; 3] {
 /// returns around the import (`caller` holds their values, restored by
 /// [`import_leave`]). Loading `name` here is what the import itself does
 /// next, and doing it twice changes nothing.
-pub(super) fn import_enter(name: &str, caller: [JValue; 3]) -> JValue {
-    join_path(name);
+pub(super) fn import_enter(name: Option<&str>, caller: [JValue; 3]) -> JValue {
+    let resolved = name.map(join_path);
     with_frame(|frame| {
+        frame.importing.push(resolved);
         frame.saved.push(caller.clone());
         JValue::from(path_values(frame).to_vec())
     })
     .unwrap_or_else(|| JValue::from(caller.to_vec()))
 }
 
-/// After the import: the caller's own values back.
-pub(super) fn import_leave() -> JValue {
-    with_frame(|frame| frame.saved.pop())
-        .flatten()
-        .map(|v| JValue::from(v.to_vec()))
-        .unwrap_or_else(|| JValue::from(vec![JValue::UNDEFINED; 3]))
+/// Whether the running import (see [`import_enter`]) must evaluate its
+/// template: not when this render has its module already.
+pub(super) fn import_fresh() -> bool {
+    with_frame(|frame| match frame.importing.last() {
+        Some(Some(key)) => !frame.shared.contains_key(key),
+        _ => true,
+    })
+    .unwrap_or(true)
+}
+
+/// After the import: the caller's own values back, then what the import
+/// takes from `module` (just evaluated, unset when [`import_fresh`] said
+/// no) or from the module this render evaluated first: the module itself
+/// for `*`, else its attribute of each name.
+pub(super) fn import_leave(module: JValue, names: &[JValue]) -> JValue {
+    with_frame(|frame| {
+        let key = frame.importing.pop().flatten();
+        let mut out: Vec<JValue> = match frame.saved.pop() {
+            Some(v) => v.to_vec(),
+            None => vec![JValue::UNDEFINED; 3],
+        };
+        let module = match key {
+            Some(key) => frame.shared.entry(key).or_insert(module).clone(),
+            None => module,
+        };
+        for name in names {
+            out.push(match name.as_str() {
+                Some("*") => module.clone(),
+                Some(n) => module.get_attr(n).unwrap_or(JValue::UNDEFINED),
+                None => JValue::UNDEFINED,
+            });
+        }
+        JValue::from(out)
+    })
+    .unwrap_or_else(|| JValue::from(vec![JValue::UNDEFINED; 3]))
 }
 
 /// The name to show for a template name produced by [`join_path`].

@@ -13,12 +13,14 @@ mod loader;
 mod macros;
 pub mod mutable;
 mod prepass;
+mod pyorder;
 pub(crate) use prepass::check_one_pass as check_prepass;
 pub mod pyfmt;
 pub mod reads;
 pub mod salt;
 mod serialize;
 mod setup;
+mod strftime;
 mod textnet;
 
 use crate::salt::config::JinjaOptions;

@@ -635,11 +635,9 @@ impl MutList {
             };
             keyed.push((k, item));
         }
-        keyed.sort_by(|a, b| a.0.cmp(&b.0));
-        if reverse {
-            keyed.reverse();
-        }
-        *self.lock() = keyed.into_iter().map(|(_, v)| v).collect();
+        // Python's order (stable, also reversed), or its TypeError for
+        // values of different types.
+        *self.lock() = super::pyorder::sort_keyed(keyed, reverse)?;
         Ok(none())
     }
 }
@@ -760,8 +758,8 @@ fn split_ws(s: &str, maxsplit: i64, from_right: bool) -> Vec<Value> {
 }
 
 /// Python string methods missing from pycompat. `Ok(None)`: not ours.
-fn string_method(s: &str, method: &str, args: &[Value]) -> Result<Option<Value>, Error> {
-    let (args, kwargs) = split_kwargs(args);
+fn string_method(s: &str, method: &str, all_args: &[Value]) -> Result<Option<Value>, Error> {
+    let (args, kwargs) = split_kwargs(all_args);
     let kw = |name: &str| -> Result<Option<Value>, Error> {
         match &kwargs {
             Some(k) => k.get::<Option<Value>>(name),
@@ -799,6 +797,23 @@ fn string_method(s: &str, method: &str, args: &[Value]) -> Result<Option<Value>,
                 }
             };
             new_list(parts)
+        }
+        // Conversion flags (`{!r}`): the converted fields become extra
+        // positional arguments, the rest is minijinja's `str.format`.
+        "format" => {
+            let named = |n: &str| kwargs.as_ref().and_then(|k| k.peek::<Value>(n).ok());
+            let Some((fmt, extra)) = pyfmt::str_format_conversions(s, args, &named).map_err(err)?
+            else {
+                return Ok(None);
+            };
+            let mut all: Vec<Value> = args.to_vec();
+            all.extend(extra);
+            all.extend(all_args.last().filter(|v| v.is_kwargs()).cloned());
+            Value::from(minijinja::formatting::format(
+                minijinja::formatting::FormatStyle::StrFormat,
+                &fmt,
+                &all,
+            )?)
         }
         "partition" | "rpartition" => {
             let sep =

@@ -246,6 +246,51 @@ fn stmt_wrap(
     }
 }
 
+/// The names an import without context takes, each with the variable it
+/// sets, from the tokens `from..to` after `import` (`a, b as c`) or after
+/// `as` (`m`; the name is then `*`, the module). `None` when they do not
+/// read as such.
+fn imported_names<'a>(
+    t: &[Tok<'a>],
+    from: usize,
+    to: usize,
+    module: bool,
+) -> Option<Vec<(&'a str, &'a str)>> {
+    let mut k = from;
+    let mut out = Vec::new();
+    while k < to {
+        let Token::Ident(name) = t[k].tok else {
+            return None;
+        };
+        if (name == "with" || name == "without")
+            && matches!(t.get(k + 1).map(|x| &x.tok), Some(Token::Ident("context")))
+            && k + 2 == to
+        {
+            break;
+        }
+        k += 1;
+        let mut target = name;
+        if !module && matches!(t.get(k).map(|x| &x.tok), Some(Token::Ident("as"))) {
+            let Some(Token::Ident(alias)) = t.get(k + 1).map(|x| &x.tok) else {
+                return None;
+            };
+            target = alias;
+            k += 2;
+        }
+        out.push((if module { "*" } else { name }, target));
+        if module {
+            if k < to && !matches!(t[k].tok, Token::Ident("with" | "without")) {
+                return None;
+            }
+            continue;
+        }
+        if k < to && matches!(t[k].tok, Token::Comma) {
+            k += 1;
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
 /// First pass over the tokens `t` of `src`.
 fn statements(src: &str, t: &[Tok], syntax: &SyntaxConfig) -> Stmts {
     let (bstart, bend) = syntax.block_delimiters();
@@ -334,16 +379,41 @@ fn statements(src: &str, t: &[Tok], syntax: &SyntaxConfig) -> Stmts {
                     if let (false, Some(e)) = (with_ctx, expr_end) {
                         let expr = src[t[i + 2].start..t[e].start].trim();
                         let vars = super::loader::PATH_VARS.join(", ");
+                        // Jinja2 evaluates the template once per render
+                        // and every import takes from that module: the
+                        // statement itself is kept but skipped, the module
+                        // is imported only when this render has none yet
+                        // (`loader::import_fresh` / `import_leave`).
+                        let (fresh, leave) = match imported_names(t, e + 1, j, *kw == "import") {
+                            Some(pairs) => {
+                                let names: Vec<String> =
+                                    pairs.iter().map(|(n, _)| format!("'{n}'")).collect();
+                                let names = names.join(", ");
+                                let targets: Vec<&str> = pairs.iter().map(|p| p.1).collect();
+                                let targets = targets.join(", ");
+                                (
+                                    format!(
+                                        "if __import_fresh() {bend}{bstart} import {expr} as \
+                                         __import_module {bend}{bstart} endif {bend}{bstart} \
+                                         if false {bend}{bstart} "
+                                    ),
+                                    format!(
+                                        " {bend}{bstart} endif {bend}{bstart} set {vars}, {targets} \
+                                         = __import_leave(__import_module, {names}) "
+                                    ),
+                                )
+                            }
+                            None => (
+                                String::new(),
+                                format!(" {bend}{bstart} set {vars} = __import_leave() "),
+                            ),
+                        };
                         let enter = replace(
                             kw_start,
                             kw_start,
-                            format!("set {vars} = __import_enter({expr}) {bend}{bstart} "),
+                            format!("set {vars} = __import_enter({expr}) {bend}{bstart} {fresh}"),
                         );
-                        let leave = replace(
-                            inner_end,
-                            inner_end,
-                            format!(" {bend}{bstart} set {vars} = __import_leave() "),
-                        );
+                        let leave = replace(inner_end, inner_end, leave);
                         one_pass &= !has_expression_rewrites(t, i + 2, e);
                         inserts.push(enter.clone());
                         inserts.push(leave.clone());

@@ -241,6 +241,204 @@ pub fn yaml_double_quoted(s: &str, allow_unicode: bool) -> String {
     out
 }
 
+/// Python's `ascii()`: `repr()` with every non-ASCII character escaped.
+pub fn py_ascii(v: &Value) -> String {
+    let mut out = String::new();
+    for c in py_repr(v).chars() {
+        match c as u32 {
+            0..=0x7f => out.push(c),
+            n @ 0x80..=0xff => {
+                let _ = write!(out, "\\x{n:02x}");
+            }
+            n @ 0x100..=0xffff => {
+                let _ = write!(out, "\\u{n:04x}");
+            }
+            n => {
+                let _ = write!(out, "\\U{n:08x}");
+            }
+        }
+    }
+    out
+}
+
+/// `str.format` conversion flags (`{!r}`, `{0!s:>6}`, `{name[k]!a}`),
+/// which minijinja's formatter does not parse. Returns `None` when `fmt`
+/// has none (format it as it is); otherwise the format string with each
+/// converted field replaced by a reference to an extra positional argument
+/// (appended after `args`, already converted), and automatic field numbers
+/// made explicit so they still count the converted fields. `kwargs` looks
+/// up named fields.
+pub fn str_format_conversions(
+    fmt: &str,
+    args: &[Value],
+    kwargs: &dyn Fn(&str) -> Option<Value>,
+) -> Result<Option<(String, Vec<Value>)>, String> {
+    if !fmt.contains('!') {
+        return Ok(None);
+    }
+    let mut out = String::with_capacity(fmt.len());
+    let mut extra = Vec::new();
+    let mut auto: Option<usize> = None;
+    let mut manual = false;
+    let mut converted = false;
+    let mut rest = fmt;
+    while let Some(i) = rest.find(['{', '}']) {
+        out.push_str(&rest[..i]);
+        let c = rest.as_bytes()[i];
+        rest = &rest[i..];
+        if rest.len() > 1 && rest.as_bytes()[1] == c {
+            out.push_str(&rest[..2]);
+            rest = &rest[2..];
+            continue;
+        }
+        if c == b'}' {
+            return Err("Single '}' encountered in format string".into());
+        }
+        // The field: up to its matching '}' (a spec may nest `{width}`).
+        let mut depth = 0usize;
+        let mut end = None;
+        let mut in_key = false;
+        for (j, b) in rest.bytes().enumerate() {
+            match b {
+                b'[' if depth == 1 => in_key = true,
+                b']' if in_key => in_key = false,
+                _ if in_key => {}
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(j);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let end = end.ok_or("expected '}' before end of string")?;
+        let body = &rest[1..end];
+        rest = &rest[end + 1..];
+        // field_name ['!' conversion] [':' spec]
+        let mut name_end = body.len();
+        let mut in_key = false;
+        for (j, b) in body.bytes().enumerate() {
+            match b {
+                b'[' => in_key = true,
+                b']' => in_key = false,
+                b'!' | b':' if !in_key => {
+                    name_end = j;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let name = &body[..name_end];
+        let mut tail = &body[name_end..];
+        let mut conversion = None;
+        if let Some(t) = tail.strip_prefix('!') {
+            let mut chars = t.chars();
+            let conv = chars.next();
+            tail = chars.as_str();
+            if !(tail.is_empty() || tail.starts_with(':')) {
+                return Err("expected ':' after conversion specifier".into());
+            }
+            conversion = match conv {
+                Some(c @ ('r' | 's' | 'a')) => Some(c),
+                Some(c) => return Err(format!("Unknown conversion specifier {c}")),
+                None => return Err("unmatched '{' in format spec".into()),
+            };
+        }
+        let split = name.find(['.', '[']).unwrap_or(name.len());
+        let (first, path) = name.split_at(split);
+        let index = if first.is_empty() {
+            if manual {
+                return Err(
+                    "cannot switch from manual field specification to automatic field numbering"
+                        .into(),
+                );
+            }
+            let n = auto.map_or(0, |n| n + 1);
+            auto = Some(n);
+            Some(n)
+        } else if let Ok(n) = first.parse::<usize>() {
+            if auto.is_some() {
+                return Err(
+                    "cannot switch from automatic field numbering to manual field specification"
+                        .into(),
+                );
+            }
+            manual = true;
+            Some(n)
+        } else {
+            None
+        };
+        let Some(conv) = conversion else {
+            out.push('{');
+            match index {
+                Some(n) if first.is_empty() => {
+                    let _ = write!(out, "{n}");
+                }
+                _ => out.push_str(first),
+            }
+            out.push_str(path);
+            out.push_str(tail);
+            out.push('}');
+            continue;
+        };
+        converted = true;
+        let mut value = match index {
+            Some(n) => args.get(n).cloned().ok_or_else(|| {
+                format!("Replacement index {n} out of range for positional args tuple")
+            })?,
+            None => kwargs(first).ok_or_else(|| format!("'{first}'"))?,
+        };
+        value = field_path(value, path)?;
+        let text = match conv {
+            'r' => py_repr(&value),
+            'a' => py_ascii(&value),
+            _ => py_str(&value),
+        };
+        let _ = write!(out, "{{{}{tail}}}", args.len() + extra.len());
+        extra.push(Value::from(text));
+    }
+    out.push_str(rest);
+    Ok(converted.then_some((out, extra)))
+}
+
+/// Follow a replacement field's `.attr` / `[key]` path from `value`.
+fn field_path(mut value: Value, mut path: &str) -> Result<Value, String> {
+    while !path.is_empty() {
+        if let Some(p) = path.strip_prefix('.') {
+            let end = p.find(['.', '[']).unwrap_or(p.len());
+            let attr = &p[..end];
+            if attr.is_empty() {
+                return Err("Empty attribute in format string".into());
+            }
+            let owner = py_type_name(&value);
+            value = value.get_attr(attr).map_err(|e| e.to_string())?;
+            if value.is_undefined() {
+                return Err(format!("'{owner}' object has no attribute '{attr}'"));
+            }
+            path = &p[end..];
+        } else if let Some(p) = path.strip_prefix('[') {
+            let end = p.find(']').ok_or("Missing ']' in format string")?;
+            let key = &p[..end];
+            let key = match key.parse::<i64>() {
+                Ok(n) if key.bytes().all(|b| b.is_ascii_digit()) => Value::from(n),
+                _ => Value::from(key),
+            };
+            let item = value.get_item(&key).map_err(|e| e.to_string())?;
+            if item.is_undefined() {
+                return Err(py_repr(&key));
+            }
+            value = item;
+            path = &p[end + 1..];
+        } else {
+            return Err("Only '.' or '[' may follow ']' in format field specifier".into());
+        }
+    }
+    Ok(value)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -154,12 +154,15 @@ pub(super) fn build_environment(
     env.add_function("__unpack", unpack);
     env.add_function("__import_enter", |state: &State, name: JValue| {
         let caller = loader::PATH_VARS.map(|k| state.lookup(k).unwrap_or(JValue::UNDEFINED));
-        match name.as_str() {
-            Some(n) => loader::import_enter(n, caller),
-            None => JValue::from(caller.to_vec()),
-        }
+        loader::import_enter(name.as_str(), caller)
     });
-    env.add_function("__import_leave", loader::import_leave);
+    env.add_function("__import_fresh", loader::import_fresh);
+    env.add_function(
+        "__import_leave",
+        |module: Option<JValue>, names: Rest<JValue>| {
+            loader::import_leave(module.unwrap_or(JValue::UNDEFINED), &names)
+        },
+    );
     env.add_function(
         "__varmacro",
         |m: JValue, n: usize, varargs: bool, kwargs: bool| macros::wrap(m, n, varargs, kwargs),
@@ -253,7 +256,19 @@ fn register_globals(env: &mut Environment<'static>, _data: Arc<RenderData>) {
             f.call(state, &args)
         },
     );
-    env.add_function("cycler", minijinja_contrib::globals::cycler);
+    env.add_function("cycler", |items: Rest<JValue>| -> Result<JValue, Error> {
+        if items.is_empty() {
+            return Err(template_error(
+                JinjaErrorKind::Other,
+                PREFIX_ERROR,
+                "at least one item has to be provided",
+            ));
+        }
+        Ok(JValue::from_object(Cycler {
+            items: items.0,
+            pos: std::sync::atomic::AtomicUsize::new(0),
+        }))
+    });
     env.add_function("joiner", minijinja_contrib::globals::joiner);
     env.add_function("lipsum", |_args: Rest<JValue>| -> Result<JValue, Error> {
         Err(template_error(
@@ -262,6 +277,77 @@ fn register_globals(env: &mut Environment<'static>, _data: Arc<RenderData>) {
             "lipsum() is random and cannot be rendered at compile time",
         ))
     });
+}
+
+/// Jinja2's `cycler(*items)`: `next()` returns the current item and moves
+/// on (wrapping), `current` is the item `next()` returns next, `reset()`
+/// goes back to the first, `items` and `pos` are readable. (minijinja's
+/// own cycler takes one list and has only `next()`.)
+#[derive(Debug)]
+struct Cycler {
+    items: Vec<JValue>,
+    pos: std::sync::atomic::AtomicUsize,
+}
+
+impl Cycler {
+    fn pos(&self) -> usize {
+        self.pos.load(std::sync::atomic::Ordering::Relaxed) % self.items.len().max(1)
+    }
+}
+
+impl minijinja::value::Object for Cycler {
+    fn repr(self: &Arc<Self>) -> minijinja::value::ObjectRepr {
+        minijinja::value::ObjectRepr::Plain
+    }
+
+    fn get_value(self: &Arc<Self>, key: &JValue) -> Option<JValue> {
+        match key.as_str()? {
+            "current" => self.items.get(self.pos()).cloned(),
+            "pos" => Some(JValue::from(self.pos())),
+            "items" => Some(JValue::from_object(minijinja::value::Tuple::from(
+                self.items.clone(),
+            ))),
+            _ => None,
+        }
+    }
+
+    fn call_method(
+        self: &Arc<Self>,
+        _state: &mut State<'_, '_>,
+        method: &str,
+        args: &[JValue],
+    ) -> Result<JValue, Error> {
+        let no_args = |name: &str| {
+            if args.is_empty() {
+                Ok(())
+            } else {
+                Err(template_error(
+                    JinjaErrorKind::Other,
+                    PREFIX_ERROR,
+                    format!(
+                        "Cycler.{name}() takes 1 positional argument but {} were given",
+                        args.len() + 1
+                    ),
+                ))
+            }
+        };
+        let ordering = std::sync::atomic::Ordering::Relaxed;
+        match method {
+            "next" => {
+                no_args(method)?;
+                let idx = self.pos();
+                self.pos
+                    .store((idx + 1) % self.items.len().max(1), ordering);
+                Ok(self.items.get(idx).cloned().unwrap_or_default())
+            }
+            "reset" => {
+                no_args(method)?;
+                self.pos.store(0, ordering);
+                Ok(JValue::from(()))
+            }
+            _ => Err(Error::from(ErrorKind::UnknownMethod)),
+        }
+    }
 }
 
 /// `dict(mapping_or_pairs, **kw)` / `odict(...)` → a mutable dict.
@@ -396,6 +482,23 @@ fn register_builtin_overrides(env: &mut Environment<'static>) {
             if v.is_undefined() {
                 v.get_attr("items")?;
             }
+            // Python cannot order keys (or values) of different types.
+            let by_value = kw.peek::<Option<&str>>("by")? == Some("value");
+            let case_sensitive = kw.peek::<Option<bool>>("case_sensitive")?.unwrap_or(false);
+            let reverse = kw.peek::<Option<bool>>("reverse")?.unwrap_or(false);
+            if v.kind() == ValueKind::Map {
+                let keys: Vec<JValue> = pairs_of(&v)?
+                    .into_iter()
+                    .filter_map(|(k, x)| {
+                        super::pyorder::sort_filter_key(
+                            if by_value { &x } else { &k },
+                            None,
+                            case_sensitive,
+                        )
+                    })
+                    .collect();
+                super::pyorder::check_sort(keys, reverse)?;
+            }
             minijinja::filters::dictsort(&v, kw)
         },
     );
@@ -408,6 +511,31 @@ fn register_builtin_overrides(env: &mut Environment<'static>) {
                 &args,
                 &kw,
             )?;
+            // Python's order, or its TypeError for values of different
+            // types (minijinja orders those).
+            let attribute = kw.peek::<Option<JValue>>("attribute")?;
+            let case_sensitive = kw.peek::<Option<bool>>("case_sensitive")?.unwrap_or(false);
+            let reverse = kw.peek::<Option<bool>>("reverse")?.unwrap_or(false);
+            let known = kw
+                .args()
+                .all(|k| ["reverse", "case_sensitive", "attribute"].contains(&k));
+            let attr_ok = attribute.as_ref().is_none_or(|a| a.as_str().is_some());
+            if let (true, true, false, Ok(items)) = (known, attr_ok, v.is_undefined(), v.try_iter())
+            {
+                let items: Vec<JValue> = items.collect();
+                let attribute = attribute.as_ref().and_then(|a| a.as_str());
+                let keys: Option<Vec<JValue>> = items
+                    .iter()
+                    .map(|x| super::pyorder::sort_filter_key(x, attribute, case_sensitive))
+                    .collect();
+                return match keys {
+                    Some(keys) => {
+                        let keyed = keys.into_iter().zip(items).collect();
+                        Ok(JValue::from(super::pyorder::sort_keyed(keyed, reverse)?))
+                    }
+                    None => minijinja::filters::sort(state, JValue::from(items), kw),
+                };
+            }
             minijinja::filters::sort(state, v, kw)
         },
     );

@@ -1,0 +1,4 @@
+
+a:
+  test.nop:
+    - v: {{ [1, 'a']|sort|json }}

@@ -1,0 +1,4 @@
+
+c:
+  test.nop:
+    - v: {{ [{'v': 'a'}, {'v': 2}]|sort(attribute='v')|json }}

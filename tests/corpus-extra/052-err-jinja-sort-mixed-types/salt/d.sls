@@ -1,0 +1,4 @@
+
+d:
+  test.nop:
+    - v: {{ [1, none]|sort|json }}

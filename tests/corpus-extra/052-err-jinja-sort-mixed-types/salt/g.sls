@@ -1,0 +1,4 @@
+
+g:
+  test.nop:
+    - v: {{ ['a', 'b', 3]|sort(reverse=true)|json }}
