@@ -9,6 +9,7 @@
 pub mod convert;
 mod error;
 pub mod filters;
+mod ipaddr;
 mod loader;
 mod macros;
 pub mod mutable;

@@ -190,6 +190,7 @@ pub(super) fn build_environment(
     register_tests(&mut env);
     filters::register(&mut env);
     super::textnet::register(&mut env);
+    super::ipaddr::register(&mut env);
     env
 }
 
