@@ -10,6 +10,7 @@ pub mod convert;
 mod error;
 pub mod filters;
 mod ipaddr;
+mod itertools;
 mod loader;
 mod macros;
 pub mod mutable;

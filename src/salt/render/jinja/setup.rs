@@ -191,6 +191,7 @@ pub(super) fn build_environment(
     filters::register(&mut env);
     super::textnet::register(&mut env);
     super::ipaddr::register(&mut env);
+    super::itertools::register(&mut env);
     env
 }
 
