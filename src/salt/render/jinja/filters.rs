@@ -154,7 +154,7 @@ pub fn register(env: &mut Environment<'static>) {
 }
 
 /// Keyword arguments as pairs (marking each as used).
-fn kw_pairs(kwargs: &Kwargs) -> Result<Vec<(String, MjValue)>, Error> {
+pub(super) fn kw_pairs(kwargs: &Kwargs) -> Result<Vec<(String, MjValue)>, Error> {
     let names: Vec<String> = kwargs.args().map(str::to_string).collect();
     names
         .into_iter()

@@ -9,6 +9,8 @@
 pub mod convert;
 mod error;
 pub mod filters;
+mod ipaddr;
+mod itertools;
 mod loader;
 mod macros;
 pub mod mutable;

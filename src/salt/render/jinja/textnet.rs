@@ -1,15 +1,12 @@
 //! Jinja2's text filters minijinja lacks or computes otherwise
 //! (`truncate`, `wordcount`, `center`, `urlencode`; `filesizeformat` and
-//! `striptags` come from minijinja-contrib)
-//! and Salt's address tests (`is_ip`, `is_ipv4`, `is_ipv6`, from
-//! `salt/utils/network.py`), as Jinja2 3.1 and Salt 3008.5 compute them.
+//! `striptags` come from minijinja-contrib), as Jinja2 3.1 computes them.
 
 use super::mutable::int_arg;
 use super::pyfmt::py_str;
 use super::salt::py_error;
 use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
 use minijinja::{Environment, Error};
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// Register the filters of this module.
 pub(super) fn register(env: &mut Environment<'static>) {
@@ -19,16 +16,6 @@ pub(super) fn register(env: &mut Environment<'static>) {
     env.add_filter("urlencode", urlencode);
     env.add_filter("filesizeformat", minijinja_contrib::filters::filesizeformat);
     env.add_filter("striptags", minijinja_contrib::filters::striptags);
-    for (name, version) in [("is_ip", None), ("is_ipv4", Some(4)), ("is_ipv6", Some(6))] {
-        env.add_filter(
-            name,
-            move |v: MjValue, args: Rest<MjValue>, kwargs: Kwargs| -> Result<bool, Error> {
-                let options = args.first().cloned().or(kwargs.get("options")?);
-                kwargs.assert_all_used()?;
-                is_ip(&v, version, options.as_ref())
-            },
-        );
-    }
 }
 
 /// Jinja2's `urlencode`: text (or anything not iterable) quoted as a URL
@@ -163,106 +150,6 @@ fn center(value: MjValue, width: Option<MjValue>) -> Result<String, Error> {
     ))
 }
 
-/// Salt's `is_ip`/`is_ipv4`/`is_ipv6`: `ipaddress.ip_address(value)`, else
-/// `ip_interface(value)` (`addr/prefix`, `addr/netmask`), of the asked
-/// version, passing the `options` checks.
-fn is_ip(v: &MjValue, version: Option<u8>, options: Option<&MjValue>) -> Result<bool, Error> {
-    let Some(ip) = ip_of(v) else {
-        return Ok(false);
-    };
-    let v_ok = match version {
-        None => true,
-        Some(4) => ip.is_ipv4(),
-        Some(_) => ip.is_ipv6(),
-    };
-    if !v_ok {
-        return Ok(false);
-    }
-    let Some(options) = options.filter(|o| !o.is_none() && o.is_true()) else {
-        return Ok(true);
-    };
-    let text = py_str(options);
-    for option in text.split(',').map(str::trim) {
-        let ok = match option {
-            "loopback" | "lo" => ip.is_loopback(),
-            "multicast" => ip.is_multicast(),
-            "unspecified" => ip.is_unspecified(),
-            "link-local" | "linklocal" | "ll" | "link_local" => match ip {
-                IpAddr::V4(a) => a.is_link_local(),
-                IpAddr::V6(a) => a.segments()[0] & 0xffc0 == 0xfe80,
-            },
-            // Python's private/global/reserved tables are not kept here:
-            // say so rather than answer differently from Salt.
-            "global" | "public" | "private" | "reserved" | "site-local" | "sl" | "site_local" => {
-                return Err(py_error(format!(
-                    "the '{option}' option of is_ip/is_ipv4/is_ipv6 is not supported at compile time"
-                )))
-            }
-            _ => true,
-        };
-        if !ok {
-            return Ok(false);
-        }
-    }
-    Ok(true)
-}
-
-/// What `ip_address` or `ip_interface` reads: an address, an integer
-/// (`bool` too), or an address with a prefix length or netmask.
-fn ip_of(v: &MjValue) -> Option<IpAddr> {
-    let n: i128 = match v.kind() {
-        ValueKind::Bool => i128::from(v.is_true()),
-        ValueKind::Number if v.is_integer() => i128::try_from(v.clone()).ok()?,
-        ValueKind::String => return ip_of_text(v.as_str()?),
-        _ => return None,
-    };
-    if n < 0 {
-        None
-    } else if let Ok(n) = u32::try_from(n) {
-        Some(IpAddr::V4(Ipv4Addr::from(n)))
-    } else {
-        u128::try_from(n)
-            .ok()
-            .map(|n| IpAddr::V6(Ipv6Addr::from(n)))
-    }
-}
-
-/// `ip_address(s)`, else `ip_interface(s)`.
-fn ip_of_text(s: &str) -> Option<IpAddr> {
-    let (addr, suffix) = match s.split_once('/') {
-        Some((a, p)) => (a, Some(p)),
-        None => (s, None),
-    };
-    // `fe80::1%eth0`: Python keeps the scope id.
-    let bare = match addr.split_once('%') {
-        Some((a, scope)) if !scope.is_empty() && a.contains(':') => a,
-        _ => addr,
-    };
-    let ip: IpAddr = bare.parse().ok()?;
-    match suffix {
-        None => Some(ip),
-        Some(p) => prefix_ok(&ip, p).then_some(ip),
-    }
-}
-
-/// A prefix length (decimal digits only) or, for IPv4, a netmask or
-/// hostmask in dotted form.
-fn prefix_ok(ip: &IpAddr, p: &str) -> bool {
-    let max = if ip.is_ipv4() { 32 } else { 128 };
-    if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) {
-        return p.parse::<u32>().is_ok_and(|n| n <= max);
-    }
-    if !ip.is_ipv4() {
-        return false;
-    }
-    let Ok(mask) = p.parse::<Ipv4Addr>() else {
-        return false;
-    };
-    let m = u32::from(mask);
-    // A netmask is ones then zeros; a hostmask zeros then ones.
-    m.leading_ones() + m.trailing_zeros() == 32 || m.leading_zeros() + m.trailing_ones() == 32
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,23 +178,5 @@ mod tests {
             center(MjValue::from("abc"), Some(MjValue::from(6))).unwrap(),
             " abc  "
         );
-    }
-
-    #[test]
-    fn addresses_as_salt_reads_them() {
-        let yes = |s: &str, v: Option<u8>| is_ip(&MjValue::from(s), v, None).unwrap();
-        assert!(yes("192.0.2.1", Some(4)));
-        assert!(yes("10.0.0.1/24", Some(4)));
-        assert!(yes("10.0.0.1/255.255.255.0", None));
-        assert!(!yes("10.0.0.1/33", None));
-        assert!(!yes("10.0.0.1/255.0.255.0", None));
-        assert!(yes("fe80::1%eth0", Some(6)));
-        assert!(!yes("192.0.2.1", Some(6)));
-        assert!(!yes("example.com", None));
-        assert!(!yes("010.0.0.1", None));
-        assert!(is_ip(&MjValue::from(5), Some(4), None).unwrap());
-        let lo = MjValue::from("loopback");
-        assert!(is_ip(&MjValue::from("127.0.0.1"), None, Some(&lo)).unwrap());
-        assert!(!is_ip(&MjValue::from("10.0.0.1"), None, Some(&lo)).unwrap());
     }
 }
