@@ -668,6 +668,12 @@ impl<'a> Stack<'a> {
                 }
             }
         };
+        // Heat's ResourceDefinition: an adopted resource (`external_id`) is
+        // always kept, whatever policy was written.
+        let deletion_policy = match m.get("external_id").filter(|v| !v.is_null()) {
+            Some(_) => "Retain".to_string(),
+            None => deletion_policy,
+        };
         let explicit: BTreeSet<String> = depends_on.iter().flatten().cloned().collect();
         requires.extend(explicit.iter().cloned());
         Ok(Resource {
@@ -966,8 +972,24 @@ const ATTRIBUTES: &str = include_str!("attributes.txt");
 /// Whether a resource of type `t` has attribute `attr`: every resource has
 /// `show`; group types also answer `resource.N...`; a type lowstate has no
 /// schema for (a provider template, an unknown type) is not checked.
+/// The types whose plugin class overrides `get_attribute`/`FnGetAtt` in
+/// Heat 27: its validation then takes any attribute name (a group or chain
+/// gathers an unknown one from every member, a deployment reads its
+/// config's outputs, `OS::Heat::None` answers anything).
+const DYNAMIC_ATTRIBUTES: &[&str] = &[
+    "AWS::CloudFormation::Stack",
+    "OS::Heat::AutoScalingGroup",
+    "OS::Heat::None",
+    "OS::Heat::ResourceChain",
+    "OS::Heat::ResourceGroup",
+    "OS::Heat::SoftwareDeployment",
+    "OS::Heat::SoftwareDeploymentGroup",
+    "OS::Heat::StructuredDeployment",
+    "OS::Heat::StructuredDeploymentGroup",
+];
+
 fn has_attribute(t: &env::ResolvedType, attr: &str) -> bool {
-    if t.template.is_some() || attr == "show" {
+    if t.template.is_some() || attr == "show" || DYNAMIC_ATTRIBUTES.contains(&t.resolved.as_str()) {
         return true;
     }
     let Some(line) = ATTRIBUTES
