@@ -268,6 +268,29 @@ fn hot_compiles_a_corpus_case_like_heat() {
 }
 
 #[test]
+fn hot_reads_get_file_beside_a_template_named_without_a_directory() {
+    // `lowstate hot template.yaml` from the template's own directory: the
+    // files directory is ".", not the empty parent of a bare name.
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus-hot/059-get-file");
+    let out = Command::new(env!("CARGO_BIN_EXE_lowstate"))
+        .args(["hot", "template.yaml"])
+        .current_dir(&case)
+        .output()
+        .expect("run lowstate");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let heat: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(case.join("expected.json")).unwrap())
+            .unwrap();
+    assert_eq!(ours, heat);
+}
+
+#[test]
 fn hot_failure_is_exit_1_with_an_ok_false_document_and_a_located_error() {
     let out = lowstate(&[
         "hot",

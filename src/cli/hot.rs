@@ -162,7 +162,14 @@ pub fn inputs(template: &Path, args: &Inputs) -> Result<Input> {
         files_dir: args
             .files
             .clone()
-            .or_else(|| template.parent().map(Path::to_path_buf)),
+            // `lowstate hot t.yaml`: the parent of a bare name is "", which
+            // is the current directory.
+            .or_else(|| {
+                template.parent().map(|p| match p.as_os_str().is_empty() {
+                    true => PathBuf::from("."),
+                    false => p.to_path_buf(),
+                })
+            }),
         env_mode: match args.env_mode {
             Mode::Server => EnvMode::Server,
             Mode::Client => EnvMode::Client,
