@@ -291,6 +291,42 @@ fn hot_reads_get_file_beside_a_template_named_without_a_directory() {
 }
 
 #[test]
+fn hot_get_file_climbs_with_dotdot_only_up_to_the_files_root() {
+    let dir = tree(
+        "hot-files-root",
+        &[
+            (
+                "lib/template.yaml",
+                "heat_template_version: 2015-10-15\nresources:\n  c:\n    type: OS::Heat::SoftwareConfig\n    properties:\n      config: {get_file: ../config/boot.sh}\n",
+            ),
+            ("config/boot.sh", "#!/bin/sh\necho boot\n"),
+        ],
+    );
+    let template = dir.join("lib/template.yaml");
+    let template = template.to_str().unwrap();
+    let out = lowstate(&["hot", template]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--files-root DIR"), "{err}");
+    let out = lowstate(&["hot", template, "--files-root", dir.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        plan["resources"][0]["properties"]["config"],
+        "#!/bin/sh\necho boot\n"
+    );
+    // The root bounds the climb: a root below the file refuses it.
+    let lib = dir.join("lib");
+    let out = lowstate(&["hot", template, "--files-root", lib.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
 fn hot_failure_is_exit_1_with_an_ok_false_document_and_a_located_error() {
     let out = lowstate(&[
         "hot",

@@ -102,6 +102,7 @@ pub fn input_of(case: &Path) -> (Input, Value) {
             .collect(),
         parameters,
         files_dir: Some(case.to_path_buf()),
+        files_root: None,
         env_mode: match meta.get("env_mode").and_then(Value::as_str) {
             Some("client") => EnvMode::Client,
             _ => EnvMode::Server,

@@ -55,9 +55,15 @@ pub struct Inputs {
     #[arg(short = 'P', long = "parameter", value_name = "NAME=VALUE")]
     pub parameter: Vec<String>,
     /// Where get_file and provider-template paths resolve (default: the
-    /// template's directory); nothing outside it is read.
+    /// template's directory); nothing outside it is read, unless
+    /// --files-root is given.
     #[arg(long, value_name = "DIR")]
     pub files: Option<PathBuf>,
+    /// Let get_file paths climb with `..` (as Heat's client reads `../x`
+    /// beside a template) up to DIR, a directory above --files; nothing
+    /// outside DIR is read.
+    #[arg(long, value_name = "DIR")]
+    pub files_root: Option<PathBuf>,
     /// How environment files and -P values layer.
     #[arg(long, value_enum, default_value_t = Mode::Server)]
     pub env_mode: Mode,
@@ -170,6 +176,7 @@ pub fn inputs(template: &Path, args: &Inputs) -> Result<Input> {
                     false => p.to_path_buf(),
                 })
             }),
+        files_root: args.files_root.clone(),
         env_mode: match args.env_mode {
             Mode::Server => EnvMode::Server,
             Mode::Client => EnvMode::Client,

@@ -79,8 +79,12 @@ pub struct Input {
     /// User parameter values (`-P` strings or typed values), in order.
     pub parameters: Vec<(String, Value)>,
     /// The directory `get_file` and provider-template paths resolve in
-    /// (the template's directory by default). Reads never leave it.
+    /// (the template's directory by default).
     pub files_dir: Option<PathBuf>,
+    /// The directory reads never leave (default: `files_dir`): a path may
+    /// climb with `..` up to it, as Heat's client reads `../x` beside a
+    /// template.
+    pub files_root: Option<PathBuf>,
     /// How environments layer.
     pub env_mode: EnvMode,
     /// The pseudo parameters' values.

@@ -196,9 +196,10 @@ impl<'a> Stack<'a> {
         self.t.span(path).map(|r| (&self.t.file, r))
     }
 
-    /// `get_file`: a file inside the files directory (the template's,
-    /// or `--files`). Absolute paths, URLs, `..` and symlinks that lead
-    /// out of it are refused, with the reason.
+    /// `get_file`: a file of the files directory (the template's, or
+    /// `--files`), resolved there. Absolute paths and URLs are refused, and
+    /// so is a path (`..`, a symlink) that leads out of the files root
+    /// (`--files-root`, else the files directory), with the reason.
     fn read_file(&self, key: &str) -> FileRead {
         let Some(dir) = self.files_dir.as_ref() else {
             return Err(None);
@@ -209,23 +210,24 @@ impl<'a> Stack<'a> {
                 "an absolute path or URL; lowstate reads get_file paths only inside the files directory (the template's, or --files DIR)".into(),
             ));
         }
-        if rel
+        let climbs = rel
             .components()
-            .any(|c| matches!(c, std::path::Component::ParentDir))
-        {
-            return Err(Some(
-                "the path climbs out with `..`; lowstate reads get_file paths only inside the files directory (the template's, or --files DIR)".into(),
-            ));
-        }
-        let path = dir.join(rel);
-        let (Ok(real), Ok(root)) = (path.canonicalize(), dir.canonicalize()) else {
-            return Err(None);
+            .any(|c| matches!(c, std::path::Component::ParentDir));
+        let root = self.input.files_root.as_ref().unwrap_or(dir);
+        let (Ok(real), Ok(root)) = (dir.join(rel).canonicalize(), root.canonicalize()) else {
+            return Err(climbs.then(|| {
+                "the path climbs out with `..`, and no file is there; lowstate reads get_file paths only inside the files root (--files-root DIR)".into()
+            }));
         };
         if !real.starts_with(&root) {
-            return Err(Some(format!(
-                "a symlink leads to {}, outside the files directory; lowstate does not follow it",
-                real.display()
-            )));
+            return Err(Some(if climbs {
+                "the path climbs out of the files root with `..`; `--files-root DIR` lets paths climb up to DIR".into()
+            } else {
+                format!(
+                    "a symlink leads to {}, outside the files root; lowstate does not follow it",
+                    real.display()
+                )
+            }));
         }
         std::fs::read_to_string(real).map_err(|_| None)
     }
