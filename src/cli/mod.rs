@@ -130,7 +130,7 @@ pub enum Command {
     Fleet(fleet::Args),
     /// Validate state arguments (or, with --hot, resource properties)
     /// against the reference release's schemas, all findings at once.
-    Check(check::Args),
+    Check(Box<check::Args>),
     /// Compile an OpenStack Heat (HOT) template into the plan Heat would create.
     Hot(hot::Args),
     /// List every diagnostic code with its severity and meaning (Markdown).
@@ -312,7 +312,7 @@ pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
         Command::Codes(a) => return codes::run(a),
         Command::Hot(a) => return hot::run(a),
         Command::Compile(a) => (a.common.clone(), compile::run(a)),
-        Command::Check(a) => (a.common.clone(), check::run(a)),
+        Command::Check(a) => (a.common.clone(), check::run(*a)),
         Command::Fleet(a) => (a.common.clone(), fleet::run(a)),
         Command::Highstate(a) => (a.common.clone(), highstate::run(a)),
         Command::Pillar(a) => (a.common.clone(), pillar::run(a)),
