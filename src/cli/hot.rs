@@ -60,8 +60,8 @@ pub struct Inputs {
     #[arg(long, value_name = "DIR")]
     pub files: Option<PathBuf>,
     /// Let get_file paths climb with `..` (as Heat's client reads `../x`
-    /// beside a template) up to DIR, a directory above --files; nothing
-    /// outside DIR is read.
+    /// beside a template) up to DIR, a directory above the files directory;
+    /// nothing outside DIR is read.
     #[arg(long, value_name = "DIR")]
     pub files_root: Option<PathBuf>,
     /// How environment files and -P values layer.
