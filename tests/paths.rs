@@ -161,7 +161,11 @@ fn hot_get_file(tag: &str, path: &str, needle: &str) {
 
 #[test]
 fn hot_get_file_with_dotdot_is_refused() {
-    hot_get_file("gf-dotdot", "../secret.yaml", "climbs out of the files root with `..`");
+    hot_get_file(
+        "gf-dotdot",
+        "../secret.yaml",
+        "climbs out of the files root with `..`",
+    );
 }
 
 #[test]
