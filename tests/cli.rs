@@ -248,6 +248,11 @@ const HOT_EXAMPLE: &[&str] = &[
 fn hot_compiles_a_corpus_case_like_heat() {
     let case = "tests/corpus-hot/069-deps-explicit-and-implicit";
     let out = lowstate(&["hot", &format!("{case}/template.yaml")]);
+    assert_prints_heats_plan(&out, &Path::new(env!("CARGO_MANIFEST_DIR")).join(case));
+}
+
+/// `out` succeeded and printed the case's `expected.json` (Heat's plan).
+fn assert_prints_heats_plan(out: &Output, case: &Path) {
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -255,15 +260,9 @@ fn hot_compiles_a_corpus_case_like_heat() {
         String::from_utf8_lossy(&out.stderr)
     );
     let ours: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let heat: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join(case)
-                .join("expected.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
+    let heat: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(case.join("expected.json")).unwrap())
+            .unwrap();
     assert_eq!(ours, heat);
 }
 
@@ -277,17 +276,7 @@ fn hot_reads_get_file_beside_a_template_named_without_a_directory() {
         .current_dir(&case)
         .output()
         .expect("run lowstate");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let ours: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let heat: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(case.join("expected.json")).unwrap())
-            .unwrap();
-    assert_eq!(ours, heat);
+    assert_prints_heats_plan(&out, &case);
 }
 
 #[test]
