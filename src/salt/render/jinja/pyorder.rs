@@ -109,15 +109,31 @@ pub(super) fn sort_keyed(
     Ok(items.into_iter().map(|(_, v)| v).collect())
 }
 
+/// Lists this long or longer are sorted by merging (CPython merges runs
+/// too); shorter ones by CPython's own steps.
+const MERGE_FROM: usize = 64;
+
 /// CPython's `list.sort` on fewer than 64 items: the leading run
 /// (`count_run`, a strictly descending run reversed), then binary
 /// insertion of the rest, comparing `later < earlier` as CPython does.
-/// Longer lists get the same stable sort (CPython merges runs of 32 to 64
-/// items, so an incomparable pair may be met in another order).
+/// Longer lists get the same stable order from Rust's stable merge sort
+/// (binary insertion would move items quadratically often); CPython
+/// merges runs of 32 to 64 items, so an incomparable pair may be met in
+/// another order there.
 fn run_then_insert(items: &mut [(Value, Value)]) -> Result<(), Error> {
     let n = items.len();
     if n < 2 {
         return Ok(());
+    }
+    if n >= MERGE_FROM {
+        let mut first_error = None;
+        items.sort_by(|a, b| {
+            py_cmp(&a.0, &b.0).unwrap_or_else(|e| {
+                first_error.get_or_insert(e);
+                Ordering::Equal
+            })
+        });
+        return first_error.map_or(Ok(()), Err);
     }
     let lt = |a: &(Value, Value), b: &(Value, Value)| py_lt(&a.0, &b.0);
     let mut run = 2;
@@ -212,5 +228,21 @@ mod tests {
         let sorted = sort(big).unwrap();
         assert_eq!(sorted[0], Value::from(0));
         assert_eq!(sorted[99], Value::from(99));
+        // A long list: the merge path, stable, and still Python's error.
+        let mut long: Vec<Value> = (0..100).map(|i| Value::from((i * 37) % 100)).collect();
+        let sorted = sort(long.clone()).unwrap();
+        let keyed = (0..100)
+            .map(|i| (Value::from(i % 3), Value::from(i)))
+            .collect();
+        let stable = sort_keyed(keyed, false).unwrap();
+        assert_eq!(
+            stable[..3],
+            [Value::from(0), Value::from(3), Value::from(6)]
+        );
+        assert_eq!(sorted, (0..100).map(Value::from).collect::<Vec<_>>());
+        long.push(Value::from("a"));
+        assert!(sort(long)
+            .unwrap_err()
+            .contains("not supported between instances"));
     }
 }
