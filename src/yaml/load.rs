@@ -1941,6 +1941,45 @@ fn flow_close(bytes: &[u8], token: usize) -> usize {
     line
 }
 
+/// What a lone `-` of a flow collection is read as while parsing: one
+/// byte, so no span moves, and a plain scalar wherever `-` was one.
+const LONE_DASH_STAND_IN: &str = "x";
+
+/// libyaml and PyYAML start a plain scalar at a `-` whenever the next
+/// character is not a blank, so in a flow collection `[-, x]` and `{k: -}`
+/// hold the string "-" (the scalar ends at the flow indicator). saphyr
+/// follows YAML 1.2 and refuses a `-` followed by `,` `[` `]` `{` `}`: the
+/// offset of that `-`, for the repair loop to stand in for.
+fn lone_dash(text: &str, e: &YamlError) -> Option<usize> {
+    let at = e.span.start;
+    (e.message == "plain scalar cannot start with '-' followed by ,[]{}"
+        && text.as_bytes().get(at) == Some(&b'-'))
+    .then_some(at)
+}
+
+/// Put "-" back in the scalars [`lone_dash`] stood in for (`dashes` are
+/// their offsets, sorted, in the text the spans are told in).
+fn restore_lone_dashes(node: &mut Node, dashes: &[usize]) {
+    if dashes.is_empty() {
+        return;
+    }
+    match &mut node.value {
+        NodeValue::Str(s)
+            if node.span.len() == 1 && dashes.binary_search(&node.span.start).is_ok() =>
+        {
+            *s = "-".into();
+        }
+        NodeValue::List(items) => items
+            .iter_mut()
+            .for_each(|n| restore_lone_dashes(n, dashes)),
+        NodeValue::Map(pairs) => pairs.iter_mut().for_each(|(k, v)| {
+            restore_lone_dashes(k, dashes);
+            restore_lone_dashes(v, dashes);
+        }),
+        _ => {}
+    }
+}
+
 /// PyYAML ends an anchor or alias name at the first character that is not
 /// alphanumeric, `_` or `-`, and lets an indicator follow (`&a: x` is an
 /// anchored empty key, `&a:b` anchors the scalar `:b`); saphyr reads `a:`
@@ -2000,6 +2039,8 @@ fn load_graph_marked(
     let mut pads = Padding::default();
     let mut batch_tried = false;
     let mut reparsed = 0usize;
+    // Offsets (in `src`) of the lone `-` scalars of flow collections.
+    let mut dashes: Vec<usize> = Vec::new();
     let composed = loop {
         let mut pad = Vec::new();
         let mut t = pads.text(&text, src, dialect);
@@ -2042,6 +2083,13 @@ fn load_graph_marked(
                         }
                     }
                     text = std::borrow::Cow::Owned(fixed);
+                } else if let Some(at) = lone_dash(&text, &e) {
+                    // Same length: every span stays. The placeholder is
+                    // read back as "-" once the tree is built.
+                    let mut fixed = std::mem::take(&mut text).into_owned();
+                    fixed.replace_range(at..at + 1, LONE_DASH_STAND_IN);
+                    dashes.push(pads.offset(at));
+                    text = std::borrow::Cow::Owned(fixed);
                 } else {
                     break Err(e);
                 }
@@ -2056,8 +2104,12 @@ fn load_graph_marked(
             }
         }
     };
-    let built = composed.and_then(|c| construct(pads.text(&text, src, dialect), c, bounds));
+    dashes.sort_unstable();
+    let mut built = composed.and_then(|c| construct(pads.text(&text, src, dialect), c, bounds));
     if pads.0.is_empty() {
+        if let Ok(node) = &mut built {
+            restore_lone_dashes(node, &dashes);
+        }
         return built;
     }
     if let Some(marks) = marks {
@@ -2069,6 +2121,7 @@ fn load_graph_marked(
     match built {
         Ok(mut node) => {
             pads.node(&mut node);
+            restore_lone_dashes(&mut node, &dashes);
             Ok(node)
         }
         Err(mut e) => {
@@ -2286,6 +2339,63 @@ mod tests {
             }
         }
         assert!(direct > 300, "{direct} of {}", inputs.len());
+    }
+}
+
+#[cfg(test)]
+mod lone_dash_tests {
+    use super::tests::BOUNDS;
+    use super::*;
+    use crate::value::Value;
+
+    fn load(src: &str) -> Result<Value, String> {
+        load_graph(src, Dialect::Salt, BOUNDS)
+            .map(Node::into_value)
+            .map_err(|e| e.message)
+    }
+
+    #[test]
+    fn a_lone_dash_in_a_flow_collection_is_the_string_dash() {
+        let v = load("a: [-, x, -]\nb: {k: -, j: -x}\nc: [[-], {-: -}]\nd: 'x'\ne: [x]\n");
+        let want = Value::from_json(&serde_json::json!({
+            "a": ["-", "x", "-"],
+            "b": {"k": "-", "j": "-x"},
+            "c": [["-"], {"-": "-"}],
+            "d": "x",
+            "e": ["x"],
+        }));
+        assert_eq!(v, Ok(want));
+    }
+
+    #[test]
+    fn a_dash_before_a_bracket_still_fails_as_in_libyaml() {
+        // libyaml reads the scalar "-" and then finds `[` where `,` or `]`
+        // must come.
+        assert!(load("a: [-[b]]\n").is_err());
+    }
+
+    #[test]
+    fn spans_and_padding_repairs_combine() {
+        // A lone dash and an under-indented flow line in one document.
+        // The dash after the padded line start is told in the text as
+        // written.
+        let src = "a: [-,\nb, -]\nc: {k: -}\n";
+        let node = load_graph(src, Dialect::Salt, BOUNDS).expect("loads");
+        let NodeValue::Map(pairs) = &node.value else {
+            panic!("{node:?}")
+        };
+        let NodeValue::List(items) = &pairs[0].1.value else {
+            panic!("{node:?}")
+        };
+        assert_eq!(items[0].value, NodeValue::Str("-".into()));
+        assert_eq!(items[0].span, 4..5);
+        assert_eq!(items[1].value, NodeValue::Str("b".into()));
+        assert_eq!(items[2].value, NodeValue::Str("-".into()));
+        assert_eq!(items[2].span, 10..11);
+        assert_eq!(
+            pairs[1].1.to_value(),
+            Value::from_json(&serde_json::json!({"k": "-"}))
+        );
     }
 }
 
