@@ -1957,26 +1957,82 @@ fn lone_dash(text: &str, e: &YamlError) -> Option<usize> {
     .then_some(at)
 }
 
-/// Put "-" back in the scalars [`lone_dash`] stood in for (`dashes` are
-/// their offsets, sorted, in the text the spans are told in).
-fn restore_lone_dashes(node: &mut Node, dashes: &[usize]) {
-    if dashes.is_empty() {
-        return;
-    }
+/// Put the `-`s back in the scalars [`lone_dash`] stood in for: `dashes`
+/// are their offsets (sorted) in `src`, the text the spans are told in, and
+/// `done` marks those restored. A scalar whose value is its text with the
+/// stand-ins (`[-, x]`, `[a -]`), or that text folded over lines, gets its
+/// text back; any other is left unmarked.
+fn restore_lone_dashes(node: &mut Node, dashes: &[usize], src: &str, done: &mut [bool]) {
     match &mut node.value {
-        NodeValue::Str(s)
-            if node.span.len() == 1 && dashes.binary_search(&node.span.start).is_ok() =>
-        {
-            *s = "-".into();
+        NodeValue::Str(s) => {
+            let from = dashes.partition_point(|&d| d < node.span.start);
+            let to = dashes.partition_point(|&d| d < node.span.end);
+            if from == to {
+                return;
+            }
+            let Some(written) = src.get(node.span.clone()) else {
+                return;
+            };
+            let mut stood = written.to_string();
+            for &d in &dashes[from..to] {
+                let at = d - node.span.start;
+                stood.replace_range(at..at + 1, LONE_DASH_STAND_IN);
+            }
+            if s.as_str() == stood {
+                *s = written.into();
+                done[from..to].fill(true);
+            } else if s.as_str() == fold_plain(&stood) {
+                *s = fold_plain(written).into();
+                done[from..to].fill(true);
+            }
         }
         NodeValue::List(items) => items
             .iter_mut()
-            .for_each(|n| restore_lone_dashes(n, dashes)),
+            .for_each(|n| restore_lone_dashes(n, dashes, src, done)),
         NodeValue::Map(pairs) => pairs.iter_mut().for_each(|(k, v)| {
-            restore_lone_dashes(k, dashes);
-            restore_lone_dashes(v, dashes);
+            restore_lone_dashes(k, dashes, src, done);
+            restore_lone_dashes(v, dashes, src, done);
         }),
         _ => {}
+    }
+}
+
+/// A plain scalar's text folded as YAML reads it over lines: each line
+/// trimmed, one line break a space, each further (empty) line a newline.
+fn fold_plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut breaks = 0;
+    for (i, line) in text.split('\n').enumerate() {
+        let line = line.trim_matches([' ', '\t', '\r']);
+        if i > 0 && line.is_empty() {
+            breaks += 1;
+            continue;
+        }
+        if i > 0 {
+            match breaks {
+                0 => out.push(' '),
+                n => out.extend(std::iter::repeat_n('\n', n)),
+            }
+        }
+        breaks = 0;
+        out.push_str(line);
+    }
+    out
+}
+
+/// [`restore_lone_dashes`] on the whole tree: the first stand-in's error
+/// when one could not be read back.
+fn restore_all_dashes(
+    node: &mut Node,
+    dashes: &[usize],
+    src: &str,
+    first: Option<YamlError>,
+) -> Result<(), YamlError> {
+    let mut done = vec![false; dashes.len()];
+    restore_lone_dashes(node, dashes, src, &mut done);
+    match first {
+        Some(e) if done.contains(&false) => Err(e),
+        _ => Ok(()),
     }
 }
 
@@ -2041,6 +2097,7 @@ fn load_graph_marked(
     let mut reparsed = 0usize;
     // Offsets (in `src`) of the lone `-` scalars of flow collections.
     let mut dashes: Vec<usize> = Vec::new();
+    let mut first_dash: Option<YamlError> = None;
     let composed = loop {
         let mut pad = Vec::new();
         let mut t = pads.text(&text, src, dialect);
@@ -2089,6 +2146,12 @@ fn load_graph_marked(
                     let mut fixed = std::mem::take(&mut text).into_owned();
                     fixed.replace_range(at..at + 1, LONE_DASH_STAND_IN);
                     dashes.push(pads.offset(at));
+                    if first_dash.is_none() {
+                        let mut e = e;
+                        e.span = pads.range(&e.span);
+                        e.context = e.context.map(|c| pads.range(&c));
+                        first_dash = Some(e);
+                    }
                     text = std::borrow::Cow::Owned(fixed);
                 } else {
                     break Err(e);
@@ -2108,7 +2171,7 @@ fn load_graph_marked(
     let mut built = composed.and_then(|c| construct(pads.text(&text, src, dialect), c, bounds));
     if pads.0.is_empty() {
         if let Ok(node) = &mut built {
-            restore_lone_dashes(node, &dashes);
+            restore_all_dashes(node, &dashes, src, first_dash)?;
         }
         return built;
     }
@@ -2121,7 +2184,7 @@ fn load_graph_marked(
     match built {
         Ok(mut node) => {
             pads.node(&mut node);
-            restore_lone_dashes(&mut node, &dashes);
+            restore_all_dashes(&mut node, &dashes, src, first_dash)?;
             Ok(node)
         }
         Err(mut e) => {
@@ -2365,6 +2428,20 @@ mod lone_dash_tests {
             "e": ["x"],
         }));
         assert_eq!(v, Ok(want));
+    }
+
+    #[test]
+    fn a_dash_ending_a_plain_scalar_in_a_flow_collection() {
+        // saphyr applies its first-character rule after every space.
+        let v = load("a: [b -, c x -]\nd: {k: v -}\n");
+        let want = Value::from_json(&serde_json::json!({
+            "a": ["b -", "c x -"],
+            "d": {"k": "v -"},
+        }));
+        assert_eq!(v, Ok(want));
+        // Folded over lines.
+        let want = Value::from_json(&serde_json::json!({"a": ["b c -", "d\ne -"]}));
+        assert_eq!(load("a: [b\n  c -, d\n\n  e -]\n"), Ok(want));
     }
 
     #[test]
