@@ -8,8 +8,8 @@
 //! renderers), [`plan`] (the drawable plan: nodes, typed edges, order, and
 //! its renderers), [`rules`] (argument schemas and property groups),
 //! [`provenance`] (where merged values came from), [`redact`] (secrets out
-//! of human output), [`limits`] (resource limits), [`fnmatch`] and
-//! [`emit`]. The **front ends** use the core and never each other: [`salt`]
+//! of human output), [`limits`] (resource limits), [`fnmatch`], [`pyre`]
+//! (Python `re` patterns) and [`emit`]. The **front ends** use the core and never each other: [`salt`]
 //! compiles a SaltStack state tree into Salt's lowstate, [`hot`] a Heat
 //! template into the plan Heat would create. The binary's `cli` module sits on top and is imported by
 //! nothing but `main`. `tests/layers.rs` keeps these rules.
@@ -26,6 +26,7 @@ pub mod hot;
 pub mod limits;
 pub mod plan;
 pub mod provenance;
+pub mod pyre;
 pub mod redact;
 pub mod rules;
 pub mod salt;

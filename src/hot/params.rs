@@ -353,7 +353,7 @@ fn constraint(_name: &str, ty: Type, item: &Value) -> Result<Constraint, String>
         ("AllowedValues", Rule::AllowedValues(list))
     } else if let Some(v) = m.get("allowed_pattern") {
         let p = v.as_str().ok_or("\"allowed_pattern\" must be a string")?;
-        if fancy_regex::Regex::new(p).is_err() {
+        if crate::pyre::compile(p).is_err() {
             return Err(format!("Invalid allowed_pattern \"{p}\""));
         }
         ("AllowedPattern", Rule::AllowedPattern(p.to_string()))
@@ -575,11 +575,13 @@ fn check(ty: Type, c: &Constraint, v: &Value, raw: bool) -> Result<(), String> {
                     v.py_type_name()
                 ));
             };
-            let whole = format!("^(?:{p})\\z");
-            let ok = fancy_regex::Regex::new(&whole)
+            // Heat's `re.match(pattern, value)`, then `match.end() ==
+            // len(value)`: the first match must reach the end (`a|ab` does
+            // not take "ab"), not any match.
+            let ok = crate::pyre::compile(&format!("\\A(?:{p})"))
                 .ok()
-                .and_then(|r| r.is_match(s).ok())
-                .unwrap_or(false);
+                .and_then(|r| r.find(s).ok().flatten())
+                .is_some_and(|m| m.end() == s.len());
             if !ok {
                 return fail(format!("\"{s}\" does not match pattern \"{p}\""));
             }

@@ -584,111 +584,12 @@ pub(crate) fn yamlify_key(each: &str) -> Option<Value> {
 
 /// Python `bool(re.match(pattern, text))`: anchored at the start, not the end.
 pub fn py_re_match(pattern: &str, text: &str) -> Result<bool, MatchError> {
-    let translated = translate_py_regex(pattern);
-    let re =
-        regex::Regex::new(&format!(r"\A(?:{translated})")).map_err(|e| MatchError::BadRegex {
-            pattern: pattern.to_string(),
-            message: e.to_string(),
-        })?;
-    Ok(re.is_match(text))
-}
-
-/// Rewrite the few Python `re` spellings the `regex` crate reads differently:
-/// `\Z` (end of text), a `{` that does not start a repetition (a literal in
-/// Python), and `[` or set operators inside a class (literals in Python).
-fn translate_py_regex(p: &str) -> String {
-    let chars: Vec<char> = p.chars().collect();
-    let mut out = String::with_capacity(p.len() + 8);
-    let mut i = 0;
-    let mut in_class = false;
-    while i < chars.len() {
-        let c = chars[i];
-        if c == '\\' {
-            match chars.get(i + 1) {
-                Some('Z') => out.push_str(r"\z"),
-                Some(&n) => {
-                    out.push('\\');
-                    out.push(n);
-                }
-                None => out.push('\\'),
-            }
-            i += 2;
-            continue;
-        }
-        if in_class {
-            match c {
-                ']' => {
-                    in_class = false;
-                    out.push(']');
-                }
-                '[' => out.push_str(r"\["),
-                '&' | '~' if chars.get(i + 1) == Some(&c) => {
-                    out.push('\\');
-                    out.push(c);
-                }
-                _ => out.push(c),
-            }
-            i += 1;
-            continue;
-        }
-        match c {
-            '[' => {
-                in_class = true;
-                out.push('[');
-                i += 1;
-                // A leading `^` and a `]` right after the opening are part of
-                // the class.
-                if chars.get(i) == Some(&'^') {
-                    out.push('^');
-                    i += 1;
-                }
-                if chars.get(i) == Some(&']') {
-                    out.push_str(r"\]");
-                    i += 1;
-                }
-                continue;
-            }
-            '{' => {
-                let rest: String = chars[i..].iter().collect();
-                if is_repetition(&rest) {
-                    // Copy the whole `{m,n}` so its `}` stays a quantifier.
-                    // (`{,n}` is spelled `{0,n}` for the regex crate.)
-                    let mut j = i + 1;
-                    out.push('{');
-                    if chars.get(j) == Some(&',') {
-                        out.push('0');
-                    }
-                    while j < chars.len() && chars[j] != '}' {
-                        out.push(chars[j]);
-                        j += 1;
-                    }
-                    out.push('}');
-                    i = j + 1;
-                    continue;
-                }
-                out.push_str(r"\{");
-            }
-            '}' => out.push_str(r"\}"),
-            _ => out.push(c),
-        }
-        i += 1;
-    }
-    out
-}
-
-/// `{m}`, `{m,}`, `{,n}`, `{m,n}` at the start of `s`.
-fn is_repetition(s: &str) -> bool {
-    let Some(end) = s.find('}') else { return false };
-    let body = &s[1..end];
-    let (a, b) = match body.split_once(',') {
-        Some((a, b)) => (a, Some(b)),
-        None => (body, None),
+    let bad = |message: String| MatchError::BadRegex {
+        pattern: pattern.to_string(),
+        message,
     };
-    let digits = |x: &str| x.bytes().all(|c| c.is_ascii_digit());
-    match b {
-        None => !a.is_empty() && digits(a),
-        Some(b) => digits(a) && digits(b) && !(a.is_empty() && b.is_empty()),
-    }
+    let re = crate::pyre::compile(&format!(r"\A(?:{pattern})")).map_err(|e| bad(e.to_string()))?;
+    re.is_match(text).map_err(|e| bad(e.to_string()))
 }
 
 // ---------------------------------------------------------------------------

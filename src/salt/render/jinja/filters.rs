@@ -723,7 +723,7 @@ fn f_regex_escape(a: Args) -> Result<MjValue, Error> {
 }
 
 /// Compile a Python `re` pattern with Salt's flags.
-fn compile(
+pub(crate) fn compile(
     rgx: &str,
     ignorecase: bool,
     multiline: bool,
@@ -736,7 +736,7 @@ fn compile(
     if multiline {
         pat.push_str("(?m)");
     }
-    let body = translate_py_regex(rgx);
+    let body = crate::pyre::translate(rgx);
     if anchored {
         // re.match: anchored at the start of the string (not of each line).
         pat.push_str("\\A(?:");
@@ -751,59 +751,6 @@ fn compile(
             py_str_repr(rgx)
         ))
     })
-}
-
-/// Python-only regex syntax mapped to fancy-regex: `(?P=name)` backrefs and
-/// `\Z` (Python's end of string).
-fn translate_py_regex(rgx: &str) -> String {
-    let mut out = String::with_capacity(rgx.len());
-    let mut chars = rgx.chars().peekable();
-    let mut in_class = false;
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                let Some(n) = chars.next() else {
-                    out.push('\\');
-                    break;
-                };
-                if n == 'Z' && !in_class {
-                    out.push_str("\\z");
-                } else {
-                    out.push('\\');
-                    out.push(n);
-                }
-            }
-            '[' if !in_class => {
-                in_class = true;
-                out.push(c);
-                if chars.peek() == Some(&'^') {
-                    out.push('^');
-                    chars.next();
-                }
-                if chars.peek() == Some(&']') {
-                    out.push_str("\\]");
-                    chars.next();
-                }
-            }
-            ']' if in_class => {
-                in_class = false;
-                out.push(c);
-            }
-            '(' if !in_class && rgx_rest_starts(&chars, "?P=") => {
-                for _ in 0..3 {
-                    chars.next();
-                }
-                let name: String = chars.by_ref().take_while(|c| *c != ')').collect();
-                out.push_str(&format!("\\k<{name}>"));
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-fn rgx_rest_starts(chars: &std::iter::Peekable<std::str::Chars>, prefix: &str) -> bool {
-    chars.clone().take(prefix.len()).eq(prefix.chars())
 }
 
 fn search_groups(a: Args, anchored: bool) -> Result<MjValue, Error> {

@@ -623,18 +623,9 @@ fn register_tests(env: &mut Environment<'static>) {
                 .or(multiline)
                 .unwrap_or(false);
             kw.assert_all_used()?;
-            let re = regex::RegexBuilder::new(&format!("\\A(?:{rgx})"))
-                .case_insensitive(ic)
-                .multi_line(ml)
-                .build()
-                .map_err(|e| {
-                    template_error(
-                        JinjaErrorKind::Other,
-                        PREFIX_ERROR,
-                        format!("bad regex: {e}"),
-                    )
-                })?;
-            Ok(re.is_match(&pyfmt::py_str(&v)))
+            let re = filters::compile(&rgx, ic, ml, true)?;
+            re.is_match(&pyfmt::py_str(&v))
+                .map_err(|e| template_error(JinjaErrorKind::Other, PREFIX_ERROR, e.to_string()))
         },
     );
 }
