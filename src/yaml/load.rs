@@ -192,6 +192,9 @@ struct Open {
     /// Byte offset of the collection's start token (libyaml's context mark).
     token: usize,
     pending_key: Option<Id>,
+    /// Where the pending key's own token starts and ends (an alias key's
+    /// target is elsewhere).
+    key_at: (usize, usize),
     /// The 0-based column of `token`, once computed.
     indent: Option<isize>,
 }
@@ -227,7 +230,8 @@ impl<'a> Composer<'a> {
         )
     }
 
-    fn attach(&mut self, id: Id) {
+    fn attach(&mut self, id: Id, (at, end): (usize, usize)) -> Result<(), YamlError> {
+        self.flow_key_check(at)?;
         match self.stack.last_mut() {
             None => self.root = Some(id),
             Some(open) => {
@@ -239,6 +243,7 @@ impl<'a> Composer<'a> {
                         None => {
                             if let Some(open) = self.stack.last_mut() {
                                 open.pending_key = Some(id);
+                                open.key_at = (at, end);
                             }
                         }
                         Some(k) => pairs.push((k, id)),
@@ -247,6 +252,48 @@ impl<'a> Composer<'a> {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// libyaml takes a `:` for a key's value indicator only on the line its
+    /// key started on and at most 1024 characters after it (a "simple
+    /// key"); in a flow collection a `:` further on follows a complete
+    /// entry, so "did not find expected ',' or '}'" (or `]`). saphyr lets a
+    /// quoted or flow key span lines. Checked as the value (starting at
+    /// `value_at`) arrives.
+    fn flow_key_check(&self, value_at: usize) -> Result<(), YamlError> {
+        let Some(open) = self.stack.last() else {
+            return Ok(());
+        };
+        let Some(k) = open.pending_key.filter(|_| open.flow && open.is_map) else {
+            return Ok(());
+        };
+        let (key_at, mut key_end) = open.key_at;
+        if !matches!(self.nodes[k].kind, RawKind::Scalar { .. }) {
+            key_end = key_end.max(self.nodes[k].end);
+        }
+        let Some(p) = far_flow_key(self.text.src, key_at, key_end, value_at) else {
+            return Ok(());
+        };
+        let Some(outer) = self.stack.iter().rev().find(|o| o.flow && !o.implicit) else {
+            return Ok(());
+        };
+        let (ctx, problem) = if outer.is_map {
+            (
+                "while parsing a flow mapping",
+                "did not find expected ',' or '}'",
+            )
+        } else {
+            (
+                "while parsing a flow sequence",
+                "did not find expected ',' or ']'",
+            )
+        };
+        Err(err(
+            marked(&self.text, Some((ctx, Some(outer.token))), problem, Some(p)),
+            p..p + 1,
+            Some(outer.token),
+        ))
     }
 
     /// Check an anchor or alias name as libyaml does (`[0-9A-Za-z_-]+`), and
@@ -374,7 +421,7 @@ impl<'a> Composer<'a> {
         if anchor > 0 {
             self.anchors.insert(anchor, id);
         }
-        self.attach(id);
+        self.attach(id, (start, end))?;
         if self.stack.len() >= self.max_depth {
             return Err(err(
                 format!(
@@ -392,6 +439,7 @@ impl<'a> Composer<'a> {
             is_map,
             token: explicit_flow.unwrap_or(end),
             pending_key: None,
+            key_at: (0, 0),
             indent: None,
         });
         Ok(())
@@ -427,14 +475,47 @@ impl<'a> Composer<'a> {
     fn scalar(
         &mut self,
         span: &Span,
-        value: String,
+        mut value: String,
         style: ScalarStyle,
         anchor: usize,
         tag: Option<&saphyr_parser::Tag>,
     ) -> Result<(), YamlError> {
-        let (start, end) = self.span(span);
+        let (start, mut end) = self.span(span);
         if anchor > 0 {
             self.check_anchor(start, end, true)?;
+        }
+        if self.stack.is_empty() && matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
+            match top_block_cut(self.text.src.as_bytes(), start, end) {
+                None => {}
+                Some(TopBlock::Empty { at, value: empty }) => {
+                    value = empty;
+                    end = at.max(start);
+                }
+                Some(TopBlock::AnotherDocument { first, at }) => {
+                    return Err(err(
+                        marked(
+                            &self.text,
+                            Some(("expected a single document in the stream", Some(first))),
+                            "but found another document",
+                            Some(at),
+                        ),
+                        at..self.char_end(at),
+                        Some(first),
+                    ));
+                }
+                Some(TopBlock::DocumentStart(at)) => {
+                    return Err(err(
+                        marked(
+                            &self.text,
+                            None,
+                            "did not find expected <document start>",
+                            Some(at),
+                        ),
+                        at..self.char_end(at),
+                        None,
+                    ));
+                }
+            }
         }
         let full = Self::tag_string(tag);
         let tag = match full {
@@ -451,6 +532,9 @@ impl<'a> Composer<'a> {
             None => ScalarTag::Str,
         };
         let in_flow = self.stack.last().is_some_and(|o| o.flow);
+        if in_flow && style == ScalarStyle::Plain {
+            self.flow_plain_check(start, end, &value)?;
+        }
         if !self.has_tab {
             // Only the tab checks use what follows.
         } else if style == ScalarStyle::Plain {
@@ -478,8 +562,7 @@ impl<'a> Composer<'a> {
             let is_key = open.is_map && open.pending_key.is_none();
             if is_key && !open.flow && start == end && value.is_empty() && tag == ScalarTag::Null {
                 // libyaml needs a key token in a block mapping: `: x` is an error.
-                let before = self.text.src[..start].trim_end();
-                if !before.ends_with('?') {
+                if !after_key_indicator(self.text.src.as_bytes(), start) {
                     return Err(err(
                         marked(
                             &self.text,
@@ -503,8 +586,26 @@ impl<'a> Composer<'a> {
         if anchor > 0 {
             self.anchors.insert(anchor, id);
         }
-        self.attach(id);
+        self.attach(id, (start, end))?;
         Ok(())
+    }
+
+    /// [`flow_plain_problem`] as libyaml words it.
+    fn flow_plain_check(&self, start: usize, end: usize, value: &str) -> Result<(), YamlError> {
+        let empty_key = self
+            .stack
+            .last()
+            .is_some_and(|o| o.is_map && o.pending_key.is_none());
+        match flow_plain_problem(self.text.src.as_bytes(), start, end, value, empty_key) {
+            None => Ok(()),
+            Some(FlowPlain::CannotStart(at)) => Err(err(
+                "found character that cannot start any token".into(),
+                at..at + 1,
+                None,
+            )),
+            Some(FlowPlain::NoNode(at)) => Err(self.node_content(at, true)),
+            Some(FlowPlain::Colon(at)) => Err(err("found unexpected ':'".into(), at..at + 1, None)),
+        }
     }
 
     fn alias(&mut self, span: &Span, anchor: usize) -> Result<(), YamlError> {
@@ -513,7 +614,7 @@ impl<'a> Composer<'a> {
         match self.anchors.get(&anchor) {
             Some(&id) => {
                 self.nodes[id].shared = true;
-                self.attach(id);
+                self.attach(id, (start, end))?;
                 Ok(())
             }
             None => Err(self.undefined_alias(start)),
@@ -842,6 +943,308 @@ fn flow_token(src: &[u8], start: usize, end: usize) -> Option<usize> {
     None
 }
 
+/// The `:` of a flow mapping entry whose key starts at `key_at` and ends
+/// at `key_end` (its value starting at `value_at`), when libyaml cannot
+/// take that key for a simple key: the `:` is on a later line or more
+/// than 1024 characters on, and no `?` introduced the key.
+fn far_flow_key(src: &str, key_at: usize, key_end: usize, value_at: usize) -> Option<usize> {
+    let bytes = src.as_bytes();
+    let mut p = key_end;
+    while p < value_at.min(bytes.len()) {
+        match bytes[p] {
+            b' ' | b'\t' | b'\n' | b'\r' => p += 1,
+            b'#' => {
+                p += bytes[p..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .unwrap_or(bytes.len() - p)
+            }
+            _ => break,
+        }
+    }
+    if bytes.get(p) != Some(&b':') || key_at >= p {
+        return None;
+    }
+    let between = &src[key_at..p];
+    let far = between.len() > 1024 && between.chars().count() > 1024;
+    if !far && !between.contains(['\n', '\r']) {
+        return None;
+    }
+    (!after_key_indicator(bytes, key_at)).then_some(p)
+}
+
+/// A block scalar that is the whole document, as libyaml reads it.
+enum TopBlock {
+    /// Its first line with content is not indented: libyaml wants at least
+    /// one space of indentation there, so the scalar is empty, the value
+    /// given, and comments alone follow from `at`.
+    Empty { at: usize, value: String },
+    /// As for `Empty`, but content follows at `at`: "did not find expected
+    /// <document start>".
+    DocumentStart(usize),
+    /// As for `Empty`, but a `---` follows at `at`: "expected a single
+    /// document in the stream" (the scalar's header at `first`).
+    AnotherDocument { first: usize, at: usize },
+}
+
+/// For a block scalar that is the document's root (saphyr's span
+/// `start..end`: from its tag or anchor if it has one, else from its first
+/// content line): libyaml indents its content at least one column, saphyr
+/// reads lines at column 0 too. `None` when the two agree (content
+/// indented, or a document marker, or a tab, which both refuse).
+fn top_block_cut(bytes: &[u8], start: usize, end: usize) -> Option<TopBlock> {
+    let line_start = |p: usize| {
+        bytes[..p]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |n| n + 1)
+    };
+    let tok = node_token(bytes, start, end);
+    // The header's line: from the indicator, or the last line before the
+    // first content line that is not blank.
+    let header = if matches!(bytes.get(tok), Some(b'|' | b'>')) {
+        line_start(tok)
+    } else {
+        let mut line = line_start(start.min(bytes.len()));
+        loop {
+            if line == 0 {
+                return None;
+            }
+            let prev = line_start(line - 1);
+            if bytes[prev..line]
+                .iter()
+                .all(|b| matches!(b, b' ' | b'\n' | b'\r'))
+            {
+                line = prev;
+            } else {
+                break prev;
+            }
+        }
+    };
+    let header_end = header + bytes[header..].iter().position(|&b| b == b'\n')?;
+    // The indicator: the header line's last word before any comment.
+    let head = std::str::from_utf8(&bytes[header..header_end]).ok()?;
+    let head = head.split(" #").next()?.trim_end();
+    let word = head.rfind([' ', '\t']).map_or(0, |p| p + 1);
+    if !head[word..].starts_with(['|', '>']) {
+        return None;
+    }
+    let keep = head[word..].contains('+');
+    // libyaml's mark for the node: its properties, else the indicator.
+    let first = if tok == start { header + word } else { start };
+    let mut line = header_end + 1;
+    let mut breaks = 0;
+    let content = loop {
+        let spaces = bytes[line..].iter().take_while(|&&b| b == b' ').count();
+        match bytes.get(line + spaces) {
+            None => return None,
+            Some(b'\n') if spaces == 0 => {
+                breaks += 1;
+                line += 1;
+            }
+            Some(b'\r') if spaces == 0 && bytes.get(line + 1) == Some(&b'\n') => {
+                breaks += 1;
+                line += 2;
+            }
+            _ if spaces > 0 => return None,
+            _ => break line,
+        }
+    };
+    let marker = |p: usize| {
+        (bytes[p..].starts_with(b"---") || bytes[p..].starts_with(b"..."))
+            && matches!(bytes.get(p + 3), None | Some(b' ' | b'\t' | b'\n' | b'\r'))
+    };
+    if matches!(bytes[content], b'\t' | b'\r') {
+        return None;
+    }
+    if marker(content) && bytes[content] == b'-' {
+        return Some(TopBlock::AnotherDocument { first, at: content });
+    }
+    // Comments and blank lines only, to the end (or a document marker)?
+    let mut p = content;
+    while p < bytes.len() {
+        let q = p + bytes[p..]
+            .iter()
+            .take_while(|&&b| matches!(b, b' ' | b'\t'))
+            .count();
+        match bytes.get(q) {
+            None | Some(b'\n' | b'\r' | b'#') => {}
+            _ if q == p && marker(p) => break,
+            _ => return Some(TopBlock::DocumentStart(q)),
+        }
+        p = match bytes[q..].iter().position(|&b| b == b'\n') {
+            Some(n) => q + n + 1,
+            None => bytes.len(),
+        };
+    }
+    let value = if keep {
+        "\n".repeat(breaks)
+    } else {
+        String::new()
+    };
+    Some(TopBlock::Empty { at: content, value })
+}
+
+/// A `...` document end marker before the stream's first document (only
+/// blank and comment lines before it): libyaml starts an implicit
+/// document there and finds no node in it ("did not find expected node
+/// content"); saphyr skips the marker. Its offset.
+fn leading_document_end(bytes: &[u8]) -> Option<usize> {
+    let mut line = if bytes.starts_with("\u{feff}".as_bytes()) {
+        3
+    } else {
+        0
+    };
+    while line < bytes.len() {
+        if bytes[line..].starts_with(b"...")
+            && matches!(
+                bytes.get(line + 3),
+                None | Some(b' ' | b'\t' | b'\n' | b'\r')
+            )
+        {
+            return Some(line);
+        }
+        let text = bytes[line..]
+            .iter()
+            .position(|&b| !matches!(b, b' ' | b'\t'));
+        match text.map(|p| bytes[line + p]) {
+            None => return None,
+            Some(b'\n' | b'\r' | b'#') => {}
+            Some(_) => return None,
+        }
+        line += bytes[line..].iter().position(|&b| b == b'\n')? + 1;
+    }
+    None
+}
+
+/// The indentation of the block scalar spanning `start..end` (saphyr's
+/// span: from its tag or anchor if it has one, else from its first content
+/// line): the leading spaces of its first line with content.
+fn block_indent(bytes: &[u8], start: usize, end: usize) -> usize {
+    let tok = node_token(bytes, start, end);
+    let first = if matches!(bytes.get(tok), Some(b'|' | b'>')) {
+        let mut line = match bytes[tok..].iter().position(|&b| b == b'\n') {
+            Some(p) => tok + p + 1,
+            None => return 0,
+        };
+        loop {
+            let spaces = bytes[line..].iter().take_while(|&&b| b == b' ').count();
+            match bytes.get(line + spaces) {
+                Some(b'\n') => line += spaces + 1,
+                Some(b'\r') if bytes.get(line + spaces + 1) == Some(&b'\n') => line += spaces + 2,
+                _ => return spaces,
+            }
+        }
+    } else {
+        start.min(bytes.len())
+    };
+    first
+        - bytes[..first]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1)
+}
+
+/// Whether the last thing before `at` (blanks and comments skipped) is a
+/// `?` key indicator. A `#` after a blank starts a comment unless a quote
+/// comes before it on its line (then the line is taken whole, as before).
+fn after_key_indicator(bytes: &[u8], at: usize) -> bool {
+    let mut end = at.min(bytes.len());
+    loop {
+        let line = bytes[..end]
+            .iter()
+            .rposition(|&b| b == b'\n' || b == b'\r')
+            .map_or(0, |p| p + 1);
+        let text = &bytes[line..end];
+        let quoted = |upto: usize| text[..upto].iter().any(|&b| b == b'\'' || b == b'"');
+        let comment = (0..text.len()).find(|&i| {
+            text[i] == b'#' && (i == 0 || matches!(text[i - 1], b' ' | b'\t')) && !quoted(i)
+        });
+        let text = &text[..comment.unwrap_or(text.len())];
+        if let Some(&last) = text.iter().rev().find(|&&b| !matches!(b, b' ' | b'\t')) {
+            return last == b'?';
+        }
+        if line == 0 {
+            return false;
+        }
+        end = line - 1;
+    }
+}
+
+/// What libyaml objects to in a plain scalar of a flow collection.
+enum FlowPlain {
+    /// `|` or `>` starts it: "found character that cannot start any token".
+    CannotStart(usize),
+    /// A `:` with no node before it (an empty key, or a `:` starting the
+    /// scalar): "did not find expected node content".
+    NoNode(usize),
+    /// A `:` after it followed by `,` `?` `[` `]` `{` `}`: "found
+    /// unexpected ':'".
+    Colon(usize),
+}
+
+/// Plain scalars of a flow collection that libyaml reads otherwise than
+/// saphyr (YAML 1.2): `|` and `>` cannot start one; a `:` starting one is
+/// a value indicator with no node before it, and so is the `:` of an empty
+/// key not introduced by `?` (`[: x]`, `{a: :b}`); libyaml 0.2.5 refuses a
+/// `:` followed by `,` `?` `[` `]` `{` `}` while it scans a plain scalar,
+/// blanks and line breaks after the scalar included (`[a:]`, `[a :]`).
+/// `key` says the scalar is in a mapping's key position.
+fn flow_plain_problem(
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+    value: &str,
+    key: bool,
+) -> Option<FlowPlain> {
+    if start == end && value.is_empty() {
+        return (key && !after_key_indicator(bytes, start) && bytes.get(start) == Some(&b':'))
+            .then_some(FlowPlain::NoNode(start));
+    }
+    let at = node_token(bytes, start, end);
+    match bytes.get(at) {
+        Some(b'|' | b'>') if value.starts_with(['|', '>']) => {
+            return Some(FlowPlain::CannotStart(at))
+        }
+        Some(b':') if value.starts_with(':') => return Some(FlowPlain::NoNode(at)),
+        _ => {}
+    }
+    let mut p = end;
+    while matches!(bytes.get(p), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        p += 1;
+    }
+    (bytes.get(p) == Some(&b':')
+        && matches!(
+            bytes.get(p + 1),
+            Some(b',' | b'?' | b'[' | b']' | b'{' | b'}')
+        ))
+    .then_some(FlowPlain::Colon(p))
+}
+
+/// Where the node spanning `start..end` has its own token: past its
+/// anchor and tag (and the blanks and comments after them).
+fn node_token(src: &[u8], start: usize, end: usize) -> usize {
+    let end = end.min(src.len());
+    let mut p = start;
+    while p < end {
+        match src[p] {
+            b'&' | b'!' => {
+                while p < end && !matches!(src[p], b' ' | b'\t' | b'\n' | b'\r') {
+                    p += 1;
+                }
+            }
+            b' ' | b'\t' | b'\n' | b'\r' => p += 1,
+            b'#' if p > start => {
+                while p < end && src[p] != b'\n' {
+                    p += 1;
+                }
+            }
+            _ => return p,
+        }
+    }
+    p
+}
+
 /// libyaml's reader refuses control characters (a `ReaderError`).
 fn reader_error(src: &str) -> Option<YamlError> {
     // Fast path: printable ASCII, tabs and line breaks only.
@@ -893,6 +1296,7 @@ pub(super) struct Bounds {
 fn compose(
     text: Text,
     pad: &mut Vec<(usize, usize)>,
+    untab: &mut Option<usize>,
     bounds: Bounds,
 ) -> Result<(Vec<Raw>, Option<Id>), YamlError> {
     let src = text.src;
@@ -915,6 +1319,9 @@ fn compose(
         blocks: Vec::new(),
         has_tab: src.as_bytes().contains(&b'\t'),
     };
+    if let Some(at) = leading_document_end(src.as_bytes()) {
+        return Err(c.node_content(at, false));
+    }
     let mut parser = Parser::new_from_str(src);
     let mut documents = 0;
     // Where the last event ended (the scanner may be further on).
@@ -928,6 +1335,10 @@ fn compose(
             }
             Some(Err(e)) => {
                 let at = c.text.byte(e.marker().index());
+                if e.info() == "tab cannot be used as indentation" {
+                    // Inside a quoted scalar (see [`quoted_tab_fix`]).
+                    *untab = Some(at);
+                }
                 if let Some(tab) = c.tab_violation(at) {
                     return Err(tab);
                 }
@@ -959,7 +1370,11 @@ fn compose(
             }
             Event::Scalar(value, style, anchor, tag) => {
                 let mut value = owned(value);
-                eof_block_scalar(src, c.text.byte(span.end.index()), style, &mut value);
+                let at = (
+                    c.text.byte(span.start.index()),
+                    c.text.byte(span.end.index()),
+                );
+                eof_block_scalar(src, at, style, &mut value);
                 c.scalar(&span, value, style, anchor, tag.as_deref())?
             }
             Event::SequenceStart(anchor, tag) => c.open(&span, anchor, tag.as_deref(), false)?,
@@ -1635,11 +2050,23 @@ impl Builder {
 /// saphyr gives it one `\n` more than PyYAML does (YAML 1.2 rules; Jinja
 /// drops a file's last newline, so `import_yaml` of a file ending in a
 /// block scalar meets this).
-fn eof_block_scalar(src: &str, end: usize, style: ScalarStyle, value: &mut String) {
+fn eof_block_scalar(
+    src: &str,
+    (start, end): (usize, usize),
+    style: ScalarStyle,
+    value: &mut String,
+) {
+    // A last line of fewer spaces than the indentation is no content line
+    // for saphyr either: its `\n` is the line break before it, which stays.
+    let short_blank_last_line = || {
+        let last = &src[src.rfind(['\n', '\r']).map_or(0, |p| p + 1)..];
+        last.bytes().all(|b| b == b' ') && last.len() < block_indent(src.as_bytes(), start, end)
+    };
     if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
         && end >= src.len()
         && !src.ends_with(['\n', '\r'])
         && value.ends_with('\n')
+        && !short_blank_last_line()
     {
         value.pop();
     }
@@ -1714,6 +2141,9 @@ pub(super) fn load_direct(src: &str, bounds: Bounds) -> Option<Node> {
         dialect: Dialect::Salt,
         marks: None,
     };
+    if leading_document_end(bytes).is_some() {
+        return None;
+    }
     let mut parser = Parser::new_from_str(src);
     let mut stack: Vec<Frame> = Vec::new();
     let mut items: Vec<Node> = Vec::new();
@@ -1742,6 +2172,20 @@ pub(super) fn load_direct(src: &str, bounds: Bounds) -> Option<Node> {
                 if anchor > 0 || tag.is_some() {
                     return None;
                 }
+                if stack.is_empty()
+                    && matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
+                    && top_block_cut(bytes, start, end).is_some()
+                {
+                    return None;
+                }
+                if let Some(f @ Frame { flow: true, .. }) = stack.last() {
+                    let key = matches!(f.key, Some(None));
+                    if style == ScalarStyle::Plain
+                        && flow_plain_problem(bytes, start, end, &value, key).is_some()
+                    {
+                        return None;
+                    }
+                }
                 let tag = if style == ScalarStyle::Plain {
                     resolve::resolve_plain(&value)
                 } else {
@@ -1761,7 +2205,7 @@ pub(super) fn load_direct(src: &str, bounds: Bounds) -> Option<Node> {
                 let value = match tag {
                     ScalarTag::Str | ScalarTag::Timestamp => {
                         let mut value = owned(value);
-                        eof_block_scalar(src, end, style, &mut value);
+                        eof_block_scalar(src, (start, end), style, &mut value);
                         NodeValue::Str(value.into())
                     }
                     _ => implicit_value(&tag, &value)?,
@@ -1821,9 +2265,19 @@ pub(super) fn load_direct(src: &str, bounds: Bounds) -> Option<Node> {
         match stack.last_mut() {
             None => root = Some(node),
             Some(Frame { key: None, .. }) => items.push(node),
-            Some(Frame { key: Some(k), .. }) => match k.take() {
+            Some(Frame {
+                key: Some(k), flow, ..
+            }) => match k.take() {
                 None => *k = Some(node),
-                Some(key) => pairs.push((key, node)),
+                Some(key) => {
+                    if *flow
+                        && far_flow_key(src, key.span.start, key.span.end, node.span.start)
+                            .is_some()
+                    {
+                        return None;
+                    }
+                    pairs.push((key, node))
+                }
             },
         }
     }
@@ -2051,6 +2505,41 @@ fn anchor_end(text: &str, e: &YamlError) -> Option<(usize, usize)> {
     (indicator && at > name_start).then_some((at, 1))
 }
 
+/// libyaml starts a comment at any `#` where it looks for the next token,
+/// so right after a quoted scalar, a flow indicator or a block scalar
+/// header (`key: 'v'#note`, `[a]#note`, `|#note`) the rest of the line is a
+/// comment; saphyr wants a blank before it. For that error: one space
+/// before the `#`.
+fn comment_gap(text: &str, e: &YamlError) -> Option<(usize, usize)> {
+    let at = e.span.start;
+    (e.message == "comments must be separated from other tokens by whitespace"
+        && text.as_bytes().get(at) == Some(&b'#'))
+    .then_some((at, 1))
+}
+
+/// libyaml skips spaces and tabs alike at the start of a quoted scalar's
+/// continuation line (they fold away); saphyr refuses a tab there left of
+/// the block's indentation ("tab cannot be used as indentation", reported
+/// at `at`). The text with that line's leading blanks all spaces: same
+/// offsets, same value (an under-indented line is then padded as usual).
+fn quoted_tab_fix(text: &str, at: usize) -> Option<String> {
+    let bytes = text.as_bytes();
+    if bytes.get(at) != Some(&b'\t') {
+        return None;
+    }
+    let line = bytes[..at]
+        .iter()
+        .rposition(|&b| b == b'\n' || b == b'\r')
+        .map_or(0, |p| p + 1);
+    let mut out = bytes.to_vec();
+    let mut q = line;
+    while q < out.len() && matches!(out[q], b' ' | b'\t') {
+        out[q] = b' ';
+        q += 1;
+    }
+    String::from_utf8(out).ok()
+}
+
 /// Where the quoted scalar opening at `at` closes (its closing quote), if
 /// it does: `''` is an escaped quote in single quotes, `\` escapes in double.
 fn quoted_end(bytes: &[u8], at: usize) -> Option<usize> {
@@ -2100,17 +2589,33 @@ fn load_graph_marked(
     let mut first_dash: Option<YamlError> = None;
     let composed = loop {
         let mut pad = Vec::new();
+        let mut untab = None;
         let mut t = pads.text(&text, src, dialect);
         t.marks = marks;
-        match compose(t, &mut pad, bounds) {
+        match compose(t, &mut pad, &mut untab, bounds) {
             Ok(x) => break Ok(x),
             // Each repair costs a whole parse: stop repairing when they
             // have re-read 32 MiB (a few seconds), whatever the count.
             Err(e) if fixes < 10_000 && reparsed < REPAIR_BUDGET => {
                 fixes += 1;
                 reparsed += text.len();
+                if let Some(fixed) = untab.and_then(|at| quoted_tab_fix(&text, at)) {
+                    text = std::borrow::Cow::Owned(fixed);
+                    continue;
+                }
                 if pad.is_empty() {
                     pad.extend(anchor_end(&text, &e));
+                }
+                if pad.is_empty() {
+                    pad.extend(comment_gap(&text, &e));
+                }
+                if pad.is_empty()
+                    && e.message == "expected whitespace"
+                    && e.span.start == text.len()
+                {
+                    // An indicator (`?`) ending the text: libyaml takes the
+                    // end for the blank after it; saphyr wants one.
+                    pad.push((text.len(), 1));
                 }
                 if !pad.is_empty() {
                     // Pads in text order, each at an offset of the text
@@ -2307,7 +2812,7 @@ fn colon_tabs_all(
     }
     let fixed = String::from_utf8(out).ok()?;
     let mut pad = Vec::new();
-    let (nodes, _) = compose(pads.text(&fixed, src, dialect), &mut pad, bounds).ok()?;
+    let (nodes, _) = compose(pads.text(&fixed, src, dialect), &mut pad, &mut None, bounds).ok()?;
     let inside_scalar = |at: usize| {
         nodes
             .iter()
@@ -2442,6 +2947,18 @@ mod lone_dash_tests {
         // Folded over lines.
         let want = Value::from_json(&serde_json::json!({"a": ["b c -", "d\ne -"]}));
         assert_eq!(load("a: [b\n  c -, d\n\n  e -]\n"), Ok(want));
+    }
+
+    #[test]
+    fn a_dash_inside_a_plain_scalar_before_a_flow_indicator_stays() {
+        // libyaml: the scalar runs on over ` -` to the `}`.
+        let v = load("a: {rs: $w -eb -}\nb: [x -, y]\nc: [x\n -, -]\n");
+        let want = Value::from_json(&serde_json::json!({
+            "a": {"rs": "$w -eb -"},
+            "b": ["x -", "y"],
+            "c": ["x -", "-"],
+        }));
+        assert_eq!(v, Ok(want));
     }
 
     #[test]
@@ -2612,5 +3129,168 @@ mod flow_indent_tests {
         let e = load(src, Dialect::Salt, BOUNDS).unwrap_err();
         assert_eq!(e.message, "found character that cannot start any token");
         assert_eq!(&src[e.span.clone()], "@");
+    }
+}
+
+/// Readings where libyaml (Salt's loader) and saphyr-parser part ways, found
+/// by a differential run against Salt's `SaltYamlSafeLoader`; each expected
+/// value or message is what Salt 3008.5 gives.
+#[cfg(test)]
+mod libyaml_reading_tests {
+    use super::tests::BOUNDS;
+    use super::*;
+
+    /// Through the whole loader (fast and direct paths first), checked
+    /// against the full loader alone.
+    fn read(src: &str) -> Result<Node, YamlError> {
+        let got = load(src, Dialect::Salt, BOUNDS);
+        let graph = load_graph(src, Dialect::Salt, BOUNDS);
+        assert_eq!(format!("{got:?}"), format!("{graph:?}"), "{src:?}");
+        got
+    }
+
+    fn repr(src: &str) -> String {
+        match read(src) {
+            Ok(n) => n.into_value().py_repr(),
+            Err(e) => panic!("{src:?}: {e:?}"),
+        }
+    }
+
+    fn message(src: &str) -> String {
+        read(src).expect_err(src).message
+    }
+
+    #[test]
+    fn a_comment_may_follow_a_token_without_a_blank() {
+        let src = "a: 'x'#c\nb: [y]#d\nc: |#e\n  z\nd: {k: v}#f\n";
+        assert_eq!(
+            repr(src),
+            "{'a': 'x', 'b': ['y'], 'c': 'z\\n', 'd': {'k': 'v'}}"
+        );
+        let node = read(src).unwrap();
+        let NodeValue::Map(pairs) = &node.value else {
+            panic!("{node:?}")
+        };
+        assert!(src[pairs[0].1.span.clone()].starts_with("'x'"));
+        assert!(src[pairs[1].1.span.clone()].starts_with("[y]"));
+        assert_eq!(&src[pairs[3].0.span.clone()], "d");
+        // The comment takes the rest of the line, `: b` included.
+        assert_eq!(repr("\"a\"#c: b\n"), "'a'");
+        assert_eq!(repr("- \"x\"#c\n- y\n"), "['x', 'y']");
+        // Inside a plain scalar `#` is a character.
+        assert_eq!(repr("a: [x#c]\n"), "{'a': ['x#c']}");
+    }
+
+    #[test]
+    fn tabs_may_indent_quoted_continuation_lines() {
+        let src = "a: 'x\n\ty'\nb: \"p\n\t\tq\n\t  r\"\nc:\n  - 'm\n\t n'\n";
+        assert_eq!(repr(src), "{'a': 'x y', 'b': 'p q r', 'c': ['m n']}");
+        let node = read(src).unwrap();
+        let NodeValue::Map(pairs) = &node.value else {
+            panic!("{node:?}")
+        };
+        assert!(src[pairs[1].1.span.clone()].starts_with("\"p\n\t\tq"));
+        assert_eq!(&src[pairs[2].0.span.clone()], "c");
+    }
+
+    #[test]
+    fn flow_plain_scalars_libyaml_refuses() {
+        for (src, want) in [
+            ("[|]", "found character that cannot start any token"),
+            ("a: [b, >, c]\n", "found character that cannot start any token"),
+            ("[a:]", "found unexpected ':'"),
+            ("{a:}", "found unexpected ':'"),
+            ("[a:, b]", "found unexpected ':'"),
+            ("[a :]", "found unexpected ':'"),
+            ("{a: b:}", "found unexpected ':'"),
+            (
+                "[:x]",
+                "while parsing a flow node\ndid not find expected node content\n  in \"<unicode string>\", line 1, column 2",
+            ),
+            (
+                "{a: 1, : y}",
+                "while parsing a flow node\ndid not find expected node content\n  in \"<unicode string>\", line 1, column 8",
+            ),
+        ] {
+            assert_eq!(message(src), want, "{src:?}");
+        }
+        let e = read("x: [a, b :]\n").unwrap_err();
+        assert_eq!(e.span, 9..10);
+        // What libyaml does read.
+        assert_eq!(repr("{? : y}"), "{None: 'y'}");
+        assert_eq!(repr("{a:b}"), "{'a:b': None}");
+        assert_eq!(repr("[a: b, c]"), "[{'a': 'b'}, 'c']");
+        assert_eq!(repr("[a|b, c>]"), "['a|b', 'c>']");
+    }
+
+    #[test]
+    fn a_flow_key_ends_its_line() {
+        assert_eq!(
+            message("{'a\n b': c}"),
+            "while parsing a flow mapping\n  in \"<unicode string>\", line 1, column 1\ndid not find expected ',' or '}'\n  in \"<unicode string>\", line 2, column 4"
+        );
+        assert!(read("x: {\"a\n  b\": c}\n").is_err());
+        assert!(read(&format!("{{'{}': c}}", "k".repeat(1030))).is_err());
+        assert_eq!(repr("{'a\n b'}"), "{'a b': None}");
+        assert_eq!(repr("{? 'a\n b': c}"), "{'a b': 'c'}");
+        assert!(message("{'a': c,\n 'b'\n : d}").ends_with("line 3, column 2"));
+    }
+
+    #[test]
+    fn a_question_mark_may_end_the_text() {
+        assert_eq!(repr("?"), "{None: None}");
+        assert_eq!(repr("- ?"), "[{None: None}]");
+    }
+
+    #[test]
+    fn a_last_line_of_spaces_keeps_the_block_scalars_break() {
+        assert_eq!(repr("base: |\n  x\n "), "{'base': 'x\\n'}");
+        assert_eq!(repr("base: |+\n  x\n\n "), "{'base': 'x\\n\\n'}");
+        assert_eq!(repr("- |\n  x\n "), "['x\\n']");
+        assert_eq!(repr("a: |\n  x"), "{'a': 'x'}");
+        assert_eq!(repr("a: |\n  x\n    "), "{'a': 'x\\n  '}");
+    }
+
+    #[test]
+    fn a_document_end_marker_before_any_document_has_no_node() {
+        for (src, line) in [("...\n", 1), ("# c\n\n...\n", 3), ("...\na: 1\n", 1)] {
+            assert_eq!(
+                message(src),
+                format!("while parsing a block node\ndid not find expected node content\n  in \"<unicode string>\", line {line}, column 1"),
+                "{src:?}"
+            );
+        }
+        assert_eq!(repr("---\n...\n"), "None");
+        assert_eq!(repr("a: 1\n...\n"), "{'a': 1}");
+        assert_eq!(repr("....\n"), "'....'");
+    }
+
+    #[test]
+    fn a_question_mark_in_a_comment_is_no_key_indicator() {
+        assert!(message("# head?\n: 1e3\n").contains("did not find expected key"));
+        assert_eq!(repr("? # c\n: x\n"), "{None: 'x'}");
+    }
+
+    #[test]
+    fn a_root_block_scalar_wants_indented_content() {
+        for src in [
+            "--- |\nfoo\n",
+            "|\nfoo\n",
+            "--- !!str |\nfoo",
+            "--- >-\n\n# c\nx\n",
+        ] {
+            assert!(
+                message(src).starts_with("did not find expected <document start>\n"),
+                "{src:?}"
+            );
+        }
+        assert_eq!(
+            message("--- |\n---\n"),
+            "expected a single document in the stream\n  in \"<unicode string>\", line 1, column 5\nbut found another document\n  in \"<unicode string>\", line 2, column 1"
+        );
+        assert_eq!(repr("--- |\n# c\n"), "''");
+        assert_eq!(repr("--- |+\n\n\n# c\n  # d\n"), "'\\n\\n'");
+        assert_eq!(repr("--- |\n foo\n"), "'foo\\n'");
+        assert_eq!(repr("a: |\n x\n"), "{'a': 'x\\n'}");
     }
 }

@@ -809,8 +809,7 @@ mod pyyaml_data {
             "%FOO",
             "a: \u{feff}b",
         ];
-        input == "...\n"
-            || GAPS.iter().any(|g| input.contains(g))
+        GAPS.iter().any(|g| input.contains(g))
             // libyaml puts these problem marks elsewhere (Salt does not print them).
             || input.starts_with("a: \"\\")
             || input == "a: !!\n"

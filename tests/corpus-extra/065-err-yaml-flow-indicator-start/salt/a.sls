@@ -1,0 +1,3 @@
+redirect:
+  test.nop:
+    - args: [echo, hi, >, /tmp/out]
