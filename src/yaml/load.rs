@@ -1050,14 +1050,10 @@ fn top_block_cut(bytes: &[u8], start: usize, end: usize) -> Option<TopBlock> {
             _ => break line,
         }
     };
-    let marker = |p: usize| {
-        (bytes[p..].starts_with(b"---") || bytes[p..].starts_with(b"..."))
-            && matches!(bytes.get(p + 3), None | Some(b' ' | b'\t' | b'\n' | b'\r'))
-    };
     if matches!(bytes[content], b'\t' | b'\r') {
         return None;
     }
-    if marker(content) && bytes[content] == b'-' {
+    if document_marker(bytes, content) == Some(b'-') {
         return Some(TopBlock::AnotherDocument { first, at: content });
     }
     // Comments and blank lines only, to the end (or a document marker)?
@@ -1069,7 +1065,7 @@ fn top_block_cut(bytes: &[u8], start: usize, end: usize) -> Option<TopBlock> {
             .count();
         match bytes.get(q) {
             None | Some(b'\n' | b'\r' | b'#') => {}
-            _ if q == p && marker(p) => break,
+            _ if q == p && document_marker(bytes, p).is_some() => break,
             _ => return Some(TopBlock::DocumentStart(q)),
         }
         p = match bytes[q..].iter().position(|&b| b == b'\n') {
@@ -1085,6 +1081,15 @@ fn top_block_cut(bytes: &[u8], start: usize, end: usize) -> Option<TopBlock> {
     Some(TopBlock::Empty { at: content, value })
 }
 
+/// The `-` of a `---` or the `.` of a `...` document marker at byte `p`
+/// (followed by a blank, a line break or the end).
+fn document_marker(bytes: &[u8], p: usize) -> Option<u8> {
+    let rest = bytes.get(p..)?;
+    ((rest.starts_with(b"---") || rest.starts_with(b"..."))
+        && matches!(rest.get(3), None | Some(b' ' | b'\t' | b'\n' | b'\r')))
+    .then(|| rest[0])
+}
+
 /// A `...` document end marker before the stream's first document (only
 /// blank and comment lines before it): libyaml starts an implicit
 /// document there and finds no node in it ("did not find expected node
@@ -1096,12 +1101,7 @@ fn leading_document_end(bytes: &[u8]) -> Option<usize> {
         0
     };
     while line < bytes.len() {
-        if bytes[line..].starts_with(b"...")
-            && matches!(
-                bytes.get(line + 3),
-                None | Some(b' ' | b'\t' | b'\n' | b'\r')
-            )
-        {
+        if document_marker(bytes, line) == Some(b'.') {
             return Some(line);
         }
         let text = bytes[line..]
