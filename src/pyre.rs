@@ -143,6 +143,40 @@ pub fn compile(pattern: &str) -> Result<fancy_regex::Regex, fancy_regex::Error> 
     fancy_regex::Regex::new(&translate(pattern))
 }
 
+/// Python's `re.IGNORECASE` and `re.MULTILINE`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Flags {
+    /// `re.IGNORECASE`.
+    pub ignorecase: bool,
+    /// `re.MULTILINE`.
+    pub multiline: bool,
+}
+
+/// `pattern` with `flags`, for `re.match` (`anchored`: at the start of the
+/// text, not of each line) or `re.search`.
+pub fn compile_for(
+    pattern: &str,
+    flags: Flags,
+    anchored: bool,
+) -> Result<fancy_regex::Regex, fancy_regex::Error> {
+    let mut pat = String::with_capacity(pattern.len() + 16);
+    if flags.ignorecase {
+        pat.push_str("(?i)");
+    }
+    if flags.multiline {
+        pat.push_str("(?m)");
+    }
+    let body = translate(pattern);
+    if anchored {
+        pat.push_str("\\A(?:");
+        pat.push_str(&body);
+        pat.push(')');
+    } else {
+        pat.push_str(&body);
+    }
+    fancy_regex::Regex::new(&pat)
+}
+
 /// What an open group is, for the quantified-lookaround rewrite.
 #[derive(Clone, Copy)]
 enum Group {
@@ -195,7 +229,7 @@ mod tests {
     /// Whether Python's `re.match(pattern, text)` would match (expected
     /// values printed by Python 3.11).
     fn matches(pattern: &str, text: &str) -> bool {
-        compile(&format!(r"\A(?:{pattern})"))
+        compile_for(pattern, Flags::default(), true)
             .unwrap_or_else(|e| panic!("{pattern}: {e}"))
             .is_match(text)
             .expect("runs")

@@ -578,7 +578,7 @@ fn check(ty: Type, c: &Constraint, v: &Value, raw: bool) -> Result<(), String> {
             // Heat's `re.match(pattern, value)`, then `match.end() ==
             // len(value)`: the first match must reach the end (`a|ab` does
             // not take "ab"), not any match.
-            let ok = crate::pyre::compile(&format!("\\A(?:{p})"))
+            let ok = crate::pyre::compile_for(p, Default::default(), true)
                 .ok()
                 .and_then(|r| r.find(s).ok().flatten())
                 .is_some_and(|m| m.end() == s.len());

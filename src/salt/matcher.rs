@@ -588,7 +588,8 @@ pub fn py_re_match(pattern: &str, text: &str) -> Result<bool, MatchError> {
         pattern: pattern.to_string(),
         message,
     };
-    let re = crate::pyre::compile(&format!(r"\A(?:{pattern})")).map_err(|e| bad(e.to_string()))?;
+    let re = crate::pyre::compile_for(pattern, Default::default(), true)
+        .map_err(|e| bad(e.to_string()))?;
     re.is_match(text).map_err(|e| bad(e.to_string()))
 }
 

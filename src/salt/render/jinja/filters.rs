@@ -729,23 +729,11 @@ pub(crate) fn compile(
     multiline: bool,
     anchored: bool,
 ) -> Result<fancy_regex::Regex, Error> {
-    let mut pat = String::new();
-    if ignorecase {
-        pat.push_str("(?i)");
-    }
-    if multiline {
-        pat.push_str("(?m)");
-    }
-    let body = crate::pyre::translate(rgx);
-    if anchored {
-        // re.match: anchored at the start of the string (not of each line).
-        pat.push_str("\\A(?:");
-        pat.push_str(&body);
-        pat.push(')');
-    } else {
-        pat.push_str(&body);
-    }
-    fancy_regex::Regex::new(&pat).map_err(|e| {
+    let flags = crate::pyre::Flags {
+        ignorecase,
+        multiline,
+    };
+    crate::pyre::compile_for(rgx, flags, anchored).map_err(|e| {
         py_error(format!(
             "invalid regular expression {}: {e}",
             py_str_repr(rgx)
