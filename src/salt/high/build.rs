@@ -22,6 +22,7 @@ use crate::value::{Map, Value};
 use crate::yaml::{Node, NodeValue};
 use indexmap::IndexMap;
 use rayon::prelude::*;
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
@@ -1017,13 +1018,21 @@ fn shared_bodies(node: &Node) -> Vec<(Value, Value)> {
     let NodeValue::Map(entries) = &node.value else {
         return Vec::new();
     };
+    // The first ID seen with each span: one lookup per ID, not a scan of
+    // every earlier one.
+    let mut first: HashMap<(usize, usize), &Node> = HashMap::new();
     let mut out = Vec::new();
-    for (i, (k, v)) in entries.iter().enumerate() {
-        if !matches!(v.value, NodeValue::Map(_)) || v.span.is_empty() {
-            continue;
-        }
-        if let Some((anchor, _)) = entries[..i].iter().find(|(_, w)| w.span == v.span) {
-            out.push((key_value(k), key_value(anchor)));
+    for (k, v) in entries {
+        let key = (v.span.start, v.span.end);
+        match first.entry(key) {
+            Entry::Vacant(slot) => {
+                slot.insert(k);
+            }
+            Entry::Occupied(anchor) => {
+                if matches!(v.value, NodeValue::Map(_)) && !v.span.is_empty() {
+                    out.push((key_value(k), key_value(anchor.get())));
+                }
+            }
         }
     }
     out
