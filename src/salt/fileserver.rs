@@ -16,9 +16,40 @@ pub struct SlsFile {
     pub rel: String,
     /// The file on disk.
     pub path: PathBuf,
+    /// Its size when the lookup saw it (a hint for [`SlsFile::read`]).
+    pub len: Option<u64>,
 }
 
 impl SlsFile {
+    /// The file's bytes. With the size the lookup saw, the buffer is made
+    /// that size up front (`std::fs::read` asks the file for it again).
+    pub fn read(&self) -> std::io::Result<Vec<u8>> {
+        let Some(len) = self.len else {
+            return std::fs::read(&self.path);
+        };
+        use std::io::Read;
+        let mut file = std::fs::File::open(&self.path)?;
+        // One byte of room past the size: the read that fills it returns
+        // short, and the next one sees the end. (`read_to_end` on a file
+        // asks it for its size and position first: two more system calls.)
+        let mut bytes = vec![0; usize::try_from(len).unwrap_or(0).saturating_add(1)];
+        let mut filled = 0;
+        loop {
+            if filled == bytes.len() {
+                // It grew since the lookup.
+                bytes.resize(bytes.len() * 2, 0);
+            }
+            match file.read(&mut bytes[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        bytes.truncate(filled);
+        Ok(bytes)
+    }
+
     /// True for `.../init.sls` files (relative includes add an `init` level).
     pub fn is_init(&self) -> bool {
         self.rel == "init.sls" || self.rel.ends_with("/init.sls")
@@ -45,8 +76,15 @@ pub struct FileServer {
     /// [`FileServer::find_file`]'s answers so far, by (saltenv, path): the
     /// tree is read as one snapshot (the listings are cached too), and the
     /// compiles of a fleet ask the same questions.
-    found: std::sync::Mutex<std::collections::HashMap<(String, String), Option<PathBuf>>>,
+    found: std::sync::Mutex<FoundMap>,
 }
+
+/// A file [`FileServer::find_file`] found, with its size when the lookup
+/// saw it.
+type Found = (PathBuf, Option<u64>);
+
+/// [`FileServer::find_file`]'s answers by (saltenv, path).
+type FoundMap = std::collections::HashMap<(String, String), Option<Found>>;
 
 /// How a fileserver treats symlinks (see [`FileServer::with_links`]).
 #[derive(Debug, Clone, Default)]
@@ -63,6 +101,10 @@ struct Env {
     /// Each root with symlinks resolved (`None` if it cannot be), computed
     /// once: containment checks compare against it.
     canonical: Vec<OnceLock<Option<PathBuf>>>,
+    /// Each root's own entries and their kinds (`None` if it cannot be
+    /// read), listed once: the first step of every lookup is answered
+    /// from it instead of asking the file system (see [`plain_walk`]).
+    tops: Vec<OnceLock<Option<Top>>>,
     listing: OnceLock<Vec<String>>,
     paths: OnceLock<Arc<FileListing>>,
 }
@@ -73,6 +115,50 @@ impl Env {
             .get(i)?
             .get_or_init(|| self.roots.get(i).and_then(|r| r.canonicalize().ok()))
             .as_deref()
+    }
+
+    fn top(&self, i: usize) -> Option<&Top> {
+        self.tops
+            .get(i)?
+            .get_or_init(|| self.roots.get(i).and_then(|r| Top::list(r)))
+            .as_ref()
+    }
+}
+
+/// What a directory entry is, as its listing tells (no `stat`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    File,
+    Dir,
+    Link,
+    /// Anything else (a socket, a FIFO, a device).
+    Other,
+    /// The file system did not say: ask it.
+    Unknown,
+}
+
+/// A root's entries by name.
+#[derive(Debug)]
+struct Top(std::collections::HashMap<std::ffi::OsString, Kind>);
+
+impl Top {
+    fn list(root: &Path) -> Option<Top> {
+        let entries = std::fs::read_dir(root).ok()?;
+        let mut kinds = std::collections::HashMap::new();
+        for e in entries {
+            let e = e.ok()?;
+            // `file_type` comes from the listing itself where the file
+            // system fills it in; std asks `lstat` only where it does not.
+            let kind = match e.file_type() {
+                Ok(t) if t.is_symlink() => Kind::Link,
+                Ok(t) if t.is_dir() => Kind::Dir,
+                Ok(t) if t.is_file() => Kind::File,
+                Ok(_) => Kind::Other,
+                Err(_) => Kind::Unknown,
+            };
+            kinds.insert(e.file_name(), kind);
+        }
+        Some(Top(kinds))
     }
 }
 
@@ -88,6 +174,7 @@ impl FileServer {
                         Env {
                             roots: r.clone(),
                             canonical: r.iter().map(|_| OnceLock::new()).collect(),
+                            tops: r.iter().map(|_| OnceLock::new()).collect(),
                             listing: OnceLock::new(),
                             paths: OnceLock::new(),
                         },
@@ -186,6 +273,11 @@ impl FileServer {
     /// Find a root-relative file: the first root that has it wins. Symlinks
     /// whose target leaves the root are treated as absent.
     pub fn find_file(&self, env: &str, rel: &str) -> Option<PathBuf> {
+        self.find_sized(env, rel).map(|(path, _)| path)
+    }
+
+    /// [`FileServer::find_file`], with the file's size when the lookup saw it.
+    fn find_sized(&self, env: &str, rel: &str) -> Option<Found> {
         let key = (env.to_string(), rel.to_string());
         if let Some(found) = self.found_lock().get(&key) {
             return found.clone();
@@ -195,14 +287,11 @@ impl FileServer {
         found
     }
 
-    fn found_lock(
-        &self,
-    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<(String, String), Option<PathBuf>>>
-    {
+    fn found_lock(&self) -> std::sync::MutexGuard<'_, FoundMap> {
         self.found.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn look_up(&self, env: &str, rel: &str) -> Option<PathBuf> {
+    fn look_up(&self, env: &str, rel: &str) -> Option<Found> {
         let rel = Self::normalise(rel).ok()?;
         if rel.is_empty() {
             return None;
@@ -211,14 +300,14 @@ impl FileServer {
         env.roots.iter().enumerate().find_map(|(i, root)| {
             let p = root.join(&rel);
             if self.follow {
-                match plain_walk(root, &rel) {
+                match plain_walk(root, env.top(i), &rel) {
                     // No link on the way: the file is inside the root.
-                    Walk::File => return env.canonical_root(i).map(|_| p),
+                    Walk::File(len) => return env.canonical_root(i).map(|_| (p, Some(len))),
                     Walk::Missing => return None,
                     Walk::Link => {}
                 }
             }
-            (p.is_file() && self.allowed_path(env.canonical_root(i)?, &p)).then_some(p)
+            (p.is_file() && self.allowed_path(env.canonical_root(i)?, &p)).then_some((p, None))
         })
     }
 
@@ -243,9 +332,9 @@ impl FileServer {
         [format!("{base}.sls"), format!("{base}/init.sls")]
             .into_iter()
             .find_map(|rel| {
-                let path = self.find_file(env, &rel)?;
+                let (path, len) = self.find_sized(env, &rel)?;
                 let rel = Self::normalise(&rel).ok()?;
-                Some(SlsFile { rel, path })
+                Some(SlsFile { rel, path, len })
             })
     }
 
@@ -346,8 +435,9 @@ fn inside(root: &Path, p: &Path) -> bool {
 
 /// What [`plain_walk`] found.
 enum Walk {
-    /// A regular file, reached through directories that are not links.
-    File,
+    /// A regular file (of this size), reached through directories that are
+    /// not links.
+    File(u64),
     /// Nothing there, or not a regular file (no link on the way).
     Missing,
     /// A link on the way (or at the end): resolve it to decide.
@@ -357,12 +447,27 @@ enum Walk {
 /// Look at `root/rel` one component at a time without following links
 /// (`rel` is normalised: no `.` or `..`). A file reached without a link is
 /// inside the root whatever the root's own path is, which spares resolving
-/// its whole path (about a dozen system calls per SLS file).
-fn plain_walk(root: &Path, rel: &str) -> Walk {
+/// its whole path (about a dozen system calls per SLS file). The first
+/// component is looked up in the root's listing `top` when there is one: of
+/// `a.sls` and `a/init.sls`, which every SLS name tries in turn, that
+/// answers the first for nothing and the second with one `lstat`.
+fn plain_walk(root: &Path, top: Option<&Top>, rel: &str) -> Walk {
     let mut cur = root.to_path_buf();
     let mut parts = rel.split('/').peekable();
+    let mut top = top;
     while let Some(part) = parts.next() {
         cur.push(part);
+        let last = parts.peek().is_none();
+        if let Some(top) = top.take() {
+            match top.0.get(std::ffi::OsStr::new(part)) {
+                None | Some(Kind::Other) => return Walk::Missing,
+                Some(Kind::Link) => return Walk::Link,
+                Some(Kind::Dir) if last => return Walk::Missing,
+                Some(Kind::Dir) => continue,
+                // A file still needs its size; an unknown kind, a look.
+                Some(Kind::File | Kind::Unknown) => {}
+            }
+        }
         let Ok(meta) = std::fs::symlink_metadata(&cur) else {
             return Walk::Missing;
         };
@@ -370,10 +475,9 @@ fn plain_walk(root: &Path, rel: &str) -> Walk {
         if kind.is_symlink() {
             return Walk::Link;
         }
-        let last = parts.peek().is_none();
         if last {
             return if kind.is_file() {
-                Walk::File
+                Walk::File(meta.len())
             } else {
                 Walk::Missing
             };
@@ -522,6 +626,62 @@ mod tests {
         assert!(fs.find_sls("base", "leak").is_none());
         assert!(fs.find_sls("base", "leakdir").is_none());
         assert!(fs.find_sls("base", "alias").is_some());
+    }
+
+    /// The root's listing answers the first step of a lookup as `lstat`
+    /// would: files (with their sizes), directories, links, what is absent,
+    /// and a directory or a FIFO where a file is asked for.
+    #[test]
+    #[cfg(unix)]
+    fn the_roots_listing_answers_as_lstat_does() {
+        let d = tempdir::Dir::new("top");
+        d.write("root/a.sls", "abc");
+        d.write("root/b/init.sls", "x: 1");
+        d.write("root/c.sls/init.sls", "");
+        d.write("outside/x.sls", "");
+        let root = d.path("root");
+        std::os::unix::fs::symlink(d.path("outside"), root.join("link")).unwrap();
+        std::os::unix::fs::symlink(d.path("outside/x.sls"), root.join("l.sls")).unwrap();
+        let fifo = std::ffi::CString::new(root.join("f.sls").to_str().unwrap()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let top = Top::list(&root).unwrap();
+        let rels = [
+            "a.sls",
+            "b",
+            "b/init.sls",
+            "b/none",
+            "c.sls",
+            "c.sls/init.sls",
+            "link",
+            "link/x.sls",
+            "l.sls",
+            "f.sls",
+            "none",
+            "none/init.sls",
+            "a.sls/x",
+        ];
+        for rel in rels {
+            let listed = plain_walk(&root, Some(&top), rel);
+            let looked = plain_walk(&root, None, rel);
+            let show = |w: &Walk| match w {
+                Walk::File(n) => format!("file {n}"),
+                Walk::Missing => "missing".into(),
+                Walk::Link => "link".into(),
+            };
+            assert_eq!(show(&listed), show(&looked), "{rel}");
+        }
+        assert!(matches!(
+            plain_walk(&root, Some(&top), "a.sls"),
+            Walk::File(3)
+        ));
+        let mut roots = IndexMap::new();
+        roots.insert("base".to_string(), vec![root]);
+        let fs = FileServer::new(&roots);
+        let b = fs.find_sls("base", "b").unwrap();
+        assert_eq!((b.rel.as_str(), b.len), ("b/init.sls", Some(4)));
+        assert_eq!(b.read().unwrap(), b"x: 1");
+        assert!(fs.find_sls("base", "f").is_none());
     }
 
     #[test]

@@ -167,7 +167,7 @@ impl<'a> RenderCache<'a> {
         let Some(file) = self.fs.find_sls(saltenv, sls) else {
             return SlsRender::Missing;
         };
-        let text = match std::fs::read(&file.path).map(crate::salt::fileserver::decode_utf8) {
+        let text = match file.read().map(crate::salt::fileserver::decode_utf8) {
             Ok(Ok(text)) => text,
             // Salt reads SLS files as UTF-8 and fails on anything else.
             Ok(Err((at, why))) => {
