@@ -993,12 +993,7 @@ enum TopBlock {
 /// reads lines at column 0 too. `None` when the two agree (content
 /// indented, or a document marker, or a tab, which both refuse).
 fn top_block_cut(bytes: &[u8], start: usize, end: usize) -> Option<TopBlock> {
-    let line_start = |p: usize| {
-        bytes[..p]
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |n| n + 1)
-    };
+    let line_start = |p: usize| line_start_before(bytes, p, Breaks::Newline);
     let tok = node_token(bytes, start, end);
     // The header's line: from the indicator, or the last line before the
     // first content line that is not blank.
@@ -1138,11 +1133,28 @@ fn block_indent(bytes: &[u8], start: usize, end: usize) -> usize {
     } else {
         start.min(bytes.len())
     };
-    first
-        - bytes[..first]
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |p| p + 1)
+    first - line_start_before(bytes, first, Breaks::Newline)
+}
+
+/// Which bytes end a line for [`line_start_before`].
+#[derive(Clone, Copy)]
+enum Breaks {
+    /// `\n` only (a `\r\n` pair ends at its `\n`).
+    Newline,
+    /// `\n` or a lone `\r` too, as libyaml reads line breaks.
+    NewlineOrReturn,
+}
+
+/// Where the line holding byte `p` starts, found by scanning back from `p`
+/// (these checks look at one line near a node, where building the text's
+/// line index would cost more than the scan).
+fn line_start_before(bytes: &[u8], p: usize, breaks: Breaks) -> usize {
+    let p = p.min(bytes.len());
+    let found = match breaks {
+        Breaks::Newline => bytes[..p].iter().rposition(|&b| b == b'\n'),
+        Breaks::NewlineOrReturn => bytes[..p].iter().rposition(|&b| b == b'\n' || b == b'\r'),
+    };
+    found.map_or(0, |n| n + 1)
 }
 
 /// Whether the last thing before `at` (blanks and comments skipped) is a
@@ -1151,10 +1163,7 @@ fn block_indent(bytes: &[u8], start: usize, end: usize) -> usize {
 fn after_key_indicator(bytes: &[u8], at: usize) -> bool {
     let mut end = at.min(bytes.len());
     loop {
-        let line = bytes[..end]
-            .iter()
-            .rposition(|&b| b == b'\n' || b == b'\r')
-            .map_or(0, |p| p + 1);
+        let line = line_start_before(bytes, end, Breaks::NewlineOrReturn);
         let text = &bytes[line..end];
         let quoted = |upto: usize| text[..upto].iter().any(|&b| b == b'\'' || b == b'"');
         let comment = (0..text.len()).find(|&i| {
@@ -2059,7 +2068,7 @@ fn eof_block_scalar(
     // A last line of fewer spaces than the indentation is no content line
     // for saphyr either: its `\n` is the line break before it, which stays.
     let short_blank_last_line = || {
-        let last = &src[src.rfind(['\n', '\r']).map_or(0, |p| p + 1)..];
+        let last = &src[line_start_before(src.as_bytes(), src.len(), Breaks::NewlineOrReturn)..];
         last.bytes().all(|b| b == b' ') && last.len() < block_indent(src.as_bytes(), start, end)
     };
     if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
@@ -2527,10 +2536,7 @@ fn quoted_tab_fix(text: &str, at: usize) -> Option<String> {
     if bytes.get(at) != Some(&b'\t') {
         return None;
     }
-    let line = bytes[..at]
-        .iter()
-        .rposition(|&b| b == b'\n' || b == b'\r')
-        .map_or(0, |p| p + 1);
+    let line = line_start_before(bytes, at, Breaks::NewlineOrReturn);
     let mut out = bytes.to_vec();
     let mut q = line;
     while q < out.len() && matches!(out[q], b' ' | b'\t') {
