@@ -79,7 +79,9 @@ fn write_number(out: &mut String, v: &Value) {
 /// whether a map is an `OrderedDict` is asked of `mutable`.
 fn write_repr(out: &mut String, v: &Value, printable: bool) {
     match v.kind() {
-        ValueKind::Undefined => {}
+        // Jinja2's Undefined (Salt's StrictUndefined too) has this repr:
+        // `[foo]|string` with `foo` unset is `[Undefined]`.
+        ValueKind::Undefined => out.push_str("Undefined"),
         ValueKind::None => out.push_str("None"),
         ValueKind::Bool => out.push_str(if v.is_true() { "True" } else { "False" }),
         ValueKind::Number => write_number(out, v),

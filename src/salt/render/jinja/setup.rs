@@ -127,15 +127,47 @@ pub(super) fn build_environment(
         out.write_str(&pyfmt::finalize(value)).map_err(Error::from)
     });
 
-    // Python's str() of bytes is their repr (b'...'); minijinja would print
-    // the text.
+    // Python's str(): minijinja's own text differs for bytes (str() of
+    // bytes is their repr, b'...'), for an undefined value inside a tuple
+    // (`Undefined`) and for floats.
     env.add_filter(
         "string",
         |state: &State, v: JValue| -> Result<JValue, Error> {
-            if v.kind() == ValueKind::Bytes {
-                return Ok(JValue::from(pyfmt::py_str(&v)));
+            if matches!(v.kind(), ValueKind::String | ValueKind::Undefined) {
+                return minijinja::filters::string(state, &v);
             }
-            minijinja::filters::string(state, &v)
+            Ok(JValue::from(pyfmt::py_str(&v)))
+        },
+    );
+
+    // Jinja2's join takes str() of each item: Salt's StrictUndefined
+    // refuses it (minijinja joins an undefined item as nothing; the string
+    // filter's refusal carries where the undefined value came from), and a
+    // float is Python's text (`1e+20`, not minijinja's digits in full).
+    env.add_filter(
+        "join",
+        |state: &mut State,
+         v: JValue,
+         joiner: Option<minijinja::value::StringInput<'_>>,
+         attribute: Option<&str>,
+         kw: Kwargs|
+         -> Result<JValue, Error> {
+            let by_attribute = attribute.is_some() || kw.has("attribute");
+            let plain = v.kind() == ValueKind::String || v.kind() == ValueKind::Map;
+            if let (false, false, Ok(items)) = (by_attribute, plain, v.try_iter()) {
+                let mut texts = Vec::new();
+                for item in items {
+                    if item.is_undefined() {
+                        minijinja::filters::string(state, &item)?;
+                    }
+                    texts.push(match item.kind() {
+                        ValueKind::String => item,
+                        _ => JValue::from(pyfmt::py_str(&item)),
+                    });
+                }
+                return minijinja::filters::join(state, &JValue::from(texts), joiner, None, kw);
+            }
+            minijinja::filters::join(state, &v, joiner, attribute, kw)
         },
     );
 
