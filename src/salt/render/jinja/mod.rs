@@ -24,6 +24,7 @@ mod serialize;
 mod setup;
 mod strftime;
 mod textnet;
+mod textwrap;
 
 use crate::salt::config::JinjaOptions;
 use crate::value::Value;
