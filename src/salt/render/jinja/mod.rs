@@ -13,6 +13,7 @@ mod ipaddr;
 mod itertools;
 mod loader;
 mod macros;
+mod markup;
 pub mod mutable;
 mod prepass;
 mod pyorder;

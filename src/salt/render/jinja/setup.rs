@@ -194,6 +194,7 @@ pub(super) fn build_environment(
     filters::register(&mut env);
     super::textnet::register(&mut env);
     super::textwrap::register(&mut env);
+    super::markup::register(&mut env);
     super::ipaddr::register(&mut env);
     super::itertools::register(&mut env);
     env
