@@ -165,6 +165,21 @@ pub(super) fn kw_pairs(kwargs: &Kwargs) -> Result<Vec<(String, MjValue)>, Error>
         .collect()
 }
 
+/// The filtered value first, then the filter's own arguments, keywords
+/// last, as [`super::salt::bind`] takes them.
+pub(super) fn with_value(
+    v: MjValue,
+    args: Rest<MjValue>,
+    kwargs: Kwargs,
+) -> Result<Vec<MjValue>, Error> {
+    let pairs = kw_pairs(&kwargs)?;
+    let mut all: Vec<MjValue> = std::iter::once(v).chain(args.0).collect();
+    if !pairs.is_empty() {
+        all.push(MjValue::from(Kwargs::from_iter(pairs)));
+    }
+    Ok(all)
+}
+
 /// A real list (not a tuple, string or mapping): Salt's `is_list`.
 fn is_list_value(v: &MjValue) -> bool {
     matches!(v.kind(), ValueKind::Seq) && !v.is_tuple()
@@ -473,7 +488,7 @@ fn f_indent(a: Args) -> Result<MjValue, Error> {
 }
 
 /// Python's `str.splitlines()`.
-fn py_splitlines(s: &str) -> Vec<&str> {
+pub(super) fn py_splitlines(s: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
     let bytes: Vec<(usize, char)> = s.char_indices().collect();

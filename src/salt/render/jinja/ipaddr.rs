@@ -4,6 +4,7 @@
 //! `ipaddress` module Salt 3008.5 runs on (3.11): what parses as an address
 //! or an interface, and how it prints.
 
+use super::filters::with_value;
 use super::pyfmt::py_str;
 use super::salt::{bind, py_error, Bound};
 use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
@@ -64,17 +65,6 @@ pub(super) fn register(env: &mut Environment<'static>) {
         },
     );
     env.add_filter("ipwrap", |v: MjValue| ipwrap(&v));
-}
-
-/// The filtered value first, then the filter's own arguments, keywords
-/// last, as [`bind`] takes them.
-fn with_value(v: MjValue, args: Rest<MjValue>, kwargs: Kwargs) -> Result<Vec<MjValue>, Error> {
-    let pairs = super::filters::kw_pairs(&kwargs)?;
-    let mut all: Vec<MjValue> = std::iter::once(v).chain(args.0).collect();
-    if !pairs.is_empty() {
-        all.push(MjValue::from(Kwargs::from_iter(pairs)));
-    }
-    Ok(all)
 }
 
 fn value_and_options(a: &Bound) -> (MjValue, Option<MjValue>) {

@@ -13,6 +13,7 @@ mod ipaddr;
 mod itertools;
 mod loader;
 mod macros;
+mod markup;
 pub mod mutable;
 mod prepass;
 mod pyorder;
@@ -24,6 +25,7 @@ mod serialize;
 mod setup;
 mod strftime;
 mod textnet;
+mod textwrap;
 
 use crate::salt::config::JinjaOptions;
 use crate::value::Value;

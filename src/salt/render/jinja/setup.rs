@@ -225,6 +225,8 @@ pub(super) fn build_environment(
     register_tests(&mut env);
     filters::register(&mut env);
     super::textnet::register(&mut env);
+    super::textwrap::register(&mut env);
+    super::markup::register(&mut env);
     super::ipaddr::register(&mut env);
     super::itertools::register(&mut env);
     env

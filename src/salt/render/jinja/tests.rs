@@ -980,3 +980,49 @@ fn imports_read_into_the_same_log_and_fresh_answers_are_noted() {
     assert_eq!(log.of(Grains), &keys(&["os"]));
     assert_eq!(log.answered, vec!["pkg.version".to_string()]);
 }
+
+#[test]
+fn jinja2_html_and_wrap_filters() {
+    // Expected texts are what Salt 3008.5 (Jinja2 3.1.6) rendered.
+    assert_eq!(
+        r("{{ '<a>&\"\\''|forceescape }}"),
+        "&lt;a&gt;&amp;&#34;&#39;"
+    );
+    assert_eq!(r("{{ ('<b>'|safe)|forceescape }}"), "&lt;b&gt;");
+    assert_eq!(r("{{ {'a': 1}|forceescape }}"), "{&#39;a&#39;: 1}");
+    assert_eq!(
+        r("{{ {'class': 'x<', 'no': none, 'on': true, 'l': [1]}|xmlattr }}"),
+        " class=\"x&lt;\" on=\"True\" l=\"[1]\""
+    );
+    assert_eq!(r("{{ {'a': '<b>'|safe}|xmlattr(false) }}"), "a=\"<b>\"");
+    assert_eq!(
+        r("{{ 'a b-c\\n\\nd'|wordwrap(3, wrapstring='|') }}"),
+        "a|b-c||d"
+    );
+    assert_eq!(
+        r("{{ 'hello world'|wordwrap(7.0, false) }}"),
+        "hello|world".replace('|', "\n")
+    );
+    assert_eq!(
+        r("{{ 'see www.example.org, or me@example.com'|urlize(nofollow=true, target='_blank') }}"),
+        "see <a href=\"https://www.example.org\" rel=\"nofollow noopener\" target=\"_blank\">www.example.org</a>, or <a href=\"mailto:me@example.com\">me@example.com</a>"
+    );
+    assert_eq!(
+        r("{{ 'http://example.com/long'|urlize(8) }}"),
+        "<a href=\"http://example.com/long\" rel=\"noopener\">http://e...</a>"
+    );
+    let err = |src: &str| render_files(&[], src).unwrap_err().message;
+    assert!(err("{{ {'a b': 1}|xmlattr }}")
+        .starts_with("Jinja error: Invalid character in attribute name: 'a b'; line 1"));
+    assert!(
+        err("{{ 'abc'|wordwrap(0) }}").starts_with("Jinja error: invalid width 0 (must be > 0)")
+    );
+    assert!(err("{{ 'hello world'|wordwrap(4.5) }}").starts_with(
+        "Jinja error: slice indices must be integers or None or have an __index__ method"
+    ));
+    assert!(err("{{ 'abc'|wordwrap(1, 2, 3, 4, 5, 6) }}").starts_with(
+        "Jinja error: do_wordwrap() takes from 2 to 6 positional arguments but 8 were given"
+    ));
+    assert!(err("{{ 'a'|urlize(extra_schemes=['f']) }}")
+        .starts_with("Jinja syntax error: 'f' is not a valid URI scheme prefix."));
+}
