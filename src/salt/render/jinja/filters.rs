@@ -487,6 +487,19 @@ fn f_indent(a: Args) -> Result<MjValue, Error> {
     })
 }
 
+/// [`with_value`] behind a stand-in for the context Jinja2 passes its
+/// filter first (`environment`, `eval_ctx`): it counts in Python's
+/// TypeError texts ("takes from 2 to 6 positional arguments").
+pub(super) fn with_context_and_value(
+    v: MjValue,
+    args: Rest<MjValue>,
+    kwargs: Kwargs,
+) -> Result<Vec<MjValue>, Error> {
+    let mut all = vec![MjValue::UNDEFINED];
+    all.extend(with_value(v, args, kwargs)?);
+    Ok(all)
+}
+
 /// Python's `str.splitlines()`.
 pub(super) fn py_splitlines(s: &str) -> Vec<&str> {
     let mut out = Vec::new();

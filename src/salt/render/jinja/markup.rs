@@ -5,7 +5,7 @@
 //! (`Markup`), the other two plain strings, since Salt renders without
 //! auto-escaping.
 
-use super::filters::with_value;
+use super::filters::{with_context_and_value, with_value};
 use super::pyfmt::{py_str, py_type_name};
 use super::salt::{bind, py_error};
 use super::textwrap::is_py_word;
@@ -76,8 +76,7 @@ fn not_a_string(v: &MjValue) -> Error {
 /// joined with spaces, with a leading space when `autospace` and anything
 /// was written. A key holding whitespace, `/`, `>` or `=` is refused.
 fn xmlattr(v: MjValue, args: Rest<MjValue>, kwargs: Kwargs) -> Result<MjValue, Error> {
-    let mut all = vec![MjValue::UNDEFINED];
-    all.extend(with_value(v, args, kwargs)?);
+    let all = with_context_and_value(v, args, kwargs)?;
     let a = bind("do_xmlattr", "eval_ctx, d, autospace=", &all)?;
     let d = a.raw("d").cloned().unwrap_or_default();
     if d.kind() != ValueKind::Map {
@@ -116,8 +115,7 @@ fn xmlattr(v: MjValue, args: Rest<MjValue>, kwargs: Kwargs) -> Result<MjValue, E
 /// `do_urlize(eval_ctx, value, trim_url_limit=None, nofollow=False,
 /// target=None, rel=None, extra_schemes=None)`.
 fn urlize_filter(v: MjValue, args: Rest<MjValue>, kwargs: Kwargs) -> Result<MjValue, Error> {
-    let mut all = vec![MjValue::UNDEFINED];
-    all.extend(with_value(v, args, kwargs)?);
+    let all = with_context_and_value(v, args, kwargs)?;
     let a = bind(
         "do_urlize",
         "eval_ctx, value, trim_url_limit=, nofollow=, target=, rel=, extra_schemes=",

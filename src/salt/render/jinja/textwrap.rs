@@ -3,7 +3,7 @@
 //! no tab expansion, whitespace kept inside lines, no indents or line limit.
 //! Hands the wrapped text to the template.
 
-use super::filters::with_value;
+use super::filters::with_context_and_value;
 use super::pyfmt::{py_str, py_type_name};
 use super::salt::{bind, py_error};
 use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
@@ -20,10 +20,7 @@ pub(super) fn register(env: &mut Environment<'static>) {
 /// `s.splitlines()` wrapped one by one, every line joined with
 /// `wrapstring` (the environment's newline sequence, `\n`, by default).
 fn wordwrap(v: MjValue, args: Rest<MjValue>, kwargs: Kwargs) -> Result<MjValue, Error> {
-    // The environment is Python's first positional parameter: it counts in
-    // the TypeError texts ("takes from 2 to 6 positional arguments").
-    let mut all = vec![MjValue::UNDEFINED];
-    all.extend(with_value(v, args, kwargs)?);
+    let all = with_context_and_value(v, args, kwargs)?;
     let a = bind(
         "do_wordwrap",
         "environment, s, width=, break_long_words=, wrapstring=, break_on_hyphens=",
