@@ -6,7 +6,7 @@
 //! auto-escaping.
 
 use super::filters::{with_context_and_value, with_value};
-use super::pyfmt::{py_str, py_type_name};
+use super::pyfmt::{is_py_space, py_str, py_type_name};
 use super::salt::{bind, py_error};
 use super::textwrap::is_py_word;
 use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
@@ -178,11 +178,6 @@ fn urlize_filter(v: MjValue, args: Rest<MjValue>, kwargs: Kwargs) -> Result<MjVa
         extra_schemes: schemes,
     };
     Ok(MjValue::from(urlize(&escape(&value), &options)))
-}
-
-/// Python's `str.isspace()` of one character (`\s` of a `str` pattern).
-fn is_py_space(c: char) -> bool {
-    c.is_whitespace() || matches!(c, '\x1c'..='\x1f')
 }
 
 /// `_uri_scheme_re.fullmatch`: `[\w.+-]{2,}:` then at most two `/`.

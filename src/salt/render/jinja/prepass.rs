@@ -40,6 +40,8 @@ use std::fmt::Write as _;
 use minijinja::machinery::{tokenize, Token};
 use minijinja::syntax::SyntaxConfig;
 
+use super::pyfmt::is_py_space;
+
 /// One token: what it is and its byte range in the source.
 struct Tok<'a> {
     tok: Token<'a>,
@@ -66,13 +68,6 @@ fn lex_at<'a>(src: &'a str, syntax: &SyntaxConfig) -> Result<Vec<Tok<'a>>, Optio
         });
     }
     Ok(out)
-}
-
-/// Whether Python's `\s` (in a `str` pattern) matches `c`: Jinja2's lexer
-/// skips such characters between the tokens of a tag. minijinja's skips
-/// ASCII whitespace only.
-fn is_py_space(c: char) -> bool {
-    c.is_whitespace() || matches!(c, '\x1c'..='\x1f')
 }
 
 /// `src` with every whitespace character Jinja2 skips inside tags and

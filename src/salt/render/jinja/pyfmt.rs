@@ -2,13 +2,21 @@
 //! Jinja finalizer prints for `{{ value }}` (dicts as `{'k': 'v'}` in
 //! insertion order, `None`/`True`, floats as Python's `repr`, and, inside
 //! printed dicts, strings holding newlines/tabs as YAML double-quoted
-//! scalars — Salt 3008's `PrintableDict`).
+//! scalars — Salt 3008's `PrintableDict`). Also Python's idea of a
+//! whitespace character, which the filters and the pre-pass share.
 
 use std::fmt::Write as _;
 
 use minijinja::value::{Value, ValueKind};
 
 use crate::value::py_str_repr;
+
+/// Python's `str.isspace()` of one character, which is also what `\s`
+/// matches in a `str` pattern: Unicode whitespace and the separators
+/// `\x1c`-`\x1f` (Rust's `char::is_whitespace` leaves those out).
+pub(super) fn is_py_space(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '\x1c'..='\x1f')
+}
 
 /// Python's type name of a value (`dict`, `list`, `str`, ...).
 pub fn py_type_name(v: &Value) -> &'static str {

@@ -4,7 +4,7 @@
 //! Hands the wrapped text to the template.
 
 use super::filters::with_context_and_value;
-use super::pyfmt::{py_str, py_type_name};
+use super::pyfmt::{is_py_space, py_str, py_type_name};
 use super::salt::{bind, py_error};
 use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
 use minijinja::{Environment, Error};
@@ -211,11 +211,6 @@ fn continue_line(lines: &mut Vec<String>, mut line: Vec<Vec<char>>) {
 /// `chunk.strip() == ''`: empty, or only Python whitespace.
 fn is_blank(chunk: &[char]) -> bool {
     chunk.iter().all(|&c| is_py_space(c))
-}
-
-/// Python's `str.isspace()` of one character.
-fn is_py_space(c: char) -> bool {
-    c.is_whitespace() || matches!(c, '\x1c'..='\x1f')
 }
 
 /// textwrap's own whitespace: `\t\n\v\f\r` and space.
