@@ -7,7 +7,7 @@
 
 use super::filters::{with_context_and_value, with_value};
 use super::pyfmt::{is_py_space, py_str, py_type_name};
-use super::salt::{bind, py_error};
+use super::salt::{bind, py_error, py_no_attribute};
 use super::textwrap::is_py_word;
 use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
 use minijinja::{Environment, Error};
@@ -56,13 +56,6 @@ fn forceescape(v: MjValue, args: Rest<MjValue>, kwargs: Kwargs) -> Result<MjValu
     Ok(MjValue::from_safe_string(escape_text(&py_str(&value))))
 }
 
-fn no_attribute(v: &MjValue, attr: &str) -> Error {
-    py_error(format!(
-        "'{}' object has no attribute '{attr}'",
-        py_type_name(v)
-    ))
-}
-
 /// `re.search` of a non-text value: Python's TypeError.
 fn not_a_string(v: &MjValue) -> Error {
     py_error(format!(
@@ -80,7 +73,7 @@ fn xmlattr(v: MjValue, args: Rest<MjValue>, kwargs: Kwargs) -> Result<MjValue, E
     let a = bind("do_xmlattr", "eval_ctx, d, autospace=", &all)?;
     let d = a.raw("d").cloned().unwrap_or_default();
     if d.kind() != ValueKind::Map {
-        return Err(no_attribute(&d, "items"));
+        return Err(py_no_attribute(&d, "items"));
     }
     let mut items = Vec::new();
     for key in d.try_iter()? {
@@ -126,7 +119,7 @@ fn urlize_filter(v: MjValue, args: Rest<MjValue>, kwargs: Kwargs) -> Result<MjVa
     let mut rel: BTreeSet<String> = BTreeSet::new();
     if let Some(r) = a.raw("rel").filter(|r| r.is_true()) {
         let Some(text) = r.as_str().filter(|_| r.kind() == ValueKind::String) else {
-            return Err(no_attribute(r, "split"));
+            return Err(py_no_attribute(r, "split"));
         };
         rel.extend(
             text.split(is_py_space)

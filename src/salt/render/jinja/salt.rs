@@ -205,6 +205,15 @@ pub(crate) fn py_error(message: impl Into<String>) -> Error {
     Error::new(ErrorKind::InvalidOperation, message.into())
 }
 
+/// Python's AttributeError for a method a template value lacks
+/// (`'int' object has no attribute 'splitlines'`).
+pub(crate) fn py_no_attribute(v: &MjValue, attr: &str) -> Error {
+    py_error(format!(
+        "'{}' object has no attribute '{attr}'",
+        super::pyfmt::py_type_name(v)
+    ))
+}
+
 // ---------------------------------------------------------------------------
 // Python-style argument binding
 // ---------------------------------------------------------------------------

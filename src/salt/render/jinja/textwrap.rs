@@ -5,7 +5,7 @@
 
 use super::filters::with_context_and_value;
 use super::pyfmt::{is_py_space, py_str, py_type_name};
-use super::salt::{bind, py_error};
+use super::salt::{bind, py_error, py_no_attribute};
 use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
 use minijinja::{Environment, Error};
 use std::sync::LazyLock;
@@ -28,7 +28,7 @@ fn wordwrap(v: MjValue, args: Rest<MjValue>, kwargs: Kwargs) -> Result<MjValue, 
     )?;
     let s = a.raw("s").cloned().unwrap_or_default();
     let Some(text) = s.as_str().filter(|_| s.kind() == ValueKind::String) else {
-        return Err(no_attribute(&s, "splitlines"));
+        return Err(py_no_attribute(&s, "splitlines"));
     };
     let width = a.raw("width").cloned();
     let wrapper = Wrapper {
@@ -44,7 +44,7 @@ fn wordwrap(v: MjValue, args: Rest<MjValue>, kwargs: Kwargs) -> Result<MjValue, 
         None => "\n".to_string(),
         Some(w) if w.is_none() => "\n".to_string(),
         Some(w) if w.kind() == ValueKind::String => py_str(w),
-        Some(w) => return Err(no_attribute(w, "join")),
+        Some(w) => return Err(py_no_attribute(w, "join")),
     };
     let mut paragraphs = Vec::new();
     for line in super::filters::py_splitlines(text) {
@@ -53,13 +53,6 @@ fn wordwrap(v: MjValue, args: Rest<MjValue>, kwargs: Kwargs) -> Result<MjValue, 
         paragraphs.push(wrapper.wrap(line, width)?.join(&wrapstring));
     }
     Ok(MjValue::from(paragraphs.join(&wrapstring)))
-}
-
-fn no_attribute(v: &MjValue, attr: &str) -> Error {
-    py_error(format!(
-        "'{}' object has no attribute '{attr}'",
-        py_type_name(v)
-    ))
 }
 
 /// The `width` of a wrapper: Python compares a float as well as an int
