@@ -18,6 +18,7 @@ use crate::salt::render::{render_file, RenderEnv};
 use crate::salt::share::RenderShare;
 use crate::salt::yamlex::{self, Aggr};
 use crate::value::{Map, Value};
+use crate::yaml::Loaded;
 use indexmap::IndexMap;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -902,10 +903,14 @@ impl Compiler<'_> {
         let renv = RenderEnv {
             jinja,
             default_pipe: &self.config.renderer,
+            // Provenance points at every leaf.
+            spans: self.trace.is_some(),
         };
         match render_file(&renv, file, &ctx, &format!("{env}:{sls}")) {
             Ok(r) => {
-                if let (Some(t), Some(node), false) = (self.trace, &r.data, sls.is_empty()) {
+                if let (Some(t), Some(Loaded::Tree(node)), false) =
+                    (self.trace, &r.data, sls.is_empty())
+                {
                     t.borrow_mut().push((
                         crate::provenance::Layer {
                             kind: "pillar-sls".into(),
@@ -918,7 +923,7 @@ impl Compiler<'_> {
                 // A text stream (`#!jinja` alone) is not a dict.
                 let text = r.text_only.then(|| Value::str(r.text.text.as_str()));
                 Ok(PillarRender {
-                    data: r.data.map(|n| n.to_value()).or(text),
+                    data: r.data.map(Loaded::into_value).or(text),
                     aggregate: r.aggregate,
                 })
             }

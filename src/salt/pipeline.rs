@@ -153,6 +153,7 @@ impl Session {
         RenderEnv {
             jinja: &self.jinja_sls,
             default_pipe: &self.config.renderer,
+            spans: false,
         }
     }
 
@@ -176,6 +177,7 @@ impl Session {
             env: RenderEnv {
                 jinja: &self.jinja_top,
                 default_pipe: &self.config.renderer,
+                spans: false,
             },
         };
         let (merged, diags) = top::get_top(&opts, &avail, &mut loader);
@@ -522,7 +524,7 @@ impl TopFiles<'_> {
             extra_vars: Vec::new(),
         };
         render_file(&self.env, file, &ctx, &format!("{env}:top"))
-            .map(|r| r.data.map(|n| n.to_value()))
+            .map(|r| r.data.map(crate::yaml::Loaded::into_value))
             .map_err(|mut d| {
                 d.code = codes::TOP_RENDER_ERROR;
                 d

@@ -110,6 +110,16 @@ impl Map {
         Map(m)
     }
 
+    /// A map of `entries` whose keys are known to be distinct (no lookup
+    /// per key), allocated once at their number.
+    pub fn from_distinct(entries: impl ExactSizeIterator<Item = (Value, Value)>) -> Map {
+        let mut m = Map::with_capacity(entries.len());
+        for (k, v) in entries {
+            m.0.push(k, v);
+        }
+        m
+    }
+
     /// The entries themselves, in order (the index is dropped): for
     /// consumers that take them apart in place, in parallel.
     pub fn into_entries(self) -> ThinVec<(Value, Value)> {

@@ -33,9 +33,14 @@
 //! One pass over the bytes for the character check, then one over the
 //! lines: linear time, recursion bounded by [`MAX_LEVELS`].
 
-use super::load::{has_duplicate_or_collection_key, implicit_value, unusual_bytes, Bounds};
+use std::ops::Range;
+
+use super::load::{
+    has_duplicate_or_collection_key, implicit_value, repeats_a_key, unusual_bytes, Bounds,
+};
 use super::resolve::{self, ScalarTag};
 use super::{Node, NodeValue};
+use crate::value::{Map, Value};
 
 /// Deepest nesting served here (deeper documents take the saphyr path,
 /// which applies the `yaml-depth` limit).
@@ -62,21 +67,160 @@ struct Line {
 enum Inline {
     /// A mapping key, with the offset of its `:`.
     Key(usize),
-    /// A scalar node that ends its line (blanks and a comment may follow).
-    Scalar(Node),
+    /// A scalar that ends its line (blanks and a comment may follow):
+    /// its value and span.
+    Scalar(NodeValue, Range<usize>),
 }
 
-struct Scanner<'a> {
+/// What the scanner makes of what it reads: the [`Node`] tree with every
+/// span ([`Tree`]), or plain [`Value`]s for a caller that needs no spans
+/// ([`Plain`]). One scanner serves both, so they cannot read a text
+/// differently.
+pub(super) trait Build {
+    /// A node.
+    type Out;
+    /// A sequence's items so far.
+    type Items;
+    /// A mapping's pairs so far.
+    type Pairs;
+    /// A scalar node (`value` is never a collection).
+    fn scalar(&mut self, value: NodeValue, span: Range<usize>) -> Self::Out;
+    /// An empty sequence to fill.
+    fn items(&mut self) -> Self::Items;
+    /// Append to a sequence.
+    fn push(&mut self, items: &mut Self::Items, item: Self::Out);
+    /// The sequence node from `start` to `end` (`None`: where its last
+    /// item ends).
+    fn list(&mut self, items: Self::Items, start: usize, end: Option<usize>) -> Self::Out;
+    /// An empty mapping to fill.
+    fn pairs(&mut self) -> Self::Pairs;
+    /// Append to a mapping.
+    fn pair(&mut self, pairs: &mut Self::Pairs, key: Self::Out, value: Self::Out);
+    /// The mapping node from `start` to `end` (`None`: where its last
+    /// value ends); `None` when a key repeats (as Python compares keys),
+    /// which the full loader reports.
+    fn map(&mut self, pairs: Self::Pairs, start: usize, end: Option<usize>) -> Option<Self::Out>;
+}
+
+/// Builds the [`Node`] tree.
+pub(super) struct Tree;
+
+impl Build for Tree {
+    type Out = Node;
+    type Items = Vec<Node>;
+    type Pairs = Vec<(Node, Node)>;
+
+    fn scalar(&mut self, value: NodeValue, span: Range<usize>) -> Node {
+        Node { value, span }
+    }
+
+    fn items(&mut self) -> Vec<Node> {
+        Vec::new()
+    }
+
+    fn push(&mut self, items: &mut Vec<Node>, item: Node) {
+        items.push(item);
+    }
+
+    fn list(&mut self, items: Vec<Node>, start: usize, end: Option<usize>) -> Node {
+        let end = end.unwrap_or_else(|| items.last().map_or(start, |n| n.span.end).max(start));
+        Node {
+            value: NodeValue::List(items),
+            span: start..end,
+        }
+    }
+
+    fn pairs(&mut self) -> Vec<(Node, Node)> {
+        Vec::new()
+    }
+
+    fn pair(&mut self, pairs: &mut Vec<(Node, Node)>, key: Node, value: Node) {
+        pairs.push((key, value));
+    }
+
+    fn map(&mut self, pairs: Vec<(Node, Node)>, start: usize, end: Option<usize>) -> Option<Node> {
+        if pairs.len() > 1 && has_duplicate_or_collection_key(&pairs) {
+            return None;
+        }
+        let end = end.unwrap_or_else(|| pairs.last().map_or(start, |(_, v)| v.span.end).max(start));
+        Some(Node {
+            value: NodeValue::Map(pairs),
+            span: start..end,
+        })
+    }
+}
+
+/// Builds plain [`Value`]s, skipping the tree: the items of the
+/// collections being read gather in reused buffers, and each collection
+/// is allocated once, at its size.
+#[derive(Default)]
+pub(super) struct Plain {
+    items: Vec<Vec<Value>>,
+    pairs: Vec<Vec<(Value, Value)>>,
+}
+
+impl Build for Plain {
+    type Out = Value;
+    type Items = Vec<Value>;
+    type Pairs = Vec<(Value, Value)>;
+
+    fn scalar(&mut self, value: NodeValue, _: Range<usize>) -> Value {
+        Node { value, span: 0..0 }.into_value()
+    }
+
+    fn items(&mut self) -> Vec<Value> {
+        self.items.pop().unwrap_or_default()
+    }
+
+    fn push(&mut self, items: &mut Vec<Value>, item: Value) {
+        items.push(item);
+    }
+
+    fn list(&mut self, mut items: Vec<Value>, _: usize, _: Option<usize>) -> Value {
+        let mut list = crate::value::List::with_capacity(items.len());
+        list.extend(items.drain(..));
+        self.items.push(items);
+        Value::List(list)
+    }
+
+    fn pairs(&mut self) -> Vec<(Value, Value)> {
+        self.pairs.pop().unwrap_or_default()
+    }
+
+    fn pair(&mut self, pairs: &mut Vec<(Value, Value)>, key: Value, value: Value) {
+        pairs.push((key, value));
+    }
+
+    fn map(&mut self, mut pairs: Vec<(Value, Value)>, _: usize, _: Option<usize>) -> Option<Value> {
+        let repeats = pairs.len() > 1 && repeats_a_key(pairs.iter().map(|(k, _)| k), pairs.len());
+        let map = (!repeats).then(|| Map::from_distinct(pairs.drain(..)));
+        pairs.clear();
+        self.pairs.push(pairs);
+        map.map(Value::Map)
+    }
+}
+
+struct Scanner<'a, B> {
     b: &'a [u8],
     src: &'a str,
     /// The line being read; `None` at the end of the text.
     cur: Option<Line>,
     max_level: usize,
+    build: B,
 }
 
 /// Load `src` if it is in the fast path's subset (module doc); `None`
 /// otherwise, for the caller to take the saphyr path.
 pub(super) fn load_fast(src: &str, bounds: Bounds) -> Option<Node> {
+    scan(src, bounds, Tree)
+}
+
+/// [`load_fast`] as a plain value (no tree, no spans).
+pub(super) fn load_fast_value(src: &str, bounds: Bounds) -> Option<Value> {
+    scan(src, bounds, Plain::default())
+}
+
+fn scan<B: Build>(src: &str, bounds: Bounds, build: B) -> Option<B::Out> {
     let b = src.as_bytes();
     // Printable ASCII and line breaks, then `\r` only before `\n`.
     if unusual_bytes(b) > 0 {
@@ -91,20 +235,18 @@ pub(super) fn load_fast(src: &str, bounds: Bounds) -> Option<Node> {
         src,
         cur: None,
         max_level: bounds.depth.min(MAX_LEVELS),
+        build,
     };
     s.advance(0)?;
     let Some(line) = s.cur else {
-        return Some(Node {
-            value: NodeValue::Null,
-            span: 0..0,
-        });
+        return Some(s.build.scalar(NodeValue::Null, 0..0));
     };
     let root = s.block(line, 0)?;
     // Anything left is indented less than the root: not a single node.
     s.cur.is_none().then_some(root)
 }
 
-impl Scanner<'_> {
+impl<B: Build> Scanner<'_, B> {
     /// Move to the first line with content at or after offset `from` (a
     /// line start). `None` for a document marker (`---`, `...`).
     fn advance(&mut self, mut from: usize) -> Option<()> {
@@ -157,7 +299,7 @@ impl Scanner<'_> {
 
     /// The collection whose first line is `line` (a mapping or a sequence
     /// at its indentation).
-    fn block(&mut self, line: Line, level: usize) -> Option<Node> {
+    fn block(&mut self, line: Line, level: usize) -> Option<B::Out> {
         let p = line.start + line.indent;
         if self.is_dash(p, line.end) {
             self.seq(line.indent, p, level, false)
@@ -171,14 +313,14 @@ impl Scanner<'_> {
     /// mapping value at the mapping's own indentation (then a line at
     /// `col` that is not an entry ends it, and its span starts where its
     /// first item's token does, as saphyr has it).
-    fn seq(&mut self, col: usize, mut p: usize, level: usize, indentless: bool) -> Option<Node> {
+    fn seq(&mut self, col: usize, mut p: usize, level: usize, indentless: bool) -> Option<B::Out> {
         if level >= self.max_level {
             return None;
         }
         // Where saphyr starts an indentless sequence: at its first item's
         // token, the end of the `-` line when that item is below it.
         let mut start = if indentless { None } else { Some(p) };
-        let mut items = Vec::new();
+        let mut items = self.build.items();
         loop {
             let line = self.cur?;
             let end = line.end;
@@ -190,10 +332,7 @@ impl Scanner<'_> {
                 self.advance(line.next)?;
                 match self.cur {
                     Some(l) if l.indent > col => self.block(l, level + 1)?,
-                    _ => Node {
-                        value: NodeValue::Null,
-                        span: end..end,
-                    },
+                    _ => self.build.scalar(NodeValue::Null, end..end),
                 }
             } else if self.is_dash(q, end) {
                 self.seq(q - line.start, q, level + 1, false)?
@@ -204,13 +343,13 @@ impl Scanner<'_> {
             } else {
                 match self.scalar_at(q, end)? {
                     Inline::Key(_) => self.map(q - line.start, q, level + 1)?,
-                    Inline::Scalar(node) => {
+                    Inline::Scalar(value, span) => {
                         self.advance(line.next)?;
-                        node
+                        self.build.scalar(value, span)
                     }
                 }
             };
-            items.push(item);
+            self.build.push(&mut items, item);
             match self.cur {
                 None => break,
                 Some(l) if l.indent == col && self.is_dash(l.start + col, l.end) => {
@@ -221,21 +360,17 @@ impl Scanner<'_> {
             }
         }
         let start = start?;
-        let end = items.last().map_or(start, |n| n.span.end).max(start);
-        Some(Node {
-            value: NodeValue::List(items),
-            span: start..end,
-        })
+        Some(self.build.list(items, start, None))
     }
 
     /// A block mapping whose keys are at column `col`, the first key at
     /// `p` on the current line.
-    fn map(&mut self, col: usize, mut p: usize, level: usize) -> Option<Node> {
+    fn map(&mut self, col: usize, mut p: usize, level: usize) -> Option<B::Out> {
         if level >= self.max_level {
             return None;
         }
         let start = p;
-        let mut pairs = Vec::new();
+        let mut pairs = self.build.pairs();
         loop {
             let line = self.cur?;
             let end = line.end;
@@ -252,23 +387,20 @@ impl Scanner<'_> {
                     Some(l) if l.indent == col && self.is_dash(l.start + col, l.end) => {
                         self.seq(col, l.start + col, level + 1, true)?
                     }
-                    _ => Node {
-                        value: NodeValue::Null,
-                        span: colon..colon,
-                    },
+                    _ => self.build.scalar(NodeValue::Null, colon..colon),
                 }
             } else if matches!(self.b[q], b'[' | b'{') {
                 let node = self.flow(q, end, level + 1)?;
                 self.advance(line.next)?;
                 node
             } else {
-                let Inline::Scalar(node) = self.scalar_at(q, end)? else {
+                let Inline::Scalar(value, span) = self.scalar_at(q, end)? else {
                     return None;
                 };
                 self.advance(line.next)?;
-                node
+                self.build.scalar(value, span)
             };
-            pairs.push((key, value));
+            self.build.pair(&mut pairs, key, value);
             match self.cur {
                 None => break,
                 Some(l) if l.indent == col => p = l.start + col,
@@ -277,27 +409,20 @@ impl Scanner<'_> {
             }
         }
         // Keys here are scalars; one key cannot repeat.
-        if pairs.len() > 1 && has_duplicate_or_collection_key(&pairs) {
-            return None;
-        }
-        let end = pairs.last().map_or(start, |(_, v)| v.span.end).max(start);
-        Some(Node {
-            value: NodeValue::Map(pairs),
-            span: start..end,
-        })
+        self.build.map(pairs, start, None)
     }
 
     /// A flow collection at `p` that ends its line: `{}`, or a flow
     /// sequence of plain words and quoted scalars (no nesting, no
     /// trailing comma). Its span runs on to the line's end, as a quoted
     /// scalar's does.
-    fn flow(&self, p: usize, end: usize, level: usize) -> Option<Node> {
+    fn flow(&mut self, p: usize, end: usize, level: usize) -> Option<B::Out> {
         if level >= self.max_level {
             return None;
         }
         let b = self.b;
         let mut i = self.skip_spaces(p + 1, end);
-        let mut items = Vec::new();
+        let mut items = self.build.items();
         let close = if b[p] == b'{' {
             (i < end && b[i] == b'}').then_some(i)?
         } else if i < end && b[i] == b']' {
@@ -311,26 +436,22 @@ impl Scanner<'_> {
                     q @ (b'\'' | b'"') => {
                         let (value, close) = self.quoted(q, i, end)?;
                         let after = self.skip_spaces(close, end);
-                        let node = Node {
-                            value: NodeValue::Str(value.into()),
-                            span: i..after,
-                        };
-                        (node, after)
+                        (
+                            self.build.scalar(NodeValue::Str(value.into()), i..after),
+                            after,
+                        )
                     }
                     c if flow_word_start(c, b.get(i + 1).copied()) => {
                         let mut j = i + 1;
                         while j < end && flow_word(b[j]) {
                             j += 1;
                         }
-                        let node = Node {
-                            value: typed(&self.src[i..j])?,
-                            span: i..j,
-                        };
+                        let node = self.build.scalar(typed(&self.src[i..j])?, i..j);
                         (node, self.skip_spaces(j, end))
                     }
                     _ => return None,
                 };
-                items.push(item);
+                self.build.push(&mut items, item);
                 match b.get(after) {
                     Some(b']') if after < end => break after,
                     Some(b',') if after < end => {
@@ -347,40 +468,32 @@ impl Scanner<'_> {
         if after < end && !(b[after] == b'#' && after > close + 1) {
             return None;
         }
-        let value = if b[p] == b'{' {
-            NodeValue::Map(Vec::new())
+        if b[p] == b'{' {
+            let pairs = self.build.pairs();
+            self.build.map(pairs, p, Some(end))
         } else {
-            NodeValue::List(items)
-        };
-        Some(Node {
-            value,
-            span: p..end,
-        })
+            Some(self.build.list(items, p, Some(end)))
+        }
     }
 
     /// The key node from `p` to its `:` at `colon` (already known to be
     /// a plain or quoted scalar followed by `:`).
-    fn key(&self, p: usize, colon: usize) -> Option<Node> {
+    fn key(&mut self, p: usize, colon: usize) -> Option<B::Out> {
         if colon - p > MAX_KEY {
             return None;
         }
         match self.b[p] {
             q @ (b'\'' | b'"') => {
                 let (value, _) = self.quoted(q, p, colon)?;
-                Some(Node {
-                    value: NodeValue::Str(value.into()),
-                    span: p..colon,
-                })
+                Some(self.build.scalar(NodeValue::Str(value.into()), p..colon))
             }
             _ => {
                 let mut e = colon;
                 while self.b[e - 1] == b' ' {
                     e -= 1;
                 }
-                Some(Node {
-                    value: typed(&self.src[p..e])?,
-                    span: p..e,
-                })
+                let value = typed(&self.src[p..e])?;
+                Some(self.build.scalar(value, p..e))
             }
         }
     }
@@ -395,10 +508,7 @@ impl Scanner<'_> {
                 let (value, close) = self.quoted(q, p, end)?;
                 let after = self.skip_spaces(close, end);
                 if after == end || (b[after] == b'#' && after > close) {
-                    Some(Inline::Scalar(Node {
-                        value: NodeValue::Str(value.into()),
-                        span: p..end,
-                    }))
+                    Some(Inline::Scalar(NodeValue::Str(value.into()), p..end))
                 } else if b[after] == b':' && (after + 1 == end || b[after + 1] == b' ') {
                     Some(Inline::Key(after))
                 } else {
@@ -427,10 +537,7 @@ impl Scanner<'_> {
             }
             i += 1;
         }
-        Some(Inline::Scalar(Node {
-            value: typed(&self.src[p..last])?,
-            span: p..last,
-        }))
+        Some(Inline::Scalar(typed(&self.src[p..last])?, p..last))
     }
 
     /// The single-line quoted scalar opening with `q` at `p`: its value and
@@ -509,11 +616,18 @@ mod tests {
             format!("{:?}", direct.as_ref()),
             "{text:?}"
         );
+        // The plain build is the tree's value.
+        assert_eq!(
+            format!("{:?}", load_fast_value(text, BOUNDS)),
+            format!("{:?}", Some(fast.to_value())),
+            "{text:?}"
+        );
         fast
     }
 
     fn declined(text: &str) {
         assert_eq!(load_fast(text, BOUNDS), None, "{text:?}");
+        assert_eq!(load_fast_value(text, BOUNDS), None, "{text:?}");
     }
 
     /// The value of key `k` of a served top-level mapping, with its text.

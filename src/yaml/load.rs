@@ -7,7 +7,7 @@
 use super::resolve::{self, ConstructFail, Scalar, ScalarTag, CORE};
 use super::{Dialect, Node, NodeValue, YamlError, YamlErrorKind};
 use crate::text::LineIndex;
-use crate::value::py_str_repr;
+use crate::value::{py_str_repr, Value};
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span};
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -2312,10 +2312,31 @@ pub(super) fn has_duplicate_or_collection_key(pairs: &[(Node, Node)]) -> bool {
             NodeValue::List(_) | NodeValue::Map(_) => return None,
         })
     }
-    let mut seen = SeenKeys::new(pairs.len());
-    for (i, (k, _)) in pairs.iter().enumerate() {
-        let Some(k) = key(k) else { return true };
-        if seen.insert(k, i, pairs.len()).is_some() {
+    repeats(pairs.iter().map(|(k, _)| key(k)), pairs.len())
+}
+
+/// [`has_duplicate_or_collection_key`] for the `len` keys of a mapping
+/// built as plain values.
+pub(super) fn repeats_a_key<'a>(keys: impl Iterator<Item = &'a Value>, len: usize) -> bool {
+    fn key(v: &Value) -> Option<PyKey<'_>> {
+        Some(match v {
+            Value::Null => PyKey::Null,
+            Value::Bool(b) => PyKey::Bool(*b),
+            Value::Int(i) => PyKey::Int(*i),
+            Value::Float(f) => PyKey::Float(*f),
+            Value::Str(s) => PyKey::Str(Cow::Borrowed(s)),
+            Value::List(_) | Value::Map(_) => return None,
+        })
+    }
+    repeats(keys.map(key), len)
+}
+
+/// Whether one of `len` keys repeats (`None`: a collection, which counts).
+fn repeats<'a>(keys: impl Iterator<Item = Option<PyKey<'a>>>, len: usize) -> bool {
+    let mut seen = SeenKeys::new(len);
+    for (i, k) in keys.enumerate() {
+        let Some(k) = k else { return true };
+        if seen.insert(k, i, len).is_some() {
             return true;
         }
     }
@@ -2330,6 +2351,11 @@ pub(super) fn load(src: &str, dialect: Dialect, bounds: Bounds) -> Result<Node, 
     if let Some(node) = super::fast::load_fast(src, bounds) {
         return Ok(node);
     }
+    load_saphyr(src, dialect, bounds)
+}
+
+/// [`load`] past the fast path: the direct path, else the full loader.
+pub(super) fn load_saphyr(src: &str, dialect: Dialect, bounds: Bounds) -> Result<Node, YamlError> {
     match load_direct(src, bounds) {
         Some(node) => Ok(node),
         None => load_graph(src, dialect, bounds),

@@ -220,6 +220,50 @@ pub fn load_with(text: &str, options: &LoadOptions) -> Result<Node, YamlError> {
     Ok(node)
 }
 
+/// A loaded document, as [`load_plain`] gives it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Loaded {
+    /// The tree, every node with its span.
+    Tree(Node),
+    /// The value alone, always a mapping: the fast path read the document
+    /// and the caller asked for no spans.
+    Plain(Value),
+}
+
+impl Loaded {
+    /// The value (strings moved).
+    pub fn into_value(self) -> Value {
+        match self {
+            Loaded::Tree(node) => node.into_value(),
+            Loaded::Plain(value) => value,
+        }
+    }
+
+    /// Whether the document is `null` (or empty).
+    pub fn is_null(&self) -> bool {
+        match self {
+            Loaded::Tree(node) => node.value == NodeValue::Null,
+            Loaded::Plain(value) => value.is_null(),
+        }
+    }
+}
+
+/// [`load_with`] for a caller that needs the value and no spans: a
+/// mapping the fast path serves comes back as a [`Loaded::Plain`] value,
+/// built without the tree; anything else as the tree. Salt's dialect only
+/// (the others adjust the tree after loading).
+pub fn load_plain(text: &str, options: &LoadOptions) -> Result<Loaded, YamlError> {
+    if options.dialect != Dialect::Salt {
+        return load_with(text, options).map(Loaded::Tree);
+    }
+    match fast::load_fast_value(text, options.bounds()) {
+        Some(map @ Value::Map(_)) => Ok(Loaded::Plain(map)),
+        // Not a mapping (an SLS error, whose message wants the spans).
+        Some(_) => load_with(text, options).map(Loaded::Tree),
+        None => load::load_saphyr(text, options.dialect, options.bounds()).map(Loaded::Tree),
+    }
+}
+
 /// A yamlex tag (`!aggregate`, `!reset`) on a node: the node's start
 /// offset, whether it is a collection (a block collection starts where its
 /// first key or item does), and the tag.
@@ -295,7 +339,8 @@ pub mod fastpath {
         /// It declined (the saphyr path loads the text).
         Declined,
         /// It loaded the text exactly as the direct path and the full
-        /// loader do (values, key order, spans).
+        /// loader do (values, key order, spans), and its plain build is
+        /// that tree's value.
         Agrees,
         /// It loaded the text differently: what it gave, and what the
         /// direct path and the full loader give.
@@ -305,9 +350,19 @@ pub mod fastpath {
     /// Load `text` on the fast path and compare with the saphyr paths.
     pub fn check(text: &str) -> Check {
         let bounds = super::LoadOptions::default().bounds();
+        let plain = fast::load_fast_value(text, bounds);
         let Some(fast) = fast::load_fast(text, bounds) else {
-            return Check::Declined;
+            return match plain {
+                None => Check::Declined,
+                Some(v) => Check::Differs(format!("plain served what the tree declined: {v:?}")),
+            };
         };
+        // The plain build is the tree's value, exactly.
+        if plain.as_ref() != Some(&fast.to_value())
+            || format!("{plain:?}") != format!("{:?}", Some(fast.to_value()))
+        {
+            return Check::Differs(format!("plain: {plain:?}\ntree:  {fast:?}"));
+        }
         let fast = format!("{fast:?}");
         let direct = format!("{:?}", load::load_direct(text, bounds));
         let graph = format!("{:?}", load::load_graph(text, Dialect::Salt, bounds));

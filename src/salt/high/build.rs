@@ -19,7 +19,7 @@ use crate::salt::share::RenderShare;
 use crate::salt::top::{missing_sls_message, RenderStep};
 use crate::salt::{ID, SLS};
 use crate::value::{Map, Value};
-use crate::yaml::{Node, NodeValue};
+use crate::yaml::{Loaded, Node, NodeValue};
 use indexmap::IndexMap;
 use rayon::prelude::*;
 use std::collections::hash_map::Entry;
@@ -310,14 +310,18 @@ fn prepare(
         };
         return body.prepared(file, sls, what, label);
     }
-    let Some(node) = data.filter(Node::truthy) else {
-        return Prepared { file, body: None };
+    let (data, spanless, shared, span) = match data {
+        // A mapping the YAML fast path read: no anchors, so no shared bodies.
+        Some(Loaded::Plain(map)) if map.truthy() => (map, None, Vec::new(), 0..0),
+        Some(Loaded::Tree(node)) if node.truthy() => {
+            let spanless = node.span.is_empty().then(|| node.clone());
+            let shared = shared_bodies(&node);
+            let span = node.span.clone();
+            // The parse tree is ours alone: move its strings into the data.
+            (state_data(node, auto_order), spanless, shared, span)
+        }
+        _ => return Prepared { file, body: None },
     };
-    let spanless = node.span.is_empty().then(|| node.clone());
-    let shared = shared_bodies(&node);
-    let span = node.span.clone();
-    // The parse tree is ours alone: move its strings into the data.
-    let data = state_data(node, auto_order);
     let Value::Map(mut state) = data else {
         let label = crate::diag::Label::new(&text, span, "renders to this");
         let body = NotDict {

@@ -10,7 +10,7 @@ use crate::diag::{Diagnostic, Label, SourceFile};
 use crate::salt::SLS;
 use crate::text::LineIndex;
 use crate::value::Value;
-use crate::yaml::{self, Node, NodeValue, YamlErrorKind};
+use crate::yaml::{self, Loaded, Node, YamlErrorKind};
 use jinja::{Jinja, JinjaErrorKind, SlsContext};
 use std::sync::Arc;
 
@@ -113,8 +113,10 @@ impl Pipe {
 /// A file rendered to data.
 #[derive(Debug, Clone)]
 pub struct Rendered {
-    /// `None` when the file rendered to nothing (empty text, unknown renderer).
-    pub data: Option<Node>,
+    /// `None` when the file rendered to nothing (empty text, unknown
+    /// renderer). A plain value (no spans) only when [`RenderEnv::spans`]
+    /// is off.
+    pub data: Option<Loaded>,
     /// The file as written.
     pub template: Arc<SourceFile>,
     /// The text the data stage parsed (spans in `data` point into it).
@@ -133,6 +135,9 @@ pub struct RenderEnv<'a> {
     pub jinja: &'a Jinja,
     /// The `renderer` option (used without a `#!` line).
     pub default_pipe: &'a str,
+    /// Whether the caller reads the spans of the data (else YAML the fast
+    /// path serves comes back as a plain value, which is cheaper).
+    pub spans: bool,
 }
 
 /// Render one file through its pipe. `what` is how Salt names the file in
@@ -167,7 +172,7 @@ pub fn render_file(
         }
     };
     let mut text = template.clone();
-    let mut data: Option<Node> = None;
+    let mut data: Option<Loaded> = None;
     let mut aggregate = None;
     for stage in stages {
         if data.is_some() {
@@ -201,10 +206,12 @@ pub fn render_file(
                     crate::salt::yamlex::load(&text.text, &options).map(|a| {
                         let node = a.clone().into_node();
                         aggregate = Some(a);
-                        node
+                        Loaded::Tree(node)
                     })
+                } else if env.spans {
+                    yaml::load_with(&text.text, &options).map(Loaded::Tree)
                 } else {
-                    yaml::load_with(&text.text, &options)
+                    yaml::load_plain(&text.text, &options)
                 };
                 let node = loaded.map_err(|e| {
                     let code = match e.kind {
@@ -254,12 +261,12 @@ pub fn render_file(
                     )
                     .with_subject(SLS, what)
                 })?;
-                data = Some(Node::from_value(&Value::from_json(&v), 0..0));
+                data = Some(Loaded::Tree(Node::from_value(&Value::from_json(&v), 0..0)));
             }
         }
     }
     let text_only = data.is_none() && !template.text.trim().is_empty();
-    let data = data.filter(|n| !matches!(n.value, NodeValue::Null));
+    let data = data.filter(|d| !d.is_null());
     Ok(Rendered {
         data,
         template,
