@@ -1194,9 +1194,16 @@ fn handle_state_decls(
         let Value::Map(body) = body else { continue };
         // Visit the keys as they were: a `module.fun` key is moved to the
         // end as `module`, so the next original key slides into `pos`.
+        // (Without such a key, as in most bodies, nothing moves.)
+        let dotted = |k: &Value| k.as_str().is_some_and(|k| k.contains('.'));
         let mut skeys: Vec<crate::value::Str> = Vec::new();
+        let steps = if body.keys().any(dotted) {
+            body.len()
+        } else {
+            0
+        };
         let mut pos = 0;
-        for _ in 0..body.len() {
+        for _ in 0..steps {
             let Some((Value::Str(k), v)) = body.get_index(pos) else {
                 pos += 1;
                 continue;
