@@ -7,13 +7,14 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use minijinja::syntax::SyntaxConfig;
-use minijinja::value::{Kwargs, Rest, Value as JValue, ValueKind};
+use minijinja::value::{Kwargs, Rest, Tuple, Value as JValue, ValueKind};
 use minijinja::{AutoEscape, Environment, Error, ErrorKind, State, UndefinedBehavior};
 
 use super::convert::to_jinja;
 use super::error::{map_error, template_error, TopLevel, PREFIX_ERROR, PREFIX_RUNTIME};
 use super::mutable::{new_list, new_map, pairs_of, to_mut_deep, to_mut_shallow, track, MutList};
 use super::reads::Source;
+use super::salt::py_error;
 use super::{filters, loader, macros, prepass, pyfmt, salt};
 use super::{EnvOptions, JinjaError, JinjaErrorKind, RenderData, SlsContext, TemplateLoader};
 
@@ -200,6 +201,7 @@ pub(super) fn build_environment(
         |m: JValue, n: usize, varargs: bool, kwargs: bool| macros::wrap(m, n, varargs, kwargs),
     );
     env.add_filter("__pyfmt", pyfmt_filter);
+    env.add_filter("format", format_filter);
     env.add_function(
         "__import_yaml",
         |state: &State, name: JValue, with_ctx: bool| {
@@ -672,13 +674,33 @@ fn pyfmt_filter(fmt: String, arg: JValue) -> Result<JValue, Error> {
             _ => JValue::from(pyfmt::py_str(&v)),
         }
     };
-    let (fmt, reprs) = repr_conversions(&fmt);
-    let mut args: Vec<JValue> = if arg.is_tuple() {
+    let Conversions {
+        fmt,
+        reprs,
+        positional,
+        named,
+    } = repr_conversions(&fmt);
+    let tuple = arg.is_tuple();
+    let mut args: Vec<JValue> = if tuple {
         arg.try_iter()?.collect()
     } else {
         vec![arg]
     };
-    if args.len() == 1 && args[0].kind() == ValueKind::Map && !args[0].is_tuple() {
+    let mapping = !tuple && args[0].kind() == ValueKind::Map;
+    // Python's count of positional arguments: a mapping alone may feed
+    // none (only `%(name)s`), anything else must feed them all.
+    if named && !mapping {
+        return Err(py_error("format requires a mapping"));
+    }
+    if positional > args.len() {
+        return Err(py_error("not enough arguments for format string"));
+    }
+    if positional < args.len() && !mapping {
+        return Err(py_error(
+            "not all arguments converted during string formatting",
+        ));
+    }
+    if mapping {
         // `%(name)s`: convert the looked-up values.
         let pairs = pairs_of(&args[0])?;
         let m: indexmap::IndexMap<JValue, JValue> = pairs
@@ -710,13 +732,41 @@ fn pyfmt_filter(fmt: String, arg: JValue) -> Result<JValue, Error> {
         .map(JValue::from)
 }
 
-/// Rewrite `%r` / `%a` conversions to `%s`; returns which arguments need
-/// `repr()`: `Err(index)` for positional, `Ok(name)` for `%(name)r`.
-fn repr_conversions(fmt: &str) -> (String, Vec<Result<String, usize>>) {
+/// Jinja2's `format` filter: `value % (kwargs or args)`, Python's `%`
+/// with the arguments as a tuple (or the keywords as a mapping).
+fn format_filter(value: JValue, args: Rest<JValue>, kwargs: Kwargs) -> Result<JValue, Error> {
+    let fmt = pyfmt::py_str(&value);
+    let names: Vec<&str> = kwargs.args().collect();
+    if names.is_empty() {
+        return pyfmt_filter(fmt, JValue::from_object(Tuple::new(args.0)));
+    }
+    let mut m = indexmap::IndexMap::new();
+    for name in names {
+        m.insert(JValue::from(name), kwargs.get::<JValue>(name)?);
+    }
+    pyfmt_filter(fmt, JValue::from_object(m))
+}
+
+/// A `%` format read as Python reads it.
+struct Conversions {
+    /// The format with `%r` / `%a` turned into `%s`.
+    fmt: String,
+    /// The arguments those need `repr()` of: `Err(index)` for positional,
+    /// `Ok(name)` for `%(name)r`.
+    reprs: Vec<Result<String, usize>>,
+    /// How many positional arguments it takes (`*` widths included).
+    positional: usize,
+    /// Whether it has a `%(name)` conversion.
+    named: bool,
+}
+
+/// Read `fmt`'s conversions (see [`Conversions`]).
+fn repr_conversions(fmt: &str) -> Conversions {
     let mut out = String::with_capacity(fmt.len());
     let mut reprs = Vec::new();
     let mut chars = fmt.chars().peekable();
     let mut index = 0;
+    let mut named = false;
     while let Some(c) = chars.next() {
         out.push(c);
         if c != '%' {
@@ -762,9 +812,16 @@ fn repr_conversions(fmt: &str) -> (String, Vec<Result<String, usize>>) {
         }
         if name.is_none() {
             index += 1;
+        } else {
+            named = true;
         }
     }
-    (out, reprs)
+    Conversions {
+        fmt: out,
+        reprs,
+        positional: index,
+        named,
+    }
 }
 
 /// Render a data file for `import_yaml` & co.: Salt imports it like a

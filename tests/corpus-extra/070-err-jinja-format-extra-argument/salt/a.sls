@@ -1,0 +1,4 @@
+{% set user = 'deploy' %}
+home:
+  file.directory:
+    - name: {{ '/home/deploy'|format(user) }}
