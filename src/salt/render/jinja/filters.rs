@@ -17,7 +17,7 @@ use super::serialize::{
 use crate::salt::dictupdate::py_eq;
 use crate::value::{py_float_repr, py_str_repr, pynum, Map, Value};
 use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
-use minijinja::{Environment, Error, ErrorKind};
+use minijinja::{Environment, Error, ErrorKind, State};
 use std::fmt::Write as _;
 
 /// Register Salt's extra filters and tests (and overrides of builtins).
@@ -26,8 +26,13 @@ pub fn register(env: &mut Environment<'static>) {
         ($name:expr, $f:expr) => {
             env.add_filter(
                 $name,
-                |args: Rest<MjValue>, kwargs: Kwargs| -> Result<MjValue, Error> {
-                    $f(Args::new($name, args.0, kw_pairs(&kwargs)?))
+                |state: &State, args: Rest<MjValue>, kwargs: Kwargs| -> Result<MjValue, Error> {
+                    match $f(Args::new($name, args.0.clone(), kw_pairs(&kwargs)?)) {
+                        Err(e) if e.kind() == ErrorKind::UndefinedError => {
+                            Err(name_undefined(state, &args.0).unwrap_or(e))
+                        }
+                        out => out,
+                    }
                 },
             );
         };
@@ -190,6 +195,28 @@ fn is_list_value(v: &MjValue) -> bool {
 // ---------------------------------------------------------------------------
 
 /// Filter arguments: the value, positional arguments, keyword arguments.
+/// The error Salt's `StrictUndefined` gives for the first undefined value
+/// inside `values` (in a list or a dict, at any depth), which names the
+/// variable it came from (the conversions only know something was
+/// undefined). One-shot iterators are not looked into.
+fn name_undefined(state: &State, values: &[MjValue]) -> Option<Error> {
+    fn first(v: &MjValue) -> Option<MjValue> {
+        if v.is_undefined() {
+            return Some(v.clone());
+        }
+        match v.kind() {
+            ValueKind::Seq => v.try_iter().ok()?.find_map(|x| first(&x)),
+            ValueKind::Map => v
+                .try_iter()
+                .ok()?
+                .find_map(|k| v.get_item(&k).ok().and_then(|x| first(&x))),
+            _ => None,
+        }
+    }
+    let undefined = values.iter().find_map(first)?;
+    minijinja::filters::string(state, &undefined).err()
+}
+
 struct Args {
     name: &'static str,
     pos: Vec<MjValue>,

@@ -1,0 +1,4 @@
+{% set pkgs = ['nginx', extra_pkg] %}
+packages:
+  pkg.installed:
+    - pkgs: {{ pkgs|tojson }}
