@@ -679,6 +679,7 @@ fn pyfmt_filter(fmt: String, arg: JValue) -> Result<JValue, Error> {
         reprs,
         positional,
         named,
+        stars,
     } = repr_conversions(&fmt);
     let tuple = arg.is_tuple();
     let mut args: Vec<JValue> = if tuple {
@@ -728,6 +729,27 @@ fn pyfmt_filter(fmt: String, arg: JValue) -> Result<JValue, Error> {
             };
         }
     }
+    let fmt = if stars.is_empty() || mapping {
+        fmt
+    } else {
+        // minijinja's printf has no `*`: the widths go into the format.
+        let mut out = String::with_capacity(fmt.len() + 8);
+        let mut last = 0;
+        for &(at, i) in &stars {
+            let n = args[i]
+                .as_i64()
+                .filter(|_| args[i].is_integer())
+                .ok_or_else(|| py_error("* wants int"))?;
+            out.push_str(&fmt[last..at]);
+            out.push_str(&n.to_string());
+            last = at + 1;
+        }
+        out.push_str(&fmt[last..]);
+        for &(_, i) in stars.iter().rev() {
+            args.remove(i);
+        }
+        out
+    };
     minijinja::formatting::format(minijinja::formatting::FormatStyle::Printf, &fmt, &args)
         .map(JValue::from)
 }
@@ -758,6 +780,9 @@ struct Conversions {
     positional: usize,
     /// Whether it has a `%(name)` conversion.
     named: bool,
+    /// Each `*` width or precision: its offset in `fmt` and the index of
+    /// the positional argument it takes.
+    stars: Vec<(usize, usize)>,
 }
 
 /// Read `fmt`'s conversions (see [`Conversions`]).
@@ -767,6 +792,7 @@ fn repr_conversions(fmt: &str) -> Conversions {
     let mut chars = fmt.chars().peekable();
     let mut index = 0;
     let mut named = false;
+    let mut stars = Vec::new();
     while let Some(c) = chars.next() {
         out.push(c);
         if c != '%' {
@@ -793,6 +819,7 @@ fn repr_conversions(fmt: &str) -> Conversions {
         }
         while let Some(&c) = chars.peek() {
             if c == '*' {
+                stars.push((out.len(), index));
                 index += 1;
             }
             if "-+ #0123456789.*hlL".contains(c) {
@@ -821,6 +848,7 @@ fn repr_conversions(fmt: &str) -> Conversions {
         reprs,
         positional: index,
         named,
+        stars,
     }
 }
 

@@ -10,3 +10,4 @@ format-cases:
     - percent: "{{ '%d%%' % 50 }}"
     - repr: "{{ '%r'|format('q') }}"
     - nothing: "{{ 'plain'|format() }}"
+    - stars: "[{{ '%*d'|format(5, 42) }}] [{{ '%-*s'|format(4, 'ab') }}] [{{ '%.*f' % (2, 3.14159) }}] [{{ '%*d' % (-4, 7) }}]"
