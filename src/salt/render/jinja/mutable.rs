@@ -727,7 +727,10 @@ fn str_arg(args: &[Value], i: usize) -> Result<Option<&str>, Error> {
 
 /// Python's `str.split`/`rsplit` without a separator (runs of whitespace).
 fn split_ws(s: &str, maxsplit: i64, from_right: bool) -> Vec<Value> {
-    let words: Vec<&str> = s.split_whitespace().collect();
+    let words: Vec<&str> = s
+        .split(pyfmt::is_py_space)
+        .filter(|w| !w.is_empty())
+        .collect();
     if maxsplit < 0 || words.len() as i64 <= maxsplit + 1 {
         return words.into_iter().map(Value::from).collect();
     }
@@ -735,22 +738,24 @@ fn split_ws(s: &str, maxsplit: i64, from_right: bool) -> Vec<Value> {
     if from_right {
         // keep the leftmost remainder intact (without its trailing whitespace)
         let mut out = Vec::new();
-        let mut rest = s.trim_end();
+        let mut rest = s.trim_end_matches(pyfmt::is_py_space);
         for _ in 0..n {
-            let cut = rest.rfind(char::is_whitespace).unwrap_or(0);
-            out.push(Value::from(rest[cut..].trim_start()));
-            rest = rest[..cut].trim_end();
+            let cut = rest.rfind(pyfmt::is_py_space).unwrap_or(0);
+            out.push(Value::from(
+                rest[cut..].trim_start_matches(pyfmt::is_py_space),
+            ));
+            rest = rest[..cut].trim_end_matches(pyfmt::is_py_space);
         }
         out.push(Value::from(rest));
         out.reverse();
         out
     } else {
         let mut out = Vec::new();
-        let mut rest = s.trim_start();
+        let mut rest = s.trim_start_matches(pyfmt::is_py_space);
         for _ in 0..n {
-            let cut = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            let cut = rest.find(pyfmt::is_py_space).unwrap_or(rest.len());
             out.push(Value::from(&rest[..cut]));
-            rest = rest[cut..].trim_start();
+            rest = rest[cut..].trim_start_matches(pyfmt::is_py_space);
         }
         out.push(Value::from(rest));
         out
