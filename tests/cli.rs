@@ -654,8 +654,10 @@ fn no_internal_markers_in_messages() {
 }
 
 /// The HTML viewer in a real headless browser (tests/browser/run.sh): the
-/// example tree and a 5,200-state tree, a search, a click, a path; first
-/// paint under 2 s. Skipped, with a message, where chromium is missing.
+/// example tree and a 5,200-state tree, a search, a click, a path; the
+/// first paint is reported against its 2 s target and fails only past 10 s
+/// (a timed check must not fail on a busy machine). Skipped, with a
+/// message, where chromium is missing.
 /// `OUT=DIR cargo test browser_viewer` keeps the screenshots in DIR.
 #[test]
 fn browser_viewer() {
