@@ -177,7 +177,10 @@ fn classify(err: &Error, top: &TopLevel) -> (JinjaErrorKind, String) {
     }
     match err.kind() {
         ErrorKind::UndefinedError => {
-            let text = if detail.contains('`') {
+            let text = if is_undefined_text(detail) {
+                // Already Jinja2's text (a filter's attribute lookup).
+                detail.to_string()
+            } else if detail.contains('`') {
                 undefined_text(detail)
             } else {
                 // No expression in the detail (e.g. inside a macro of an
@@ -251,6 +254,15 @@ fn classify(err: &Error, top: &TopLevel) -> (JinjaErrorKind, String) {
             ),
         ),
     }
+}
+
+/// Whether `detail` is already the text of a Jinja2 `Undefined` for a
+/// missing attribute or element ("'dict object' has no attribute 'a'").
+fn is_undefined_text(detail: &str) -> bool {
+    !detail.contains('`')
+        && (detail.contains(" object' has no attribute '")
+            || detail.starts_with("'None' has no attribute '")
+            || detail.contains(" object has no element "))
 }
 
 /// Jinja2's wording for the parser messages that differ most visibly.

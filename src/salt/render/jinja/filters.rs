@@ -9,7 +9,8 @@
 //! replacement templates (`\1`, `\g<name>`) are expanded here.
 
 use super::mutable::MutMap;
-use super::salt::{from_mj, py_error, to_mj};
+use super::pyfmt::py_type_name;
+use super::salt::{bind, from_mj, py_error, to_mj};
 use super::serialize::{
     json_indent, py_cmp, py_json_dumps, sort_py_keys, sorted_keys_deep, yaml_dump_sorted,
     JsonOptions,
@@ -117,6 +118,7 @@ pub fn register(env: &mut Environment<'static>) {
         })
     });
     // Fixed dates and epochs only; "now" stays refused (strftime.rs).
+    env.add_filter("sum", f_sum);
     env.add_filter("strftime", super::strftime::filter);
     env.add_filter("date_format", super::strftime::filter);
     for name in [
@@ -525,6 +527,144 @@ pub(super) fn with_context_and_value(
     let mut all = vec![MjValue::UNDEFINED];
     all.extend(with_value(v, args, kwargs)?);
     Ok(all)
+}
+
+/// Jinja2's `do_sum(environment, iterable, attribute=None, start=0)`:
+/// Python's `sum(iterable, start)`, so its `+` (numbers, bools as ints,
+/// list concatenation) and its errors; an undefined item fails naming the
+/// variable, and an item without the attribute fails as Jinja2's
+/// `Undefined` for it does (minijinja's own `sum` skips both).
+fn f_sum(state: &State, v: MjValue, args: Rest<MjValue>, kwargs: Kwargs) -> Result<MjValue, Error> {
+    let all = with_context_and_value(v, args, kwargs)?;
+    let a = bind(
+        "sync_do_sum",
+        "environment, iterable, attribute=, start=",
+        &all,
+    )?;
+    let iterable = a.raw("iterable").cloned().unwrap_or_default();
+    let start = a.raw("start").cloned().unwrap_or(MjValue::from(0));
+    match start.kind() {
+        ValueKind::String => {
+            return Err(py_error(
+                "sum() can't sum strings [use ''.join(seq) instead]",
+            ))
+        }
+        ValueKind::Bytes => {
+            return Err(py_error(
+                "sum() can't sum bytes [use b''.join(seq) instead]",
+            ))
+        }
+        _ => {}
+    }
+    if iterable.is_undefined() {
+        return Err(name_undefined(state, &[iterable]).unwrap_or_else(undefined_error));
+    }
+    if !matches!(
+        iterable.kind(),
+        ValueKind::Seq | ValueKind::Map | ValueKind::String | ValueKind::Iterable
+    ) {
+        return Err(py_error(format!(
+            "'{}' object is not iterable",
+            py_type_name(&iterable)
+        )));
+    }
+    // `_prepare_attribute_parts`: dotted, digit parts are indexes.
+    let parts: Vec<MjValue> = match a.raw("attribute") {
+        None => Vec::new(),
+        Some(attr) if attr.is_none() => Vec::new(),
+        Some(attr) => match attr.as_str().filter(|_| attr.kind() == ValueKind::String) {
+            Some(text) => text
+                .split('.')
+                .map(|p| match p.parse::<i64>() {
+                    Ok(i) if p.bytes().all(|b| b.is_ascii_digit()) => MjValue::from(i),
+                    _ => MjValue::from(p),
+                })
+                .collect(),
+            None => vec![attr.clone()],
+        },
+    };
+    let mut total = start;
+    for item in iterable.try_iter()? {
+        let item = attribute_of(item, &parts)?;
+        if total.is_undefined() || item.is_undefined() {
+            return Err(name_undefined(state, &[total, item]).unwrap_or_else(undefined_error));
+        }
+        total = py_add(&total, &item)?;
+    }
+    Ok(total)
+}
+
+fn undefined_error() -> Error {
+    Error::new(ErrorKind::UndefinedError, "is undefined")
+}
+
+/// Jinja2's `environment.getitem` along `parts`; a missing step is the
+/// error its `Undefined` raises when used ("'dict object' has no attribute
+/// 'a'", "list object has no element 3").
+fn attribute_of(mut item: MjValue, parts: &[MjValue]) -> Result<MjValue, Error> {
+    for part in parts {
+        if item.is_undefined() {
+            return Ok(item);
+        }
+        // The object's own answer: `None` when the key is missing, an
+        // undefined value stored under it is found (and named later).
+        let found = matches!(item.kind(), ValueKind::Seq | ValueKind::Map)
+            .then(|| item.as_object().and_then(|o| o.get_value(part)))
+            .flatten();
+        item = match found {
+            Some(next) => next,
+            None => {
+                let owner = match item.kind() {
+                    ValueKind::None => "None".to_string(),
+                    _ => format!("{} object", py_type_name(&item)),
+                };
+                let text = match part.as_str() {
+                    Some(name) => format!("'{owner}' has no attribute '{name}'"),
+                    None => format!("{owner} has no element {part}"),
+                };
+                return Err(Error::new(ErrorKind::UndefinedError, text));
+            }
+        };
+    }
+    Ok(item)
+}
+
+/// Python's `a + b` for what `sum` adds: numbers (a bool counts as an
+/// int), lists; anything else is Python's TypeError.
+fn py_add(a: &MjValue, b: &MjValue) -> Result<MjValue, Error> {
+    let num = |v: &MjValue| match v.kind() {
+        ValueKind::Bool => Some(MjValue::from(v.is_true() as i64)),
+        ValueKind::Number => Some(v.clone()),
+        _ => None,
+    };
+    if let (Some(x), Some(y)) = (num(a), num(b)) {
+        if x.is_integer() && y.is_integer() {
+            let (Ok(x), Ok(y)) = (i128::try_from(x.clone()), i128::try_from(y.clone())) else {
+                return Err(py_error("integer out of range"));
+            };
+            return match x.checked_add(y) {
+                Some(n) => Ok(i64::try_from(n).map_or(MjValue::from(n), MjValue::from)),
+                None => Err(py_error("integer out of range")),
+            };
+        }
+        let (Ok(x), Ok(y)) = (f64::try_from(x), f64::try_from(y)) else {
+            return Err(py_error("float out of range"));
+        };
+        return Ok(MjValue::from(x + y));
+    }
+    let (ta, tb) = (py_type_name(a), py_type_name(b));
+    if ta == "list" || ta == "tuple" {
+        if tb != ta {
+            return Err(py_error(format!(
+                "can only concatenate {ta} (not \"{tb}\") to {ta}"
+            )));
+        }
+        let items: Vec<MjValue> = a.try_iter()?.chain(b.try_iter()?).collect();
+        return Ok(MjValue::from(items));
+    }
+    Err(py_error(format!(
+        "unsupported operand type(s) for +: '{ta}' and '{tb}'"
+    )))
 }
 
 /// Python's `str.splitlines()`.

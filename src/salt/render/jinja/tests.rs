@@ -1026,3 +1026,60 @@ fn jinja2_html_and_wrap_filters() {
     assert!(err("{{ 'a'|urlize(extra_schemes=['f']) }}")
         .starts_with("Jinja syntax error: 'f' is not a valid URI scheme prefix."));
 }
+
+#[test]
+fn sum_is_pythons() {
+    // Expected texts are what Salt 3008.5 (Jinja2 3.1.6) rendered.
+    assert_eq!(
+        r("{{ [1.5, 2, true]|sum }} {{ [0.1, 0.2]|sum }}"),
+        "4.5 0.30000000000000004"
+    );
+    assert_eq!(r("{{ [[1], [2]]|sum(start=[]) }}"), "[1, 2]");
+    assert_eq!(
+        r("{{ [{'a': {'b': 2}}, {'a': {'b': 3}}]|sum('a.b') }}"),
+        "5"
+    );
+    assert_eq!(
+        r("{{ [[1, 2], [3, 4]]|sum('1') }} {{ []|sum(start=none) }}"),
+        "6 None"
+    );
+    let err = |src: &str| render_files(&[], src).unwrap_err().message;
+    for (src, want) in [
+        (
+            "{{ ['a']|sum }}",
+            "Jinja error: unsupported operand type(s) for +: 'int' and 'str'",
+        ),
+        (
+            "{{ ['a']|sum(start='') }}",
+            "Jinja error: sum() can't sum strings [use ''.join(seq) instead]",
+        ),
+        (
+            "{{ [[1], 2]|sum(start=[]) }}",
+            "Jinja error: can only concatenate list (not \"int\") to list",
+        ),
+        ("{{ [x]|sum }}", "Jinja variable 'x' is undefined"),
+        (
+            "{{ [{'a': x}]|sum('a') }}",
+            "Jinja variable 'x' is undefined",
+        ),
+        (
+            "{{ [{'a': 1}, {}]|sum('a') }}",
+            "Jinja variable 'dict object' has no attribute 'a'",
+        ),
+        (
+            "{{ [[1, 2], [3]]|sum('1') }}",
+            "Jinja variable list object has no element 1",
+        ),
+        (
+            "{{ [{'a': none}]|sum('a.b') }}",
+            "Jinja variable 'None' has no attribute 'b'",
+        ),
+        ("{{ 5|sum }}", "Jinja error: 'int' object is not iterable"),
+    ] {
+        assert!(
+            err(src).starts_with(&format!("{want}; line 1")),
+            "{src}: {}",
+            err(src)
+        );
+    }
+}
