@@ -416,7 +416,8 @@ fn f_tojson(a: Args) -> Result<MjValue, Error> {
         .replace('>', "\\u003e")
         .replace('&', "\\u0026")
         .replace('\'', "\\u0027");
-    Ok(MjValue::from_safe_string(text))
+    // Salt's `tojson` returns a plain `str` (its repr has no `Markup(`).
+    Ok(MjValue::from(text))
 }
 
 fn f_python(a: Args) -> Result<MjValue, Error> {

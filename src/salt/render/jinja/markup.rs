@@ -10,13 +10,15 @@ use super::pyfmt::{is_py_space, py_str, py_type_name};
 use super::salt::{bind, py_error, py_no_attribute};
 use super::textwrap::is_py_word;
 use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
-use minijinja::{Environment, Error};
+use minijinja::{Environment, Error, State};
 use regex::Regex;
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
 /// Register the filters of this module.
 pub(super) fn register(env: &mut Environment<'static>) {
+    env.add_filter("escape", escape_filter);
+    env.add_filter("e", escape_filter);
     env.add_filter("forceescape", forceescape);
     env.add_filter("xmlattr", xmlattr);
     env.add_filter("urlize", urlize_filter);
@@ -46,6 +48,25 @@ fn escape(v: &MjValue) -> String {
         return py_str(v);
     }
     escape_text(&py_str(v))
+}
+
+/// MarkupSafe's `escape(s)`, which Jinja2 registers as `escape` and `e`:
+/// a safe string as it is, anything else its escaped `str()` (`&#34;`,
+/// `&#39;` where minijinja's writes `&quot;`, `&#x27;`), as a safe string.
+/// An undefined value fails naming the variable, as `str()` of Salt's
+/// `StrictUndefined` does.
+fn escape_filter(
+    state: &State,
+    v: MjValue,
+    args: Rest<MjValue>,
+    kwargs: Kwargs,
+) -> Result<MjValue, Error> {
+    let a = bind("escape", "s", &with_value(v, args, kwargs)?)?;
+    let value = a.raw("s").cloned().unwrap_or_default();
+    if value.is_undefined() {
+        return minijinja::filters::string(state, &value);
+    }
+    Ok(MjValue::from_safe_string(escape(&value)))
 }
 
 /// `do_forceescape(value)`: the escaped `str(value)`, even of a safe

@@ -93,6 +93,14 @@ fn write_repr(out: &mut String, v: &Value, printable: bool) {
         ValueKind::None => out.push_str("None"),
         ValueKind::Bool => out.push_str(if v.is_true() { "True" } else { "False" }),
         ValueKind::Number => write_number(out, v),
+        // A safe string is MarkupSafe's `Markup`, whose repr says so.
+        ValueKind::String if v.is_safe() => {
+            let _ = write!(
+                out,
+                "Markup({})",
+                py_str_repr(v.as_str().unwrap_or_default())
+            );
+        }
         ValueKind::String => out.push_str(&py_str_repr(v.as_str().unwrap_or_default())),
         ValueKind::Bytes => write_bytes_repr(out, v.as_bytes().unwrap_or_default()),
         ValueKind::Map => {

@@ -989,6 +989,14 @@ fn jinja2_html_and_wrap_filters() {
         "&lt;a&gt;&amp;&#34;&#39;"
     );
     assert_eq!(r("{{ ('<b>'|safe)|forceescape }}"), "&lt;b&gt;");
+    assert_eq!(
+        r("{{ \"'\\\"&\"|e }} {{ ('<'|safe)|escape }}"),
+        "&#39;&#34;&amp; <"
+    );
+    assert_eq!(
+        r("{{ ['a'|safe, {'a': 1}|tojson] }}"),
+        "[Markup('a'), '{\"a\": 1}']"
+    );
     assert_eq!(r("{{ {'a': 1}|forceescape }}"), "{&#39;a&#39;: 1}");
     assert_eq!(
         r("{{ {'class': 'x<', 'no': none, 'on': true, 'l': [1]}|xmlattr }}"),
