@@ -153,7 +153,8 @@ pub fn register(env: &mut Environment<'static>) {
     );
     env.add_test(
         "equalto",
-        |value: MjValue, other: MjValue| -> Result<bool, Error> {
+        |state: &State, value: MjValue, other: MjValue| -> Result<bool, Error> {
+            super::setup::fail_if_undefined(state, &[&value, &other])?;
             Ok(py_eq(&from_mj(&value)?, &from_mj(&other)?))
         },
     );
@@ -1780,6 +1781,12 @@ fn f_yaml_encode(a: Args) -> Result<MjValue, Error> {
 }
 
 fn t_match(a: Args) -> Result<bool, Error> {
+    if a.pos.first().is_some_and(MjValue::is_undefined) {
+        // Salt's `re.match` on a StrictUndefined.
+        return Err(py_error(
+            "expected string or bytes-like object, got 'StrictUndefined'",
+        ));
+    }
     let txt = a.text(0, "txt")?;
     let rgx = a.text(1, "rgx")?;
     let re = compile(

@@ -627,43 +627,98 @@ fn register_tests(env: &mut Environment<'static>) {
             ValueKind::String | ValueKind::Seq | ValueKind::Map | ValueKind::Bytes
         )
     });
-    env.add_test("iterable", |v: JValue| {
-        matches!(
+    env.add_test("iterable", |state: &State, v: JValue| {
+        fail_if_undefined(state, &[&v])?;
+        Ok::<_, Error>(matches!(
             v.kind(),
             ValueKind::String
                 | ValueKind::Seq
                 | ValueKind::Map
                 | ValueKind::Iterable
                 | ValueKind::Bytes
-        )
+        ))
     });
-    env.add_test("callable", |v: JValue| v.kind() == ValueKind::Plain);
+    // Salt's StrictUndefined has `__call__` (which fails), so Python's
+    // `callable()` says yes.
+    env.add_test("callable", |v: JValue| {
+        v.is_undefined() || v.kind() == ValueKind::Plain
+    });
+    register_strict_tests(env);
     env.add_test("list", |v: JValue| {
         v.kind() == ValueKind::Seq && !v.is_tuple()
     });
     env.add_test("equalto", |v: JValue, other: JValue| v == other);
-    env.add_test(
-        "match",
-        |v: JValue,
-         rgx: String,
-         ignorecase: Option<bool>,
-         multiline: Option<bool>,
-         kw: Kwargs|
-         -> Result<bool, Error> {
-            let ic = kw
-                .get::<Option<bool>>("ignorecase")?
-                .or(ignorecase)
-                .unwrap_or(false);
-            let ml = kw
-                .get::<Option<bool>>("multiline")?
-                .or(multiline)
-                .unwrap_or(false);
-            kw.assert_all_used()?;
-            let re = filters::compile(&rgx, ic, ml, true)?;
-            re.is_match(&pyfmt::py_str(&v))
-                .map_err(|e| template_error(JinjaErrorKind::Other, PREFIX_ERROR, e.to_string()))
-        },
-    );
+}
+
+/// The error Salt's `StrictUndefined` raises when a test operates on it
+/// (`x is odd` computes `x % 2`), naming the variable; `Ok` when no value
+/// is undefined.
+pub(super) fn fail_if_undefined(state: &State, values: &[&JValue]) -> Result<(), Error> {
+    match values.iter().find(|v| v.is_undefined()) {
+        Some(v) => minijinja::filters::string(state, v).map(|_| ()),
+        None => Ok(()),
+    }
+}
+
+/// Jinja2's tests that operate on their value (compare, compute, call a
+/// method, iterate) fail on an undefined one in Salt; minijinja's answer
+/// false. These wrap minijinja's own tests with that failure. The tests
+/// that only look at a value's type (`defined`, `none`, `string`,
+/// `number`, `mapping`, `sequence`, ...) answer as before.
+fn register_strict_tests(env: &mut Environment<'static>) {
+    use minijinja::tests;
+    type Binary = fn(&JValue, &JValue) -> bool;
+    let binary: [(&str, Binary); 14] = [
+        ("eq", tests::is_eq),
+        ("==", tests::is_eq),
+        ("ne", tests::is_ne),
+        ("!=", tests::is_ne),
+        ("lt", tests::is_lt),
+        ("lessthan", tests::is_lt),
+        ("<", tests::is_lt),
+        ("le", tests::is_le),
+        ("<=", tests::is_le),
+        ("gt", tests::is_gt),
+        ("greaterthan", tests::is_gt),
+        (">", tests::is_gt),
+        ("ge", tests::is_ge),
+        (">=", tests::is_ge),
+    ];
+    for (name, test) in binary {
+        env.add_test(name, move |state: &State, v: JValue, other: JValue| {
+            fail_if_undefined(state, &[&v, &other])?;
+            Ok::<_, Error>(test(&v, &other))
+        });
+    }
+    env.add_test("divisibleby", |state: &State, v: JValue, other: JValue| {
+        fail_if_undefined(state, &[&v, &other])?;
+        Ok::<_, Error>(tests::is_divisibleby(&v, &other))
+    });
+    env.add_test("in", |state: &State, v: JValue, other: JValue| {
+        fail_if_undefined(state, &[&v, &other])?;
+        tests::is_in(state, &v, &other)
+    });
+    type Unary = fn(&JValue) -> bool;
+    let unary: [(&str, Unary); 4] = [
+        ("odd", |v| tests::is_odd(v.clone())),
+        ("even", |v| tests::is_even(v.clone())),
+        ("lower", tests::is_lower),
+        ("upper", tests::is_upper),
+    ];
+    for (name, test) in unary {
+        env.add_test(name, move |state: &State, v: JValue| {
+            fail_if_undefined(state, &[&v])?;
+            Ok::<_, Error>(test(&v))
+        });
+    }
+    env.add_test("filter", |state: &State, v: JValue| {
+        fail_if_undefined(state, &[&v])?;
+        Ok::<_, Error>(v.as_str().is_some_and(|name| tests::is_filter(state, name)))
+    });
+    env.add_test("test", |state: &State, v: JValue| {
+        fail_if_undefined(state, &[&v])?;
+        Ok::<_, Error>(v.as_str().is_some_and(|name| tests::is_test(state, name)))
+    });
 }
 
 /// `'fmt' % arg`: a tuple spreads, a mapping feeds `%(name)s`.

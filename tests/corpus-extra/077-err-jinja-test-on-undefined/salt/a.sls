@@ -1,0 +1,4 @@
+{% if worker_count is divisibleby 2 %}
+workers-even:
+  test.nop: []
+{% endif %}
