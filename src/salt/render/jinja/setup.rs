@@ -619,7 +619,8 @@ fn register_builtin_overrides(env: &mut Environment<'static>) {
     );
 }
 
-/// Python-semantics tests, and Salt's `match`, `equalto`, `list`.
+/// Python-semantics tests (Salt's own, `match`, `equalto` and `list`, are
+/// registered with its filters).
 fn register_tests(env: &mut Environment<'static>) {
     env.add_test("sequence", |v: JValue| {
         matches!(
@@ -644,10 +645,7 @@ fn register_tests(env: &mut Environment<'static>) {
         v.is_undefined() || v.kind() == ValueKind::Plain
     });
     register_strict_tests(env);
-    env.add_test("list", |v: JValue| {
-        v.kind() == ValueKind::Seq && !v.is_tuple()
-    });
-    env.add_test("equalto", |v: JValue, other: JValue| v == other);
+    // `list`, `equalto` and `match` are Salt's (filters.rs).
 }
 
 /// The error Salt's `StrictUndefined` raises when a test operates on it
