@@ -53,6 +53,9 @@ check() { # name page hash expect...
     [ "$try" = 3 ] && sed 's/^/  chromium: /' "$work/chrome.err" | tail -n 20
   done
   actions=$(grep -o 'data-actions="[^"]*"' <<<"$dom" | sed 's/data-actions=//' || true)
+  # Headless Chromium lays the page out in a viewport shorter than the
+  # window (757 px of 900 with Chromium 156) and captures the whole window,
+  # so a screenshot's bottom strip is outside the page: not a layout fault.
   run_chrome --window-size=1400,900 --screenshot="$out/$name.png" "file://$page#$hash" > /dev/null || true
   echo "$name: first paint ${paint:-?} ms; actions $actions; screenshot $out/$name.png"
   [ -n "$paint" ] || { echo "  FAILED: the page did not render"; status=1; return; }
