@@ -331,6 +331,12 @@ fn undefined_text(detail: &str) -> String {
     if let Ok(i) = key.parse::<i64>() {
         return format!("list object has no element {i}");
     }
+    // Jinja2's loop gives these undefined values a hint of their own.
+    match (parent, key) {
+        ("loop", "previtem") => return "there is no previous item".into(),
+        ("loop", "nextitem") => return "there is no next item".into(),
+        _ => {}
+    }
     let key = key.trim_matches(|c| c == '\'' || c == '"');
     let owner = match parent {
         "grains" | "pillar" => "salt.utils.optsdict.DictProxy object",
@@ -339,6 +345,7 @@ fn undefined_text(detail: &str) -> String {
             "collections.OrderedDict object"
         }
         "opts" => "salt.utils.optsdict.OptsDict object",
+        "loop" => "jinja2.runtime.LoopContext object",
         // A module the minion has not loaded (`salt.mysql` without MySQLdb).
         "salt" => "salt.utils.templates.AliasedLoader object",
         _ => "dict object",
@@ -527,6 +534,10 @@ mod tests {
     #[test]
     fn undefined_texts() {
         assert_eq!(undefined_text("`x` is undefined"), "'x' is undefined");
+        assert_eq!(
+            undefined_text("`loop.previtem` is undefined"),
+            "there is no previous item"
+        );
         assert_eq!(
             undefined_origin("cannot calculate length (`d.missing` is undefined)"),
             Some("d.missing")

@@ -1,0 +1,5 @@
+{% for pkg in ['curl', 'git'] %}
+after-{{ pkg }}:
+  test.nop:
+    - previous: {{ loop.previtem }}
+{% endfor %}
