@@ -12,6 +12,8 @@ use super::{loader, JinjaError, JinjaErrorKind};
 
 /// Salt's prefix for errors Python raises as plain exceptions.
 pub const PREFIX_ERROR: &str = "Jinja error: ";
+/// Salt's prefix for `UndefinedError`s.
+pub(super) const PREFIX_UNDEFINED: &str = "Jinja variable ";
 /// Salt's prefix for `TemplateRuntimeError`s (Salt files them with syntax errors).
 pub const PREFIX_RUNTIME: &str = "Jinja syntax error: ";
 /// Salt's prefix for `SaltInvocationError` / `CommandExecutionError`.
@@ -171,16 +173,13 @@ fn classify(err: &Error, top: &TopLevel) -> (JinjaErrorKind, String) {
         if let Some(expr) = undefined_origin(detail) {
             return (
                 JinjaErrorKind::Undefined,
-                format!("Jinja variable {}", undefined_text(&format!("`{expr}`"))),
+                format!("{PREFIX_UNDEFINED}{}", undefined_text(&format!("`{expr}`"))),
             );
         }
     }
     match err.kind() {
         ErrorKind::UndefinedError => {
-            let text = if is_undefined_text(detail) {
-                // Already Jinja2's text (a filter's attribute lookup).
-                detail.to_string()
-            } else if detail.contains('`') {
+            let text = if detail.contains('`') {
                 undefined_text(detail)
             } else {
                 // No expression in the detail (e.g. inside a macro of an
@@ -190,18 +189,18 @@ fn classify(err: &Error, top: &TopLevel) -> (JinjaErrorKind, String) {
                     None => undefined_text(detail),
                 }
             };
-            (JinjaErrorKind::Undefined, format!("Jinja variable {text}"))
+            (JinjaErrorKind::Undefined, format!("{PREFIX_UNDEFINED}{text}"))
         }
         ErrorKind::UnknownFunction => {
             let name = detail.split_whitespace().next().unwrap_or(detail);
             (
                 JinjaErrorKind::Undefined,
-                format!("Jinja variable '{name}' is undefined"),
+                format!("{PREFIX_UNDEFINED}'{name}' is undefined"),
             )
         }
         ErrorKind::UnknownMethod => (
             JinjaErrorKind::Undefined,
-            format!("Jinja variable {detail}"),
+            format!("{PREFIX_UNDEFINED}{detail}"),
         ),
         ErrorKind::TemplateNotFound => {
             let quoted = ['"', '\''].iter().find_map(|q| {
@@ -254,15 +253,6 @@ fn classify(err: &Error, top: &TopLevel) -> (JinjaErrorKind, String) {
             ),
         ),
     }
-}
-
-/// Whether `detail` is already the text of a Jinja2 `Undefined` for a
-/// missing attribute or element ("'dict object' has no attribute 'a'").
-fn is_undefined_text(detail: &str) -> bool {
-    !detail.contains('`')
-        && (detail.contains(" object' has no attribute '")
-            || detail.starts_with("'None' has no attribute '")
-            || detail.contains(" object has no element "))
 }
 
 /// Jinja2's wording for the parser messages that differ most visibly.

@@ -8,6 +8,7 @@
 //! Python `re` patterns run on `fancy-regex` (lookaround, backreferences);
 //! replacement templates (`\1`, `\g<name>`) are expanded here.
 
+use super::error::{template_error, PREFIX_UNDEFINED};
 use super::mutable::MutMap;
 use super::pyfmt::py_type_name;
 use super::salt::{bind, from_mj, py_error, to_mj};
@@ -15,6 +16,7 @@ use super::serialize::{
     json_indent, py_cmp, py_json_dumps, sort_py_keys, sorted_keys_deep, yaml_dump_sorted,
     JsonOptions,
 };
+use super::JinjaErrorKind;
 use crate::salt::dictupdate::py_eq;
 use crate::value::{py_float_repr, py_str_repr, pynum, Map, Value};
 use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
@@ -154,7 +156,7 @@ pub fn register(env: &mut Environment<'static>) {
     env.add_test(
         "equalto",
         |state: &State, value: MjValue, other: MjValue| -> Result<bool, Error> {
-            super::setup::fail_if_undefined(state, &[&value, &other])?;
+            fail_if_undefined(state, &[&value, &other])?;
             Ok(py_eq(&from_mj(&value)?, &from_mj(&other)?))
         },
     );
@@ -218,6 +220,17 @@ fn name_undefined(state: &State, values: &[MjValue]) -> Option<Error> {
     }
     let undefined = values.iter().find_map(first)?;
     minijinja::filters::string(state, &undefined).err()
+}
+
+/// The error Salt's `StrictUndefined` raises when a test or filter
+/// operates on it (`x is odd` computes `x % 2`), naming the variable; `Ok`
+/// when no value is undefined. Unlike [`name_undefined`], it does not look
+/// inside containers (`[x] is iterable` holds in Salt).
+pub(super) fn fail_if_undefined(state: &State, values: &[&MjValue]) -> Result<(), Error> {
+    match values.iter().find(|v| v.is_undefined()) {
+        Some(v) => minijinja::filters::string(state, v).map(|_| ()),
+        None => Ok(()),
+    }
 }
 
 struct Args {
@@ -624,7 +637,11 @@ fn attribute_of(mut item: MjValue, parts: &[MjValue]) -> Result<MjValue, Error> 
                     Some(name) => format!("'{owner}' has no attribute '{name}'"),
                     None => format!("{owner} has no element {part}"),
                 };
-                return Err(Error::new(ErrorKind::UndefinedError, text));
+                return Err(template_error(
+                    JinjaErrorKind::Undefined,
+                    PREFIX_UNDEFINED,
+                    text,
+                ));
             }
         };
     }

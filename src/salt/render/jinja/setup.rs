@@ -629,7 +629,7 @@ fn register_tests(env: &mut Environment<'static>) {
         )
     });
     env.add_test("iterable", |state: &State, v: JValue| {
-        fail_if_undefined(state, &[&v])?;
+        filters::fail_if_undefined(state, &[&v])?;
         Ok::<_, Error>(matches!(
             v.kind(),
             ValueKind::String
@@ -648,22 +648,13 @@ fn register_tests(env: &mut Environment<'static>) {
     // `list`, `equalto` and `match` are Salt's (filters.rs).
 }
 
-/// The error Salt's `StrictUndefined` raises when a test operates on it
-/// (`x is odd` computes `x % 2`), naming the variable; `Ok` when no value
-/// is undefined.
-pub(super) fn fail_if_undefined(state: &State, values: &[&JValue]) -> Result<(), Error> {
-    match values.iter().find(|v| v.is_undefined()) {
-        Some(v) => minijinja::filters::string(state, v).map(|_| ()),
-        None => Ok(()),
-    }
-}
-
 /// Jinja2's tests that operate on their value (compare, compute, call a
 /// method, iterate) fail on an undefined one in Salt; minijinja's answer
 /// false. These wrap minijinja's own tests with that failure. The tests
 /// that only look at a value's type (`defined`, `none`, `string`,
 /// `number`, `mapping`, `sequence`, ...) answer as before.
 fn register_strict_tests(env: &mut Environment<'static>) {
+    use filters::fail_if_undefined;
     use minijinja::tests;
     type Binary = fn(&JValue, &JValue) -> bool;
     let binary: [(&str, Binary); 14] = [
