@@ -244,10 +244,24 @@ const HOT_EXAMPLE: &[&str] = &[
     "docs/examples/hot/env/site.yaml",
 ];
 
+/// The stack heat-oracle made the corpus's plans in (a user's default is
+/// the template's name).
+const ORACLE_STACK: &[&str] = &[
+    "--stack-name",
+    "oracle_stack",
+    "--stack-id",
+    "00000000-0000-4000-8000-000000000001",
+    "--project-id",
+    "oracle-project",
+];
+
 #[test]
 fn hot_compiles_a_corpus_case_like_heat() {
     let case = "tests/corpus-hot/069-deps-explicit-and-implicit";
-    let out = lowstate(&["hot", &format!("{case}/template.yaml")]);
+    let template = format!("{case}/template.yaml");
+    let mut args = vec!["hot", template.as_str()];
+    args.extend(ORACLE_STACK);
+    let out = lowstate(&args);
     assert_prints_heats_plan(&out, &Path::new(env!("CARGO_MANIFEST_DIR")).join(case));
 }
 
@@ -273,6 +287,7 @@ fn hot_reads_get_file_beside_a_template_named_without_a_directory() {
     let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus-hot/059-get-file");
     let out = Command::new(env!("CARGO_BIN_EXE_lowstate"))
         .args(["hot", "template.yaml"])
+        .args(ORACLE_STACK)
         .current_dir(&case)
         .output()
         .expect("run lowstate");

@@ -123,3 +123,75 @@ fn flags_beat_their_keys_and_explain_names_the_flag() {
         stdout(&out)
     );
 }
+
+/// A HOT template in a directory of its own.
+fn hot_template(name: &str, file: &str, text: &str) -> TempDir {
+    let t = TempDir::new(name);
+    t.write(file, text);
+    t
+}
+
+/// Nobody named the stack: it is called after the template, with a
+/// UUID-shaped id and a plain project, as a user's stack would be.
+#[test]
+fn hot_default_stack_is_named_after_the_template() {
+    let t = hot_template(
+        "stack-name",
+        "my-app.yaml",
+        "heat_template_version: 2016-10-14\nresources: {}\noutputs:\n  name: {value: {get_param: OS::stack_name}}\n  id: {value: {get_param: OS::stack_id}}\n  project: {value: {get_param: OS::project_id}}\n",
+    );
+    let out = lowstate_in(&t.0, &["hot", "my-app.yaml", "--format", "text"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("  name: my-app\n"), "{text}");
+    assert!(
+        text.contains("  id: 6c1f3b52-9d4e-4a7b-8e21-5f0a9c3d7b14\n"),
+        "{text}"
+    );
+    assert!(text.contains("  project: demo\n"), "{text}");
+    let out = lowstate_in(
+        &t.0,
+        &[
+            "hot",
+            "my-app.yaml",
+            "--format",
+            "text",
+            "--stack-name",
+            "prod",
+        ],
+    );
+    assert!(stdout(&out).contains("  name: prod\n"), "{}", stdout(&out));
+}
+
+/// The text plan: nested values as indented blocks, short flat ones on
+/// one line, multi-line strings as literal blocks that read as written.
+#[test]
+fn hot_text_plan_prints_nested_values_and_multiline_strings_readably() {
+    let t = hot_template(
+        "text-plan",
+        "web.yaml",
+        r#"heat_template_version: 2016-10-14
+resources:
+  boot:
+    type: OS::Heat::SoftwareConfig
+    properties:
+      group: script
+      config: |
+        #!/bin/sh
+        echo "hello"
+
+        exit 0
+      inputs:
+        - name: port
+          type: Number
+          description: the port the server listens on, which clients must be able to reach
+      options: {a: 1, b: [x, y]}
+outputs:
+  config:
+    value: {get_attr: [boot, config]}
+"#,
+    );
+    let out = lowstate_in(&t.0, &["hot", "web.yaml", "--format", "text"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    insta::assert_snapshot!("hot-text-plan", stdout(&out));
+}

@@ -85,7 +85,12 @@ pub fn input_of(case: &Path) -> (Input, Value) {
             _ => Vec::new(),
         })
         .unwrap_or_default();
-    let mut context = Context::default();
+    // heat-oracle's stack, unless the case names its own.
+    let mut context = Context {
+        stack_name: "oracle_stack".into(),
+        stack_id: "00000000-0000-4000-8000-000000000001".into(),
+        project_id: "oracle-project".into(),
+    };
     if let Some(c) = meta.get("context") {
         let get = |k: &str, d: &str| c.get(k).map_or(d.to_string(), Value::py_str);
         context = Context {

@@ -67,14 +67,15 @@ pub struct Inputs {
     /// How environment files and -P values layer.
     #[arg(long, value_enum, default_value_t = Mode::Server)]
     pub env_mode: Mode,
-    /// `OS::stack_name`.
-    #[arg(long, default_value = "oracle_stack")]
-    pub stack_name: String,
+    /// `OS::stack_name` (default: the template's file name without its
+    /// extension).
+    #[arg(long, value_name = "NAME")]
+    pub stack_name: Option<String>,
     /// `OS::stack_id`.
-    #[arg(long, default_value = "00000000-0000-4000-8000-000000000001")]
+    #[arg(long, value_name = "UUID", default_value = lowstate::hot::DEFAULT_STACK_ID)]
     pub stack_id: String,
     /// `OS::project_id`.
-    #[arg(long, default_value = "oracle-project")]
+    #[arg(long, value_name = "ID", default_value = lowstate::hot::DEFAULT_PROJECT_ID)]
     pub project_id: String,
     /// The parent stack's facade resource for `resource_facade` (a JSON or
     /// YAML mapping with metadata, deletion_policy, update_policy).
@@ -182,7 +183,10 @@ pub fn inputs(ctx: &Ctx, template: &Path, args: &Inputs) -> Result<Input> {
             Mode::Client => EnvMode::Client,
         },
         context: Context {
-            stack_name: args.stack_name.clone(),
+            stack_name: args.stack_name.clone().unwrap_or_else(|| {
+                let stem = template.file_stem().unwrap_or_default().to_string_lossy();
+                Context::stack_name_for(&stem)
+            }),
             stack_id: args.stack_id.clone(),
             project_id: args.project_id.clone(),
         },
@@ -313,11 +317,7 @@ fn text_plan(doc: &Value, hidden: &[String]) -> String {
         }
         for section in ["properties", "metadata", "update_policy"] {
             if let Some(v) = r.get(section) {
-                let body = mask(lowstate::yaml::dump(v, Default::default()), hidden);
-                out.push_str(&format!("    {section}:\n"));
-                for line in body.lines() {
-                    out.push_str(&format!("      {line}\n"));
-                }
+                out.push_str(&mask(readable(section, v, 4), hidden));
             }
         }
         let policy = r
@@ -333,14 +333,102 @@ fn text_plan(doc: &Value, hidden: &[String]) -> String {
             out.push_str("\noutputs:\n");
             for (k, o) in outputs {
                 let v = o.get("value").cloned().unwrap_or_default();
-                let text = mask(lowstate::yaml::dump(&v, Default::default()), hidden);
-                out.push_str(&format!(
-                    "  {}: {}\n",
-                    k.py_str(),
-                    text.trim_end().replace('\n', "\n    ")
-                ));
+                out.push_str(&mask(readable(&k.py_str(), &v, 2), hidden));
             }
         }
     }
     out
+}
+
+/// `key: value` for the text plan, indented by `indent`: scalars and short
+/// flat collections on the key's line (YAML's spelling), longer ones as an
+/// indented block, and a multi-line string as a literal block (`|`) whose
+/// lines read as they will be written.
+fn readable(key: &str, v: &Value, indent: usize) -> String {
+    let mut out = String::new();
+    entry(&format!("{key}:"), v, indent, &mut out);
+    out
+}
+
+/// One entry (`head` is `key:` or `-`) of [`readable`].
+fn entry(head: &str, v: &Value, indent: usize, out: &mut String) {
+    let pad = " ".repeat(indent);
+    if let Some(s) = v
+        .as_str()
+        .filter(|s| s.trim_end_matches('\n').contains('\n'))
+    {
+        if !s.starts_with([' ', '\t']) {
+            let chomp = if s.ends_with("\n\n") {
+                "+"
+            } else if s.ends_with('\n') {
+                ""
+            } else {
+                "-"
+            };
+            out.push_str(&format!("{pad}{head} |{chomp}\n"));
+            for line in s.strip_suffix('\n').unwrap_or(s).split('\n') {
+                match line.is_empty() {
+                    true => out.push('\n'),
+                    false => out.push_str(&format!("{pad}  {line}\n")),
+                }
+            }
+            return;
+        }
+    }
+    match v {
+        Value::Map(m) if !m.is_empty() && !is_short(v) => {
+            let mut body = String::new();
+            for (k, x) in m {
+                entry(&format!("{}:", inline(k)), x, indent + 2, &mut body);
+            }
+            match head {
+                // A list item's mapping starts on the dash's line.
+                "-" => out.push_str(&format!("{pad}- {}", &body[indent + 2..])),
+                _ => out.push_str(&format!("{pad}{head}\n{body}")),
+            }
+        }
+        Value::List(l) if !l.is_empty() && !is_short(v) => {
+            out.push_str(&format!("{pad}{head}\n"));
+            for x in l {
+                entry("-", x, indent + 2, out);
+            }
+        }
+        _ => out.push_str(&format!("{pad}{head} {}\n", inline(v))),
+    }
+}
+
+/// Whether a collection prints on one line: only single-line scalars,
+/// and not many of them.
+fn is_short(v: &Value) -> bool {
+    let flat =
+        |x: &Value| !matches!(x, Value::Map(_) | Value::List(_)) && !x.py_str().contains('\n');
+    let fits = |n: usize| n <= 6 && inline(v).chars().count() <= 60;
+    match v {
+        Value::Map(m) => m.iter().all(|(k, x)| flat(k) && flat(x)) && fits(m.len()),
+        Value::List(l) => l.iter().all(flat) && fits(l.len()),
+        _ => true,
+    }
+}
+
+/// A value as YAML spells it on one line (quoted where YAML needs it):
+/// a scalar as a block mapping's value, a collection in flow style.
+fn inline(v: &Value) -> String {
+    let mut one = Map::new();
+    one.insert(Value::str("k"), v.clone());
+    let flow = matches!(v, Value::Map(_) | Value::List(_));
+    let text = lowstate::yaml::dump(
+        &Value::Map(one),
+        lowstate::yaml::DumpOptions { flow: Some(flow) },
+    );
+    let text = text.trim();
+    let body = match flow {
+        true => text.strip_prefix("{k: ").and_then(|t| t.strip_suffix('}')),
+        false => text.strip_prefix("k: "),
+    };
+    let body = body.unwrap_or(text);
+    match body.contains('\n') {
+        // A long line YAML would fold: JSON's spelling is YAML too.
+        true => v.to_json().to_string(),
+        false => body.to_string(),
+    }
 }

@@ -59,13 +59,49 @@ pub struct Context {
     pub project_id: String,
 }
 
-impl Default for Context {
-    fn default() -> Context {
+/// The `OS::stack_id` of a stack nobody named: fixed (the plan is
+/// deterministic) and shaped like the random UUID Heat would give.
+pub const DEFAULT_STACK_ID: &str = "6c1f3b52-9d4e-4a7b-8e21-5f0a9c3d7b14";
+
+/// The `OS::project_id` of a stack nobody placed.
+pub const DEFAULT_PROJECT_ID: &str = "demo";
+
+impl Context {
+    /// The context of a stack called `stack_name`, in the default project
+    /// with the default id.
+    pub fn named(stack_name: &str) -> Context {
         Context {
-            stack_name: "oracle_stack".into(),
-            stack_id: "00000000-0000-4000-8000-000000000001".into(),
-            project_id: "oracle-project".into(),
+            stack_name: stack_name.to_string(),
+            stack_id: DEFAULT_STACK_ID.into(),
+            project_id: DEFAULT_PROJECT_ID.into(),
         }
+    }
+
+    /// The stack name a user would give a stack made from the template
+    /// file `stem` (its file name without extension): Heat takes names
+    /// that start with a letter and go on with letters, digits, `_`, `-`
+    /// and `.`; anything else becomes `_`, and a name that does not start
+    /// with a letter gets a `stack-` prefix.
+    pub fn stack_name_for(stem: &str) -> String {
+        let name: String = stem
+            .chars()
+            .map(|c| match c {
+                'a'..='z' | 'A'..='Z' | '0'..='9' | '_' | '-' | '.' => c,
+                _ => '_',
+            })
+            .collect();
+        if name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            name
+        } else {
+            format!("stack-{name}")
+        }
+    }
+}
+
+impl Default for Context {
+    /// A stack called `stack`.
+    fn default() -> Context {
+        Context::named("stack")
     }
 }
 
