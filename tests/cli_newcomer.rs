@@ -195,3 +195,99 @@ outputs:
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     insta::assert_snapshot!("hot-text-plan", stdout(&out));
 }
+
+/// `simulate` ends with the summary `salt-call state.apply` prints.
+#[test]
+fn simulate_ends_with_salts_summary() {
+    let t = salt_tree(
+        "simulate-summary",
+        &[
+            ("top.sls", "base:\n  '*': [app]\n"),
+            (
+                "app.sls",
+                "pkg:\n  pkg.installed:\n    - name: nginx\nconf:\n  file.managed:\n    - name: /etc/nginx.conf\n    - require:\n      - pkg: pkg\nnoop:\n  test.succeed_without_changes\n",
+            ),
+        ],
+    );
+    t.write("assume.yaml", "pkg: {result: false, comment: no mirror}\n");
+    let d = t.0.to_str().unwrap();
+    let out = lowstate_in(&t.0, &["simulate", "-c", d, "--assume", "assume.yaml"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    insta::assert_snapshot!("simulate-summary", stdout(&out));
+}
+
+/// A tree whose states have long reasons.
+fn order_tree(name: &str) -> TempDir {
+    salt_tree(
+        name,
+        &[
+            ("top.sls", "base:\n  '*': [web]\n"),
+            (
+                "web.sls",
+                "nginx-package-with-a-long-id:\n  pkg.installed:\n    - name: nginx\nnginx-service:\n  service.running:\n    - name: nginx\n    - watch:\n      - pkg: nginx-package-with-a-long-id\n",
+            ),
+        ],
+    )
+}
+
+/// `order --format json`: the report as data.
+#[test]
+fn order_prints_json() {
+    let t = order_tree("order-json");
+    let d = t.0.to_str().unwrap();
+    let out = lowstate_in(&t.0, &["order", "-c", d, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["version"], 1);
+    let states = v["states"].as_array().unwrap();
+    assert_eq!(states.len(), 2);
+    assert_eq!(states[1]["id"], "nginx-service");
+    assert_eq!(states[1]["sls"], "web");
+    assert_eq!(states[1]["function"], "service.running");
+    assert_eq!(states[1]["order"], 10001);
+    let why = states[1]["why"].as_array().unwrap();
+    assert!(
+        why.iter().any(|w| w["family"] == "watches"
+            && w["text"]
+                .as_str()
+                .unwrap()
+                .contains("nginx-package-with-a-long-id")),
+        "{why:?}"
+    );
+}
+
+/// On a terminal `order` wraps the reasons at its width; into a pipe the
+/// lines stay whole. The terminal is `script`'s pseudo-terminal.
+#[test]
+fn order_wraps_at_the_terminal_width_only_on_a_terminal() {
+    let t = order_tree("order-width");
+    let d = t.0.to_str().unwrap();
+    let piped = lowstate_in(&t.0, &["order", "-c", d]);
+    let long = stdout(&piped)
+        .lines()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap();
+    assert!(long > 100, "{}", stdout(&piped));
+    let bin = env!("CARGO_BIN_EXE_lowstate");
+    let run = Command::new("script")
+        .args([
+            "-qec",
+            &format!("{bin} order -c {d} --color never"),
+            "/dev/null",
+        ])
+        .env("COLUMNS", "100")
+        .current_dir(&t.0)
+        .output();
+    let Ok(run) = run else {
+        eprintln!("skipped the terminal half: no `script` (util-linux) to make a pseudo-terminal");
+        return;
+    };
+    let text = stdout(&run).replace('\r', "");
+    assert!(text.contains("nginx-service"), "{text}");
+    assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+    assert!(
+        text.lines().count() > stdout(&piped).lines().count(),
+        "{text}"
+    );
+}

@@ -428,6 +428,27 @@ pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
     }
 }
 
+/// The width of the terminal stdout is, when it is one (`COLUMNS` when
+/// set, else the terminal's own size); `None` when stdout is a pipe or a
+/// file, which get whole lines.
+pub fn terminal_columns() -> Option<usize> {
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    if let Some(n) = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()) {
+        return Some(n);
+    }
+    let mut size = libc::winsize {
+        ws_row: 0,
+        ws_col: 0,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: TIOCGWINSZ fills the `winsize` it is given, nothing else.
+    let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
+    (ok && size.ws_col > 0).then_some(usize::from(size.ws_col))
+}
+
 /// Whether `e` is (caused by) an output over the `output` limit.
 fn output_too_large(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {

@@ -124,5 +124,51 @@ fn text(rows: &lowstate::Value) -> String {
         out.push_str(&lowstate::diag::render::escape_controls(&line));
         out.push('\n');
     }
+    out.push_str(&summary(&rows));
     out
+}
+
+/// The summary `salt-call state.apply` ends with (Salt's highstate
+/// outputter): succeeded (with the changed and, for pending `test=True`
+/// results, unchanged counts), failed, total states run. Nothing ran, so
+/// there is no run time.
+fn summary(rows: &[lowstate::Value]) -> String {
+    let result = |r: &lowstate::Value| r.get("result").cloned().unwrap_or_default();
+    let count =
+        |want: &dyn Fn(&lowstate::Value) -> bool| rows.iter().filter(|r| want(&result(r))).count();
+    let ok = count(&|v| *v == lowstate::Value::Bool(true));
+    let failed = count(&|v| *v == lowstate::Value::Bool(false));
+    let pending = rows.len() - ok - failed;
+    let changed = rows
+        .iter()
+        .filter(|r| r.get("changes").is_some_and(|v| v.truthy()))
+        .count();
+    // Salt's widths: the longest label ("Succeeded") and count, ": ".
+    let counts = [ok, failed, pending];
+    let count_len = counts
+        .iter()
+        .map(|n| n.to_string().len())
+        .max()
+        .unwrap_or(1);
+    let line = "Succeeded".len() + count_len + 2;
+    let row = |label: &str, n: usize| format!("{label}: {n:>w$}", w = line - label.len() - 2);
+    let mut stats = Vec::new();
+    if pending > 0 {
+        stats.push(format!("unchanged={pending}"));
+    }
+    if changed > 0 {
+        stats.push(format!("changed={changed}"));
+    }
+    let stats = match stats.is_empty() {
+        true => String::new(),
+        false => format!(" ({})", stats.join(", ")),
+    };
+    let rule = "-".repeat(line);
+    format!(
+        "\nSummary for local\n{rule}\n{}{stats}\n{}\n{rule}\nTotal states run: {:>w$}\n",
+        row("Succeeded", ok + pending),
+        row("Failed", failed),
+        rows.len(),
+        w = line.saturating_sub(7).max(1),
+    )
 }

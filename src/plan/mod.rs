@@ -19,7 +19,7 @@ pub use dot::to_dot;
 pub use html::{esc, to_html, to_svg};
 pub use json::{to_json_document, JSON_VERSION};
 pub use mermaid::to_mermaid;
-pub use report::order_report;
+pub use report::{order_document, order_report, order_report_in};
 
 use crate::value::Map;
 use std::collections::HashMap;
