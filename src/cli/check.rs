@@ -62,6 +62,22 @@ fn assumptions(list: &[String]) -> anyhow::Result<BTreeMap<String, Vec<u64>>> {
     Ok(out)
 }
 
+/// The findings of a compiled stack, and what was checked.
+fn hot_findings(
+    input: &lowstate::hot::Input,
+    compiled: &lowstate::hot::Compiled,
+) -> (Vec<lowstate::diag::Diagnostic>, String) {
+    let n = match compiled.document.get("resources") {
+        Some(lowstate::value::Value::List(l)) => l.len(),
+        Some(lowstate::value::Value::Map(m)) => m.len(),
+        _ => 0,
+    };
+    (
+        lowstate::hot::check::check_compiled(input, compiled),
+        format!("{n} resource{}", if n == 1 { "" } else { "s" }),
+    )
+}
+
 /// Run `lowstate check`.
 pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
     let assume = assumptions(&args.assume_version)?;
@@ -71,17 +87,18 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
             let compiled = lowstate::hot::compile(&input);
             ctx.secrets.add(compiled.secrets.clone());
             if !compiled.ok() {
-                return Err(Failure::Compile(compiled.diagnostics.into()));
+                // A stack that stops at its parameters: every missing or
+                // invalid value at once (the first is the one Heat
+                // reports), as findings with the summary.
+                let all = lowstate::hot::check::parameter_errors(&input);
+                let first = compiled.diagnostics.iter().find(|d| d.is_error());
+                if all.is_empty() || all.first().map(|d| &d.message) != first.map(|d| &d.message) {
+                    return Err(Failure::Compile(compiled.diagnostics.into()));
+                }
+                (all, format!("the parameters of {}", template.display()))
+            } else {
+                hot_findings(&input, &compiled)
             }
-            let n = match compiled.document.get("resources") {
-                Some(lowstate::value::Value::List(l)) => l.len(),
-                Some(lowstate::value::Value::Map(m)) => m.len(),
-                _ => 0,
-            };
-            (
-                lowstate::hot::check::check_compiled(&input, &compiled),
-                format!("{n} resource{}", if n == 1 { "" } else { "s" }),
-            )
         }
         None => {
             let session = args.common.session(ctx, args.selection.sls.clone())?;

@@ -111,12 +111,46 @@ impl Param {
 pub const PSEUDO: &[&str] = &["OS::stack_id", "OS::stack_name", "OS::project_id"];
 
 /// Build every declared parameter, in template order, checking Heat's
-/// step 6 (unknown values first, then each parameter's schema and value).
+/// step 6 (unknown values first, then each parameter's schema and value);
+/// the error is the first Heat reports.
 pub fn build(
     t: &Template,
     env: &Environment,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Param>, Diagnostic> {
+    let (params, errors) = build_all(t, env, notes)?;
+    match errors.into_iter().next() {
+        Some(first) => Err(first),
+        None => Ok(params),
+    }
+}
+
+/// Each parameter's declared type, by name (for the merge strategies).
+pub fn declared_types(t: &Template) -> std::collections::HashMap<String, String> {
+    t.section("parameters")
+        .and_then(Value::as_map)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| {
+                    (
+                        k.py_str(),
+                        v.get("type").map(Value::py_str).unwrap_or_default(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// [`build`] past a bad value: the parameters whose values hold, and an
+/// error for every value that is missing or invalid (and every invalid
+/// default), in template order. A malformed definition or an unknown
+/// value still stops it (`Err`), as nothing after it can be read.
+pub fn build_all(
+    t: &Template,
+    env: &Environment,
+    notes: &mut Vec<String>,
+) -> Result<(Vec<Param>, Vec<Diagnostic>), Diagnostic> {
     let defs = match t.section("parameters") {
         None => Map::new(),
         Some(Value::Map(m)) => m.clone(),
@@ -147,7 +181,8 @@ pub fn build(
         }
     }
     let mut out = Vec::with_capacity(defs.len());
-    for ((k, def), (ty, constraints)) in defs.iter().zip(schemas) {
+    let mut errors = Vec::new();
+    'each: for ((k, def), (ty, constraints)) in defs.iter().zip(schemas) {
         let name = k.py_str();
         let get = |key: &str| def.get(key).filter(|v| !v.is_null());
         let default = get("default");
@@ -157,15 +192,18 @@ pub fn build(
                     continue;
                 }
                 if let Err(reason) = check(ty, c, d, true) {
-                    return Err(error(
-                        codes::HOT_PARAMETER_SCHEMA,
-                        format!(
-                            "Parameter '{name}' is invalid: Invalid default {} ({reason})",
-                            display_raw(d)
-                        ),
-                        at(&name),
-                    )
-                    .with_subject(PARAMETER, name.as_str()));
+                    errors.push(
+                        error(
+                            codes::HOT_PARAMETER_SCHEMA,
+                            format!(
+                                "Parameter '{name}' is invalid: Invalid default {} ({reason})",
+                                display_raw(d)
+                            ),
+                            at(&name),
+                        )
+                        .with_subject(PARAMETER, name.as_str()),
+                    );
+                    continue 'each;
                 }
             }
         }
@@ -180,12 +218,15 @@ pub fn build(
             (None, Some(v), _) => (v.clone(), "parameter_defaults"),
             (None, None, Some(v)) => (v.clone(), "default"),
             (None, None, None) => {
-                return Err(error(
-                    codes::HOT_PARAMETER_MISSING,
-                    format!("The Parameter ({name}) was not provided."),
-                    at(&name),
-                )
-                .with_subject(PARAMETER, name.as_str()))
+                errors.push(
+                    error(
+                        codes::HOT_PARAMETER_MISSING,
+                        format!("The Parameter ({name}) was not provided."),
+                        at(&name),
+                    )
+                    .with_subject(PARAMETER, name.as_str()),
+                );
+                continue;
             }
         };
         let hidden = get("hidden").is_some_and(Value::truthy);
@@ -223,9 +264,18 @@ pub fn build(
             )
             .with_subject(PARAMETER, name.as_str())
         };
-        let value = convert(ty, &raw).map_err(&invalid)?;
+        let value = match convert(ty, &raw) {
+            Ok(v) => v,
+            Err(reason) => {
+                errors.push(invalid(reason));
+                continue;
+            }
+        };
         for c in &constraints {
-            check(ty, c, &value, false).map_err(&invalid)?;
+            if let Err(reason) = check(ty, c, &value, false) {
+                errors.push(invalid(reason));
+                continue 'each;
+            }
         }
         out.push(Param {
             display: display(ty, &value),
@@ -243,7 +293,7 @@ pub fn build(
                 .unwrap_or_else(|| Value::str("")),
         });
     }
-    Ok(out)
+    Ok((out, errors))
 }
 
 /// A definition's type and constraints, or its `parameter_schema` error.

@@ -67,6 +67,40 @@ pub fn check(input: &Input) -> Vec<Diagnostic> {
     check_compiled(input, &compiled)
 }
 
+/// Every parameter value that is missing or invalid, in template order,
+/// not only the first (the compile's error, which is the one Heat
+/// reports): what `check --hot` lists when a stack stops at its
+/// parameters. Empty when the template or environments do not read, or a
+/// parameter definition is malformed (the compile's error says so).
+pub fn parameter_errors(input: &Input) -> Vec<Diagnostic> {
+    let Some(file) = &input.template else {
+        return Vec::new();
+    };
+    let Ok(t) = template::parse(file, input.max_template_size, &input.limits) else {
+        return Vec::new();
+    };
+    let mut env_files = Vec::new();
+    for f in &input.environments {
+        match super::env::read(f, &input.limits) {
+            Ok(e) => env_files.push(e),
+            Err(_) => return Vec::new(),
+        }
+    }
+    let declared = super::params::declared_types(&t);
+    let Ok(env) = super::env::layer(
+        &env_files,
+        &input.parameters,
+        &|n| declared.get(n).cloned(),
+        input.env_mode,
+    ) else {
+        return Vec::new();
+    };
+    match super::params::build_all(&t, &env, &mut Vec::new()) {
+        Ok((_, errors)) => errors,
+        Err(_) => Vec::new(),
+    }
+}
+
 /// Check every resource's properties in a stack already compiled from
 /// `input`, in template order: one diagnostic per finding (codes
 /// `unknown-argument`, `missing-argument`, `wrong-type`, `bad-value`,

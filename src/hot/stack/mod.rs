@@ -94,20 +94,7 @@ fn run(input: &Input, version_text: &mut Option<String>) -> Result<Output, Diagn
     let t = parsed.map_err(|(d, _)| d)?;
     *version_text = Some(t.version_text.clone());
     // Declared parameters and their types (for the merge strategies).
-    let declared: HashMap<String, String> = t
-        .section("parameters")
-        .and_then(Value::as_map)
-        .map(|m| {
-            m.iter()
-                .map(|(k, v)| {
-                    (
-                        k.py_str(),
-                        v.get("type").map(Value::py_str).unwrap_or_default(),
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let declared = params::declared_types(&t);
     let environment = env::layer(
         &env_files,
         &input.parameters,
@@ -339,6 +326,11 @@ impl<'a> Stack<'a> {
                 error(codes::HOT_VALIDATION, msg, self.at(&["resources", &name]))
                     .with_subject(RESOURCE, name.as_str())
             };
+            // An empty body (`name:` alone is null) has no type key, as
+            // Heat says before it looks at the body's shape.
+            if !def.truthy() {
+                return Err(fail("Each resource must contain a type key.".into()));
+            }
             let Some(m) = def.as_map() else {
                 return Err(fail(format!(
                     "\"resources\" must contain a map of resource maps. Found a [<class '{}'>] instead",
