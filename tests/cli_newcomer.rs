@@ -291,3 +291,74 @@ fn order_wraps_at_the_terminal_width_only_on_a_terminal() {
         "{text}"
     );
 }
+
+/// `check --hot` on a stack that stops at its parameters: every missing
+/// or invalid value at once (the first is the one Heat reports), and the
+/// summary line.
+#[test]
+fn check_hot_reports_every_missing_parameter_at_once() {
+    let t = hot_template(
+        "seven-params",
+        "app.yaml",
+        "heat_template_version: 2016-10-14\nparameters:\n  image: {type: string}\n  flavor: {type: string}\n  count: {type: number}\n  key_name: {type: string}\n  config: {type: json}\n  dns: {type: comma_delimited_list}\n  debug: {type: boolean}\nresources: {}\n",
+    );
+    let out = lowstate_in(
+        &t.0,
+        &[
+            "check",
+            "--hot",
+            "app.yaml",
+            "-P",
+            "count=many",
+            "--color",
+            "never",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(text.matches("error[").count(), 7, "{text}");
+    assert!(
+        stderr(&out)
+            .contains("lowstate check: 7 errors, 0 warnings, 0 info in the parameters of app.yaml"),
+        "{}",
+        stderr(&out)
+    );
+    insta::assert_snapshot!("check-hot-every-parameter", text);
+}
+
+/// A resource type Heat does not know: a warning with Heat's refusal and
+/// the closest type; an error (exit 1) with `--strict`.
+#[test]
+fn check_hot_warns_of_an_unknown_type_with_a_did_you_mean() {
+    let t = hot_template(
+        "unknown-type",
+        "app.yaml",
+        "heat_template_version: 2016-10-14\nresources:\n  placeholder:\n    type: OS::Heat::Nonee\n",
+    );
+    let out = lowstate_in(&t.0, &["check", "--hot", "app.yaml", "--color", "never"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    insta::assert_snapshot!("check-hot-unknown-type", stdout(&out));
+    let out = lowstate_in(
+        &t.0,
+        &["check", "--hot", "app.yaml", "--color", "never", "--strict"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("error[hot-unknown-type]"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+/// A resource whose body is empty gets Heat's own message.
+#[test]
+fn hot_null_resource_body_gets_heats_message() {
+    let t = hot_template(
+        "null-body",
+        "app.yaml",
+        "heat_template_version: 2016-10-14\nresources:\n  port:\n",
+    );
+    let out = lowstate_in(&t.0, &["hot", "app.yaml", "--color", "never"]);
+    assert_eq!(out.status.code(), Some(1));
+    insta::assert_snapshot!("hot-null-resource-body", stderr(&out));
+}

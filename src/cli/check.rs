@@ -97,7 +97,16 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
                 }
                 (all, format!("the parameters of {}", template.display()))
             } else {
-                hot_findings(&input, &compiled)
+                let (mut diags, subjects) = hot_findings(&input, &compiled);
+                // Heat refuses an unknown type: an error when asked to be strict.
+                if args.common.strict {
+                    for d in &mut diags {
+                        if d.code == lowstate::diag::codes::HOT_UNKNOWN_TYPE {
+                            d.severity = Severity::Error;
+                        }
+                    }
+                }
+                (diags, subjects)
             }
         }
         None => {

@@ -137,6 +137,7 @@ registry! {
     HOT_CIRCULAR_DEPENDENCY = ("hot-circular-dependency", Error, "hot", "Resources depend on each other in a cycle.");
     HOT_FUNCTION_RUNTIME = ("hot-function-runtime", Error, "hot", "An intrinsic function failed on the values it was given.");
     HOT_WARNING = ("hot-warning", Warning, "hot", "A template construct Heat accepts but that likely does not do what was meant.");
+    HOT_UNKNOWN_TYPE = ("hot-unknown-type", Warning, "check", "A resource type that is neither one of Heat's, a resource_registry mapping nor a template: Heat refuses the stack (an error with `check --strict`).");
 }
 
 /// The code called `name`, if the registry has it.

@@ -365,8 +365,9 @@ fn near_miss<'h>(name: &str, hints: &Hints<'h>) -> Option<&'h str> {
     })
 }
 
-/// The known name closest to `name`, within edit distance 2.
-fn suggest<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+/// The known name closest to `name`, within edit distance 2 (and half
+/// its length): the "did you mean" of a misspelt name.
+pub fn suggest<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     known
         .map(|k| (edit_distance(name, k), k))
         .filter(|(d, k)| *d <= 2.min(k.len() / 2))

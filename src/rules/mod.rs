@@ -12,7 +12,7 @@
 mod eval;
 mod parse;
 
-pub use eval::{check, Context, Finding, FindingKind, Hints};
+pub use eval::{check, suggest, Context, Finding, FindingKind, Hints};
 pub use parse::{parse_schema, SchemaError};
 
 use crate::diag::Severity;

@@ -590,7 +590,10 @@ fn software_config_server(
     )
 }
 
-/// The info diagnostic for a resource type nothing knows.
+/// The info diagnostic for a resource type no schema knows; for a type
+/// Heat does not know either (no plug-in, no registry mapping to one, no
+/// template), the `hot-unknown-type` warning with Heat's refusal and the
+/// closest type's name.
 fn not_validated(
     name: &str,
     written: &str,
@@ -599,6 +602,28 @@ fn not_validated(
     broken: Option<&rules::SchemaError>,
     label: Option<Label>,
 ) -> Diagnostic {
+    if provider.is_none() && !super::env::is_plugin(resolved) {
+        let mut d = Diagnostic::new(
+            codes::HOT_UNKNOWN_TYPE,
+            format!("{written}: Heat has no resource type of this name, and no registry mapping or template provides it"),
+        )
+        .with_subject(RESOURCE, name)
+        .with_note(format!(
+            "{ENGINE} refuses the stack: The Resource Type ({resolved}) could not be found."
+        ));
+        if let Some(l) = label {
+            d = d.with_primary(l);
+        }
+        if written != resolved {
+            d = d.with_note(format!(
+                "the environment's resource_registry maps it to {resolved}"
+            ));
+        }
+        if let Some(near) = rules::suggest(resolved, super::env::plugins()) {
+            d = d.with_note(format!("did you mean `{near}`?"));
+        }
+        return d;
+    }
     let message = match provider {
         Some(p) => format!(
             "{written}: a provider template ({p}); the properties of resources of this type are not checked"

@@ -57,8 +57,25 @@ fn unknown_types_are_reported_once() {
     let t = "heat_template_version: 2016-10-14\nresources:\n  a:\n    type: My::Thing\n  b:\n    type: My::Thing\n    properties: {x: 1}\n";
     let ds = run(t);
     assert_eq!(ds.len(), 1);
-    assert_eq!(ds[0].code, codes::NOT_VALIDATED);
+    // Heat knows no `My::Thing` either: it would refuse the stack.
+    assert_eq!(ds[0].code, codes::HOT_UNKNOWN_TYPE);
     assert_eq!(ds[0].subject(RESOURCE), Some("a"));
+}
+
+#[test]
+fn a_misspelt_heat_type_gets_heats_refusal_and_a_did_you_mean() {
+    let t = "heat_template_version: 2016-10-14\nresources:\n  r:\n    type: OS::Heat::Nonee\n";
+    let ds = run(t);
+    assert_eq!(ds.len(), 1);
+    assert_eq!(ds[0].code, codes::HOT_UNKNOWN_TYPE);
+    assert!(ds[0]
+        .notes
+        .iter()
+        .any(|n| n.ends_with("The Resource Type (OS::Heat::Nonee) could not be found.")));
+    assert!(ds[0]
+        .notes
+        .iter()
+        .any(|n| n == "did you mean `OS::Heat::None`?"));
 }
 
 #[test]
