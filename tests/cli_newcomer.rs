@@ -362,3 +362,41 @@ fn hot_null_resource_body_gets_heats_message() {
     assert_eq!(out.status.code(), Some(1));
     insta::assert_snapshot!("hot-null-resource-body", stderr(&out));
 }
+
+/// `graph` of a tree with a requisite cycle: the tree is drawn with the
+/// cycle highlighted, then the cycle is reported (exit 1).
+#[test]
+fn graph_draws_a_requisite_cycle_highlighted() {
+    let t = salt_tree(
+        "graph-cycle",
+        &[
+            ("top.sls", "base:\n  '*': [app]\n"),
+            (
+                "app.sls",
+                "a:\n  test.nop:\n    - require:\n      - test: b\nb:\n  test.nop:\n    - require:\n      - test: a\nc:\n  test.nop:\n    - require:\n      - test: a\n",
+            ),
+        ],
+    );
+    let d = t.0.to_str().unwrap();
+    let out = lowstate_in(&t.0, &["graph", "-c", d, "--color", "never"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("error[requisite-cycle]: Recursive requisites were found"),
+        "{}",
+        stderr(&out)
+    );
+    insta::assert_snapshot!("graph-cycle-dot", stdout(&out));
+    for (format, mark) in [
+        ("json", "\"cycle\": true"),
+        ("mermaid", "cycle: require"),
+        ("html", "cycle: require"),
+    ] {
+        let out = lowstate_in(&t.0, &["graph", "-c", d, "--format", format]);
+        assert_eq!(out.status.code(), Some(1), "{format}");
+        assert!(
+            stdout(&out).matches(mark).count() >= 2,
+            "{format}: {}",
+            stdout(&out)
+        );
+    }
+}

@@ -156,7 +156,62 @@ pub struct Plan {
     pub secondary_name: String,
 }
 
+/// How an edge of a dependency cycle is drawn: red and bold, whatever its
+/// kind.
+pub const CYCLE_STYLE: EdgeStyle = EdgeStyle {
+    color: "#d62728",
+    line: "bold",
+};
+
 impl Plan {
+    /// Mark every edge that lies on a dependency cycle (both ends in one
+    /// strongly connected group of nodes): drawn in [`CYCLE_STYLE`], its
+    /// label prefixed `cycle:` (and `"cycle": true` in the JSON document),
+    /// its nodes' labels ending with `in a cycle`. The number of edges
+    /// marked.
+    pub fn mark_cycles(&mut self) -> usize {
+        let mut g =
+            petgraph::graph::DiGraph::<(), ()>::with_capacity(self.nodes.len(), self.edges.len());
+        for _ in &self.nodes {
+            g.add_node(());
+        }
+        for e in &self.edges {
+            g.add_edge(
+                petgraph::graph::NodeIndex::new(e.from),
+                petgraph::graph::NodeIndex::new(e.to),
+                (),
+            );
+        }
+        let mut group = vec![usize::MAX; self.nodes.len()];
+        for (i, scc) in petgraph::algo::tarjan_scc(&g).into_iter().enumerate() {
+            if scc.len() > 1 {
+                for n in scc {
+                    group[n.index()] = i;
+                }
+            }
+        }
+        let mut marked = 0;
+        let mut in_cycle = vec![false; self.nodes.len()];
+        for e in &mut self.edges {
+            let (a, b) = (group[e.from], group[e.to]);
+            if (a != usize::MAX && a == b) || e.from == e.to {
+                e.style = CYCLE_STYLE;
+                e.label = format!("cycle: {}", e.label);
+                e.fields
+                    .insert("cycle".into(), crate::value::Value::Bool(true));
+                in_cycle[e.from] = true;
+                in_cycle[e.to] = true;
+                marked += 1;
+            }
+        }
+        for (node, cyclic) in self.nodes.iter_mut().zip(in_cycle) {
+            if cyclic {
+                node.label.push("in a cycle".into());
+            }
+        }
+        marked
+    }
+
     /// Groups in first-appearance order of the execution order (then any
     /// node not in the order), with the nodes of each in execution order.
     pub fn clusters(&self) -> Vec<(String, Vec<usize>)> {
@@ -249,5 +304,32 @@ pub(crate) mod tests {
             vec![("g2".to_string(), vec![1]), ("g1".to_string(), vec![0, 2])]
         );
         assert_eq!(p.positions(), vec![Some(1), Some(0), Some(2)]);
+    }
+
+    #[test]
+    fn cycles_are_marked_and_nothing_else() {
+        let mut p = small();
+        assert_eq!(p.mark_cycles(), 0);
+        let back = PlanEdge {
+            from: 2,
+            to: 1,
+            ..p.edges[0].clone()
+        };
+        p.edges.push(back);
+        assert_eq!(p.mark_cycles(), 2);
+        assert_eq!(
+            p.edges[0].style,
+            EdgeStyle {
+                color: EdgeFamily::Requires.color(),
+                line: "solid"
+            }
+        );
+        assert_eq!(p.edges[1].style, CYCLE_STYLE);
+        assert_eq!(p.edges[2].label, "cycle: k");
+        assert_eq!(p.nodes[0].label.last().map(String::as_str), Some("a"));
+        assert_eq!(
+            p.nodes[1].label.last().map(String::as_str),
+            Some("in a cycle")
+        );
     }
 }

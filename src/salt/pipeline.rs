@@ -369,6 +369,29 @@ impl Session {
         Self::graph_of(self.plan()?)
     }
 
+    /// The requisite graph of the chunks as compiled, in compile order,
+    /// without ordering them: what can be drawn of a tree whose ordering
+    /// fails on a requisite cycle (`lowstate graph` shows the cycle).
+    /// Errors before the chunks exist, or a requisite that does not
+    /// resolve, are returned as they are.
+    pub fn unordered_graph(
+        &self,
+    ) -> Result<(ChunkGraph, crate::salt::high::SourceMap), Diagnostics> {
+        let hs = self.highstate_with(false)?;
+        if !hs.errors.is_empty() {
+            return Err(hs.errors.into());
+        }
+        let opts = crate::salt::low::LowOptions::from_config(&self.config, self.version);
+        let high = prepare_high(hs.high, &opts, &hs.sources)?;
+        let list: Vec<Value> = crate::salt::low::compile_high_data_owned(high)
+            .into_iter()
+            .map(Value::Map)
+            .collect();
+        let g = ChunkGraph::from_lowstate(&list)
+            .map_err(|e| Diagnostics::from(Diagnostic::new(codes::GRAPH, e.to_string())))?;
+        Ok((g, hs.sources))
+    }
+
     fn graph_of(plan: Plan) -> Result<(ChunkGraph, crate::salt::high::SourceMap), Diagnostics> {
         let g = ChunkGraph::from_ordered(&plan.lowstate)
             .map_err(|e| Diagnostics::from(Diagnostic::new(codes::GRAPH, e.to_string())))?;
