@@ -400,3 +400,29 @@ fn graph_draws_a_requisite_cycle_highlighted() {
         );
     }
 }
+
+/// A misspelt requisite target and a misspelt state function get a
+/// did-you-mean.
+#[test]
+fn misspelt_requisite_targets_and_functions_get_a_did_you_mean() {
+    let t = salt_tree(
+        "did-you-mean",
+        &[
+            ("top.sls", "base:\n  '*': [web]\n"),
+            (
+                "web.sls",
+                "nginx:\n  pkg.installed: []\n  service.running:\n    - require:\n      - pkg: ngnix\n",
+            ),
+        ],
+    );
+    let out = lowstate_in(&t.0, &["compile", "-c", ".", "--color", "never"]);
+    assert_eq!(out.status.code(), Some(1));
+    insta::assert_snapshot!("did-you-mean-requisite", stderr(&out));
+    t.write(
+        "salt/web.sls",
+        "nginx:\n  pkg.installed: []\n  service.runing:\n    - require:\n      - pkg: nginx\n",
+    );
+    let out = lowstate_in(&t.0, &["check", "-c", ".", "--color", "never"]);
+    assert_eq!(out.status.code(), Some(1));
+    insta::assert_snapshot!("did-you-mean-function", stdout(&out));
+}

@@ -138,6 +138,11 @@ impl Diagnostic {
         self.notes.push(note.into());
         self
     }
+    /// Add notes (none, one or several: `Option` and iterators).
+    pub fn with_notes<S: Into<String>>(mut self, notes: impl IntoIterator<Item = S>) -> Self {
+        self.notes.extend(notes.into_iter().map(Into::into));
+        self
+    }
     /// Add a subject.
     pub fn with_subject(mut self, kind: SubjectKind, name: impl Into<String>) -> Self {
         self.subjects.push(Subject {

@@ -1835,6 +1835,7 @@ pub fn order_chunks(
                         codes::BAD_REQUISITE
                     };
                     let (id, state) = id_state(&chunks[i]);
+                    let near = near_target(&chunks, &message);
                     errors.push(
                         Diagnostic::new(code, message)
                             .with_subject(
@@ -1846,7 +1847,8 @@ pub fn order_chunks(
                             )
                             .with_subject(ID, id.clone())
                             .or_primary(sources.arg(&id, &state, kind.as_str()))
-                            .or_primary(sources.id(&id)),
+                            .or_primary(sources.id(&id))
+                            .with_notes(near.map(|n| format!("did you mean `{n}`?"))),
                     );
                 }
                 None => cap = compute_cap_step(cap, info[i].int_order()),
@@ -1948,6 +1950,25 @@ fn chunk_str(chunk: &Map) -> String {
         m.insert("NAME".into(), name);
     }
     Value::Map(m).py_repr()
+}
+
+/// For a requisite that names no state (`Referenced state does not exist
+/// for requisite [require: (pkg: ngnix)] ...`): the closest ID or name of
+/// a state of that module, written as the requisite would be
+/// (`pkg: nginx`).
+fn near_target(chunks: &[Map], message: &str) -> Option<String> {
+    let target = message.strip_prefix("Referenced state does not exist for requisite [")?;
+    let (_, target) = target.split_once(": (")?;
+    let (module, rest) = target.split_once(": ")?;
+    let (name, _) = rest.split_once(")] in state [")?;
+    let known: std::collections::BTreeSet<String> = chunks
+        .iter()
+        .filter(|c| c.get("state").and_then(Value::as_str) == Some(module))
+        .flat_map(|c| ["__id__", "name"].map(|k| c.get(k).map(Value::py_str)))
+        .flatten()
+        .collect();
+    let near = crate::rules::suggest(name, known.iter().map(String::as_str))?;
+    Some(format!("{module}: {near}"))
 }
 
 fn cycle_error(g: &RequisiteGraph, chunks: &[Map], sources: &SourceMap) -> Diagnostic {

@@ -214,6 +214,18 @@ pub fn check(
                 Some(l) => d.with_primary(l),
                 None => d,
             };
+            // A misspelt function (`service.runing`) or module.
+            let d = match (d.code == codes::UNKNOWN_FUNCTION)
+                .then(|| {
+                    // In name order: the closest first-named wins a tie.
+                    let known: BTreeSet<&str> = catalogue.schemas.keys().copied().collect();
+                    rules::suggest(&full, known.into_iter())
+                })
+                .flatten()
+            {
+                Some(near) => d.with_note(format!("did you mean `{near}`?")),
+                None => d,
+            };
             out.push((false, locate(d)));
             continue;
         };
