@@ -426,3 +426,28 @@ fn misspelt_requisite_targets_and_functions_get_a_did_you_mean() {
     assert_eq!(out.status.code(), Some(1));
     insta::assert_snapshot!("did-you-mean-function", stdout(&out));
 }
+
+/// A state whose ID Jinja generates: `check` points at the ID's line in
+/// the template (and the argument's), once for every state it makes.
+#[test]
+fn check_points_at_the_template_line_of_a_generated_id() {
+    let t = salt_tree(
+        "jinja-id",
+        &[
+            ("top.sls", "base:\n  '*': [users]\n"),
+            (
+                "users.sls",
+                "{% for u in ['alice', 'bob'] %}\n{{ u }}-home:\n  file.managed:\n    - name: /home/{{ u }}/.profile\n    - source: salt://profile\n    - contents: x\n{% endfor %}\n",
+            ),
+        ],
+    );
+    let out = lowstate_in(&t.0, &["check", "-c", ".", "--color", "never"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(
+        text.matches("--> ./salt/users.sls:2:1").count(),
+        2,
+        "{text}"
+    );
+    insta::assert_snapshot!("check-generated-id", text);
+}

@@ -319,6 +319,48 @@ pub struct LineMap {
     template: LineIndex,
 }
 
+/// The literal pieces of a template line around its `{{ ... }}`
+/// expressions (`{{ u }}-home:` → `["", "-home:"]`).
+fn literal_parts(line: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut rest = line;
+    while let Some(open) = rest.find("{{") {
+        parts.push(&rest[..open]);
+        rest = match rest[open..].find("}}") {
+            Some(close) => &rest[open + close + 2..],
+            None => "",
+        };
+    }
+    parts.push(rest);
+    parts
+}
+
+/// Whether `rendered` starts with the first piece, ends with the last and
+/// has the others in between, in order; a line of expressions only (no
+/// literal text: it would fit anything) fits nothing.
+fn has_parts(rendered: &str, parts: &[&str]) -> bool {
+    if parts.iter().all(|p| p.trim().is_empty()) {
+        return false;
+    }
+    let (Some(first), Some(last)) = (parts.first(), parts.last()) else {
+        return false;
+    };
+    let Some(mut rest) = rendered.strip_prefix(first.trim_start()) else {
+        return false;
+    };
+    let Some(body) = rest.strip_suffix(last.trim_end()) else {
+        return false;
+    };
+    rest = body;
+    for p in &parts[1..parts.len() - 1] {
+        match rest.find(p) {
+            Some(at) => rest = &rest[at + p.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
 impl LineMap {
     /// Map rendered lines back to template lines.
     pub fn new(template: &str, rendered: &str) -> LineMap {
@@ -336,6 +378,15 @@ impl LineMap {
             let prev = if i == 0 { None } else { last_expr[i - 1] };
             last_expr.push(if l.contains("{{") { Some(i) } else { prev });
         }
+        // The literal text around each expression line's `{{ ... }}`s: a
+        // rendered line that has it, in order, is one that line can make
+        // (`{{ u }}-home:` makes `bob-home:`).
+        let shapes: Vec<(usize, Vec<&str>)> = tlines
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.contains("{{"))
+            .map(|(i, l)| (i, literal_parts(l)))
+            .collect();
         let mut lines = Vec::new();
         // The last line matched by its text: rendered index → template index.
         let (mut anchor_r, mut anchor_t) = (0usize, 0usize);
@@ -349,6 +400,16 @@ impl LineMap {
                 by_text
                     .get(r)
                     .map(|c| c.iter().copied().find(|&t| t >= anchor_t).unwrap_or(c[0]))
+                    .or_else(|| {
+                        // An expression line that can make it: the first at or
+                        // after the last match, else the first (a loop's
+                        // next round starts over).
+                        let fit = || shapes.iter().filter(|(_, parts)| has_parts(r, parts));
+                        fit()
+                            .find(|(t, _)| *t >= anchor_t)
+                            .or_else(|| fit().next())
+                            .map(|(t, _)| *t)
+                    })
             };
             let t = match matched {
                 Some(t) => {
@@ -493,6 +554,22 @@ mod tests {
         let second = r.rfind("test.nop").unwrap();
         let mapped = m.map(second..second + 8);
         assert_eq!(&t[mapped], "test.nop");
+    }
+
+    #[test]
+    fn a_loops_later_rounds_map_to_the_lines_that_made_them() {
+        let t = "{% for u in ['alice', 'bob'] %}\n{{ u }}-home:\n  file.managed:\n    - name: /home/{{ u }}/.profile\n    - mode: 600\n{% endfor %}\n";
+        let r = "\nalice-home:\n  file.managed:\n    - name: /home/alice/.profile\n    - mode: 600\n\nbob-home:\n  file.managed:\n    - name: /home/bob/.profile\n    - mode: 600\n\n";
+        let map = LineMap::new(t, r);
+        let line_of = |needle: &str| {
+            let at = r.find(needle).unwrap();
+            let start = map.map(at..at + 1).start;
+            t[..start].matches('\n').count() + 1
+        };
+        assert_eq!(line_of("bob-home"), 2);
+        assert_eq!(line_of("/home/bob"), 4);
+        assert_eq!(literal_parts("{{ u }}-home:"), vec!["", "-home:"]);
+        assert!(!has_parts("anything", &["", ""]));
     }
 
     #[test]
