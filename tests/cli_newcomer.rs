@@ -451,3 +451,40 @@ fn check_points_at_the_template_line_of_a_generated_id() {
     );
     insta::assert_snapshot!("check-generated-id", text);
 }
+
+/// The HTML view of a stack: one lane per creation wave, in Heat's words
+/// (resources, what they depend on), not Salt's.
+#[test]
+fn hot_html_lays_the_stack_out_by_wave_in_heats_words() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = lowstate_in(
+        root,
+        &[
+            "hot",
+            "docs/examples/hot/stack.yaml",
+            "-e",
+            "docs/examples/hot/env/site.yaml",
+            "--format",
+            "html",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let page = stdout(&out);
+    for wave in 0..4 {
+        assert!(
+            page.contains(&format!("\"group\":\"wave {wave}\"")),
+            "wave {wave}"
+        );
+    }
+    assert!(page.contains("\"groupName\":\"wave\""));
+    assert!(page.contains("\"needs\":\"Depends on\",\"neededBy\":\"Required by\""));
+    assert!(
+        page.contains("resources, <b>"),
+        "the summary counts resources"
+    );
+    assert!(!page.contains("requisites"), "no Salt words");
+    // Salt's page keeps Salt's words.
+    let t = order_tree("html-words");
+    let out = lowstate_in(&t.0, &["graph", "-c", ".", "--format", "html"]);
+    assert!(stdout(&out).contains("Click a state for its requisites"));
+}

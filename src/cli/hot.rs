@@ -233,7 +233,8 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
                 t.push('\n');
                 t
             }
-            Format::Html => lowstate::plan::to_html(&compiled.plan),
+            // One lane per creation wave.
+            Format::Html => lowstate::plan::to_html(&compiled.plan.grouped_by_rank("wave")),
         };
         ctx.emit(&text, args.output.as_deref())?;
     }

@@ -210,11 +210,14 @@ pub fn to_html(g: &Plan) -> String {
     out.push_str("</span></div>\n<div id=\"cy\"></div>\n<div id=\"side\">");
     let _ = write!(
         out,
-        "<p><b>{}</b> nodes, <b>{}</b> edges in <b>{}</b> {} groups. Click a node for its requisites and why it sits where it does; shift-click another for the path between them; click a group's title to collapse it.{}</p>",
+        "<p><b>{}</b> {}, <b>{}</b> edges in <b>{}</b> {} groups. Click a {} for its {} and why it sits where it does; shift-click another for the path between them; click a group's title to collapse it.{}</p>",
         g.nodes.len(),
+        esc(&g.words.nodes),
         g.edges.len(),
         g.clusters().len(),
         esc(&g.group_name),
+        esc(&g.words.node),
+        esc(&g.words.edges),
         // Only dialects with secondary nodes (Salt's prereq test run) say
         // what a dashed box is.
         if g.secondary_name.is_empty() || g.secondary_name == "—" {

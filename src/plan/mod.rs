@@ -154,6 +154,36 @@ pub struct Plan {
     pub legend: Vec<(String, EdgeStyle)>,
     /// What a secondary node is, for legends (`prereq test run`).
     pub secondary_name: String,
+    /// The dialect's words for nodes and edges in the HTML view.
+    pub words: Words,
+}
+
+/// A dialect's words for what the drawing shows (Salt: a state and its
+/// requisites; Heat: a resource and what it depends on).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Words {
+    /// One node (`state`, `resource`).
+    pub node: String,
+    /// Several nodes (`states`, `resources`).
+    pub nodes: String,
+    /// A node's edges, as a phrase (`requisites`, `dependencies`).
+    pub edges: String,
+    /// The heading of the edges a node needs (`Needs`, `Depends on`).
+    pub needs: String,
+    /// The heading of the edges that need it (`Needed by`, `Required by`).
+    pub needed_by: String,
+}
+
+impl Default for Words {
+    fn default() -> Words {
+        Words {
+            node: "node".into(),
+            nodes: "nodes".into(),
+            edges: "dependencies".into(),
+            needs: "Needs".into(),
+            needed_by: "Needed by".into(),
+        }
+    }
 }
 
 /// How an edge of a dependency cycle is drawn: red and bold, whatever its
@@ -164,6 +194,18 @@ pub const CYCLE_STYLE: EdgeStyle = EdgeStyle {
 };
 
 impl Plan {
+    /// The plan with its nodes grouped by their order value (`wave 0`,
+    /// `wave 1`, ... for `name` `wave`) instead of their groups: the HTML
+    /// view then lays a stack out by creation wave, one lane per wave.
+    pub fn grouped_by_rank(&self, name: &str) -> Plan {
+        let mut p = self.clone();
+        for n in &mut p.nodes {
+            n.group = format!("{name} {}", n.rank);
+        }
+        p.group_name = name.to_string();
+        p
+    }
+
     /// Mark every edge that lies on a dependency cycle (both ends in one
     /// strongly connected group of nodes): drawn in [`CYCLE_STYLE`], its
     /// label prefixed `cycle:` (and `"cycle": true` in the JSON document),
@@ -293,6 +335,7 @@ pub(crate) mod tests {
             group_name: "group".into(),
             legend: Vec::new(),
             secondary_name: "secondary".into(),
+            words: Words::default(),
         }
     }
 

@@ -3,7 +3,7 @@
 // come positioned by lowstate (one lane per group, one row per place in
 // the execution order), so nothing is laid out in the browser.
 // Pan with the mouse, zoom with the wheel; search by ID, name or group;
-// click a state for its requisites in and out and why it sits where it
+// click a node for its dependencies in and out and why it sits where it
 // does; shift-click a second state for the path between them; click a
 // group's title bar to collapse or expand it.
 // The page also takes its actions from the URL hash (for scripted tests):
@@ -12,6 +12,7 @@
   "use strict";
   var started = performance.now();
   var data = JSON.parse(document.getElementById("plan-data").textContent);
+  var words = data.words || { node: "node", nodes: "nodes", needs: "Needs", neededBy: "Needed by" };
   var $ = function (id) { return document.getElementById(id); };
   // Big plans start with every group collapsed and create a group's nodes
   // (and the edges between created nodes) only when it is opened, so the
@@ -182,7 +183,7 @@
   }
   $("q").addEventListener("input", function () { search(this.value); });
 
-  // Details of one node: its requisites both ways and why it sits there.
+  // Details of one node: its dependencies both ways (in the plan's words) and why it sits there.
   function select(n) {
     if (!n) return;
     expandGroupOf(n);
@@ -200,17 +201,20 @@
         e.color + "'>" + text(e.label) + "</span></li>";
     };
     var html = "<h2>" + text(n.data("kind")) + ": " + text(n.data("title")) + "</h2>";
-    html += "<p class='meta'>" + text(data.groupName) + " <b>" + text(n.data("groupName")) + "</b> · position " +
+    // A group already named with its kind (`wave 2`) is not named twice.
+    var groupOf = n.data("groupName");
+    var kind = String(groupOf).indexOf(data.groupName + " ") === 0 ? "" : text(data.groupName) + " ";
+    html += "<p class='meta'>" + kind + "<b>" + text(groupOf) + "</b> · position " +
       text(n.data("pos")) + " · order " + text(n.data("rank")) + "</p>";
     html += "<h3>Why here</h3><ul>";
     var rs = n.data("reasons") || [];
     if (!rs.length) html += "<li>by order</li>";
     rs.forEach(function (r) { html += "<li style='color:" + (r.color || "#222") + "'>" + text(r.text) + "</li>"; });
-    html += "</ul><h3>Needs (" + ins.length + ")</h3><ul>";
+    html += "</ul><h3>" + text(words.needs) + " (" + ins.length + ")</h3><ul>";
     ins.forEach(function (k) { html += item(k, data.edges[k].from); });
-    html += "</ul><h3>Needed by (" + outs.length + ")</h3><ul>";
+    html += "</ul><h3>" + text(words.neededBy) + " (" + outs.length + ")</h3><ul>";
     outs.forEach(function (k) { html += item(k, data.edges[k].to); });
-    html += "</ul><p class='hint'>Shift-click another state to see the path between them.</p>";
+    html += "</ul><p class='hint'>Shift-click another " + text(words.node) + " to see the path between them.</p>";
     $("details").innerHTML = html;
     Array.prototype.forEach.call($("details").querySelectorAll("a[data-idx]"), function (a) {
       a.onclick = function () { select(openNode(+a.getAttribute("data-idx"))); };
@@ -251,7 +255,7 @@
       });
       if (!ks.length) found = found.union(a);
     }
-    if (!found) { $("details").insertAdjacentHTML("beforeend", "<p class='warn'>No path between these two states.</p>"); return 0; }
+    if (!found) { $("details").insertAdjacentHTML("beforeend", "<p class='warn'>No path between these two " + text(words.nodes) + ".</p>"); return 0; }
     cy.elements().not(found).addClass("faded");
     found.addClass("path");
     $("details").insertAdjacentHTML("beforeend", "<h3>Path (" + found.nodes().length + " nodes)</h3><ol>" +

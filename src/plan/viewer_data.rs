@@ -104,7 +104,9 @@ pub(super) fn viewer_data(g: &Plan) -> String {
         .iter()
         .map(|(name, count, b)| json!({"name": name, "count": count, "x": b[0], "y": b[1], "w": b[2], "h": b[3]}))
         .collect();
-    let doc = json!({"groupName": g.group_name, "nodes": nodes, "edges": edges, "groups": groups});
+    let w = &g.words;
+    let words = json!({"node": w.node, "nodes": w.nodes, "edges": w.edges, "needs": w.needs, "neededBy": w.needed_by});
+    let doc = json!({"groupName": g.group_name, "words": words, "nodes": nodes, "edges": edges, "groups": groups});
     // `</` would end the script element early.
     doc.to_string().replace("</", "<\\/")
 }

@@ -629,6 +629,13 @@ impl ChunkGraph {
                 .map(|k| (k.as_str().to_string(), k.style()))
                 .collect(),
             secondary_name: "prereq test run".into(),
+            words: crate::plan::Words {
+                node: "state".into(),
+                nodes: "states".into(),
+                edges: "requisites".into(),
+                needs: "Needs".into(),
+                needed_by: "Needed by".into(),
+            },
         }
     }
 

@@ -63,6 +63,13 @@ impl Stack<'_> {
         let mut plan = Plan {
             group_name: "stack".into(),
             secondary_name: "—".into(),
+            words: crate::plan::Words {
+                node: "resource".into(),
+                nodes: "resources".into(),
+                edges: "dependencies (depends_on and references)".into(),
+                needs: "Depends on".into(),
+                needed_by: "Required by".into(),
+            },
             legend: vec![
                 ("depends_on".into(), edge_style("depends_on")),
                 ("reference".into(), edge_style("reference")),
