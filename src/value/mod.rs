@@ -12,8 +12,12 @@ use std::hash::{Hash, Hasher};
 
 mod map;
 pub mod pynum;
+mod python;
 pub(crate) use map::hash_of;
 pub use map::{Entry, Map};
+pub use python::{
+    b64decode, b64encode, b64encode_lines, py_cmp, py_eq, py_number, sort_py_keys, sorted_keys_deep,
+};
 
 /// The string of [`Value::Str`]: up to 24 bytes inline, so keys and most
 /// values in state data need no allocation of their own.

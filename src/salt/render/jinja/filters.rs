@@ -12,13 +12,12 @@ use super::error::{template_error, PREFIX_UNDEFINED};
 use super::mutable::MutMap;
 use super::pyfmt::py_type_name;
 use super::salt::{bind, from_mj, py_error, to_mj};
-use super::serialize::{
-    json_indent, py_cmp, py_json_dumps, sort_py_keys, sorted_keys_deep, yaml_dump_sorted,
-    JsonOptions,
-};
+use super::serialize::{json_indent, py_json_dumps, yaml_dump_sorted, JsonOptions};
 use super::JinjaErrorKind;
-use crate::salt::dictupdate::py_eq;
-use crate::value::{py_float_repr, py_str_repr, pynum, Map, Value};
+use crate::value::{
+    b64decode, b64encode, py_cmp, py_eq, py_float_repr, py_str_repr, pynum, sort_py_keys,
+    sorted_keys_deep, Map, Value,
+};
 use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
 use minijinja::{Environment, Error, ErrorKind, State};
 use std::fmt::Write as _;
@@ -1441,23 +1440,13 @@ fn f_extend_dict_key_value(a: Args) -> Result<MjValue, Error> {
 // ---------------------------------------------------------------------------
 
 fn f_base64_encode(a: Args) -> Result<MjValue, Error> {
-    use base64::Engine;
     let bytes = to_bytes(&a.req(0, "instr")?)?;
-    Ok(MjValue::from(
-        base64::engine::general_purpose::STANDARD.encode(bytes),
-    ))
+    Ok(MjValue::from(b64encode(&bytes)))
 }
 
 fn f_base64_decode(a: Args) -> Result<MjValue, Error> {
-    use base64::Engine;
     let text = a.text(0, "instr")?;
-    // Python's b64decode discards characters outside the alphabet.
-    let clean: String = text
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || "+/=".contains(*c))
-        .collect();
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(clean.as_bytes())
+    let bytes = b64decode(&text)
         .map_err(|e| py_error(format!("Incorrect padding or invalid base64 data: {e}")))?;
     match String::from_utf8(bytes) {
         Ok(s) => Ok(MjValue::from(s)),

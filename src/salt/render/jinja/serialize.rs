@@ -3,8 +3,7 @@
 //! `json.dumps`, `yaml.dump`). Shared by `filters` and `salt::functions`,
 //! so neither has to reach into the other.
 
-use crate::salt::dictupdate::py_number;
-use crate::value::{py_float_repr, write_json_str, Map, Value};
+use crate::value::{py_float_repr, sort_py_keys, sorted_keys_deep, write_json_str, Map, Value};
 use std::fmt::Write as _;
 
 /// Options of Python's `json.dumps` that Salt's filters use.
@@ -139,53 +138,6 @@ fn write_json(out: &mut String, v: &Value, o: &JsonOptions, isep: &str, ksep: &s
             newline(out, level);
             out.push('}');
         }
-    }
-}
-
-/// Python's ordering of keys for `sorted()`; `None` when Python would raise
-/// `TypeError` (e.g. str against int).
-pub(crate) fn py_cmp(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
-    match (a, b) {
-        (Value::Int(x), Value::Int(y)) => Some(x.cmp(y)),
-        (Value::Str(x), Value::Str(y)) => Some(x.cmp(y)),
-        (Value::List(x), Value::List(y)) => {
-            for (p, q) in x.iter().zip(y) {
-                match py_cmp(p, q)? {
-                    std::cmp::Ordering::Equal => continue,
-                    o => return Some(o),
-                }
-            }
-            Some(x.len().cmp(&y.len()))
-        }
-        _ => py_number(a)?.partial_cmp(&py_number(b)?),
-    }
-}
-
-/// Sort entries by key as Python's `sorted()` would; leave them unsorted when
-/// Python could not compare the keys.
-pub(crate) fn sort_py_keys(entries: &mut [(&Value, &Value)]) {
-    let comparable = entries.windows(2).all(|w| py_cmp(w[0].0, w[1].0).is_some())
-        && entries.iter().all(|(k, _)| py_cmp(k, k).is_some());
-    if comparable {
-        entries.sort_by(|a, b| py_cmp(a.0, b.0).unwrap_or(std::cmp::Ordering::Equal));
-    }
-}
-
-/// A copy with every mapping's keys sorted (PyYAML's `sort_keys=True` on plain dicts).
-pub(crate) fn sorted_keys_deep(v: &Value) -> Value {
-    match v {
-        Value::List(l) => Value::List(l.iter().map(sorted_keys_deep).collect()),
-        Value::Map(m) => {
-            let mut entries: Vec<(&Value, &Value)> = m.iter().collect();
-            sort_py_keys(&mut entries);
-            Value::Map(
-                entries
-                    .into_iter()
-                    .map(|(k, v)| (k.clone(), sorted_keys_deep(v)))
-                    .collect(),
-            )
-        }
-        other => other.clone(),
     }
 }
 

@@ -5,12 +5,12 @@
 
 use super::data::{filter_by, traverse};
 use super::{bind, from_mj, merge_in_place, py_error, to_mj, update_in_place, Bound};
-use crate::salt::dictupdate::{self, py_eq};
+use crate::salt::dictupdate;
 use crate::salt::render::jinja::convert::{
     is_mutable, to_jinja_like, to_jinja_ordered, to_jinja_pillar,
 };
 use crate::salt::render::jinja::{reads, RenderData, TemplateLoader};
-use crate::value::{Map, Value};
+use crate::value::{b64decode, b64encode, b64encode_lines, py_eq, Map, Value};
 use minijinja::value::Value as MjValue;
 use minijinja::{Error, State};
 
@@ -1447,36 +1447,18 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn b64(bytes: &[u8]) -> String {
-    use base64::Engine;
-    base64::engine::general_purpose::STANDARD.encode(bytes)
-}
-
 fn hash_b64encode(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
-    Ok(MjValue::from(b64(&hash_input(&a, "instr")?)))
+    Ok(MjValue::from(b64encode(&hash_input(&a, "instr")?)))
 }
 
 /// `base64.encodebytes`: 76-character lines, each ending in a newline.
 fn hash_b64encode_lines(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
-    let one = b64(&hash_input(&a, "instr")?);
-    let mut out = String::with_capacity(one.len() + one.len() / 76 + 1);
-    for chunk in one.as_bytes().chunks(76) {
-        out.push_str(std::str::from_utf8(chunk).unwrap_or_default());
-        out.push('\n');
-    }
-    Ok(MjValue::from(out))
+    Ok(MjValue::from(b64encode_lines(&hash_input(&a, "instr")?)))
 }
 
 fn hash_b64decode(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
-    use base64::Engine;
     let text = String::from_utf8_lossy(&hash_input(&a, "instr")?).into_owned();
-    let clean: String = text
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || "+/=".contains(*c))
-        .collect();
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(clean.as_bytes())
-        .map_err(|e| py_error(format!("binascii.Error: {e}")))?;
+    let bytes = b64decode(&text).map_err(|e| py_error(format!("binascii.Error: {e}")))?;
     Ok(match String::from_utf8(bytes) {
         Ok(s) => MjValue::from(s),
         Err(e) => MjValue::from_bytes(e.into_bytes()),
@@ -1501,13 +1483,7 @@ fn hash_b64encodefile(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
         .files
         .and_then(|f| f.read(&saltenv, rel.trim_start_matches('/')))
         .ok_or_else(|| py_error(format!("IOError: {fname} not found in saltenv {saltenv}")))?;
-    let one = b64(text.as_bytes());
-    let mut out = String::new();
-    for chunk in one.as_bytes().chunks(76) {
-        out.push_str(std::str::from_utf8(chunk).unwrap_or_default());
-        out.push('\n');
-    }
-    Ok(MjValue::from(out))
+    Ok(MjValue::from(b64encode_lines(text.as_bytes())))
 }
 
 fn digest_of(name: &str, bytes: &[u8]) -> Option<String> {
@@ -1587,7 +1563,7 @@ fn hash_hmac_signature(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
     let key = hash_input(&a, "shared_secret")?;
     let challenge = a.string("challenge_hmac", "")?;
     Ok(MjValue::from(
-        b64(&hmac::<sha2::Sha256>(&key, &msg)) == challenge,
+        b64encode(&hmac::<sha2::Sha256>(&key, &msg)) == challenge,
     ))
 }
 
