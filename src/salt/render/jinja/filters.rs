@@ -12,11 +12,11 @@ use super::error::{template_error, PREFIX_UNDEFINED};
 use super::mutable::MutMap;
 use super::pyfmt::py_type_name;
 use super::salt::{bind, from_mj, py_error, to_mj};
-use super::serialize::{json_indent, py_json_dumps, yaml_dump_sorted, JsonOptions};
+use super::serialize::{json_indent, json_options, yaml_dump_sorted};
 use super::JinjaErrorKind;
 use crate::value::{
-    b64decode, b64encode, py_cmp, py_eq, py_float_repr, py_str_repr, pynum, sort_py_keys,
-    sorted_keys_deep, Map, Value,
+    b64decode, b64encode, dumps, py_cmp, py_eq, py_float_repr, py_str_repr, pynum, sort_py_keys,
+    sorted_keys_deep, JsonOptions, Map, Value,
 };
 use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
 use minijinja::{Environment, Error, ErrorKind, State};
@@ -408,9 +408,7 @@ fn f_json(a: Args) -> Result<MjValue, Error> {
         indent: a.value(2, "indent")?.and_then(|i| json_indent(&i)),
         separators: None,
     };
-    Ok(MjValue::from_safe_string(
-        py_json_dumps(&v, &o).trim().to_string(),
-    ))
+    Ok(MjValue::from_safe_string(dumps(&v, &o).trim().to_string()))
 }
 
 fn f_tojson(a: Args) -> Result<MjValue, Error> {
@@ -423,8 +421,8 @@ fn f_tojson(a: Args) -> Result<MjValue, Error> {
     if let Some(i) = a.pos.get(1) {
         kw.insert(Value::str("indent"), from_mj(i)?);
     }
-    let o = JsonOptions::from_kwargs(&kw).map_err(py_error)?;
-    let text = py_json_dumps(&v, &o)
+    let o = json_options(&kw).map_err(py_error)?;
+    let text = dumps(&v, &o)
         .replace('<', "\\u003c")
         .replace('>', "\\u003e")
         .replace('&', "\\u0026")
