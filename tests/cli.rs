@@ -368,6 +368,34 @@ fn hot_hidden_values_never_reach_a_human_output() {
 }
 
 #[test]
+fn hot_text_plan_masks_hidden_values_by_the_redactors_rule() {
+    // Hidden values of four characters or more are masked wherever they
+    // stand; a shorter one (`ab`) would blank out unrelated words.
+    let dir = temp_dir("hot-short-secret");
+    let t = dir.join("t.yaml");
+    std::fs::write(
+        &t,
+        "heat_template_version: 2015-10-15\nparameters:\n  pw: {type: string, hidden: true}\n  key: {type: string, hidden: true}\nresources:\n  r:\n    type: OS::Heat::None\n    properties:\n      note: cabbage\n      token: {list_join: ['-', [{get_param: key}, x]]}\n",
+    )
+    .unwrap();
+    let out = lowstate(&[
+        "hot",
+        t.to_str().unwrap(),
+        "--format",
+        "text",
+        "-P",
+        "pw=ab",
+        "-P",
+        "key=hunter22",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("note: cabbage"), "{text}");
+    assert!(text.contains("token: ******-x"), "{text}");
+    assert!(!text.contains("hunter22"), "{text}");
+}
+
+#[test]
 fn docs_hot_md_shows_the_real_output() {
     let doc =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/hot.md")).unwrap();

@@ -255,9 +255,9 @@ pub fn run(args: Args) -> i32 {
 }
 
 fn mask(text: String, hidden: &[String]) -> String {
-    hidden
-        .iter()
-        .fold(text, |t, h| t.replace(h.as_str(), "******"))
+    lowstate::redact::Redactor::new(hidden.iter().cloned())
+        .masking_as(lowstate::hot::params::HIDDEN)
+        .text(&text)
 }
 
 /// The readable plan.

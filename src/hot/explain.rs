@@ -7,10 +7,8 @@
 
 use super::{EnvMode, Input};
 use crate::provenance::{Layer, LayerWrites, Provenance};
+use crate::redact::REDACTED;
 use crate::value::{Map, Value};
-
-/// What a human output shows instead of a hidden parameter's value.
-pub const REDACTED: &str = "<redacted>";
 
 /// `file:line:col` of the key at `path` in a parsed file.
 fn at(
