@@ -202,7 +202,7 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
         ctx.print_diagnostics(&compiled.diagnostics);
     }
     if let Some(param) = &args.explain {
-        let p = hot::explain::explain(&input, &compiled).filter(param);
+        let p = hot::explain::explain(&compiled).filter(param);
         let text = args.explain_format.render(&p, &|_, v| v.clone());
         ctx.emit(&text, args.output.as_deref())?;
     } else {

@@ -112,6 +112,9 @@ pub struct Compiled {
     /// The text of every hidden parameter's value: what a human output
     /// must mask (spec §5.7).
     pub secrets: Vec<String>,
+    /// The parameter layers as the compile merged them (for `--explain`;
+    /// empty when the template or an environment file did not read).
+    pub parameter_layers: explain::ParameterLayers,
 }
 
 impl Compiled {
