@@ -11,7 +11,7 @@ mod catalogue;
 use crate::diag::{codes, Diagnostic};
 use crate::rules::{self, Schema};
 use crate::salt::config::{Config, SaltVersion};
-use crate::salt::pipeline::Plan;
+use crate::salt::pipeline::LocatedLowstate;
 use crate::value::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -123,7 +123,7 @@ pub fn custom_modules(config: &Config) -> BTreeSet<String> {
 /// except that those which abort the whole run lead (they lose every
 /// result of the run).
 pub fn check(
-    plan: &Plan,
+    plan: &LocatedLowstate,
     config: &Config,
     options: &CheckOptions,
     catalogue: &Catalogue,
