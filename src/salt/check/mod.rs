@@ -17,29 +17,6 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 pub use crate::salt::low::{chunk_args, INTERNAL_KEYWORDS};
 
-/// Requisite keywords an unknown argument may be a misspelling of.
-const REQUISITES: &[&str] = &[
-    "require",
-    "require_in",
-    "require_any",
-    "watch",
-    "watch_in",
-    "watch_any",
-    "onchanges",
-    "onchanges_in",
-    "onchanges_any",
-    "onfail",
-    "onfail_in",
-    "onfail_any",
-    "onfail_all",
-    "prereq",
-    "prereq_in",
-    "listen",
-    "listen_in",
-    "use",
-    "use_in",
-];
-
 /// Options of one check.
 #[derive(Debug, Clone, Default)]
 pub struct CheckOptions {
@@ -149,7 +126,7 @@ pub fn check(
     let always = |n: &str| n == "name";
     let hints = rules::Hints {
         always_allowed: &always,
-        near_misses: REQUISITES,
+        near_misses: crate::salt::requisite::REQUISITE_SPELLINGS,
     };
     let mut out: Vec<(bool, Diagnostic)> = Vec::new();
     // Finding index → the names of the chunks it stands for.

@@ -14,12 +14,14 @@ use crate::salt::high::extend::{
 };
 use crate::salt::high::source_map::SourceRef;
 use crate::salt::high::SourceMap;
+use crate::salt::requisite::REQUISITE_IN_KEYWORDS;
 use crate::salt::{ID, SLS};
 use crate::value::{Map, Value};
 use indexmap::IndexMap;
 use std::collections::{HashMap, HashSet};
 
-/// Keys that `use` / `use_in` never copy (Salt's `req_in_all`).
+/// Keys that `use` / `use_in` never copy (Salt's `req_in_all`: its
+/// `req_in` keys, [`REQUISITE_IN_KEYWORDS`], and these).
 const USE_IGNORED: &[&str] = &[
     "require_in",
     "watch_in",
@@ -72,15 +74,7 @@ pub fn requisite_in_for(
     sources: &SourceMap,
 ) -> Vec<Diagnostic> {
     let old = version < SaltVersion::V3008;
-    let mut req_in: Vec<&str> = vec![
-        "require_in",
-        "watch_in",
-        "onfail_in",
-        "onchanges_in",
-        "use",
-        "use_in",
-        "prereq_in",
-    ];
+    let mut req_in: Vec<&str> = REQUISITE_IN_KEYWORDS.to_vec();
     if old {
         req_in.push("prereq");
     }
