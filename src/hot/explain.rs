@@ -99,27 +99,22 @@ pub(crate) fn record(
         Some(s) => format!("parameter_merge_strategies {}", s.to_json()),
         None => "overwrite".to_string(),
     };
-    for e in envs {
-        out.push(
-            "heat-env-parameter-defaults",
-            e.file.name.clone(),
-            &rule(e),
-            section(e, "parameter_defaults"),
-        );
-    }
+    let env_section = |out: &mut ParameterLayers, kind: &str, key: &str| {
+        for e in envs {
+            out.push(kind, e.file.name.clone(), &rule(e), section(e, key));
+        }
+    };
+    env_section(
+        &mut out,
+        "heat-env-parameter-defaults",
+        "parameter_defaults",
+    );
     let cli: LayerWrites = cli
         .iter()
         .map(|(k, v)| (vec![k.clone()], None, v.clone()))
         .collect();
     let env_params = |out: &mut ParameterLayers| {
-        for e in envs {
-            out.push(
-                "heat-env-parameters",
-                e.file.name.clone(),
-                &rule(e),
-                section(e, "parameters"),
-            );
-        }
+        env_section(out, "heat-env-parameters", "parameters");
     };
     match mode {
         EnvMode::Server => {

@@ -291,6 +291,18 @@ mod tests {
     }
 
     #[test]
+    fn every_state_function_accepts_every_requisite() {
+        let internal = crate::salt::low::INTERNAL_KEYWORDS;
+        for k in REQUISITE_KEYWORDS
+            .iter()
+            .chain(REQUISITE_IN_KEYWORDS)
+            .chain(REQUISITE_SPELLINGS)
+        {
+            assert!(internal.contains(k), "{k}");
+        }
+    }
+
+    #[test]
     fn tags_are_spelled_one_way() {
         let parts = ["file", "conf", "/etc/x", "managed"].map(Value::str);
         let mut tag = String::new();

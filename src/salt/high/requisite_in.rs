@@ -20,16 +20,9 @@ use crate::value::{Map, Value};
 use indexmap::IndexMap;
 use std::collections::{HashMap, HashSet};
 
-/// Keys that `use` / `use_in` never copy (Salt's `req_in_all`: its
-/// `req_in` keys, [`REQUISITE_IN_KEYWORDS`], and these).
+/// Keys that `use` / `use_in` never copy besides the `requisite_in` keys
+/// (Salt's `req_in_all`: `req_in` and these).
 const USE_IGNORED: &[&str] = &[
-    "require_in",
-    "watch_in",
-    "onfail_in",
-    "onchanges_in",
-    "use",
-    "use_in",
-    "prereq_in",
     "require",
     "watch",
     "prereq",
@@ -490,7 +483,12 @@ fn usable_args(high: &Map, id: &Value, state: &Value, skip: &HashSet<Value>) -> 
             };
             let ks = k.as_str();
             !skip.contains(k)
-                && !ks.is_some_and(|k| USE_IGNORED.contains(&k) || k == "name" || k == "names")
+                && !ks.is_some_and(|k| {
+                    REQUISITE_IN_KEYWORDS.contains(&k)
+                        || USE_IGNORED.contains(&k)
+                        || k == "name"
+                        || k == "names"
+                })
         })
         .cloned()
         .collect()
