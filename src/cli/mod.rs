@@ -4,11 +4,13 @@
 mod check;
 mod codes;
 mod compile;
+mod completions;
 mod config;
 mod fleet;
 mod graph;
 mod highstate;
 mod hot;
+mod man;
 mod order;
 mod pillar;
 mod render;
@@ -27,7 +29,7 @@ use std::path::{Path, PathBuf};
 #[derive(Parser, Debug)]
 #[command(
     name = "lowstate",
-    version,
+    version = version(),
     about = "Compile a SaltStack state tree to Salt's lowstate, offline"
 )]
 pub struct Cli {
@@ -43,6 +45,20 @@ pub struct Cli {
     /// docs/limits.md for defaults.
     #[arg(long = "limit", value_name = "NAME=VALUE", global = true)]
     pub limit: Vec<String>,
+}
+
+/// What `--version` prints after the name: lowstate's version and the
+/// releases it reproduces, for bug reports.
+pub fn version() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        format!(
+            "{} (Salt {}, Heat {})",
+            env!("CARGO_PKG_VERSION"),
+            lowstate::salt::REFERENCE_VERSION,
+            lowstate::hot::REFERENCE_VERSION
+        )
+    })
 }
 
 static LIMITS: std::sync::OnceLock<lowstate::limits::Limits> = std::sync::OnceLock::new();
@@ -135,6 +151,10 @@ pub enum Command {
     Hot(hot::Args),
     /// List every diagnostic code with its severity and meaning (Markdown).
     Codes(codes::Args),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(completions::Args),
+    /// Print the manual page (roff) of lowstate or of one command.
+    Man(man::Args),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -310,6 +330,8 @@ pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
     let _ = LIMITS.set(limits);
     let (common, result) = match cli.command {
         Command::Codes(a) => return codes::run(a),
+        Command::Completions(a) => return completions::run(a),
+        Command::Man(a) => return man::run(a),
         Command::Hot(a) => return hot::run(a),
         Command::Compile(a) => (a.common.clone(), compile::run(a)),
         Command::Check(a) => (a.common.clone(), check::run(*a)),
