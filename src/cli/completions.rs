@@ -12,16 +12,11 @@ pub struct Args {
     pub shell: clap_complete::Shell,
 }
 
-/// Print the script on stdout; 0, or 2 when stdout cannot be written.
-pub fn run(args: Args) -> i32 {
+/// Print the script on stdout.
+pub fn run(args: Args, ctx: &super::Ctx) -> super::CmdResult {
     let mut command = super::Cli::command();
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut command, "lowstate", &mut script);
-    match lowstate::emit::output(&String::from_utf8_lossy(&script), None) {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("lowstate: cannot write the completion script: {e}");
-            2
-        }
-    }
+    ctx.emit(&String::from_utf8_lossy(&script), None)?;
+    Ok(())
 }

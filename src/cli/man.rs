@@ -3,6 +3,7 @@
 //! prints (clap_mangen). `lowstate man | man -l -` reads it; packagers
 //! install the output as `lowstate.1` and `lowstate-COMMAND.1`.
 
+use anyhow::Context as _;
 use clap::CommandFactory as _;
 
 /// Arguments of `lowstate man`.
@@ -13,9 +14,8 @@ pub struct Args {
     pub command: Option<String>,
 }
 
-/// Print the page on stdout; 0, or 2 for an unknown subcommand or when
-/// stdout cannot be written.
-pub fn run(args: Args) -> i32 {
+/// Print the page on stdout (an unknown subcommand is a usage error).
+pub fn run(args: Args, ctx: &super::Ctx) -> super::CmdResult {
     let mut top = super::Cli::command();
     // Propagates the global options (`--color`, `--limit`) to every
     // subcommand, as `lowstate COMMAND --help` shows them.
@@ -29,28 +29,20 @@ pub fn run(args: Args) -> i32 {
                     .map(|c| c.get_name())
                     .filter(|n| *n != "help")
                     .collect();
-                eprintln!(
-                    "lowstate: no command `{name}`; the commands are: {}",
+                return Err(anyhow::anyhow!(
+                    "no command `{name}`; the commands are: {}",
                     names.join(", ")
-                );
-                return 2;
+                )
+                .into());
             };
             sub.clone().display_name(format!("lowstate-{name}"))
         }
     };
     let mut roff = Vec::new();
-    if let Err(e) = clap_mangen::Man::new(page)
+    clap_mangen::Man::new(page)
         .source(format!("lowstate {}", super::version()))
         .render(&mut roff)
-    {
-        eprintln!("lowstate: cannot render the manual page: {e}");
-        return 2;
-    }
-    match lowstate::emit::output(&String::from_utf8_lossy(&roff), None) {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("lowstate: cannot write the manual page: {e}");
-            2
-        }
-    }
+        .context("cannot render the manual page")?;
+    ctx.emit(&String::from_utf8_lossy(&roff), None)?;
+    Ok(())
 }
