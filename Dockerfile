@@ -14,8 +14,9 @@ FROM rust:1-alpine AS build
 RUN apk add --no-cache musl-dev gcc
 WORKDIR /build
 COPY . .
-RUN cargo build --release --locked --bin lowstate \
-    && strip target/release/lowstate
+# Without the debug info the release profile keeps for profiling.
+ENV CARGO_PROFILE_RELEASE_STRIP=symbols
+RUN cargo build --release --locked --bin lowstate
 
 FROM scratch
 COPY --from=build /build/target/release/lowstate /usr/local/bin/lowstate

@@ -229,7 +229,8 @@ fn the_pre_commit_hook_fails_on_a_bad_argument_then_passes() {
     )
     .unwrap();
     std::fs::write(tree.join("salt/top.sls"), "base:\n  '*':\n    - motd\n").unwrap();
-    let bad = "motd:\n  file.managed:\n    - name: /etc/motd\n    - contnets: hello\n";
+    // An unknown argument of file.append: Salt aborts the whole run.
+    let bad = "motd:\n  file.append:\n    - name: /etc/motd\n    - txet: hello\n";
     std::fs::write(tree.join("salt/motd.sls"), bad).unwrap();
     git(&tree, &["init", "-q"]);
     git(&tree, &["add", "."]);
@@ -252,12 +253,8 @@ fn the_pre_commit_hook_fails_on_a_bad_argument_then_passes() {
         shown.contains("salt/motd.sls:4:"),
         "names the file and line:\n{shown}"
     );
-    assert!(shown.contains("contnets"), "{shown}");
-    std::fs::write(
-        tree.join("salt/motd.sls"),
-        bad.replace("contnets", "contents"),
-    )
-    .unwrap();
+    assert!(shown.contains("unknown argument `txet`"), "{shown}");
+    std::fs::write(tree.join("salt/motd.sls"), bad.replace("txet", "text")).unwrap();
     git(&tree, &["add", "."]);
     let out = try_repo();
     let shown = text(&out);
