@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::lowstate;
+use common::{help_commands as commands, lowstate};
 use std::process::Command;
 
 fn stdout(args: &[&str]) -> String {
@@ -37,21 +37,6 @@ fn version_names_the_reference_releases() {
         "docs/cli.md shows `{}`",
         expected.trim_end()
     );
-}
-
-/// The subcommands `lowstate --help` lists (without `help`).
-fn commands() -> Vec<String> {
-    let help = stdout(&["--help"]);
-    let commands: Vec<String> = help
-        .lines()
-        .skip_while(|l| !l.starts_with("Commands:"))
-        .skip(1)
-        .take_while(|l| l.starts_with("  "))
-        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
-        .filter(|c| c != "help")
-        .collect();
-    assert!(commands.len() >= 10, "{help}");
-    commands
 }
 
 /// The long flags a `--help` text shows.
