@@ -1,6 +1,8 @@
 //! The `lowstate` binary as a user runs it: exit codes, output files,
 //! error formats.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -583,16 +585,7 @@ fn docs_cli_md_documents_every_subcommand_and_flag() {
         .unwrap()
         + &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/hot.md"))
             .unwrap();
-    let help = String::from_utf8_lossy(&lowstate(&["--help"]).stdout).into_owned();
-    let commands: Vec<String> = help
-        .lines()
-        .skip_while(|l| !l.starts_with("Commands:"))
-        .skip(1)
-        .take_while(|l| l.starts_with("  "))
-        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
-        .filter(|c| c != "help")
-        .collect();
-    assert!(commands.len() >= 8, "{help}");
+    let commands = common::help_commands();
     let mut missing = Vec::new();
     for c in &commands {
         if !doc.contains(&format!("`{c}")) {

@@ -8,11 +8,13 @@
 mod check;
 mod codes;
 mod compile;
+mod completions;
 mod config;
 mod fleet;
 mod graph;
 mod highstate;
 mod hot;
+mod man;
 mod order;
 mod pillar;
 mod render;
@@ -35,7 +37,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 #[derive(Parser, Debug)]
 #[command(
     name = "lowstate",
-    version,
+    version = version(),
     about = "Compile a SaltStack state tree to Salt's lowstate, offline"
 )]
 pub struct Cli {
@@ -51,6 +53,20 @@ pub struct Cli {
     /// docs/limits.md for defaults.
     #[arg(long = "limit", value_name = "NAME=VALUE", global = true)]
     pub limit: Vec<String>,
+}
+
+/// What `--version` prints after the name: lowstate's version and the
+/// releases it reproduces, for bug reports.
+pub fn version() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        format!(
+            "{} (Salt {}, Heat {})",
+            env!("CARGO_PKG_VERSION"),
+            lowstate::salt::REFERENCE_VERSION,
+            lowstate::hot::REFERENCE_VERSION
+        )
+    })
 }
 
 /// One run of the binary: what every subcommand shares, made once from
@@ -230,6 +246,10 @@ pub enum Command {
     Hot(hot::Args),
     /// List every diagnostic code with its severity and meaning (Markdown).
     Codes(codes::Args),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(completions::Args),
+    /// Print the manual page (roff) of lowstate or of one command.
+    Man(man::Args),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -365,7 +385,7 @@ impl Command {
     /// The subcommand's `--error-format`.
     fn error_format(&self) -> ErrorFormat {
         match self {
-            Command::Codes(_) => ErrorFormat::Human,
+            Command::Codes(_) | Command::Completions(_) | Command::Man(_) => ErrorFormat::Human,
             Command::Hot(a) => a.error_format,
             Command::Check(a) => a.common.error_format,
             Command::Compile(a) => a.common.error_format,
@@ -395,6 +415,8 @@ pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
     set_memory_cap(ctx.limits.memory);
     let result = match cli.command {
         Command::Codes(a) => codes::run(a, &ctx),
+        Command::Completions(a) => completions::run(a, &ctx),
+        Command::Man(a) => man::run(a, &ctx),
         Command::Hot(a) => hot::run(a, &ctx),
         Command::Compile(a) => compile::run(a, &ctx),
         Command::Check(a) => check::run(*a, &ctx),

@@ -26,6 +26,10 @@ use crate::value::Value;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// The Heat release whose behaviour lowstate reproduces (`lowstate
+/// --version` names it, for bug reports).
+pub const REFERENCE_VERSION: &str = "27.0.1";
+
 /// The diagnostic subject kind of a resource.
 pub const RESOURCE: SubjectKind = SubjectKind {
     key: "resource",

@@ -16,6 +16,10 @@
 
 use crate::diag::SubjectKind;
 
+/// The Salt release whose behaviour lowstate reproduces (`lowstate
+/// --version` names it, for bug reports).
+pub const REFERENCE_VERSION: &str = "3008.5";
+
 /// The diagnostic subject kind of an SLS (`env:sls`, or `sls`).
 pub const SLS: SubjectKind = SubjectKind {
     key: "sls",

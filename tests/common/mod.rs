@@ -116,3 +116,19 @@ pub fn lowstate(args: &[&str]) -> std::process::Output {
         .output()
         .expect("run lowstate")
 }
+
+/// The subcommands `lowstate --help` lists, without `help`.
+#[allow(dead_code)] // not every test binary that includes this module uses it
+pub fn help_commands() -> Vec<String> {
+    let help = String::from_utf8_lossy(&lowstate(&["--help"]).stdout).into_owned();
+    let commands: Vec<String> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect();
+    assert!(commands.len() >= 8, "{help}");
+    commands
+}
