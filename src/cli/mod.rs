@@ -5,6 +5,7 @@ mod check;
 mod codes;
 mod compile;
 mod config;
+mod files;
 mod fleet;
 mod graph;
 mod highstate;
@@ -122,6 +123,9 @@ pub enum Command {
     Render(render::Args),
     /// Simulate the run: order, results, skipped states, fired watches.
     Simulate(simulate::Args),
+    /// Render the files `file.managed` and `file.recurse` would write (the
+    /// exact bytes, Salt's layout).
+    Files(files::Args),
     /// Explain the execution order, state by state.
     Order(order::Args),
     /// Draw the requisite graph (dot, json, mermaid, html).
@@ -318,6 +322,7 @@ pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
         Command::Pillar(a) => (a.common.clone(), pillar::run(a)),
         Command::Config(a) => (a.common.clone(), config::run(a)),
         Command::Render(a) => (a.common.clone(), render::run(a)),
+        Command::Files(a) => (a.common.clone(), files::run(a)),
         Command::Simulate(a) => (a.common.clone(), simulate::run(a)),
         Command::Order(a) => (a.common.clone(), order::run(a)),
         Command::Graph(a) => (a.common.clone(), graph::run(a)),

@@ -11,7 +11,8 @@
 //! → [`order`] (the execution order) → [`graph`] (the requisite graph as
 //! the output stages read it). [`simulate`] and [`report`] read the graph;
 //! [`pipeline`] drives one compile; [`share`] holds what the compiles of
-//! one fleet run share (the fileserver and a render cache).
+//! one fleet run share (the fileserver and a render cache); [`files`]
+//! renders the files `file.managed` would write.
 
 use crate::diag::SubjectKind;
 
@@ -30,6 +31,7 @@ pub mod check;
 pub mod config;
 pub mod dictupdate;
 pub mod ext_pillar;
+pub mod files;
 pub mod fileserver;
 pub mod fleet;
 pub mod fuzzing;
