@@ -345,6 +345,19 @@ impl Renderer<'_> {
                 "contents",
             );
         }
+        // `_http_ftp_check` calls `.lower()` on every item of a list.
+        if let Some(Value::List(items)) = &source {
+            if let Some(bad) = items.iter().find(|i| !matches!(i, Value::Str(_))) {
+                let ty = match bad {
+                    Value::Map(_) => "collections.OrderedDict",
+                    v => v.py_type_name(),
+                };
+                return refuse(
+                    &format!("An exception occurred in this state: AttributeError: '{ty}' object has no attribute 'lower'"),
+                    "source",
+                );
+            }
+        }
         let template = call.get("template").filter(|t| t.truthy()).cloned();
         let delimiter = call
             .text("contents_delimiter")
@@ -471,9 +484,14 @@ impl Renderer<'_> {
                 "template",
             );
         }
-        // A template that is not UTF-8 is copied as it is.
-        let Ok(text) = String::from_utf8(bytes.clone()) else {
-            return Ok((Some(chosen), bytes));
+        // A template that is not UTF-8 is copied as it is when Salt takes
+        // it for binary, else its decode error stops the state.
+        let text = match crate::salt::fileserver::decode_utf8(bytes.clone()) {
+            Ok(t) => t,
+            Err(_) if is_binary(&bytes) => return Ok((Some(chosen), bytes)),
+            Err((_, why)) => {
+                return refuse(&format!("Unable to manage file: {why}"), "source");
+            }
         };
         let user = call.get("user").cloned().or_else(|| {
             call.extra
@@ -820,6 +838,29 @@ impl Renderer<'_> {
         }
         Ok(files.into_iter().collect())
     }
+}
+
+/// `salt.utils.stringutils.is_binary` on a file's first 2048 bytes: a NUL,
+/// or more than 30% bytes that are not text.
+fn is_binary(bytes: &[u8]) -> bool {
+    let data = &bytes[..bytes.len().min(2048)];
+    if data.is_empty() {
+        return false;
+    }
+    if data.contains(&0) {
+        return true;
+    }
+    let utf8 = match std::str::from_utf8(data) {
+        Ok(_) => true,
+        Err(e) => e.error_len().is_none(),
+    };
+    let text = |b: u8| {
+        (32..127).contains(&b)
+            || matches!(b, b'\n' | b'\r' | b'\t' | 0x0c | 0x08)
+            || (utf8 && (128..255).contains(&b))
+    };
+    let nontext = data.iter().filter(|b| !text(**b)).count();
+    nontext as f64 / data.len() as f64 > 0.30
 }
 
 /// The proper ancestors of a `/` path (`/a/b/c` → `/a/b`, `/a`, `/`).
