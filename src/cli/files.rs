@@ -150,7 +150,7 @@ fn write_tree(dir: &Path, rendered: &[RenderedFile]) -> CmdResult {
     let batch = lowstate::emit::AtomicBatch::new();
     for f in rendered {
         let Ok(bytes) = &f.content else { continue };
-        let name = f.name.py_str();
+        let name = files::expanduser(&f.name.py_str());
         let rel: PathBuf = Path::new(&name)
             .components()
             .filter_map(|c| match c {

@@ -995,7 +995,7 @@ pub fn normalize_mode(mode: &str) -> String {
 }
 
 /// `os.path.expanduser` on a minion running as root.
-fn expanduser(p: &str) -> String {
+pub fn expanduser(p: &str) -> String {
     if p == "~" || p.starts_with("~/") {
         return format!("/root{}", &p[1..]);
     }
