@@ -42,6 +42,10 @@ fn main() {
             Ok(())
         }
     })];
+    trials.push(Trial::test("files-corpus/soak", {
+        let cases = cases.clone();
+        move || soak(&cases)
+    }));
     for case in cases {
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
         let key = format!("files/{name}");
@@ -58,6 +62,72 @@ fn main() {
         }));
     }
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// Soak: every synthetic case again with each of its templates and its SLS
+/// cut short at a few points (unclosed blocks, half expressions, broken
+/// YAML): each managed file must still render to bytes or to an error
+/// entry with a message, never a panic (`salt::fuzzing::check_files`, the
+/// `salt_files` fuzz target's check).
+fn soak(cases: &[PathBuf]) -> Result<(), Failed> {
+    let scratch = std::env::temp_dir().join(format!("lowstate-files-soak-{}", std::process::id()));
+    let mut runs = 0;
+    for case in cases.iter().filter(|c| c.file_name().is_some_and(|n| n.to_string_lossy().starts_with('s'))) {
+        let mut texts = Vec::new();
+        collect(&case.join("salt"), &mut texts);
+        for file in texts {
+            let Ok(bytes) = std::fs::read(&file) else { continue };
+            for cut in [bytes.len() / 2, bytes.len().saturating_sub(1)] {
+                let _ = std::fs::remove_dir_all(&scratch);
+                copy_tree(case, &scratch).map_err(|e| format!("copy: {e}"))?;
+                let rel = file.strip_prefix(case).unwrap();
+                std::fs::write(scratch.join(rel), &bytes[..cut]).map_err(|e| e.to_string())?;
+                let config = Config::load(&scratch).map_err(|d| d.message)?;
+                let session = Session::new(config, Options::default());
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    lowstate::salt::fuzzing::check_files(&session)
+                }));
+                match outcome {
+                    Ok(Ok(())) => runs += 1,
+                    Ok(Err(e)) => return Err(format!("{} cut at {cut}: {e}", file.display()).into()),
+                    Err(_) => return Err(format!("{} cut at {cut}: panicked", file.display()).into()),
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    if runs < 50 {
+        return Err(format!("only {runs} soak runs").into());
+    }
+    Ok(())
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            collect(&p, out);
+        } else if p.file_name().is_some_and(|n| n != "top.sls")
+            && p.extension().is_some_and(|x| x == "sls" || x == "j2" || x == "jinja")
+        {
+            out.push(p);
+        }
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from)?.flatten() {
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_tree(&e.path(), &target)?;
+        } else {
+            std::fs::copy(e.path(), target)?;
+        }
+    }
+    Ok(())
 }
 
 /// `files/case reason...` lines; `#` starts a comment.
@@ -95,6 +165,27 @@ fn run_case(case: &Path) -> Result<(), Failed> {
     let chunks = plan.lowstate.into_list();
     let files = lowstate::salt::files::render_files(&session, &chunks, &plan.sources);
     let ours = lowstate::salt::files::document(&files).to_json();
+    // Every rendered diagnostic is pinned (file names relative to the case).
+    let diags: Vec<lowstate::Diagnostic> = files
+        .iter()
+        .filter_map(|f| f.content.as_ref().err().map(|e| e.diagnostic.clone()))
+        .collect();
+    if !diags.is_empty() {
+        let rendered = format!(
+            "{}---- json ----\n{}\n",
+            lowstate::diag::render::human(&diags, false),
+            lowstate::diag::render::json(&diags)
+        )
+        .replace(&format!("{}/", case.display()), "");
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        insta::with_settings!({
+            snapshot_path => "snapshots/files-corpus",
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!(name, rendered);
+        });
+    }
     let exp = expected["files"].as_array().cloned().unwrap_or_default();
     let got = ours["files"].as_array().cloned().unwrap_or_default();
     let mut problems = Vec::new();
