@@ -13,8 +13,14 @@ fn lowstate(args: &[&str]) -> Output {
 }
 
 fn corpus(case: &str) -> String {
+    test_case("corpus", case)
+}
+
+/// `tests/<dir>/<case>`, absolute.
+fn test_case(dir: &str, case: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/corpus")
+        .join("tests")
+        .join(dir)
         .join(case)
         .display()
         .to_string()
@@ -1289,11 +1295,7 @@ fn settings_files_layer_under_the_flags() {
 }
 
 fn files_case(case: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/files-corpus")
-        .join(case)
-        .display()
-        .to_string()
+    test_case("files-corpus", case)
 }
 
 #[test]
@@ -1306,7 +1308,10 @@ fn files_prints_salts_document_and_exits_1_on_error_entries() {
     let ours = String::from_utf8(out.stdout).unwrap();
     let doc: serde_json::Value = serde_json::from_str(&ours).unwrap();
     let exp: serde_json::Value = serde_json::from_str(&expected).unwrap();
-    assert_eq!(doc["files"].as_array().unwrap().len(), exp["files"].as_array().unwrap().len());
+    assert_eq!(
+        doc["files"].as_array().unwrap().len(),
+        exp["files"].as_array().unwrap().len()
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("error[jinja-undefined]"), "{stderr}");
     assert!(stderr.contains("no_such_var"), "{stderr}");
@@ -1314,13 +1319,23 @@ fn files_prints_salts_document_and_exits_1_on_error_entries() {
     // base64 for binary files).
     let case = files_case("s11-binary");
     let out = lowstate(&["files", "-c", &case]);
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let expected = std::fs::read_to_string(Path::new(&case).join("expected/files.json")).unwrap();
     assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
     // A tree whose files all render: exit 0.
     let case = files_case("s01-context-defaults");
     let out = lowstate(&["files", "-c", &case]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let expected = std::fs::read_to_string(Path::new(&case).join("expected/files.json")).unwrap();
     assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
 }
@@ -1331,7 +1346,10 @@ fn files_text_format_and_output_dir() {
     let out = lowstate(&["files", "-c", &case, "--format", "text"]);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("==> /etc/n2 (state many) <==\nsecond\n"), "{text}");
+    assert!(
+        text.contains("==> /etc/n2 (state many) <==\nsecond\n"),
+        "{text}"
+    );
     let dir = temp_dir("files-out");
     let out = lowstate(&["files", "-c", &case, "-o", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));

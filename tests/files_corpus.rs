@@ -7,10 +7,12 @@
 //! where it embeds a Python traceback or a host path). Cases listed in
 //! `tests/files-corpus-known-failures.txt` must still fail.
 
+mod common;
+
+use common::known_failures;
 use libtest_mimic::{Arguments, Failed, Trial};
 use lowstate::salt::config::Config;
 use lowstate::salt::pipeline::{Options, Session};
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The corpus must not shrink unnoticed.
@@ -72,11 +74,16 @@ fn main() {
 fn soak(cases: &[PathBuf]) -> Result<(), Failed> {
     let scratch = std::env::temp_dir().join(format!("lowstate-files-soak-{}", std::process::id()));
     let mut runs = 0;
-    for case in cases.iter().filter(|c| c.file_name().is_some_and(|n| n.to_string_lossy().starts_with('s'))) {
+    for case in cases.iter().filter(|c| {
+        c.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('s'))
+    }) {
         let mut texts = Vec::new();
         collect(&case.join("salt"), &mut texts);
         for file in texts {
-            let Ok(bytes) = std::fs::read(&file) else { continue };
+            let Ok(bytes) = std::fs::read(&file) else {
+                continue;
+            };
             for cut in [bytes.len() / 2, bytes.len().saturating_sub(1)] {
                 let _ = std::fs::remove_dir_all(&scratch);
                 copy_tree(case, &scratch).map_err(|e| format!("copy: {e}"))?;
@@ -89,8 +96,12 @@ fn soak(cases: &[PathBuf]) -> Result<(), Failed> {
                 }));
                 match outcome {
                     Ok(Ok(())) => runs += 1,
-                    Ok(Err(e)) => return Err(format!("{} cut at {cut}: {e}", file.display()).into()),
-                    Err(_) => return Err(format!("{} cut at {cut}: panicked", file.display()).into()),
+                    Ok(Err(e)) => {
+                        return Err(format!("{} cut at {cut}: {e}", file.display()).into())
+                    }
+                    Err(_) => {
+                        return Err(format!("{} cut at {cut}: panicked", file.display()).into())
+                    }
                 }
             }
         }
@@ -103,14 +114,17 @@ fn soak(cases: &[PathBuf]) -> Result<(), Failed> {
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
     entries.sort();
     for p in entries {
         if p.is_dir() {
             collect(&p, out);
         } else if p.file_name().is_some_and(|n| n != "top.sls")
-            && p.extension().is_some_and(|x| x == "sls" || x == "j2" || x == "jinja")
+            && p.extension()
+                .is_some_and(|x| x == "sls" || x == "j2" || x == "jinja")
         {
             out.push(p);
         }
@@ -128,19 +142,6 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
         }
     }
     Ok(())
-}
-
-/// `files/case reason...` lines; `#` starts a comment.
-fn known_failures(path: &Path) -> HashMap<String, String> {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(|l| match l.split_once(char::is_whitespace) {
-            Some((k, r)) => (k.to_string(), r.trim().to_string()),
-            None => (l.to_string(), String::new()),
-        })
-        .collect()
 }
 
 fn run_case(case: &Path) -> Result<(), Failed> {
@@ -217,7 +218,11 @@ fn entry_difference(exp: &serde_json::Value, got: &serde_json::Value) -> Option<
     };
     for key in ["state_id", "sls", "name", "recurse"] {
         if e.get(key) != g.get(key) {
-            return Some(format!("{key}: Salt {:?}, ours {:?}", e.get(key), g.get(key)));
+            return Some(format!(
+                "{key}: Salt {:?}, ours {:?}",
+                e.get(key),
+                g.get(key)
+            ));
         }
     }
     match (e.get("error"), g.get("error")) {
@@ -247,14 +252,24 @@ fn entry_difference(exp: &serde_json::Value, got: &serde_json::Value) -> Option<
                     .find(|((_, a), b)| a != b)
                     .map_or(es.len().min(gs.len()), |((i, _), _)| i);
                 let from = es[..at].rfind('\n').map_or(0, |i| i + 1);
-                let cut = |s: &str| s.get(from..).unwrap_or("").chars().take(160).collect::<String>();
+                let cut = |s: &str| {
+                    s.get(from..)
+                        .unwrap_or("")
+                        .chars()
+                        .take(160)
+                        .collect::<String>()
+                };
                 return Some(format!(
                     "content differs at byte {at}:\n  Salt: {:?}\n  ours: {:?}",
                     cut(es),
                     cut(gs)
                 ));
             }
-            return Some(format!("{key}: Salt {:?}, ours {:?}", e.get(key), g.get(key)));
+            return Some(format!(
+                "{key}: Salt {:?}, ours {:?}",
+                e.get(key),
+                g.get(key)
+            ));
         }
     }
     None

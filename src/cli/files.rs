@@ -66,11 +66,7 @@ pub fn run(args: Args) -> CmdResult {
     match args.format {
         FilesFormat::Json => {
             let doc = files::document(&rendered);
-            let doc = if args.redact {
-                redact_value(&doc)
-            } else {
-                doc
-            };
+            let doc = if args.redact { redact_value(&doc) } else { doc };
             print_json(&doc)?;
         }
         FilesFormat::Text => print_text(&rendered)?,
@@ -93,8 +89,8 @@ pub fn run(args: Args) -> CmdResult {
 
 /// The document as `json.dumps(indent=2, ensure_ascii=False)` prints it.
 fn print_json(doc: &Value) -> CmdResult {
-    let mut text = serde_json::to_string_pretty(&doc.to_json())
-        .context("cannot serialise the document")?;
+    let mut text =
+        serde_json::to_string_pretty(&doc.to_json()).context("cannot serialise the document")?;
     text.push('\n');
     lowstate::emit::output(&text, None).context("cannot write output")?;
     Ok(())

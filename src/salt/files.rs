@@ -84,7 +84,11 @@ impl RenderedFile {
             self.source.clone().map_or(Value::Null, Value::str),
         );
         put(&mut m, "template", self.template.clone());
-        put(&mut m, "sha256", self.sha256().map_or(Value::Null, Value::str));
+        put(
+            &mut m,
+            "sha256",
+            self.sha256().map_or(Value::Null, Value::str),
+        );
         let text = self.text().map(Value::str);
         let binary = self.content.as_ref().ok().filter(|_| text.is_none());
         let content = match (&text, binary) {
@@ -164,6 +168,23 @@ struct Call {
 }
 
 impl Call {
+    /// A chunk's arguments as `fun` takes them (`format_call`): declared
+    /// ones, and the others but `drop`, in the chunk's order.
+    fn of(chunk: &Map, fun: &str, drop: &[&str]) -> Call {
+        let declared = declared(fun);
+        let mut args = Map::new();
+        let mut extra = Vec::new();
+        for (k, v) in crate::salt::low::chunk_args(chunk).iter() {
+            let key = k.py_str();
+            if declared.contains(&key) {
+                args.insert(k.clone(), v.clone());
+            } else if !drop.contains(&key.as_str()) {
+                extra.push((key, v.clone()));
+            }
+        }
+        Call { args, extra }
+    }
+
     fn get(&self, key: &str) -> Option<&Value> {
         self.args.get(key).filter(|v| !v.is_null())
     }
@@ -243,18 +264,8 @@ impl Renderer<'_> {
         let result = match fail {
             Some(f) => Err(f),
             None => {
-                let managed = declared("file.managed");
-                let mut args = Map::new();
-                let mut extra = Vec::new();
-                for (k, v) in crate::salt::low::chunk_args(chunk).iter() {
-                    let key = k.py_str();
-                    if managed.contains(&key) {
-                        args.insert(k.clone(), v.clone());
-                    } else {
-                        extra.push((key, v.clone()));
-                    }
-                }
-                self.managed(&Call { args, extra }, &self.saltenv(chunk))
+                let call = Call::of(chunk, "file.managed", &[]);
+                self.managed(&call, &self.saltenv(chunk))
             }
         };
         self.finish(&mut entry, chunk, result);
@@ -376,19 +387,31 @@ impl Renderer<'_> {
                 }
             }
             Ok(match key {
-                Value::List(_) => {
-                    Value::str(found.iter().map(Value::py_str).collect::<Vec<_>>().join("\n"))
-                }
+                Value::List(_) => Value::str(
+                    found
+                        .iter()
+                        .map(Value::py_str)
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                ),
                 _ => found.pop().unwrap_or_default(),
             })
         };
         let use_contents = if let Some(key) = call.get("contents_pillar") {
-            Some(lookup(&data.pillar, key).or_else(|k| {
-                Err(salt_fail(codes::FILE_RENDER, format!("Pillar {k} does not exist"), "contents_pillar"))
+            Some(lookup(&data.pillar, key).map_err(|k| {
+                salt_fail(
+                    codes::FILE_RENDER,
+                    format!("Pillar {k} does not exist"),
+                    "contents_pillar",
+                )
             })?)
         } else if let Some(key) = call.get("contents_grains") {
-            Some(lookup(&data.grains, key).or_else(|k| {
-                Err(salt_fail(codes::FILE_RENDER, format!("Grain {k} does not exist"), "contents_grains"))
+            Some(lookup(&data.grains, key).map_err(|k| {
+                salt_fail(
+                    codes::FILE_RENDER,
+                    format!("Grain {k} does not exist"),
+                    "contents_grains",
+                )
             })?)
         } else {
             call.get("contents").cloned()
@@ -474,7 +497,9 @@ impl Renderer<'_> {
         let engine = engine.py_str();
         if !TEMPLATE_ENGINES.contains(&engine.as_str()) {
             return refuse(
-                &format!("Unable to manage file: Specified template format {engine} is not supported"),
+                &format!(
+                    "Unable to manage file: Specified template format {engine} is not supported"
+                ),
                 "template",
             );
         }
@@ -503,9 +528,15 @@ impl Renderer<'_> {
             ("name".into(), FileVar::Value(Value::str(name.as_str()))),
             ("source".into(), FileVar::Value(Value::str(chosen.as_str()))),
             ("user".into(), FileVar::Value(user.unwrap_or_default())),
-            ("group".into(), FileVar::Value(call.get("group").cloned().unwrap_or_default())),
+            (
+                "group".into(),
+                FileVar::Value(call.get("group").cloned().unwrap_or_default()),
+            ),
             ("mode".into(), FileVar::Value(mode)),
-            ("attrs".into(), FileVar::Value(call.get("attrs").cloned().unwrap_or_default())),
+            (
+                "attrs".into(),
+                FileVar::Value(call.get("attrs").cloned().unwrap_or_default()),
+            ),
             ("saltenv".into(), FileVar::Value(Value::str(saltenv))),
             ("salt".into(), FileVar::Salt),
             ("pillar".into(), FileVar::Pillar),
@@ -629,7 +660,12 @@ impl Renderer<'_> {
     fn encode(&self, call: &Call, text: String) -> Result<Vec<u8>, Fail> {
         match call.text("encoding") {
             None => Ok(text.into_bytes()),
-            Some(e) if matches!(e.to_ascii_lowercase().replace('_', "-").as_str(), "utf-8" | "utf8" | "u8") => {
+            Some(e)
+                if matches!(
+                    e.to_ascii_lowercase().replace('_', "-").as_str(),
+                    "utf-8" | "utf8" | "u8"
+                ) =>
+            {
                 Ok(text.into_bytes())
             }
             Some(e) if e.eq_ignore_ascii_case("ascii") && text.is_ascii() => Ok(text.into_bytes()),
@@ -690,18 +726,10 @@ impl Renderer<'_> {
     /// The files of a `file.recurse` chunk, by path.
     fn recurse_chunk(&self, chunk: &Map) -> Vec<RenderedFile> {
         let rname = chunk.get("name").cloned().unwrap_or_default();
-        let recurse_args = declared("file.recurse");
         let managed_args = declared("file.managed");
-        let mut args = Map::new();
-        let mut extra = Vec::new();
-        for (k, v) in crate::salt::low::chunk_args(chunk).iter() {
-            let key = k.py_str();
-            if recurse_args.contains(&key) {
-                args.insert(k.clone(), v.clone());
-            } else if !matches!(key.as_str(), "mode" | "makedirs") {
-                extra.push((key, v.clone()));
-            }
-        }
+        // `file.recurse` passes its other arguments on, but `mode` and
+        // `makedirs`.
+        let Call { args, extra } = Call::of(chunk, "file.recurse", &["mode", "makedirs"]);
         let saltenv = self.saltenv(chunk);
         let failed = |f: Fail| {
             let mut e = self.entry(chunk, rname.clone(), args.get("template"));
@@ -728,7 +756,16 @@ impl Renderer<'_> {
             };
             set("name", Value::str(dest.as_str()));
             set("source", Value::str(src.as_str()));
-            for k in ["keep_source", "user", "group", "template", "replace", "context", "defaults", "backup"] {
+            for k in [
+                "keep_source",
+                "user",
+                "group",
+                "template",
+                "replace",
+                "context",
+                "defaults",
+                "backup",
+            ] {
                 if let Some(v) = args.get(k) {
                     set(k, v.clone());
                 }
@@ -790,7 +827,14 @@ impl Renderer<'_> {
         for s in &sources {
             let (path, env) = parse_salt_url(s);
             let env = env.unwrap_or_else(|| saltenv.to_string());
-            if self.session.fs.list_paths(&env).dirs.binary_search(&path).is_ok() {
+            if self
+                .session
+                .fs
+                .list_paths(&env)
+                .dirs
+                .binary_search(&path)
+                .is_ok()
+            {
                 found.push(s.clone());
             }
         }
@@ -990,7 +1034,10 @@ pub fn parse_salt_url(url: &str) -> (String, Option<String>) {
 /// `salt.utils.files.normalize_mode`: `644` → `'0644'`.
 pub fn normalize_mode(mode: &str) -> String {
     let m = mode.replace("0o", "0");
-    let m = m.trim_matches('"').trim_matches('\'').trim_start_matches('0');
+    let m = m
+        .trim_matches('"')
+        .trim_matches('\'')
+        .trim_start_matches('0');
     format!("{m:0>4}")
 }
 

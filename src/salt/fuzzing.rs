@@ -79,7 +79,10 @@ pub fn check_files(session: &Session) -> Result<(), String> {
     let chunks = plan.lowstate.into_list();
     let files = crate::salt::files::render_files(session, &chunks, &plan.sources);
     let doc = crate::salt::files::document(&files);
-    let listed = doc.get("files").and_then(|f| f.as_list()).map_or(0, |l| l.len());
+    let listed = doc
+        .get("files")
+        .and_then(|f| f.as_list())
+        .map_or(0, |l| l.len());
     if listed != files.len() {
         return Err(format!("{} files, {listed} entries", files.len()));
     }
