@@ -19,7 +19,7 @@
 use crate::diag::{codes, Diagnostic, SourceFile};
 use crate::salt::high::SourceMap;
 use crate::salt::pipeline::Session;
-use crate::salt::render::jinja::{FileTemplate, FileVar, JinjaError};
+use crate::salt::render::jinja::{self, FileTemplate, FileVar, JinjaError};
 use crate::salt::{ID, SLS};
 use crate::value::{Map, Value};
 use std::sync::Arc;
@@ -429,10 +429,17 @@ impl Renderer<'_> {
                 };
                 return refuse(&format!("{id} value would result in empty contents. Set allow_empty to True to allow the managed file to be empty."), "allow_empty");
             }
+            // Python's str() of each part: mappings from an SLS or the
+            // pillar are `OrderedDict`s (the YAML renderer's), grains dicts.
+            let ordered = call.get("contents_grains").is_none();
+            let text_of = |v: &Value| match v {
+                Value::Str(s) => s.to_string(),
+                v if ordered => jinja::pyfmt::py_str(&jinja::convert::to_jinja_ordered(v)),
+                v => v.py_str(),
+            };
             let parts: Vec<String> = match &uc {
-                Value::Str(s) => vec![s.to_string()],
-                Value::List(l) => l.iter().map(Value::py_str).collect(),
-                v => vec![v.py_str()],
+                Value::List(l) => l.iter().map(text_of).collect(),
+                v => vec![text_of(v)],
             };
             if parts.is_empty() {
                 return refuse("Contents specified by contents/contents_pillar/contents_grains is not a string or list of strings, and is not binary data. SLS is likely malformed.", "contents");
@@ -449,6 +456,8 @@ impl Renderer<'_> {
                 text.truncate(keep);
             }
             if let Some(t) = &template {
+                // Its errors escape `file.managed` (no "Unable to manage
+                // file"): the state system reports the exception.
                 text = self.contents_template(call, t, &text, saltenv)?;
             }
             contents = Some(text);
@@ -597,7 +606,7 @@ impl Renderer<'_> {
             vars,
             defaults,
             call.get("context"),
-            "",
+            "An exception occurred in this state: SaltRenderError: ",
         )
     }
 
