@@ -2,7 +2,7 @@
 //! write on this minion, rendered, as one JSON document, as text, or
 //! written under a directory.
 
-use super::{CmdResult, Common, Failure};
+use super::{CmdResult, Common, Ctx, Failure};
 use anyhow::Context;
 use lowstate::salt::files::{self, RenderedFile};
 use lowstate::value::{Map, Value};
@@ -39,8 +39,9 @@ pub enum FilesFormat {
     Text,
 }
 
-pub fn run(args: Args) -> CmdResult {
-    let session = args.common.session(args.selection.sls.clone())?;
+/// Run `lowstate files`.
+pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
+    let session = args.common.session(ctx, args.selection.sls.clone())?;
     let plan = match session.plan() {
         Ok(p) => p,
         Err(d) => {
@@ -52,27 +53,31 @@ pub fn run(args: Args) -> CmdResult {
                 Value::List(
                     d.messages()
                         .into_iter()
-                        .map(|m| Value::str(super::redacted(&m)))
+                        .map(|m| Value::str(ctx.redacted(&m)))
                         .collect(),
                 ),
             );
-            print_json(&Value::Map(doc))?;
+            print_json(ctx, &Value::Map(doc))?;
             return Err(Failure::Compile(d));
         }
     };
     let chunks = plan.lowstate.into_list();
-    super::hide_no_log(chunks.iter());
+    ctx.hide_no_log(chunks.iter());
     let rendered = files::render_files(&session, &chunks, &plan.sources);
     match args.format {
         FilesFormat::Json => {
             let doc = files::document(&rendered);
-            let doc = if args.redact { redact_value(&doc) } else { doc };
-            print_json(&doc)?;
+            let doc = if args.redact {
+                ctx.secrets.value(&doc)
+            } else {
+                doc
+            };
+            print_json(ctx, &doc)?;
         }
-        FilesFormat::Text => print_text(&rendered)?,
+        FilesFormat::Text => ctx.print(&text(&rendered), None)?,
     }
     if let Some(dir) = &args.output_dir {
-        write_tree(dir, &rendered)?;
+        write_tree(ctx, dir, &rendered)?;
     }
     let errors: Vec<_> = rendered
         .iter()
@@ -82,30 +87,22 @@ pub fn run(args: Args) -> CmdResult {
     if errors.is_empty() {
         Ok(())
     } else {
-        super::print_diagnostics(&errors, args.common.error_format);
+        ctx.print_diagnostics(&errors);
         Err(Failure::RunFailed)
     }
 }
 
 /// The document as `json.dumps(indent=2, ensure_ascii=False)` prints it.
-fn print_json(doc: &Value) -> CmdResult {
+fn print_json(ctx: &Ctx, doc: &Value) -> CmdResult {
     let mut text =
         serde_json::to_string_pretty(&doc.to_json()).context("cannot serialise the document")?;
     text.push('\n');
-    lowstate::emit::output(&text, None).context("cannot write output")?;
+    ctx.emit(&text, None)?;
     Ok(())
 }
 
-fn redact_value(v: &Value) -> Value {
-    let guard = super::REDACTOR.read().unwrap_or_else(|e| e.into_inner());
-    match guard.as_ref() {
-        Some(r) if !r.is_empty() => r.value(v),
-        _ => v.clone(),
-    }
-}
-
 /// Each file under a header; binary files and errors in one line.
-fn print_text(rendered: &[RenderedFile]) -> CmdResult {
+fn text(rendered: &[RenderedFile]) -> String {
     let mut out = String::new();
     for f in rendered {
         let mut about = vec![format!("state {}", f.state_id.py_str())];
@@ -136,14 +133,13 @@ fn print_text(rendered: &[RenderedFile]) -> CmdResult {
         }
         out.push('\n');
     }
-    lowstate::emit::output(&super::redacted(&out), None).context("cannot write output")?;
-    Ok(())
+    out
 }
 
 /// Write every rendered file at its path under `dir` (later entries for
 /// the same path win); one disk sync at the end.
-fn write_tree(dir: &Path, rendered: &[RenderedFile]) -> CmdResult {
-    let batch = lowstate::emit::AtomicBatch::new();
+fn write_tree(ctx: &Ctx, dir: &Path, rendered: &[RenderedFile]) -> CmdResult {
+    let batch = lowstate::emit::AtomicBatch::new(ctx.limits.output);
     for f in rendered {
         let Ok(bytes) = &f.content else { continue };
         let name = files::expanduser(&f.name.py_str());

@@ -434,7 +434,7 @@ impl Renderer<'_> {
             let ordered = call.get("contents_grains").is_none();
             let text_of = |v: &Value| match v {
                 Value::Str(s) => s.to_string(),
-                v if ordered => jinja::pyfmt::py_str(&jinja::convert::to_jinja_ordered(v)),
+                v if ordered => jinja::py::print::py_str(&jinja::convert::to_jinja_ordered(v)),
                 v => v.py_str(),
             };
             let parts: Vec<String> = match &uc {

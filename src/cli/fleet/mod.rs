@@ -7,7 +7,7 @@
 //! recorded reads agree (`LOWSTATE_FLEET_VERIFY=1` checks every reused
 //! render against a fresh one).
 
-use super::{print_diagnostics, CmdResult, Common, Failure};
+use super::{CmdResult, Common, Ctx, Failure};
 use anyhow::{anyhow, Context};
 use lowstate::emit::Format;
 use lowstate::salt::config::Config;
@@ -57,7 +57,8 @@ struct Compiled {
     result: Result<Vec<Map>, lowstate::Diagnostics>,
 }
 
-pub fn run(args: Args) -> CmdResult {
+/// Run `lowstate fleet`.
+pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
     let c = &args.common;
     if c.id.is_some() || c.grains.is_some() || !c.grain.is_empty() {
         return Err(Failure::Config(anyhow!(
@@ -73,7 +74,7 @@ pub fn run(args: Args) -> CmdResult {
         .into_iter()
         .filter(|m| shard.is_none_or(|s| s.holds(&m.id)))
         .collect();
-    let (dir, overrides, options) = c.prepare(args.selection.sls.clone())?;
+    let (dir, overrides, options) = c.prepare(ctx, args.selection.sls.clone())?;
     if let Some(old) = &args.diff {
         if args.output_dir.is_some() {
             return Err(Failure::Config(anyhow!(
@@ -81,7 +82,7 @@ pub fn run(args: Args) -> CmdResult {
             )));
         }
         let (old_dir, _guard) = old_tree(&dir, old)?;
-        return diff::run(&args, &minions, &dir, &old_dir, &overrides, &options);
+        return diff::run(ctx, &args, &minions, &dir, &old_dir, &overrides, &options);
     }
     if let Some(out) = &args.output_dir {
         std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
@@ -109,7 +110,7 @@ pub fn run(args: Args) -> CmdResult {
     );
     let mut stats = Stats::default();
     // Each plan file is atomic; the disk sync is one, at the end.
-    let files = lowstate::emit::AtomicBatch::new();
+    let files = lowstate::emit::AtomicBatch::new(ctx.limits.output);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     // Batches keep memory bounded: a batch compiles in parallel, then is
@@ -121,7 +122,7 @@ pub fn run(args: Args) -> CmdResult {
             stats.count(&r);
             if let Err(d) = &r.result {
                 let _ = writeln!(std::io::stderr(), "lowstate: minion {} failed:", r.id);
-                print_diagnostics(&d.0, c.error_format);
+                ctx.print_diagnostics(&d.0);
             }
             write_one(&r, args.output_dir.as_ref(), &files, &mut out)?;
         }
@@ -285,7 +286,7 @@ fn write_one(
             let path = dir.join(format!("{}.json", r.id));
             files
                 .write_value(&body, Format::Json, &path)
-                .with_context(|| format!("cannot write {}", path.display()))?;
+                .context("cannot write output")?;
         }
         None => {
             let mut line = Map::new();
