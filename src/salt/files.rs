@@ -201,18 +201,28 @@ struct Renderer<'s> {
     sources: &'s SourceMap,
 }
 
-/// The declared arguments of a state function (Salt 3008.5's signature).
-fn declared(fun: &str) -> Vec<String> {
-    crate::salt::check::Catalogue::new()
-        .schema(fun)
-        .map(|s| {
-            s.arguments
-                .iter()
-                .filter(|(_, a)| !a.undeclared)
-                .map(|(k, _)| k.clone())
-                .collect()
-        })
-        .unwrap_or_default()
+/// The declared arguments of `file.managed` or `file.recurse` (Salt
+/// 3008.5's signatures, from the compiled-in schemas; read once).
+fn declared(fun: &str) -> &'static [String] {
+    static MANAGED: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    static RECURSE: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let cell = if fun == "file.recurse" {
+        &RECURSE
+    } else {
+        &MANAGED
+    };
+    cell.get_or_init(|| {
+        crate::salt::check::Catalogue::new()
+            .schema(fun)
+            .map(|s| {
+                s.arguments
+                    .iter()
+                    .filter(|(_, a)| !a.undeclared)
+                    .map(|(k, _)| k.clone())
+                    .collect()
+            })
+            .unwrap_or_default()
+    })
 }
 
 impl Renderer<'_> {
@@ -1064,6 +1074,19 @@ pub fn expanduser(p: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn signatures_come_from_the_schemas() {
+        let managed = declared("file.managed");
+        for arg in ["name", "source", "template", "contents_pillar", "defaults"] {
+            assert!(managed.iter().any(|a| a == arg), "{arg}");
+        }
+        // `owner` and `env` are read from **kwargs, not declared.
+        assert!(!managed.iter().any(|a| a == "owner" || a == "env"));
+        let recurse = declared("file.recurse");
+        assert!(recurse.iter().any(|a| a == "file_mode"));
+        assert!(!recurse.iter().any(|a| a == "contents"));
+    }
 
     #[test]
     fn modes_normalise_like_salt() {
