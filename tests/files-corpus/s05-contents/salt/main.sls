@@ -50,7 +50,7 @@ c-grains-list:
 c-tmpl:
   file.managed:
     - name: /etc/c-tmpl
-    - contents: "id={{ grains.id }} x={{ x }} env={{ saltenv }} {{ name is defined }}"
+    - contents: "{% raw %}id={{ grains.id }} x={{ x }} env={{ saltenv }} {{ name is defined }}{% endraw %}"
     - template: jinja
     - defaults:
         x: 7
