@@ -12,7 +12,8 @@
 //! stages read it); [`requisite`] is the vocabulary they share (kinds,
 //! keywords, tags). [`simulate`] and [`report`] read the graph;
 //! [`pipeline`] drives one compile; [`share`] holds what the compiles of
-//! one fleet run share (the fileserver and a render cache).
+//! one fleet run share (the fileserver and a render cache); [`files`]
+//! renders the files `file.managed` would write.
 
 use crate::diag::SubjectKind;
 
@@ -35,6 +36,7 @@ pub mod check;
 pub mod config;
 pub mod dictupdate;
 pub mod ext_pillar;
+pub mod files;
 pub mod fileserver;
 pub mod fleet;
 pub mod fuzzing;

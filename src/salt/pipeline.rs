@@ -206,6 +206,17 @@ impl Session {
         }
     }
 
+    /// The Jinja of file templates (`file.managed`'s `template: jinja`):
+    /// `jinja_sls_env`'s settings when the template's context names an
+    /// `sls`, else `jinja_env`'s, as Salt chooses.
+    pub fn file_jinja(&self, sls: bool) -> &Jinja {
+        if sls {
+            &self.jinja_sls
+        } else {
+            &self.jinja_top
+        }
+    }
+
     fn sls_env(&self) -> RenderEnv<'_> {
         RenderEnv {
             jinja: &self.jinja_sls,

@@ -684,7 +684,7 @@ fn py_add(a: &MjValue, b: &MjValue) -> Result<MjValue, Error> {
 }
 
 /// Python's `str.splitlines()`.
-pub(super) fn py_splitlines(s: &str) -> Vec<&str> {
+pub(crate) fn py_splitlines(s: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
     let bytes: Vec<(usize, char)> = s.char_indices().collect();
