@@ -111,6 +111,7 @@ pub fn input_of(case: &Path) -> (Input, Value) {
         parent: meta.get("parent").cloned(),
         max_template_size: None,
         limits: Default::default(),
+        nested: meta.get("nested").is_some_and(Value::truthy),
     };
     (input, meta)
 }

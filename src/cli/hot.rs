@@ -39,6 +39,10 @@ pub struct Args {
     /// sharing it (an executor needs them, so by default it keeps them).
     #[arg(long)]
     pub redact: bool,
+    /// Expand nested stacks: provider templates, ResourceGroup,
+    /// AutoScalingGroup and OS::Heat::Stack members, recursively.
+    #[arg(long)]
+    pub nested: bool,
 }
 
 /// What a HOT compile reads besides the template (shared with `check --hot`).
@@ -133,7 +137,9 @@ fn mapping(path: &Path) -> Result<Map> {
 
 /// The compiler's input from the command line.
 fn input(args: &Args) -> Result<Input> {
-    inputs(&args.template, &args.inputs)
+    let mut input = inputs(&args.template, &args.inputs)?;
+    input.nested = args.nested;
+    Ok(input)
 }
 
 /// The compiler's input: `template` and the other inputs.
@@ -189,6 +195,7 @@ pub fn inputs(template: &Path, args: &Inputs) -> Result<Input> {
         parent,
         max_template_size: Some(args.max_template_size),
         limits: super::limits(),
+        nested: false,
     })
 }
 

@@ -95,6 +95,9 @@ pub struct Scope<'a> {
     pub warnings: RefCell<Vec<String>>,
     /// The `hot-repeat` and `hot-string` limits.
     pub limits: crate::limits::Limits,
+    /// `{from_parent: expr}` is a value of the parent stack, kept as
+    /// written (the generated template of a group's members).
+    pub from_parent: bool,
     /// Values `repeat` created so far in this resolution (the `hot-repeat`
     /// limit counts them all: copies times the template's values).
     pub copies: std::cell::Cell<usize>,
@@ -162,6 +165,9 @@ impl Scope<'_> {
     /// Resolve `v` (spec §10.1).
     pub fn resolve(&self, v: &Value) -> Result<Out, FnError> {
         if let Some((name, arg)) = call(v) {
+            if name == "from_parent" && self.from_parent {
+                return Ok(symbolic(name, arg.clone()));
+            }
             match kind(self.version, name) {
                 Kind::Function => return self.function(name, arg),
                 Kind::Removed => {
@@ -237,6 +243,7 @@ impl Scope<'_> {
         self.check_shape(name, arg)?;
         let a = self.resolve(arg)?;
         match name {
+            "get_param" if self.deferred(&a.value) => return Ok(symbolic(name, a.value)),
             "get_resource" => {
                 let target = a
                     .value
@@ -418,6 +425,20 @@ impl Scope<'_> {
             _ => {}
         }
         Ok(())
+    }
+
+    /// Whether `get_param`'s argument names a deferred parameter (its
+    /// value exists only once the parent's resources do).
+    fn deferred(&self, arg: &Value) -> bool {
+        let name = match arg {
+            Value::List(l) => l.first(),
+            other => Some(other),
+        };
+        name.and_then(Value::as_str).is_some_and(|n| {
+            self.params
+                .iter()
+                .any(|p| p.name == n && p.source == "deferred")
+        })
     }
 
     /// A parameter's typed value (pseudo parameters included).

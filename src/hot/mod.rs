@@ -96,6 +96,10 @@ pub struct Input {
     pub max_template_size: Option<usize>,
     /// Resource limits (YAML depth and nodes, `repeat` and string sizes).
     pub limits: crate::limits::Limits,
+    /// Expand nested stacks (`--nested`): provider templates,
+    /// `OS::Heat::ResourceGroup`, `OS::Heat::AutoScalingGroup` and
+    /// `OS::Heat::Stack` gain a `nested` view, recursively.
+    pub nested: bool,
 }
 
 /// The result of a compile: the JSON document (also on failure: `ok:

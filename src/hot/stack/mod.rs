@@ -18,7 +18,10 @@ use std::sync::Arc;
 
 mod attributes;
 mod document;
+mod nested;
 mod waves;
+
+use nested::Level;
 
 use waves::waves;
 
@@ -114,11 +117,22 @@ fn run(input: &Input, version_text: &mut Option<String>) -> Result<Output, Diagn
         &|n| declared.get(n).cloned(),
         input.env_mode,
     )?;
+    run_stack(input, &t, &environment, &Level::root())
+}
+
+/// One stack of the tree from its parsed template and environment:
+/// parameters, parameter groups, resources, the document.
+fn run_stack(
+    input: &Input,
+    t: &Template,
+    environment: &Environment,
+    level: &Level,
+) -> Result<Output, Diagnostic> {
     let mut notes = environment.notes.clone();
-    let params = params::build(&t, &environment, &mut notes)?;
-    params::check_groups(&t, &params)?;
+    let params = params::build(t, environment, &level.deferred, &mut notes)?;
+    params::check_groups(t, &params)?;
     let (doc, plan, mut warnings, secrets) =
-        Stack::new(input, &t, &params, &environment)?.finish()?;
+        Stack::new(input, t, &params, environment, level)?.finish()?;
     warnings.extend(
         notes
             .into_iter()
@@ -132,6 +146,8 @@ struct Stack<'a> {
     t: &'a Template,
     params: &'a [Param],
     env: &'a Environment,
+    /// Where this stack sits in a `--nested` tree.
+    level: &'a Level,
     names: Vec<String>,
     conditions: HashMap<String, bool>,
     files_dir: Option<std::path::PathBuf>,
@@ -146,6 +162,7 @@ impl<'a> Stack<'a> {
         t: &'a Template,
         params: &'a [Param],
         env: &'a Environment,
+        level: &'a Level,
     ) -> Result<Stack<'a>, Diagnostic> {
         let files_dir = input.files_dir.clone().or_else(|| {
             std::path::Path::new(&t.file.name)
@@ -189,6 +206,7 @@ impl<'a> Stack<'a> {
             t,
             params,
             env,
+            level,
             names,
             conditions: HashMap::new(),
             files_dir,
@@ -252,6 +270,7 @@ impl<'a> Stack<'a> {
             attributes: RefCell::new(Vec::new()),
             limits: self.input.limits,
             copies: std::cell::Cell::new(0),
+            from_parent: self.level.generated,
         }
     }
 
@@ -564,7 +583,7 @@ impl<'a> Stack<'a> {
                 return Err(located(e, path));
             }
         }
-        Ok(self.document(resolved, waves, outputs, warnings))
+        self.document(resolved, waves, outputs, warnings)
     }
 
     fn resource(
