@@ -20,6 +20,7 @@ pub mod fuzzing;
 pub mod params;
 pub mod stack;
 pub mod template;
+pub mod update;
 
 use crate::diag::{Code, Diagnostic, Label, SourceFile, SubjectKind};
 use crate::value::Value;

@@ -233,9 +233,17 @@ impl Stack<'_> {
             generated: child.generated,
             budget: Some(budget),
         };
+        // Heat names a child stack after its parent and the resource; its
+        // id exists only once it is created (Heat's offline stack: None).
+        let context = crate::hot::Context {
+            stack_name: format!("{}-{}", self.input.context.stack_name, r.name),
+            stack_id: "None".into(),
+            project_id: self.input.context.project_id.clone(),
+        };
         let input = Input {
             template: Some(child.template.file.clone()),
             files_dir: self.files_dir.clone(),
+            context,
             ..self.input.clone()
         };
         let (doc, _plan, warnings, secrets): Output =
@@ -364,7 +372,8 @@ impl Stack<'_> {
         })?;
         let file = SourceFile::new(path.to_string(), text);
         let t = self.parse_child(&file)?;
-        let declared: Vec<(String, Option<Type>)> = t
+        // (name, type, has a default): the provider's property schema.
+        let declared: Vec<(String, Option<Type>, bool)> = t
             .section("parameters")
             .and_then(Value::as_map)
             .map(|m| {
@@ -373,6 +382,7 @@ impl Stack<'_> {
                         (
                             k.py_str(),
                             v.get("type").and_then(Value::as_str).and_then(Type::parse),
+                            v.get("default").is_some_and(|d| !d.is_null()),
                         )
                     })
                     .collect()
@@ -382,13 +392,33 @@ impl Stack<'_> {
         let props = self.properties(r).unwrap_or(&empty);
         for (k, _) in props {
             let k = k.py_str();
-            if !declared.iter().any(|(n, _)| *n == k) {
+            if !declared.iter().any(|(n, _, _)| *n == k) {
                 return Err(self.property_error(r, "", format!("Unknown Property {k}")));
+            }
+        }
+        for (name, ty, has_default) in &declared {
+            let given = props.get(name.as_str()).filter(|v| !v.is_null());
+            match given {
+                None if !has_default => {
+                    return Err(self.property_error(r, "", format!("Property {name} not assigned")))
+                }
+                // Heat's boolean property takes true/false only.
+                Some(Value::Str(s))
+                    if *ty == Some(Type::Boolean)
+                        && !matches!(s.to_ascii_lowercase().as_str(), "true" | "false") =>
+                {
+                    return Err(self.property_error(
+                        r,
+                        &format!(".{name}"),
+                        format!("\"{s}\" is not a valid boolean"),
+                    ))
+                }
+                _ => {}
             }
         }
         let mut parameters = Map::new();
         let mut deferred = Map::new();
-        for (name, ty) in &declared {
+        for (name, ty, _) in &declared {
             let Some(v) = props.get(name.as_str()).filter(|v| !v.is_null()) else {
                 continue;
             };
