@@ -2,7 +2,7 @@
 //! environment files and parameters into the plan Heat would create
 //! (JSON in the layout of docs/hot.md, YAML, or a readable text plan).
 
-use super::{print_diagnostics, ErrorFormat};
+use super::{CmdResult, Ctx, ErrorFormat, Failure};
 use anyhow::{bail, Context as _, Result};
 use clap::ValueEnum;
 use lowstate::diag::SourceFile;
@@ -151,14 +151,14 @@ fn mapping(path: &Path) -> Result<Map> {
 }
 
 /// The compiler's input from the command line.
-fn input(args: &Args) -> Result<Input> {
-    let mut input = inputs(&args.template, &args.inputs)?;
+fn input(ctx: &Ctx, args: &Args) -> Result<Input> {
+    let mut input = inputs(ctx, &args.template, &args.inputs)?;
     input.nested = args.nested;
     Ok(input)
 }
 
 /// The compiler's input: `template` and the other inputs.
-pub fn inputs(template: &Path, args: &Inputs) -> Result<Input> {
+pub fn inputs(ctx: &Ctx, template: &Path, args: &Inputs) -> Result<Input> {
     let mut parameters: Vec<(String, Value)> = Vec::new();
     if let Some(p) = &args.parameters {
         for (k, v) in mapping(p)? {
@@ -209,118 +209,98 @@ pub fn inputs(template: &Path, args: &Inputs) -> Result<Input> {
         },
         parent,
         max_template_size: Some(args.max_template_size),
-        limits: super::limits(),
+        limits: ctx.limits,
         nested: false,
     })
 }
 
-/// Run `lowstate hot`: the exit code.
-pub fn run(args: Args) -> i32 {
-    let input = match input(&args) {
-        Ok(i) => i,
-        Err(e) => {
-            eprintln!("lowstate: {e:#}");
-            return 2;
-        }
-    };
+/// Run `lowstate hot`: diagnostics on stderr, the plan (also of a stack
+/// that fails: `ok: false`) on stdout or `-o`; exit 1 when it has errors.
+pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
+    let input = input(ctx, &args)?;
     if let Some(old) = &args.diff_from {
-        return run_diff(&args, &input, old);
+        return run_diff(&args, ctx, &input, old);
     }
     let compiled = hot::compile(&input);
-    super::set_secrets(compiled.secrets.clone());
+    ctx.secrets.add(compiled.secrets.clone());
     if !compiled.diagnostics.is_empty() {
-        print_diagnostics(&compiled.diagnostics, args.error_format);
+        ctx.print_diagnostics(&compiled.diagnostics);
     }
     if let Some(param) = &args.explain {
         let p = hot::explain::explain(&input, &compiled).filter(param);
         let text = args.explain_format.render(&p, &|_, v| v.clone());
-        if let Err(e) = lowstate::emit::output(&text, args.output.as_deref()) {
-            eprintln!("lowstate: cannot write output: {e}");
-            return 2;
-        }
-        return if compiled.ok() { 0 } else { 1 };
-    }
-    let document = if args.redact {
-        lowstate::redact::Redactor::new(compiled.secrets.clone()).value(&compiled.document)
+        ctx.emit(&text, args.output.as_deref())?;
     } else {
-        compiled.document.clone()
-    };
-    let text = match args.format {
-        Format::Json => {
-            let mut t = document.to_json_pretty();
-            t.push('\n');
-            t
-        }
-        Format::Yaml => lowstate::yaml::dump(&document, Default::default()),
-        Format::Text => text_plan(&compiled.document, &compiled.secrets),
-        Format::Order => lowstate::plan::order_report(&compiled.plan, super::use_color(true)),
-        Format::Dot => lowstate::plan::to_dot(&compiled.plan),
-        Format::Mermaid => lowstate::plan::to_mermaid(&compiled.plan),
-        Format::GraphJson => {
-            let mut t = lowstate::plan::to_json_document(&compiled.plan).to_json_pretty();
-            t.push('\n');
-            t
-        }
-        Format::Html => lowstate::plan::to_html(&compiled.plan),
-    };
-    if let Err(e) = lowstate::emit::output(&text, args.output.as_deref()) {
-        eprintln!("lowstate: cannot write output: {e}");
-        // Over the `output` limit: the input's doing, like a compile error.
-        return if e.kind() == std::io::ErrorKind::FileTooLarge {
-            1
-        } else {
-            2
+        let document = || {
+            if args.redact {
+                ctx.secrets.value(&compiled.document)
+            } else {
+                compiled.document.clone()
+            }
         };
+        let text = match args.format {
+            Format::Json => {
+                let mut t = document().to_json_pretty();
+                t.push('\n');
+                t
+            }
+            Format::Yaml => lowstate::yaml::dump(&document(), Default::default()),
+            Format::Text => text_plan(&compiled.document, &compiled.secrets),
+            Format::Order => lowstate::plan::order_report(&compiled.plan, ctx.use_color(true)),
+            Format::Dot => lowstate::plan::to_dot(&compiled.plan),
+            Format::Mermaid => lowstate::plan::to_mermaid(&compiled.plan),
+            Format::GraphJson => {
+                let mut t = lowstate::plan::to_json_document(&compiled.plan).to_json_pretty();
+                t.push('\n');
+                t
+            }
+            Format::Html => lowstate::plan::to_html(&compiled.plan),
+        };
+        ctx.emit(&text, args.output.as_deref())?;
     }
     if compiled.ok() {
-        0
+        Ok(())
     } else {
-        1
+        Err(Failure::Reported)
     }
 }
 
 /// `--diff-from`: the update preview.
-fn run_diff(args: &Args, new: &Input, old_template: &Path) -> i32 {
+fn run_diff(args: &Args, ctx: &Ctx, new: &Input, old_template: &Path) -> CmdResult {
     let mut old_inputs = args.inputs.clone();
     old_inputs.environments = args.old_env.clone();
     old_inputs.parameters = args.old_parameters.clone();
     old_inputs.parameter = Vec::new();
     old_inputs.files = args.old_files.clone();
-    let old = match inputs(old_template, &old_inputs) {
-        Ok(i) => i,
-        Err(e) => {
-            eprintln!("lowstate: {e:#}");
-            return 2;
+    let old = inputs(ctx, old_template, &old_inputs)?;
+    let preview = hot::update::preview(&old, new);
+    ctx.secrets.add(preview.secrets.clone());
+    if !preview.diagnostics.is_empty() {
+        ctx.print_diagnostics(&preview.diagnostics);
+    }
+    // Human outputs are masked; like the plan, JSON/YAML keep hidden
+    // values unless --redact (an executor needs them).
+    let document = || {
+        if args.redact {
+            ctx.secrets.value(&preview.document)
+        } else {
+            preview.document.clone()
         }
     };
-    let preview = hot::update::preview(&old, new);
-    super::set_secrets(preview.secrets.clone());
-    if !preview.diagnostics.is_empty() {
-        print_diagnostics(&preview.diagnostics, args.error_format);
-    }
-    let document =
-        lowstate::redact::Redactor::new(preview.secrets.clone()).value(&preview.document);
     let text = match args.format {
-        Format::Yaml => lowstate::yaml::dump(&document, Default::default()),
-        Format::Text => text_update(&document),
+        Format::Yaml => lowstate::yaml::dump(&document(), Default::default()),
+        Format::Text => text_update(&ctx.secrets.value(&preview.document)),
         _ => {
-            let mut t = document.to_json_pretty();
+            let mut t = document().to_json_pretty();
             t.push('\n');
             t
         }
     };
-    if let Err(e) = lowstate::emit::output(&text, args.output.as_deref()) {
-        eprintln!("lowstate: cannot write output: {e}");
-        return if e.kind() == std::io::ErrorKind::FileTooLarge {
-            1
-        } else {
-            2
-        };
-    }
+    ctx.emit(&text, args.output.as_deref())?;
     if preview.ok() {
-        0
+        Ok(())
     } else {
-        1
+        Err(Failure::Reported)
     }
 }
 
