@@ -191,7 +191,10 @@ fn limit_hot_resources_stops_a_huge_group() {
     let d = tree("hotresources", "");
     let template = "heat_template_version: 2016-10-14\nresources:\n  g:\n    type: OS::Heat::ResourceGroup\n    properties:\n      count: 100000\n      resource_def: {type: OS::Heat::None}\n";
     std::fs::write(d.join("t.yaml"), template).unwrap();
-    let out = lowstate(&d, &["--limit", "hot-resources=1000", "hot", "t.yaml", "--nested"]);
+    let out = lowstate(
+        &d,
+        &["--limit", "hot-resources=1000", "hot", "t.yaml", "--nested"],
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("hot-resources limit"), "{err}");
