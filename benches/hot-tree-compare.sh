@@ -28,16 +28,6 @@ trap 'rm -rf "$work"' EXIT
 # shellcheck source=benches/lib.sh
 . benches/lib.sh
 
-best_of_5() {
-  local best="" mem=0 t m
-  for _ in 1 2 3 4 5; do
-    read -r t m < <(measure "$@")
-    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
-    if [ "$m" -gt "$mem" ]; then mem=$m; fi
-  done
-  echo "$best $mem"
-}
-
 printf '%-8s %10s %9s %9s %10s %9s\n' members resources ls_sec ls_MiB heat_sec speedup
 largest=0
 for n in "${sizes[@]}"; do

@@ -151,8 +151,46 @@ fn kind(v: Version, name: &str) -> Kind {
     }
 }
 
+/// The functions a resolved value can still hold: the compile leaves
+/// `get_resource`, `get_attr`, `Ref` (and any function whose arguments hold
+/// one) in template syntax, as does a nested stack's `get_param` of a
+/// deferred parameter and a group member's `from_parent`.
+pub(crate) const SYMBOLIC: &[&str] = &[
+    "get_param",
+    "get_resource",
+    "get_attr",
+    "get_file",
+    "resource_facade",
+    "str_replace",
+    "list_join",
+    "repeat",
+    "digest",
+    "str_split",
+    "map_merge",
+    "map_replace",
+    "if",
+    "yaql",
+    "Ref",
+    "Fn::GetAtt",
+    "Fn::GetAZs",
+    "Fn::Select",
+    "Fn::Join",
+    "Fn::Split",
+    "Fn::Replace",
+    "Fn::Base64",
+    "Fn::MemberListToMap",
+    "Fn::ResourceFacade",
+    "from_parent",
+];
+
+/// Whether a resolved value stays a function until the stack runs: a
+/// one-key map naming one of [`SYMBOLIC`].
+pub(crate) fn is_symbolic(v: &Value) -> bool {
+    call(v).is_some_and(|(k, _)| SYMBOLIC.contains(&k))
+}
+
 /// A function call in `v`: its name and argument.
-fn call(v: &Value) -> Option<(&str, &Value)> {
+pub(crate) fn call(v: &Value) -> Option<(&str, &Value)> {
     let m = v.as_map()?;
     if m.len() != 1 {
         return None;

@@ -216,6 +216,11 @@ impl<'a> Stack<'a> {
         Ok(s)
     }
 
+    /// An error located at resource `name`'s definition, about it.
+    fn resource_error(&self, code: crate::diag::Code, message: String, name: &str) -> Diagnostic {
+        error(code, message, self.at(&["resources", name])).with_subject(RESOURCE, name)
+    }
+
     fn at(&self, path: &[&str]) -> Option<(&Arc<SourceFile>, std::ops::Range<usize>)> {
         self.t.span(path).map(|r| (&self.t.file, r))
     }
@@ -538,15 +543,14 @@ impl<'a> Stack<'a> {
         for r in built.iter().flatten() {
             for target in r.requires.iter().chain(r.explicit.iter()) {
                 if !all.contains(target.as_str()) {
-                    return Err(error(
+                    return Err(self.resource_error(
                         codes::HOT_INVALID_REFERENCE,
                         format!(
                             "The specified reference \"{target}\" (in {}) is incorrect.",
                             r.name
                         ),
-                        self.at(&["resources", &r.name]),
-                    )
-                    .with_subject(RESOURCE, r.name.as_str()));
+                        &r.name,
+                    ));
                 }
             }
         }

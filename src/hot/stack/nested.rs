@@ -12,9 +12,10 @@
 use super::{run_stack, Output, Resource, Stack};
 use crate::diag::{codes, Diagnostic, SourceFile};
 use crate::hot::env::Environment;
+use crate::hot::functions::{call, SYMBOLIC};
 use crate::hot::params::Type;
 use crate::hot::template::{self, Template, Version};
-use crate::hot::{error, Input, RESOURCE};
+use crate::hot::Input;
 use crate::value::{List, Map, Value};
 use std::cell::Cell;
 use std::rc::Rc;
@@ -43,32 +44,6 @@ impl Level {
     }
 }
 
-/// Function names a resolved value can still hold (kept symbolic).
-const FUNCTIONS: &[&str] = &[
-    "get_resource",
-    "get_attr",
-    "get_param",
-    "Ref",
-    "Fn::GetAtt",
-    "from_parent",
-    "str_replace",
-    "list_join",
-    "Fn::Join",
-    "Fn::Replace",
-    "Fn::Select",
-    "Fn::Split",
-    "Fn::Base64",
-    "Fn::MemberListToMap",
-    "repeat",
-    "digest",
-    "str_split",
-    "map_merge",
-    "map_replace",
-    "if",
-    "yaql",
-    "Fn::GetAZs",
-];
-
 /// What makes a value deferred: a reference to a resource of an enclosing
 /// stack (a `get_param` left symbolic is a deferred parameter).
 const REFS: &[&str] = &[
@@ -80,22 +55,13 @@ const REFS: &[&str] = &[
     "from_parent",
 ];
 
-fn call(v: &Value) -> Option<(&str, &Value)> {
-    let m = v.as_map()?;
-    if m.len() != 1 {
-        return None;
-    }
-    let (k, a) = m.iter().next()?;
-    Some((k.as_str()?, a))
-}
-
 /// Whether a resolved value holds a reference (it is then deferred).
 fn has_ref(v: &Value) -> bool {
     if let Some((name, arg)) = call(v) {
         if REFS.contains(&name) {
             return true;
         }
-        if FUNCTIONS.contains(&name) {
+        if SYMBOLIC.contains(&name) {
             return has_ref(arg);
         }
     }
@@ -111,7 +77,7 @@ fn has_ref(v: &Value) -> bool {
 /// `ignore_param_resolve`), `index_var` is replaced in every string.
 fn member_value(v: &Value, var: &str, name: &str) -> Value {
     if let Some((f, _)) = call(v) {
-        if FUNCTIONS.contains(&f) && has_ref(v) {
+        if SYMBOLIC.contains(&f) && has_ref(v) {
             let expr = if f == "from_parent" {
                 v.clone()
             } else {
@@ -206,14 +172,9 @@ impl Stack<'_> {
         );
         let depth = self.level.depth + 1;
         if depth > MAX_DEPTH {
-            return Err(error(
-                codes::HOT_VALIDATION,
-                format!(
+            return Err(self.resource_error(codes::HOT_VALIDATION, format!(
                     "RequestLimitExceeded: {segment}: Request limit exceeded: Recursion depth exceeds {MAX_DEPTH}."
-                ),
-                self.at(&["resources", &r.name]),
-            )
-            .with_subject(RESOURCE, r.name.as_str()));
+                ), &r.name));
         }
         let budget = self
             .level
@@ -276,15 +237,10 @@ impl Stack<'_> {
 
     fn spend(&self, budget: &Cell<usize>, n: usize, r: &Resource) -> Result<(), Diagnostic> {
         if n > budget.get() {
-            return Err(error(
-                codes::HOT_TOO_MANY_RESOURCES,
-                format!(
+            return Err(self.resource_error(codes::HOT_TOO_MANY_RESOURCES, format!(
                     "resources.{}: the nested stacks would hold more than {} resources in all (the hot-resources limit; raise it with --limit hot-resources=N)",
                     r.name, self.input.limits.hot_resources
-                ),
-                self.at(&["resources", &r.name]),
-            )
-            .with_subject(RESOURCE, r.name.as_str()));
+                ), &r.name));
         }
         budget.set(budget.get() - n);
         Ok(())
@@ -344,15 +300,14 @@ impl Stack<'_> {
     }
 
     fn property_error(&self, r: &Resource, path: &str, message: String) -> Diagnostic {
-        error(
+        self.resource_error(
             codes::HOT_VALIDATION,
             format!(
                 "Property error: resources.{}.properties{path}: {message}",
                 r.name
             ),
-            self.at(&["resources", &r.name]),
+            &r.name,
         )
-        .with_subject(RESOURCE, r.name.as_str())
     }
 
     /// A provider template: read inside the files directory, its
@@ -360,15 +315,14 @@ impl Stack<'_> {
     fn provider(&self, r: &Resource, path: &str) -> Result<Child, Diagnostic> {
         let text = self.read_file(path).map_err(|why| {
             let heat = format!("Could not fetch remote template \"{path}\": Invalid URL scheme ");
-            error(
+            self.resource_error(
                 codes::HOT_VALIDATION,
                 match why {
                     Some(why) => format!("{heat}(lowstate refused it: {why})"),
                     None => heat,
                 },
-                self.at(&["resources", &r.name]),
+                &r.name,
             )
-            .with_subject(RESOURCE, r.name.as_str())
         })?;
         let file = SourceFile::new(path.to_string(), text);
         let t = self.parse_child(&file)?;
@@ -660,15 +614,10 @@ impl Stack<'_> {
     fn check_count(&self, r: &Resource, count: i64) -> Result<(), Diagnostic> {
         let limit = self.input.limits.hot_resources;
         if count as u64 > limit as u64 {
-            return Err(error(
-                codes::HOT_TOO_MANY_RESOURCES,
-                format!(
+            return Err(self.resource_error(codes::HOT_TOO_MANY_RESOURCES, format!(
                     "resources.{}: a group of {count} members is more than the hot-resources limit ({limit}); raise it with --limit hot-resources=N",
                     r.name
-                ),
-                self.at(&["resources", &r.name]),
-            )
-            .with_subject(RESOURCE, r.name.as_str()));
+                ), &r.name));
         }
         Ok(())
     }
