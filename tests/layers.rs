@@ -30,6 +30,7 @@ const CORE: &[&str] = &[
     "limits",
     "rules",
     "provenance",
+    "editor",
 ];
 /// The front ends.
 const FRONT_ENDS: &[&str] = &["salt", "hot"];

@@ -9,6 +9,7 @@ mod fleet;
 mod graph;
 mod highstate;
 mod hot;
+mod lsp;
 mod order;
 mod pillar;
 mod render;
@@ -135,6 +136,8 @@ pub enum Command {
     Hot(hot::Args),
     /// List every diagnostic code with its severity and meaning (Markdown).
     Codes(codes::Args),
+    /// Serve the Language Server Protocol on stdio (SLS and HOT files).
+    Lsp(lsp::Args),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -310,6 +313,7 @@ pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
     let _ = LIMITS.set(limits);
     let (common, result) = match cli.command {
         Command::Codes(a) => return codes::run(a),
+        Command::Lsp(a) => return lsp::run(a),
         Command::Hot(a) => return hot::run(a),
         Command::Compile(a) => (a.common.clone(), compile::run(a)),
         Command::Check(a) => (a.common.clone(), check::run(*a)),

@@ -148,6 +148,23 @@ fn kind(v: Version, name: &str) -> Kind {
     }
 }
 
+/// The intrinsic functions of template version `version` (as written in
+/// `heat_template_version`), in Heat's spelling.
+pub fn available(version: &str) -> Vec<&'static str> {
+    let Some(v) = crate::hot::template::version_of(version) else {
+        return Vec::new();
+    };
+    [
+        "get_param", "get_resource", "get_file", "resource_facade", "get_attr", "str_replace",
+        "list_join", "repeat", "digest", "str_split", "map_merge", "map_replace", "if", "yaql",
+        "Fn::Select", "Ref", "Fn::GetAZs", "Fn::Join", "Fn::Split", "Fn::Replace", "Fn::Base64",
+        "Fn::MemberListToMap", "Fn::ResourceFacade",
+    ]
+    .into_iter()
+    .filter(|n| matches!(kind(v, n), Kind::Function))
+    .collect()
+}
+
 /// A function call in `v`: its name and argument.
 fn call(v: &Value) -> Option<(&str, &Value)> {
     let m = v.as_map()?;
