@@ -249,6 +249,7 @@ impl Workspace {
                     range: 0..0,
                 });
                 if let Some(mut issue) = issue_of(d, &source, fallback) {
+                    narrow_to_quoted(&mut issue, text);
                     issue.message = redactor.text(&issue.message);
                     let list = out.entry(issue.at.path.clone()).or_default();
                     if !list
@@ -508,6 +509,38 @@ impl Workspace {
             }
         }
         out
+    }
+}
+
+/// Point an issue whose message quotes a name (`The specified reference
+/// "vlo" (in srv) is incorrect.`) at that name, when it is written after
+/// the issue's start in the same resource.
+fn narrow_to_quoted(issue: &mut Issue, text: &str) {
+    let Some(name) = issue.message.split('"').nth(1) else {
+        return;
+    };
+    if name.is_empty() || issue.at.path.as_os_str().is_empty() {
+        return;
+    }
+    let start = issue.at.range.start;
+    // Within the block the label starts (up to the next line as little
+    // indented as the label's).
+    let ls = text[..start.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+    let indent = start.saturating_sub(ls);
+    let mut end = text.len();
+    let mut pos = text[start.min(text.len())..].find('\n').map_or(text.len(), |i| start + i + 1);
+    while pos < text.len() {
+        let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
+        let line = &text[pos..line_end];
+        let t = line.trim_start();
+        if !t.is_empty() && line.len() - t.len() <= indent {
+            end = pos;
+            break;
+        }
+        pos = line_end + 1;
+    }
+    if let Some(r) = crate::editor::find_word(&text[..end], name, start + 1) {
+        issue.at.range = r;
     }
 }
 

@@ -209,8 +209,9 @@ impl Workspace {
                 None
             }
         };
-        if let Some(plan) = &plan {
+        if let Some(plan) = plan {
             known.add_chunks(&plan.lowstate.chunks);
+            known.plans.push(plan);
         }
         // Open SLS files the highstate does not reach: compiled alone.
         let mut reached: BTreeSet<String> = known.sls.clone();
@@ -232,7 +233,7 @@ impl Workspace {
                 Ok(p) => {
                     diags.extend(self.check(&alone, &p));
                     known.add_chunks(&p.lowstate.chunks);
-                    known.extra.push(p);
+                    known.plans.push(p);
                 }
                 Err(e) => {
                     diags.extend(e.0);
@@ -246,7 +247,6 @@ impl Workspace {
         secrets.extend(crate::salt::secrets::no_log_values(known.chunks.iter()));
         let mut a = Analysis {
             issues: BTreeMap::new(),
-            plan,
             known,
             redactor: crate::redact::Redactor::new(secrets),
             catalogue: self.catalogue.clone(),
@@ -296,8 +296,9 @@ struct Known {
     sls: BTreeSet<String>,
     /// Where states were written (the highstate's first).
     sources: Vec<crate::salt::high::SourceMap>,
-    /// The plans of open files compiled alone.
-    extra: Vec<Plan>,
+    /// The plans made: the highstate's (when it compiled), then those of
+    /// open files compiled alone.
+    plans: Vec<Plan>,
     /// IDs → state modules, from high data when no plan was made.
     high_ids: BTreeMap<String, Vec<String>>,
 }
@@ -354,7 +355,7 @@ impl Known {
     }
 
     fn sources_iter(&self) -> impl Iterator<Item = &crate::salt::high::SourceMap> {
-        self.sources.iter().chain(self.extra.iter().map(|p| &p.sources))
+        self.plans.iter().map(|p| &p.sources).chain(self.sources.iter())
     }
 }
 
@@ -362,7 +363,6 @@ impl Known {
 pub struct Analysis {
     /// The issues of every file, by path.
     pub issues: BTreeMap<PathBuf, Vec<Issue>>,
-    plan: Option<Plan>,
     known: Known,
     redactor: crate::redact::Redactor,
     catalogue: Arc<Catalogue>,
@@ -427,7 +427,15 @@ pub fn jinja_refs(text: &str) -> Vec<(Range<usize>, String)> {
                 let quote = &body[q..=q];
                 if let Some(len) = body[q + 1..].find(quote) {
                     let name = &body[q + 1..q + 1 + len];
-                    out.push((s + q + 1..s + q + 1 + len, name.to_string()));
+                    // `tpldir ~ "/map.jinja"`: beside the template.
+                    let computed = body[..q].trim_end().strip_suffix('~').map(str::trim_end);
+                    let name = match computed {
+                        Some(v) if v.ends_with("tpldir") || v.ends_with("slspath") => {
+                            format!(".{name}")
+                        }
+                        _ => name.to_string(),
+                    };
+                    out.push((s + q + 1..s + q + 1 + len, name));
                 }
             }
         }
@@ -562,7 +570,10 @@ impl Analysis {
         // Jinja imports.
         for (r, name) in jinja_refs(text) {
             if r.start <= offset && offset <= r.end {
-                let rel = match (name.strip_prefix("./"), &here) {
+                let rel = match (
+                    name.strip_prefix("./"),
+                    &here,
+                ) {
                     (Some(n), Some((_, rel, _))) => match rel.rsplit_once('/') {
                         Some((dir, _)) => format!("{dir}/{n}"),
                         None => n.to_string(),
@@ -758,7 +769,7 @@ impl Analysis {
             .filter(|c| c.get("__id__").is_some_and(|v| v.py_str() == id))
             .collect();
         let report = self.report.get_or_init(|| {
-            let plan = self.plan.as_ref()?;
+            let plan = self.known.plans.first()?;
             let g = crate::salt::graph::ChunkGraph::from_ordered(&plan.lowstate).ok()?;
             Some(crate::salt::report::explain(&g, Some(&plan.sources)))
         });
@@ -891,7 +902,10 @@ impl Analysis {
                 }
             }
             // A requisite's targets: `module: ID`.
-            _ if REQUISITES.contains(&anc[0].1.as_str()) => {
+            _ if anc
+                .first()
+                .is_some_and(|(_, k, _)| REQUISITES.contains(&k.as_str())) =>
+            {
                 let mut seen = BTreeSet::new();
                 for (id, m, _) in self.known.states() {
                     let label = format!("{m}: {id}");
@@ -1122,6 +1136,7 @@ mod tests {
         let t = "{%- from tpldir ~ '/m.jinja' import x %}{% import 'lib/a.jinja' as a %}";
         let r = jinja_refs(t);
         assert_eq!(r.len(), 2);
+        assert_eq!(r[0].1, "./m.jinja");
         assert_eq!(r[1].1, "lib/a.jinja");
         assert_eq!(sls_name("a/b/init.sls").as_deref(), Some("a.b"));
     }
