@@ -668,7 +668,7 @@ mod tests {
         let h = w.hover(p, T, T.find("get_param: size").unwrap() + 12).unwrap();
         assert!(h.contains("value: `2`") && h.contains("source: default"), "{h}");
         let h = w.hover(p, T, T.find("  vol:").unwrap() + 3).unwrap();
-        assert!(h.contains("wave 0") && h.contains("`size` (required)"), "{h}");
+        assert!(h.contains("wave 0") && h.contains("- `size`"), "{h}");
         let at = T.find("      size:").unwrap();
         let c = w.completion(p, T, at + 6);
         assert!(c.iter().any(|c| c.label == "volume_type"), "{c:?}");
