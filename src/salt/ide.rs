@@ -264,7 +264,7 @@ impl Workspace {
         let options = CheckOptions {
             assume_versions: BTreeMap::new(),
             allow: session.config.check_allow.clone(),
-            version: session.options.version,
+            version: session.version,
         };
         check::check(plan, &session.config, &options, &self.catalogue)
     }
