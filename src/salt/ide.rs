@@ -301,6 +301,8 @@ struct Known {
     plans: Vec<Plan>,
     /// IDs → state modules, from high data when no plan was made.
     high_ids: BTreeMap<String, Vec<String>>,
+    /// IDs → their high data, when no plan was made.
+    high: Map,
 }
 
 impl Known {
@@ -328,6 +330,7 @@ impl Known {
                 .map(|k| k.split('.').next().unwrap_or(k).to_string())
                 .collect();
             self.high_ids.insert(id.py_str(), modules);
+            self.high.insert(id.clone(), Value::Map(body.clone()));
         }
         self.sources.push(sources);
     }
@@ -803,7 +806,18 @@ impl Analysis {
                 }
             }
         }
-        if !chunks.is_empty() {
+        if chunks.is_empty() {
+            if let Some(body) = self.known.high.get(id) {
+                out.push_str("\nhigh data (the tree does not compile, so no run order):\n\n```yaml\n");
+                let mut m = Map::new();
+                m.insert(Value::str(id), body.clone());
+                out.push_str(&crate::yaml::dump(
+                    &self.redactor.value(&Value::Map(m)),
+                    Default::default(),
+                ));
+                out.push_str("```\n");
+            }
+        } else {
             let list = Value::List(chunks.iter().map(|c| Value::Map((*c).clone())).collect());
             out.push_str("\n```yaml\n");
             out.push_str(&crate::yaml::dump(&self.redactor.value(&list), Default::default()));
