@@ -233,7 +233,10 @@ mod tests {
     fn whole_words_only() {
         let t = "nginx-package nginx";
         assert_eq!(find_word(t, "nginx", 0), Some(14..19));
-        assert_eq!(did_you_mean("ngnix", ["nginx", "apache"].into_iter()), Some("nginx"));
+        assert_eq!(
+            did_you_mean("ngnix", ["nginx", "apache"].into_iter()),
+            Some("nginx")
+        );
         assert_eq!(did_you_mean("zzz", ["nginx"].into_iter()), None);
     }
 }

@@ -2,188 +2,21 @@
 //! feature on a copy of the example tree and on a HOT template, the
 //! workspace boundary, a caught panic, and a bounded soak of random edits.
 
+#[path = "lsp_client/mod.rs"]
+mod client;
+
+use client::{position, uri, utf16_position, Client};
 use serde_json::{json, Value as Json};
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
-use std::time::Duration;
-
-/// A language client speaking to one `lowstate lsp` process.
-pub struct Client {
-    child: Child,
-    stdin: ChildStdin,
-    incoming: Receiver<Json>,
-    next_id: i64,
-    /// Notifications received while waiting for something else.
-    pub notes: Vec<Json>,
-}
-
-impl Client {
-    /// Start the server on workspace `root` and initialize it.
-    pub fn start(root: &Path, options: Json, env: &[(&str, &str)]) -> Client {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_lowstate"));
-        cmd.arg("lsp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let mut child = cmd.spawn().expect("start lowstate lsp");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            let mut r = BufReader::new(stdout);
-            loop {
-                let mut len = 0usize;
-                loop {
-                    let mut line = String::new();
-                    if r.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let line = line.trim_end();
-                    if line.is_empty() {
-                        break;
-                    }
-                    if let Some(v) = line.strip_prefix("Content-Length: ") {
-                        len = v.parse().unwrap();
-                    }
-                }
-                let mut body = vec![0; len];
-                if r.read_exact(&mut body).is_err() {
-                    return;
-                }
-                if tx.send(serde_json::from_slice(&body).unwrap()).is_err() {
-                    return;
-                }
-            }
-        });
-        let mut c = Client {
-            child,
-            stdin,
-            incoming: rx,
-            next_id: 0,
-            notes: Vec::new(),
-        };
-        let init = c.request(
-            "initialize",
-            json!({"processId": null, "rootUri": uri(root), "capabilities": {},
-                   "initializationOptions": options}),
-        );
-        assert!(init["result"]["capabilities"]["hoverProvider"] == json!(true), "{init}");
-        c.notify("initialized", json!({}));
-        c
-    }
-
-    fn send(&mut self, msg: &Json) {
-        let body = msg.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn recv(&mut self) -> Json {
-        self.incoming
-            .recv_timeout(Duration::from_secs(120))
-            .expect("the server answers")
-    }
-
-    /// Send a notification.
-    pub fn notify(&mut self, method: &str, params: Json) {
-        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
-    }
-
-    /// Send a request and wait for its response (the whole message).
-    pub fn request(&mut self, method: &str, params: Json) -> Json {
-        self.next_id += 1;
-        let id = self.next_id;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let m = self.recv();
-            if m.get("id") == Some(&json!(id)) && m.get("method").is_none() {
-                return m;
-            }
-            self.notes.push(m);
-        }
-    }
-
-    /// The next diagnostics published for `uri`.
-    pub fn diagnostics(&mut self, uri: &str) -> Vec<Json> {
-        loop {
-            if let Some(i) = self.notes.iter().position(|n| {
-                n["method"] == "textDocument/publishDiagnostics" && n["params"]["uri"] == uri
-            }) {
-                let n = self.notes.remove(i);
-                return n["params"]["diagnostics"].as_array().unwrap().clone();
-            }
-            let m = self.recv();
-            self.notes.push(m);
-        }
-    }
-
-    /// Open a document with `text`.
-    pub fn open(&mut self, path: &Path, text: &str) -> String {
-        let u = uri(path);
-        self.notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": u, "languageId": "sls", "version": 1, "text": text}}),
-        );
-        u
-    }
-
-    /// Replace a document's text.
-    pub fn change(&mut self, u: &str, version: i64, text: &str) {
-        self.notify(
-            "textDocument/didChange",
-            json!({"textDocument": {"uri": u, "version": version},
-                   "contentChanges": [{"text": text}]}),
-        );
-    }
-
-    /// A position request at the first occurrence of `needle` in `text`
-    /// (plus `skip` characters).
-    pub fn at(&mut self, method: &str, u: &str, text: &str, needle: &str, skip: usize) -> Json {
-        let (line, character) = position(text, needle, skip);
-        let mut params =
-            json!({"textDocument": {"uri": u}, "position": {"line": line, "character": character}});
-        if method == "textDocument/references" {
-            params["context"] = json!({"includeDeclaration": true});
-        }
-        self.request(method, params)
-    }
-
-    /// Shut the server down; its exit code.
-    pub fn stop(mut self) -> i32 {
-        let r = self.request("shutdown", Json::Null);
-        assert!(r.get("error").is_none(), "{r}");
-        self.notify("exit", Json::Null);
-        self.child.wait().unwrap().code().unwrap_or(-1)
-    }
-}
-
-/// The `file://` URI of a path.
-pub fn uri(p: &Path) -> String {
-    format!("file://{}", p.display())
-}
-
-/// (line, character) of `needle` in `text`, plus `skip` (ASCII text).
-pub fn position(text: &str, needle: &str, skip: usize) -> (usize, usize) {
-    let at = text
-        .find(needle)
-        .unwrap_or_else(|| panic!("{needle} in text"))
-        + skip;
-    let line = text[..at].matches('\n').count();
-    let col = at - text[..at].rfind('\n').map_or(0, |i| i + 1);
-    (line, col)
-}
-
 /// A fresh copy of the example tree (the tests edit it in the editor
 /// only, but a copy keeps the repository out of reach).
 pub fn example_tree(name: &str) -> PathBuf {
     let dst = std::env::temp_dir().join(format!("lowstate-lsp-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dst);
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("state_tree"), &dst);
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("state_tree"),
+        &dst,
+    );
     dst.canonicalize().unwrap()
 }
 
@@ -243,7 +76,10 @@ fn salt_diagnostics_fix_navigation_hover_completion() {
         json!({"start": {"line": line, "character": col},
                "end": {"line": line, "character": col + "nginx-pakage".len()}})
     );
-    assert!(d[0]["message"].as_str().unwrap().contains("did you mean `nginx-package`?"));
+    assert!(d[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("did you mean `nginx-package`?"));
     let actions = c.request(
         "textDocument/codeAction",
         json!({"textDocument": {"uri": u}, "range": d[0]["range"],
@@ -258,22 +94,55 @@ fn salt_diagnostics_fix_navigation_hover_completion() {
     assert_eq!(c.diagnostics(&u), Vec::<Json>::new());
 
     // Definition: a requisite target, an include entry, a Jinja import.
-    let def = c.at("textDocument/definition", &u, &good, "file: nginx-config", 8);
+    let def = c.at(
+        "textDocument/definition",
+        &u,
+        &good,
+        "file: nginx-config",
+        8,
+    );
     let loc = &def["result"][0];
-    assert_eq!(loc["uri"], uri(&root.join("salt/nginx/config.sls")), "{def}");
+    assert_eq!(
+        loc["uri"],
+        uri(&root.join("salt/nginx/config.sls")),
+        "{def}"
+    );
     let config_text = std::fs::read_to_string(root.join("salt/nginx/config.sls")).unwrap();
-    assert_eq!(line_of(loc), position(&config_text, "nginx-config:", 0).0 as i64);
+    assert_eq!(
+        line_of(loc),
+        position(&config_text, "nginx-config:", 0).0 as i64
+    );
     let init = root.join("salt/nginx/init.sls");
     let init_text = std::fs::read_to_string(&init).unwrap();
-    let def = c.at("textDocument/definition", &uri(&init), &init_text, ".install", 2);
-    assert_eq!(def["result"][0]["uri"], uri(&root.join("salt/nginx/install.sls")), "{def}");
+    let def = c.at(
+        "textDocument/definition",
+        &uri(&init),
+        &init_text,
+        ".install",
+        2,
+    );
+    assert_eq!(
+        def["result"][0]["uri"],
+        uri(&root.join("salt/nginx/install.sls")),
+        "{def}"
+    );
     let def = c.at("textDocument/definition", &u, &good, "map.jinja", 2);
-    assert_eq!(def["result"][0]["uri"], uri(&root.join("salt/nginx/map.jinja")), "{def}");
+    assert_eq!(
+        def["result"][0]["uri"],
+        uri(&root.join("salt/nginx/map.jinja")),
+        "{def}"
+    );
 
     // References: who requires nginx-package.
     let install = root.join("salt/nginx/install.sls");
     let install_text = std::fs::read_to_string(&install).unwrap();
-    let refs = c.at("textDocument/references", &uri(&install), &install_text, "nginx-package", 2);
+    let refs = c.at(
+        "textDocument/references",
+        &uri(&install),
+        &install_text,
+        "nginx-package",
+        2,
+    );
     let list = refs["result"].as_array().unwrap();
     assert!(
         list.iter().any(|l| l["uri"] == u.as_str()
@@ -283,17 +152,41 @@ fn salt_diagnostics_fix_navigation_hover_completion() {
 
     // Hover: a state ID (chunk and run order), a state function, a pillar key.
     let h = c.at("textDocument/hover", &u, &good, "nginx-service:", 2);
-    let text = h["result"]["contents"]["value"].as_str().unwrap().to_string();
-    assert!(text.contains("`service.running`") && text.contains("runs "), "{text}");
+    let text = h["result"]["contents"]["value"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        text.contains("`service.running`") && text.contains("runs "),
+        "{text}"
+    );
     assert!(text.contains("__id__: nginx-service"), "{text}");
     let h = c.at("textDocument/hover", &u, &good, "service.running", 3);
-    let text = h["result"]["contents"]["value"].as_str().unwrap().to_string();
-    assert!(text.contains("`enable`") && text.contains("`name` (required)"), "{text}");
+    let text = h["result"]["contents"]["value"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        text.contains("`enable`") && text.contains("`name` (required)"),
+        "{text}"
+    );
     let app = root.join("salt/app/init.sls");
     let app_text = std::fs::read_to_string(&app).unwrap();
-    let h = c.at("textDocument/hover", &uri(&app), &app_text, "pillar.get']('app'", 14);
-    let text = h["result"]["contents"]["value"].as_str().unwrap().to_string();
-    assert!(text.contains("pillar `app`") && text.contains("web.sls"), "{text}");
+    let h = c.at(
+        "textDocument/hover",
+        &uri(&app),
+        &app_text,
+        "pillar.get']('app'",
+        14,
+    );
+    let text = h["result"]["contents"]["value"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        text.contains("pillar `app`") && text.contains("web.sls"),
+        "{text}"
+    );
 
     // Completion: arguments of the enclosing state function, requisites.
     let comp = c.at("textDocument/completion", &u, &good, "    - enable", 6);
@@ -303,15 +196,31 @@ fn salt_diagnostics_fix_navigation_hover_completion() {
         .iter()
         .map(|i| i["label"].as_str().unwrap())
         .collect();
-    assert!(labels.contains(&"sig") && labels.contains(&"watch_in"), "{labels:?}");
-    let comp = c.at("textDocument/completion", &u, &good, "- file: nginx-config", 2);
     assert!(
-        comp["result"].as_array().unwrap().iter().any(|i| i["label"] == "pkg: nginx-package"),
+        labels.contains(&"sig") && labels.contains(&"watch_in"),
+        "{labels:?}"
+    );
+    let comp = c.at(
+        "textDocument/completion",
+        &u,
+        &good,
+        "- file: nginx-config",
+        2,
+    );
+    assert!(
+        comp["result"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["label"] == "pkg: nginx-package"),
         "{comp}"
     );
 
     // Symbols.
-    let s = c.request("textDocument/documentSymbol", json!({"textDocument": {"uri": u}}));
+    let s = c.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": u}}),
+    );
     assert_eq!(s["result"][0]["name"], "nginx-service", "{s}");
     assert_eq!(s["result"][0]["children"][0]["name"], "service.running");
     let s = c.request("workspace/symbol", json!({"query": "nginx-"}));
@@ -321,7 +230,10 @@ fn salt_diagnostics_fix_navigation_hover_completion() {
         .iter()
         .map(|x| x["name"].as_str().unwrap())
         .collect();
-    assert!(names.contains(&"nginx-config") && names.contains(&"nginx-service"), "{names:?}");
+    assert!(
+        names.contains(&"nginx-config") && names.contains(&"nginx-service"),
+        "{names:?}"
+    );
 
     // Outside the workspace: an empty answer.
     let outside = std::env::temp_dir().join("lowstate-lsp-outside.sls");
@@ -354,7 +266,10 @@ fn a_panic_in_a_request_is_logged_and_the_server_goes_on() {
         .collect();
     assert_eq!(logged.len(), 1, "{:?}", c.notes);
     let msg = logged[0]["params"]["message"].as_str().unwrap();
-    assert!(msg.contains("lowstate/testPanic") && !msg.contains("hunter2"), "{msg}");
+    assert!(
+        msg.contains("lowstate/testPanic") && !msg.contains("hunter2"),
+        "{msg}"
+    );
     let s = c.request("workspace/symbol", json!({"query": ""}));
     assert!(s.get("result").is_some(), "{s}");
     assert_eq!(c.stop(), 0);
@@ -399,27 +314,54 @@ fn hot_diagnostics_navigation_hover_completion() {
     let d = c.diagnostics(&u);
     assert!(!d.is_empty(), "{d:?}");
     assert_eq!(d[0]["severity"], 1, "{d:?}");
-    assert_eq!(d[0]["range"]["start"]["line"], position(&bad, "vlo", 0).0, "{d:?}");
+    assert_eq!(
+        d[0]["range"]["start"]["line"],
+        position(&bad, "vlo", 0).0,
+        "{d:?}"
+    );
     c.change(&u, 2, HOT);
     let d = c.diagnostics(&u);
     assert!(d.iter().all(|x| x["severity"] != 1), "{d:?}");
 
     let def = c.at("textDocument/definition", &u, HOT, "get_param: size", 12);
-    assert_eq!(line_of(&def["result"][0]), position(HOT, "  size:", 0).0 as i64, "{def}");
+    assert_eq!(
+        line_of(&def["result"][0]),
+        position(HOT, "  size:", 0).0 as i64,
+        "{def}"
+    );
     let def = c.at("textDocument/definition", &u, HOT, "[vol, size]", 2);
-    assert_eq!(line_of(&def["result"][0]), position(HOT, "  vol:", 0).0 as i64, "{def}");
+    assert_eq!(
+        line_of(&def["result"][0]),
+        position(HOT, "  vol:", 0).0 as i64,
+        "{def}"
+    );
     let refs = c.at("textDocument/references", &u, HOT, "  vol:", 3);
     assert_eq!(refs["result"].as_array().unwrap().len(), 3, "{refs}");
 
     let h = c.at("textDocument/hover", &u, HOT, "get_param: size", 12);
-    let text = h["result"]["contents"]["value"].as_str().unwrap().to_string();
+    let text = h["result"]["contents"]["value"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(text.contains("value: `2`"), "{text}");
     let h = c.at("textDocument/hover", &u, HOT, "get_param: secret", 12);
-    let text = h["result"]["contents"]["value"].as_str().unwrap().to_string();
-    assert!(!text.contains("hunter2") && text.contains("******"), "{text}");
+    let text = h["result"]["contents"]["value"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        !text.contains("hunter2") && text.contains("******"),
+        "{text}"
+    );
     let h = c.at("textDocument/hover", &u, HOT, "  srv:", 3);
-    let text = h["result"]["contents"]["value"].as_str().unwrap().to_string();
-    assert!(text.contains("wave 1") && text.contains("`flavor` (required)"), "{text}");
+    let text = h["result"]["contents"]["value"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        text.contains("wave 1") && text.contains("`flavor` (required)"),
+        "{text}"
+    );
 
     let comp = c.at("textDocument/completion", &u, HOT, "      image", 6);
     let labels: Vec<String> = comp["result"]
@@ -429,7 +371,10 @@ fn hot_diagnostics_navigation_hover_completion() {
         .map(|i| i["label"].as_str().unwrap().to_string())
         .collect();
     assert!(labels.iter().any(|l| l == "key_name"), "{labels:?}");
-    let s = c.request("textDocument/documentSymbol", json!({"textDocument": {"uri": u}}));
+    let s = c.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": u}}),
+    );
     assert_eq!(s["result"][1]["children"][1]["name"], "srv", "{s}");
     assert_eq!(c.stop(), 0);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), HOT);
@@ -449,15 +394,6 @@ impl Rng {
     fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
     }
-}
-
-/// The LSP position (UTF-16 column) of a byte offset.
-fn utf16_position(text: &str, at: usize) -> Json {
-    let before = &text[..at];
-    let line = before.matches('\n').count();
-    let start = before.rfind('\n').map_or(0, |i| i + 1);
-    let character: usize = before[start..].chars().map(char::len_utf16).sum();
-    json!({"line": line, "character": character})
 }
 
 fn peak_rss_kb(pid: u32) -> String {
@@ -499,7 +435,11 @@ fn soak_random_edits() {
     let mut c = Client::start(&root, Json::Null, &[]);
     let pid = c.child.id();
     eprintln!("soak: peak RSS at the start {}", peak_rss_kb(pid));
-    let uris: Vec<String> = files.iter().zip(&texts).map(|(f, t)| c.open(f, t)).collect();
+    let uris: Vec<String> = files
+        .iter()
+        .zip(&texts)
+        .map(|(f, t)| c.open(f, t))
+        .collect();
     let mut rng = Rng(0x5eed_1234_abcd_0001);
     let mut answered = 0;
     for i in 0..edits {
@@ -508,7 +448,19 @@ fn soak_random_edits() {
         let at = lowstate::text::floor_char_boundary(t, rng.below(t.len() + 1));
         let (end, insert) = match rng.below(3) {
             0 => {
-                let ins = ["x", ":", "\n", "  - ", "{{", "}}", "{%", "%}", "- require:", "'", "é"];
+                let ins = [
+                    "x",
+                    ":",
+                    "\n",
+                    "  - ",
+                    "{{",
+                    "}}",
+                    "{%",
+                    "%}",
+                    "- require:",
+                    "'",
+                    "é",
+                ];
                 (at, ins[rng.below(ins.len())].to_string())
             }
             1 => {
@@ -518,7 +470,8 @@ fn soak_random_edits() {
             _ => {
                 let src = &pastes[rng.below(pastes.len())];
                 let s = lowstate::text::floor_char_boundary(src, rng.below(src.len()));
-                let e = lowstate::text::floor_char_boundary(src, (s + rng.below(80)).min(src.len()));
+                let e =
+                    lowstate::text::floor_char_boundary(src, (s + rng.below(80)).min(src.len()));
                 (at, src[s..e].to_string())
             }
         };
@@ -531,8 +484,11 @@ fn soak_random_edits() {
                    "contentChanges": [{"range": range, "text": insert}]}),
         );
         if i % 50 == 0 {
-            let method = ["textDocument/hover", "textDocument/definition", "textDocument/completion"]
-                [rng.below(3)];
+            let method = [
+                "textDocument/hover",
+                "textDocument/definition",
+                "textDocument/completion",
+            ][rng.below(3)];
             let r = c.request(
                 method,
                 json!({"textDocument": {"uri": uris[f]},
@@ -550,7 +506,8 @@ fn soak_random_edits() {
     for u in &uris {
         let mut newest = None;
         c.notes.retain(|n| {
-            if n["method"] == "textDocument/publishDiagnostics" && n["params"]["uri"] == u.as_str() {
+            if n["method"] == "textDocument/publishDiagnostics" && n["params"]["uri"] == u.as_str()
+            {
                 newest = Some(n["params"]["diagnostics"].as_array().unwrap().clone());
                 false
             } else {
@@ -574,7 +531,8 @@ fn soak_random_edits() {
     for (u, want) in uris.iter().zip(&last) {
         let mut newest = None;
         fresh.notes.retain(|n| {
-            if n["method"] == "textDocument/publishDiagnostics" && n["params"]["uri"] == u.as_str() {
+            if n["method"] == "textDocument/publishDiagnostics" && n["params"]["uri"] == u.as_str()
+            {
                 newest = Some(n["params"]["diagnostics"].as_array().unwrap().clone());
                 false
             } else {
@@ -582,7 +540,10 @@ fn soak_random_edits() {
             }
         });
         let got = newest.unwrap_or_else(|| fresh.diagnostics(u));
-        assert_eq!(&got, want, "diagnostics of {u} differ from a fresh compile's");
+        assert_eq!(
+            &got, want,
+            "diagnostics of {u} differ from a fresh compile's"
+        );
     }
     assert_eq!(fresh.stop(), 0);
     let _ = std::fs::remove_dir_all(&root);

@@ -59,11 +59,18 @@ fn neovim_shows_the_diagnostic_and_jumps_to_the_definition() {
     let dir: PathBuf = std::env::temp_dir().join(format!("lowstate-nvim-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let root = dir.join("tree");
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("state_tree"), &root);
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("state_tree"),
+        &root,
+    );
     let root = root.canonicalize().unwrap();
     let service = root.join("salt/nginx/service.sls");
     let text = std::fs::read_to_string(&service).unwrap();
-    std::fs::write(&service, text.replace("pkg: nginx-package", "pkg: nginx-pakage")).unwrap();
+    std::fs::write(
+        &service,
+        text.replace("pkg: nginx-package", "pkg: nginx-pakage"),
+    )
+    .unwrap();
     let script = dir.join("test.lua");
     std::fs::write(&script, SCRIPT).unwrap();
     let out = dir.join("out.json");
@@ -89,7 +96,10 @@ fn neovim_shows_the_diagnostic_and_jumps_to_the_definition() {
     let d = &v["diagnostics"];
     assert_eq!(d.as_array().map(Vec::len), Some(1), "{v}");
     assert_eq!(d[0]["code"], "missing-requisite", "{v}");
-    assert!(d[0]["message"].as_str().unwrap().contains("did you mean `nginx-package`?"));
+    assert!(d[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("did you mean `nginx-package`?"));
     // 0-based line and byte column of the misspelt target.
     assert_eq!(d[0]["lnum"], 8, "{v}");
     assert_eq!(d[0]["col"], 13, "{v}");

@@ -155,10 +155,29 @@ pub fn available(version: &str) -> Vec<&'static str> {
         return Vec::new();
     };
     [
-        "get_param", "get_resource", "get_file", "resource_facade", "get_attr", "str_replace",
-        "list_join", "repeat", "digest", "str_split", "map_merge", "map_replace", "if", "yaql",
-        "Fn::Select", "Ref", "Fn::GetAZs", "Fn::Join", "Fn::Split", "Fn::Replace", "Fn::Base64",
-        "Fn::MemberListToMap", "Fn::ResourceFacade",
+        "get_param",
+        "get_resource",
+        "get_file",
+        "resource_facade",
+        "get_attr",
+        "str_replace",
+        "list_join",
+        "repeat",
+        "digest",
+        "str_split",
+        "map_merge",
+        "map_replace",
+        "if",
+        "yaql",
+        "Fn::Select",
+        "Ref",
+        "Fn::GetAZs",
+        "Fn::Join",
+        "Fn::Split",
+        "Fn::Replace",
+        "Fn::Base64",
+        "Fn::MemberListToMap",
+        "Fn::ResourceFacade",
     ]
     .into_iter()
     .filter(|n| matches!(kind(v, n), Kind::Function))

@@ -287,10 +287,14 @@ impl Workspace {
                 .collect(),
             Some(Target::File(f)) => {
                 let f = f.strip_prefix("file://").unwrap_or(&f);
-                let p = path.parent().map(|d| d.join(f)).unwrap_or_else(|| PathBuf::from(f));
-                let inside = self.root.as_ref().is_none_or(|r| {
-                    p.canonicalize().is_ok_and(|c| c.starts_with(r))
-                });
+                let p = path
+                    .parent()
+                    .map(|d| d.join(f))
+                    .unwrap_or_else(|| PathBuf::from(f));
+                let inside = self
+                    .root
+                    .as_ref()
+                    .is_none_or(|r| p.canonicalize().is_ok_and(|c| c.starts_with(r)));
                 (p.is_file() && inside)
                     .then(|| Place {
                         path: p.canonicalize().unwrap_or(p),
@@ -325,10 +329,14 @@ impl Workspace {
         } else {
             Vec::new()
         };
-        out.extend(refs.into_iter().filter(|(x, _)| *x == t).map(|(_, r)| Place {
-            path: path.to_path_buf(),
-            range: r,
-        }));
+        out.extend(
+            refs.into_iter()
+                .filter(|(x, _)| *x == t)
+                .map(|(_, r)| Place {
+                    path: path.to_path_buf(),
+                    range: r,
+                }),
+        );
         out
     }
 
@@ -366,7 +374,9 @@ impl Workspace {
                 };
                 let g = |k: &str| r.get(k).map(Value::py_str).unwrap_or_default();
                 let requires = match r.get("requires") {
-                    Some(Value::List(l)) => l.iter().map(Value::py_str).collect::<Vec<_>>().join(", "),
+                    Some(Value::List(l)) => {
+                        l.iter().map(Value::py_str).collect::<Vec<_>>().join(", ")
+                    }
                     _ => String::new(),
                 };
                 let mut out = format!(
@@ -404,12 +414,20 @@ impl Workspace {
         let names = |section: &str| -> Vec<String> {
             root.as_ref()
                 .and_then(|r| get(r, section))
-                .map(|(_, m)| entries(m).iter().filter_map(|(k, _)| str_of(k).map(str::to_string)).collect())
+                .map(|(_, m)| {
+                    entries(m)
+                        .iter()
+                        .filter_map(|(k, _)| str_of(k).map(str::to_string))
+                        .collect()
+                })
                 .unwrap_or_default()
         };
         let mut out = Vec::new();
         let tail = before.trim_end();
-        if tail.ends_with("get_resource:") || tail.ends_with("depends_on:") || tail.contains("depends_on: [") {
+        if tail.ends_with("get_resource:")
+            || tail.ends_with("depends_on:")
+            || tail.contains("depends_on: [")
+        {
             for n in names("resources") {
                 out.push(Completion::new(n, "resource", CompletionKind::Reference));
             }
@@ -437,7 +455,11 @@ impl Workspace {
                         .and_then(|(_, t)| str_of(t).map(str::to_string))
                         .unwrap_or_default();
                     for a in crate::hot::stack::attributes_of(&ty) {
-                        out.push(Completion::new(a, format!("attribute of {ty}"), CompletionKind::Property));
+                        out.push(Completion::new(
+                            a,
+                            format!("attribute of {ty}"),
+                            CompletionKind::Property,
+                        ));
                     }
                 }
             }
@@ -456,8 +478,16 @@ impl Workspace {
         if let Some(ty) = enclosing_properties_type(text, ls, indent) {
             if let Some(Ok(schema)) = crate::hot::check::schema(&ty) {
                 for (name, rule) in &schema.arguments {
-                    let detail = if rule.required { "required property" } else { "property" };
-                    out.push(Completion::new(name.clone(), detail, CompletionKind::Property));
+                    let detail = if rule.required {
+                        "required property"
+                    } else {
+                        "property"
+                    };
+                    out.push(Completion::new(
+                        name.clone(),
+                        detail,
+                        CompletionKind::Property,
+                    ));
                 }
                 return out;
             }
@@ -471,7 +501,11 @@ impl Workspace {
             })
             .unwrap_or_default();
         for f in crate::hot::functions::available(&version) {
-            out.push(Completion::new(f, format!("intrinsic function ({version})"), CompletionKind::Function));
+            out.push(Completion::new(
+                f,
+                format!("intrinsic function ({version})"),
+                CompletionKind::Function,
+            ));
         }
         out
     }
@@ -525,10 +559,14 @@ fn narrow_to_quoted(issue: &mut Issue, text: &str) {
     let start = issue.at.range.start;
     // Within the block the label starts (up to the next line as little
     // indented as the label's).
-    let ls = text[..start.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+    let ls = text[..start.min(text.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
     let indent = start.saturating_sub(ls);
     let mut end = text.len();
-    let mut pos = text[start.min(text.len())..].find('\n').map_or(text.len(), |i| start + i + 1);
+    let mut pos = text[start.min(text.len())..]
+        .find('\n')
+        .map_or(text.len(), |i| start + i + 1);
     while pos < text.len() {
         let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
         let line = &text[pos..line_end];
@@ -665,8 +703,13 @@ mod tests {
     fn hovers_and_completions() {
         let w = Workspace::default();
         let p = Path::new("/t/a.yaml");
-        let h = w.hover(p, T, T.find("get_param: size").unwrap() + 12).unwrap();
-        assert!(h.contains("value: `2`") && h.contains("source: default"), "{h}");
+        let h = w
+            .hover(p, T, T.find("get_param: size").unwrap() + 12)
+            .unwrap();
+        assert!(
+            h.contains("value: `2`") && h.contains("source: default"),
+            "{h}"
+        );
         let h = w.hover(p, T, T.find("  vol:").unwrap() + 3).unwrap();
         assert!(h.contains("wave 0") && h.contains("- `size`"), "{h}");
         let at = T.find("      size:").unwrap();

@@ -32,7 +32,10 @@ pub enum Version {
 /// The version `written` names (`2016-10-14`, `newton`), when lowstate
 /// compiles it.
 pub fn version_of(written: &str) -> Option<Version> {
-    KNOWN.iter().find(|(w, _)| *w == written).and_then(|(_, v)| *v)
+    KNOWN
+        .iter()
+        .find(|(w, _)| *w == written)
+        .and_then(|(_, v)| *v)
 }
 
 /// Every version value Heat 27 knows, as written, with ours.

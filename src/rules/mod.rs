@@ -12,8 +12,8 @@
 mod eval;
 mod parse;
 
-pub use eval::{check, Context, Finding, FindingKind, Hints};
 pub(crate) use eval::suggest;
+pub use eval::{check, Context, Finding, FindingKind, Hints};
 pub use parse::{parse_schema, SchemaError};
 
 use crate::diag::Severity;

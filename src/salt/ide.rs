@@ -49,8 +49,20 @@ pub const REQUISITES: &[&str] = &[
 
 /// Arguments every state takes besides its function's own.
 const GLOBAL_ARGS: &[&str] = &[
-    "name", "names", "order", "unless", "onlyif", "creates", "check_cmd", "retry", "parallel",
-    "failhard", "reload_modules", "reload_pillar", "reload_grains", "fire_event",
+    "name",
+    "names",
+    "order",
+    "unless",
+    "onlyif",
+    "creates",
+    "check_cmd",
+    "retry",
+    "parallel",
+    "failhard",
+    "reload_modules",
+    "reload_pillar",
+    "reload_grains",
+    "fire_event",
 ];
 
 /// A Salt config directory opened in an editor.
@@ -83,7 +95,11 @@ impl Workspace {
         let config = load_config(&dir)?;
         let share = Arc::new(FleetShare::new(&config, false));
         let mut dirs = vec![dir.clone()];
-        for roots in config.file_roots.values().chain(config.pillar_roots.values()) {
+        for roots in config
+            .file_roots
+            .values()
+            .chain(config.pillar_roots.values())
+        {
             for r in roots {
                 dirs.push(r.canonicalize().unwrap_or_else(|_| r.clone()));
             }
@@ -131,9 +147,9 @@ impl Workspace {
             Reach::OneSls => {
                 self.share.fs.set_text(&key, text.as_deref());
                 let fs = self.share.fs.clone();
-                self.share.sls.retain(|env, sls| {
-                    fs.find_sls(env, sls).is_none_or(|f| f.path != key)
-                });
+                self.share
+                    .sls
+                    .retain(|env, sls| fs.find_sls(env, sls).is_none_or(|f| f.path != key));
             }
             Reach::Everything => self.restart(),
         }
@@ -167,9 +183,11 @@ impl Workspace {
     /// Whether an open text names `rel` in a Jinja import or include (its
     /// renders then depend on `rel`'s text).
     fn imported(&self, _env: &str, rel: &str) -> bool {
-        self.open
-            .values()
-            .any(|t| jinja_refs(t).iter().any(|(_, r)| r.trim_start_matches("./") == rel))
+        self.open.values().any(|t| {
+            jinja_refs(t)
+                .iter()
+                .any(|(_, r)| r.trim_start_matches("./") == rel)
+        })
     }
 
     /// A fresh render cache and fileserver (with the editor's texts), and
@@ -187,11 +205,8 @@ impl Workspace {
     /// Compile the highstate (and, alone, every open SLS the top file does
     /// not reach) and check it.
     pub fn analyse(&self) -> Analysis {
-        let session = Session::in_share(
-            self.config.clone(),
-            Options::default(),
-            self.share.clone(),
-        );
+        let session =
+            Session::in_share(self.config.clone(), Options::default(), self.share.clone());
         let mut diags: Vec<Diagnostic> = session.pillar_diagnostics.clone();
         let mut secrets =
             crate::salt::secrets::secret_values(&session.data.pillar, &self.config.secret_pillar);
@@ -358,7 +373,10 @@ impl Known {
     }
 
     fn sources_iter(&self) -> impl Iterator<Item = &crate::salt::high::SourceMap> {
-        self.plans.iter().map(|p| &p.sources).chain(self.sources.iter())
+        self.plans
+            .iter()
+            .map(|p| &p.sources)
+            .chain(self.sources.iter())
     }
 }
 
@@ -424,7 +442,14 @@ pub fn jinja_refs(text: &str) -> Vec<(Range<usize>, String)> {
         };
         let body = &text[s..e];
         let t = body.trim_start_matches(['-', '+']).trim_start();
-        let kw = ["import_yaml", "import_json", "import_text", "from", "import", "include"];
+        let kw = [
+            "import_yaml",
+            "import_json",
+            "import_text",
+            "from",
+            "import",
+            "include",
+        ];
         if kw.iter().any(|k| t.starts_with(k)) {
             if let Some(q) = body.find(['"', '\'']) {
                 let quote = &body[q..=q];
@@ -474,7 +499,10 @@ impl Analysis {
                 issue.message.clone(),
             );
             if seen.insert(key) {
-                self.issues.entry(issue.at.path.clone()).or_default().push(issue);
+                self.issues
+                    .entry(issue.at.path.clone())
+                    .or_default()
+                    .push(issue);
             }
         }
     }
@@ -486,7 +514,10 @@ impl Analysis {
     /// The start of the file of SLS `sls` (in the first saltenv serving it).
     fn sls_place(&self, sls: &str) -> Option<Place> {
         let fs = &self.share.fs;
-        let env = fs.envs().find(|e| fs.find_sls(e, sls).is_some())?.to_string();
+        let env = fs
+            .envs()
+            .find(|e| fs.find_sls(e, sls).is_some())?
+            .to_string();
         let f = fs.find_sls(&env, sls)?;
         Some(Place {
             path: f.path,
@@ -538,7 +569,9 @@ impl Analysis {
         });
         if let (Some(best), Some(text)) = (best, self.text(&issue.at.path)) {
             let r = issue.at.range.clone();
-            let Some(seg) = text.get(r.clone()) else { return };
+            let Some(seg) = text.get(r.clone()) else {
+                return;
+            };
             let key_start = seg.find(|c: char| c.is_alphanumeric() || c == '_');
             if let Some(ks) = key_start {
                 let rest = &seg[ks..];
@@ -573,17 +606,18 @@ impl Analysis {
         // Jinja imports.
         for (r, name) in jinja_refs(text) {
             if r.start <= offset && offset <= r.end {
-                let rel = match (
-                    name.strip_prefix("./"),
-                    &here,
-                ) {
+                let rel = match (name.strip_prefix("./"), &here) {
                     (Some(n), Some((_, rel, _))) => match rel.rsplit_once('/') {
                         Some((dir, _)) => format!("{dir}/{n}"),
                         None => n.to_string(),
                     },
                     _ => name.clone(),
                 };
-                return fs.find_file(&env, &rel).map(file_start).into_iter().collect();
+                return fs
+                    .find_file(&env, &rel)
+                    .map(file_start)
+                    .into_iter()
+                    .collect();
             }
         }
         let Some((_, word)) = word_at(text, offset) else {
@@ -690,7 +724,11 @@ impl Analysis {
                     }
                     let cid = c.get("__id__").map(Value::py_str).unwrap_or_default();
                     let state = c.get("state").map(Value::py_str).unwrap_or_default();
-                    if let Some(l) = self.known.sources_iter().find_map(|s| s.arg(&cid, &state, kind)) {
+                    if let Some(l) = self
+                        .known
+                        .sources_iter()
+                        .find_map(|s| s.arg(&cid, &state, kind))
+                    {
                         let mut range = l.range.clone();
                         if let Some(r) = names
                             .iter()
@@ -730,8 +768,7 @@ impl Analysis {
         let mut seen = BTreeSet::new();
         for s in self.known.sources_iter() {
             for (id, spans) in s.ids() {
-                if id.contains('@') || !id.to_lowercase().contains(&q) || !seen.insert(id.clone())
-                {
+                if id.contains('@') || !id.to_lowercase().contains(&q) || !seen.insert(id.clone()) {
                     continue;
                 }
                 out.push(Symbol {
@@ -808,7 +845,9 @@ impl Analysis {
         }
         if chunks.is_empty() {
             if let Some(body) = self.known.high.get(id) {
-                out.push_str("\nhigh data (the tree does not compile, so no run order):\n\n```yaml\n");
+                out.push_str(
+                    "\nhigh data (the tree does not compile, so no run order):\n\n```yaml\n",
+                );
                 let mut m = Map::new();
                 m.insert(Value::str(id), body.clone());
                 out.push_str(&crate::yaml::dump(
@@ -820,7 +859,10 @@ impl Analysis {
         } else {
             let list = Value::List(chunks.iter().map(|c| Value::Map((*c).clone())).collect());
             out.push_str("\n```yaml\n");
-            out.push_str(&crate::yaml::dump(&self.redactor.value(&list), Default::default()));
+            out.push_str(&crate::yaml::dump(
+                &self.redactor.value(&list),
+                Default::default(),
+            ));
             out.push_str("```\n");
         }
         out
@@ -879,7 +921,9 @@ impl Analysis {
     /// Completions at `offset` of `path`.
     pub fn completion(&self, path: &Path, text: &str, offset: usize) -> Vec<Completion> {
         let (line, anc) = ancestors(text, offset);
-        let before = &line[..line.len().min(offset - text[..offset].rfind('\n').map_or(0, |i| i + 1))];
+        let before = &line[..line
+            .len()
+            .min(offset - text[..offset].rfind('\n').map_or(0, |i| i + 1))];
         let trimmed = before.trim_start();
         let fs = &self.share.fs;
         let env = fs.locate(path).map_or("base".to_string(), |h| h.0);
@@ -895,7 +939,11 @@ impl Analysis {
             // An ID's body: state modules and functions.
             1 => {
                 for f in self.catalogue.functions() {
-                    out.push(Completion::new(f, "state function", CompletionKind::Function));
+                    out.push(Completion::new(
+                        f,
+                        "state function",
+                        CompletionKind::Function,
+                    ));
                 }
             }
             // A declaration's arguments: the function's, the global ones,
@@ -904,12 +952,24 @@ impl Analysis {
                 let fun = &anc[0].1;
                 if let Some(schema) = self.catalogue.schema(fun) {
                     for (name, rule) in &schema.arguments {
-                        let detail = if rule.required { "required" } else { "argument" };
-                        out.push(Completion::new(name.clone(), detail, CompletionKind::Property));
+                        let detail = if rule.required {
+                            "required"
+                        } else {
+                            "argument"
+                        };
+                        out.push(Completion::new(
+                            name.clone(),
+                            detail,
+                            CompletionKind::Property,
+                        ));
                     }
                 }
                 for a in GLOBAL_ARGS {
-                    out.push(Completion::new(*a, "state argument", CompletionKind::Property));
+                    out.push(Completion::new(
+                        *a,
+                        "state argument",
+                        CompletionKind::Property,
+                    ));
                 }
                 for r in REQUISITES {
                     out.push(Completion::new(*r, "requisite", CompletionKind::Keyword));
@@ -927,7 +987,11 @@ impl Analysis {
                         out.push(Completion::new(label, "state", CompletionKind::Reference));
                     }
                 }
-                out.push(Completion::new("sls", "a whole SLS", CompletionKind::Keyword));
+                out.push(Completion::new(
+                    "sls",
+                    "a whole SLS",
+                    CompletionKind::Keyword,
+                ));
             }
             _ => {}
         }
@@ -1003,7 +1067,10 @@ pub fn pillar_key_at(text: &str, offset: usize) -> Option<String> {
                     r = r.get(2..).unwrap_or("");
                     keys.push(k);
                 } else if let Some(x) = r.strip_prefix('.') {
-                    let k: String = x.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                    let k: String = x
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
                     if k.is_empty() || k == "get" {
                         break;
                     }
@@ -1047,7 +1114,9 @@ pub fn document_symbols(path: &Path, text: &str) -> Vec<Symbol> {
                 }
             }
         }
-        let Some(key) = body.strip_suffix(':').or_else(|| body.split_once(": ").map(|x| x.0))
+        let Some(key) = body
+            .strip_suffix(':')
+            .or_else(|| body.split_once(": ").map(|x| x.0))
         else {
             continue;
         };
@@ -1075,7 +1144,9 @@ pub fn document_symbols(path: &Path, text: &str) -> Vec<Symbol> {
             });
         } else if let Some(parent) = out.last_mut() {
             parent.at.range.end = pos;
-            let top = parent.children.first().map_or(indent, |c| c.name_at.start - text[..c.name_at.start].rfind('\n').map_or(0, |i| i + 1));
+            let top = parent.children.first().map_or(indent, |c| {
+                c.name_at.start - text[..c.name_at.start].rfind('\n').map_or(0, |i| i + 1)
+            });
             if indent == top && parent.kind == SymbolKind::Object {
                 if !parent.detail.is_empty() {
                     parent.detail.push_str(", ");
@@ -1111,7 +1182,10 @@ mod tests {
 
     #[test]
     fn relative_includes_resolve_like_salt() {
-        assert_eq!(resolve_relative(".install", Some("nginx"), true), "nginx.install");
+        assert_eq!(
+            resolve_relative(".install", Some("nginx"), true),
+            "nginx.install"
+        );
         assert_eq!(resolve_relative(".b", Some("a.x"), false), "a.b");
         assert_eq!(resolve_relative("..c", Some("a.b.x"), false), "a.c");
         assert_eq!(resolve_relative("z", Some("a"), true), "z");

@@ -77,7 +77,10 @@ pub fn position_of(text: &str, offset: usize) -> lsp::Position {
     let before = &text[..offset];
     let line = before.matches('\n').count() as u32;
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let character = before[line_start..].chars().map(|c| c.len_utf16() as u32).sum();
+    let character = before[line_start..]
+        .chars()
+        .map(|c| c.len_utf16() as u32)
+        .sum();
     lsp::Position { line, character }
 }
 
@@ -136,8 +139,12 @@ pub fn document_symbol(s: &Symbol, text: &str) -> lsp::DocumentSymbol {
         deprecated: None,
         range: range_of(text, &s.at.range),
         selection_range: range_of(text, &s.name_at),
-        children: (!s.children.is_empty())
-            .then(|| s.children.iter().map(|c| document_symbol(c, text)).collect()),
+        children: (!s.children.is_empty()).then(|| {
+            s.children
+                .iter()
+                .map(|c| document_symbol(c, text))
+                .collect()
+        }),
     }
 }
 

@@ -64,7 +64,8 @@ fn serve(conn: &Connection) -> Result<(), String> {
         },
         "serverInfo": {"name": "lowstate", "version": env!("CARGO_PKG_VERSION")},
     });
-    conn.initialize_finish(id, caps).map_err(|e| e.to_string())?;
+    conn.initialize_finish(id, caps)
+        .map_err(|e| e.to_string())?;
     let mut server = Server::new(conn, &init);
     server.announce();
     loop {
@@ -165,7 +166,11 @@ impl<'c> Server<'c> {
                 Ok(w) => server.salt = Some(w),
                 Err(d) => server.log(
                     lsp::MessageType::ERROR,
-                    &format!("cannot open the Salt config {}: {}", dir.display(), d.message),
+                    &format!(
+                        "cannot open the Salt config {}: {}",
+                        dir.display(),
+                        d.message
+                    ),
                 ),
             }
         }
@@ -333,7 +338,10 @@ impl<'c> Server<'c> {
                 .chain(self.hot_issues.get(&path).into_iter().flatten())
                 .collect();
             let text = |p: &Path| self.text(p);
-            let diagnostics = issues.iter().map(|i| convert::diagnostic(i, &text)).collect();
+            let diagnostics = issues
+                .iter()
+                .map(|i| convert::diagnostic(i, &text))
+                .collect();
             self.publish(&path, diagnostics);
             now.insert(path);
         }
@@ -425,7 +433,8 @@ impl<'c> Server<'c> {
         let bad = |e: serde_json::Error| (ErrorCode::InvalidParams, e.to_string());
         match req.method.as_str() {
             "textDocument/definition" => {
-                let p: lsp::GotoDefinitionParams = serde_json::from_value(req.params).map_err(bad)?;
+                let p: lsp::GotoDefinitionParams =
+                    serde_json::from_value(req.params).map_err(bad)?;
                 let Some((path, text, offset, kind)) = self.at(&p.text_document_position_params)
                 else {
                     return Ok(json!([]));
@@ -550,7 +559,10 @@ impl<'c> Server<'c> {
         let Some(text) = self.text(&path) else {
             return json!([]);
         };
-        let (s, e) = (offset_of(&text, p.range.start), offset_of(&text, p.range.end));
+        let (s, e) = (
+            offset_of(&text, p.range.start),
+            offset_of(&text, p.range.end),
+        );
         let issues = self
             .analysis
             .as_ref()

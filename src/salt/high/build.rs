@@ -167,7 +167,11 @@ impl<'a> RenderCache<'a> {
         let Some(file) = self.fs.find_sls(saltenv, sls) else {
             return SlsRender::Missing;
         };
-        let text = match self.fs.read_sls(&file).map(crate::salt::fileserver::decode_utf8) {
+        let text = match self
+            .fs
+            .read_sls(&file)
+            .map(crate::salt::fileserver::decode_utf8)
+        {
             Ok(Ok(text)) => text,
             // Salt reads SLS files as UTF-8 and fails on anything else.
             Ok(Err((at, why))) => {
