@@ -68,7 +68,7 @@ fn get<'n>(n: &'n Node, key: &str) -> Option<&'n (Node, Node)> {
 /// The chain of nodes from the root to the innermost one holding
 /// `offset`: each step's key (a mapping key's text, or a list index) and
 /// the node.
-fn chain<'n>(root: &'n Node, offset: usize) -> Vec<(String, &'n Node)> {
+fn chain(root: &Node, offset: usize) -> Vec<(String, &Node)> {
     let mut out = vec![(String::new(), root)];
     let mut cur = root;
     loop {
@@ -144,7 +144,7 @@ fn target(ch: &[(String, &Node)]) -> Option<Target> {
                 Some(Target::File(text))
             }
         }
-        _ if keys.iter().any(|k| *k == "resource_registry") && !key(1).ends_with("\u{0}key") => {
+        _ if keys.contains(&"resource_registry") && !key(1).ends_with("\u{0}key") => {
             (!text.contains("::")).then_some(Target::File(text))
         }
         _ => None,
