@@ -85,12 +85,31 @@ fn salt_diagnostics_fix_navigation_hover_completion() {
         json!({"textDocument": {"uri": u}, "range": d[0]["range"],
                "context": {"diagnostics": d}}),
     );
+    // What an editor receives, as it receives it (URIs made relative).
+    let shown =
+        serde_json::to_string_pretty(&json!({"diagnostics": d, "actions": actions["result"]}))
+            .unwrap()
+            .replace(&uri(&root), "file://<tree>");
+    insta::assert_snapshot!("salt_missing_requisite", shown);
     let edit = &actions["result"][0]["edit"]["changes"][&u][0];
     assert_eq!(edit["newText"], "nginx-package", "{actions}");
     assert_eq!(edit["range"], d[0]["range"]);
 
+    // A duplicate ID: shown here, with the first declaration related.
+    c.change(&u, 2, &format!("{good}nginx-config:\n  test.nop: []\n"));
+    let d = c.diagnostics(&u);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0]["code"], "duplicate-id", "{d:?}");
+    let related = &d[0]["relatedInformation"][0]["location"];
+    assert_eq!(
+        related["uri"],
+        uri(&root.join("salt/nginx/config.sls")),
+        "{d:?}"
+    );
+    assert_eq!(related["range"]["start"]["line"], 1, "{d:?}");
+
     // Applying the fix clears the diagnostic.
-    c.change(&u, 2, &good);
+    c.change(&u, 3, &good);
     assert_eq!(c.diagnostics(&u), Vec::<Json>::new());
 
     // Definition: a requisite target, an include entry, a Jinja import.

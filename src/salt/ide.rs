@@ -492,17 +492,28 @@ impl Analysis {
                 *m = self.redactor.text(m);
             }
             self.refine(&d, &mut issue);
-            let key = (
-                issue.at.path.clone(),
-                issue.at.range.start,
-                issue.code,
-                issue.message.clone(),
-            );
-            if seen.insert(key) {
-                self.issues
-                    .entry(issue.at.path.clone())
-                    .or_default()
-                    .push(issue);
+            // The other side of a conflict in another file shows it too
+            // (the duplicate ID where it is declared again).
+            let mut mirrors = Vec::new();
+            for (p, _) in &issue.related {
+                if p.path != issue.at.path {
+                    let mut other = issue.clone();
+                    other.at = p.clone();
+                    other.fix = None;
+                    other.related = vec![(issue.at.clone(), "the other side of this".to_string())];
+                    mirrors.push(other);
+                }
+            }
+            for i in std::iter::once(issue).chain(mirrors) {
+                let key = (
+                    i.at.path.clone(),
+                    i.at.range.start,
+                    i.code,
+                    i.message.clone(),
+                );
+                if seen.insert(key) {
+                    self.issues.entry(i.at.path.clone()).or_default().push(i);
+                }
             }
         }
     }
