@@ -259,7 +259,7 @@ impl Workspace {
             }
             reached.insert(format!("{env}:{sls}"));
         }
-        secrets.extend(crate::salt::secrets::no_log_values(known.chunks.iter()));
+        secrets.extend(crate::salt::secrets::no_log_values(known.chunks()));
         let mut a = Analysis {
             issues: BTreeMap::new(),
             known,
@@ -305,8 +305,6 @@ pub fn sls_name(rel: &str) -> Option<String> {
 /// What the compiles of one analysis found out about states.
 #[derive(Default)]
 struct Known {
-    /// Every chunk (the highstate's, then the open files' compiled alone).
-    chunks: Vec<Map>,
     /// `env:sls` of every compiled file.
     sls: BTreeSet<String>,
     /// Where states were written (the highstate's first).
@@ -321,13 +319,17 @@ struct Known {
 }
 
 impl Known {
+    /// Every chunk (the highstate's, then the open files' compiled alone).
+    fn chunks(&self) -> impl Iterator<Item = &Map> {
+        self.plans.iter().flat_map(|p| p.lowstate.chunks.iter())
+    }
+
     fn add_chunks(&mut self, chunks: &[Map]) {
         for c in chunks {
             if let Some(s) = c.get("__sls__") {
                 let env = c.get("__env__").map_or("base".into(), Value::py_str);
                 self.sls.insert(format!("{env}:{}", s.py_str()));
             }
-            self.chunks.push(c.clone());
         }
     }
 
@@ -353,8 +355,7 @@ impl Known {
     /// Every (ID, state module, name) the compiles know.
     fn states(&self) -> Vec<(String, String, String)> {
         let mut out: Vec<(String, String, String)> = self
-            .chunks
-            .iter()
+            .chunks()
             .map(|c| {
                 let g = |k: &str| c.get(k).map(Value::py_str).unwrap_or_default();
                 (g("__id__"), g("state"), g("name"))
@@ -720,7 +721,7 @@ impl Analysis {
         if declaration {
             out.extend(self.state_places(&id, None));
         }
-        for c in &self.known.chunks {
+        for c in self.known.chunks() {
             for kind in REQUISITES {
                 let Some(Value::List(items)) = c.get(*kind) else {
                     continue;
@@ -815,8 +816,7 @@ impl Analysis {
         let mut out = format!("**{id}**\n");
         let chunks: Vec<&Map> = self
             .known
-            .chunks
-            .iter()
+            .chunks()
             .filter(|c| c.get("__id__").is_some_and(|v| v.py_str() == id))
             .collect();
         let report = self.report.get_or_init(|| {
