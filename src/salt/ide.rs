@@ -18,34 +18,15 @@ use crate::editor::{
 use crate::salt::check::{self, Catalogue, CheckOptions};
 use crate::salt::config::Config;
 use crate::salt::fleet::FleetShare;
-use crate::salt::pipeline::{Options, Plan, Session};
+use crate::salt::pipeline::{LocatedLowstate as Plan, Options, Session};
 use crate::value::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-/// The requisite kinds a state can declare (with `_in` and `_any`).
-pub const REQUISITES: &[&str] = &[
-    "require",
-    "require_any",
-    "require_in",
-    "watch",
-    "watch_any",
-    "watch_in",
-    "onchanges",
-    "onchanges_any",
-    "onchanges_in",
-    "onfail",
-    "onfail_any",
-    "onfail_in",
-    "prereq",
-    "prereq_in",
-    "listen",
-    "listen_in",
-    "use",
-    "use_in",
-];
+// The requisite kinds a state can declare (with `_in` and `_any`).
+use crate::salt::requisite::REQUISITE_SPELLINGS as REQUISITES;
 
 /// Arguments every state takes besides its function's own.
 const GLOBAL_ARGS: &[&str] = &[
@@ -211,7 +192,7 @@ impl Workspace {
         let mut secrets =
             crate::salt::secrets::secret_values(&session.data.pillar, &self.config.secret_pillar);
         let mut known = Known::default();
-        let plan = match session.plan() {
+        let plan = match session.located_lowstate() {
             Ok(plan) => {
                 diags.extend(self.check(&session, &plan));
                 Some(plan)
@@ -244,7 +225,7 @@ impl Workspace {
                 ..Options::default()
             };
             let alone = Session::in_share(self.config.clone(), options, self.share.clone());
-            match alone.plan() {
+            match alone.located_lowstate() {
                 Ok(p) => {
                     diags.extend(self.check(&alone, &p));
                     known.add_chunks(&p.lowstate.chunks);
