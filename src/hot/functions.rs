@@ -189,6 +189,19 @@ pub(crate) fn is_symbolic(v: &Value) -> bool {
     call(v).is_some_and(|(k, _)| SYMBOLIC.contains(&k))
 }
 
+/// The intrinsic functions of template version `version` (as written in
+/// `heat_template_version`), in Heat's spelling.
+pub fn available(version: &str) -> Vec<&'static str> {
+    let Some(v) = crate::hot::template::version_of(version) else {
+        return Vec::new();
+    };
+    SYMBOLIC
+        .iter()
+        .copied()
+        .filter(|n| matches!(kind(v, n), Kind::Function))
+        .collect()
+}
+
 /// A function call in `v`: its name and argument.
 pub(crate) fn call(v: &Value) -> Option<(&str, &Value)> {
     let m = v.as_map()?;

@@ -17,6 +17,7 @@ pub mod env;
 pub mod explain;
 pub mod functions;
 pub mod fuzzing;
+pub mod ide;
 pub mod params;
 pub mod stack;
 pub mod template;

@@ -30,6 +30,20 @@ const DYNAMIC_ATTRIBUTES: &[&str] = &[
     "OS::Heat::StructuredDeploymentGroup",
 ];
 
+/// The attribute names of resource type `type_name` in Heat 27.0.1's
+/// schemas (`show` included; empty for a type lowstate has no schema for).
+pub fn attributes_of(type_name: &str) -> Vec<&'static str> {
+    let mut out: Vec<&str> = ATTRIBUTES
+        .lines()
+        .find(|l| l.split(' ').next() == Some(type_name))
+        .map(|l| l.split(' ').skip(1).collect())
+        .unwrap_or_default();
+    if !out.is_empty() || env::is_plugin(type_name) {
+        out.push("show");
+    }
+    out
+}
+
 fn has_attribute(t: &env::ResolvedType, attr: &str) -> bool {
     if t.template.is_some() || attr == "show" || DYNAMIC_ATTRIBUTES.contains(&t.resolved.as_str()) {
         return true;

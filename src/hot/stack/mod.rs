@@ -17,6 +17,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 mod attributes;
+pub use attributes::attributes_of;
 mod document;
 mod nested;
 mod waves;
