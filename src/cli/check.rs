@@ -89,7 +89,7 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
         }
         None => {
             let session = args.common.session(ctx, args.selection.sls.clone())?;
-            let plan = session.plan()?;
+            let plan = session.located_lowstate()?;
             ctx.hide_no_log(plan.lowstate.chunks.iter());
             let options = CheckOptions {
                 assume_versions: assume,

@@ -202,7 +202,7 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
         ctx.print_diagnostics(&compiled.diagnostics);
     }
     if let Some(param) = &args.explain {
-        let p = hot::explain::explain(&input, &compiled).filter(param);
+        let p = hot::explain::explain(&compiled).filter(param);
         let text = args.explain_format.render(&p, &|_, v| v.clone());
         ctx.emit(&text, args.output.as_deref())?;
     } else {
@@ -241,9 +241,9 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
 }
 
 fn mask(text: String, hidden: &[String]) -> String {
-    hidden
-        .iter()
-        .fold(text, |t, h| t.replace(h.as_str(), "******"))
+    lowstate::redact::Redactor::new(hidden.iter().cloned())
+        .masking_as(lowstate::hot::params::HIDDEN)
+        .text(&text)
 }
 
 /// The readable plan.

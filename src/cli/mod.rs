@@ -10,6 +10,7 @@ mod codes;
 mod compile;
 mod completions;
 mod config;
+mod files;
 mod fleet;
 mod graph;
 mod highstate;
@@ -233,6 +234,9 @@ pub enum Command {
     Render(render::Args),
     /// Simulate the run: order, results, skipped states, fired watches.
     Simulate(simulate::Args),
+    /// Render the files `file.managed` and `file.recurse` would write (the
+    /// exact bytes, Salt's layout).
+    Files(files::Args),
     /// Explain the execution order, state by state.
     Order(order::Args),
     /// Draw the requisite graph (dot, json, mermaid, html).
@@ -394,6 +398,7 @@ impl Command {
             Command::Pillar(a) => a.common.error_format,
             Command::Config(a) => a.common.error_format,
             Command::Render(a) => a.common.error_format,
+            Command::Files(a) => a.common.error_format,
             Command::Simulate(a) => a.common.error_format,
             Command::Order(a) => a.common.error_format,
             Command::Graph(a) => a.common.error_format,
@@ -425,6 +430,7 @@ pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
         Command::Pillar(a) => pillar::run(a, &ctx),
         Command::Config(a) => config::run(a, &ctx),
         Command::Render(a) => render::run(a, &ctx),
+        Command::Files(a) => files::run(a, &ctx),
         Command::Simulate(a) => simulate::run(a, &ctx),
         Command::Order(a) => order::run(a, &ctx),
         Command::Graph(a) => graph::run(a, &ctx),

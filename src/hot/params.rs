@@ -8,6 +8,10 @@ use super::{error, json_dumps, PARAMETER};
 use crate::diag::{codes, Diagnostic};
 use crate::value::{Map, Value};
 
+/// How Heat shows a hidden parameter's value (its listing, its messages,
+/// lowstate's text plan).
+pub const HIDDEN: &str = "******";
+
 /// A parameter's type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Type {
@@ -92,7 +96,7 @@ impl Param {
         let mut m = Map::new();
         m.insert("type".into(), self.ty.name().into());
         let (value, display) = if self.hidden {
-            (Value::str("******"), "******".to_string())
+            (Value::str(HIDDEN), HIDDEN.to_string())
         } else {
             (self.value.clone(), self.display.clone())
         };
@@ -212,7 +216,7 @@ pub fn build(
         let secret = raw.py_str();
         let invalid = |reason: String| {
             let reason = if hidden && !secret.is_empty() {
-                reason.replace(secret.as_str(), "******")
+                reason.replace(secret.as_str(), HIDDEN)
             } else {
                 reason
             };

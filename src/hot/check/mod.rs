@@ -598,38 +598,27 @@ fn not_validated(
 /// the message (a ResourceGroup's member definition).
 fn diagnostic(
     name: &str,
-    f: Finding,
+    mut f: Finding,
     base: &[&str],
     prefix: Option<&str>,
     at: &dyn Fn(&[&str]) -> Option<Label>,
     fallback: Option<Label>,
 ) -> Diagnostic {
-    let message = format!("{}{}", prefix.unwrap_or(""), f.message);
-    let mut d = Diagnostic::new(f.kind.code(), message).with_subject(RESOURCE, name);
-    d.severity = f.severity;
+    if let Some(prefix) = prefix {
+        f.message.insert_str(0, prefix);
+    }
     let prop = |p: &str| {
         let mut path = base.to_vec();
         path.push(p);
         at(&path)
     };
-    match f.args.as_slice() {
-        [one] => {
-            d = d.or_primary(prop(one).or(fallback));
-        }
-        many => {
-            d = d.or_primary(fallback);
-            d = d.with_secondaries(many.iter().filter_map(|p| {
-                prop(p).map(|l| Label {
-                    message: "involved".into(),
-                    ..l
-                })
-            }));
-        }
-    }
-    for n in f.notes {
-        d = d.with_note(n);
-    }
-    d
+    f.into_diagnostic(rules::Placement {
+        arg: &prop,
+        owner: fallback,
+        owner_beside_arg: false,
+        involved: Some("involved"),
+    })
+    .with_subject(RESOURCE, name)
 }
 
 /// Whether a resolved value stays a function until the stack runs: the

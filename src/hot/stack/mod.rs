@@ -43,12 +43,14 @@ struct Resource {
 /// Compile (see [`super::compile`]).
 pub fn compile(input: &Input) -> Compiled {
     let mut version_text = None;
-    match run(input, &mut version_text) {
+    let mut parameter_layers = Default::default();
+    match run(input, &mut version_text, &mut parameter_layers) {
         Ok((document, plan, warnings, secrets)) => Compiled {
             document,
             diagnostics: warnings,
             plan,
             secrets,
+            parameter_layers,
         },
         Err(d) => {
             let mut doc = Map::new();
@@ -68,6 +70,7 @@ pub fn compile(input: &Input) -> Compiled {
                 diagnostics: vec![d],
                 plan: Plan::default(),
                 secrets: Vec::new(),
+                parameter_layers,
             }
         }
     }
@@ -76,7 +79,11 @@ pub fn compile(input: &Input) -> Compiled {
 /// The document, the plan, the warnings and the hidden values.
 type Output = (Value, Plan, Vec<Diagnostic>, Vec<String>);
 
-fn run(input: &Input, version_text: &mut Option<String>) -> Result<Output, Diagnostic> {
+fn run(
+    input: &Input,
+    version_text: &mut Option<String>,
+    parameter_layers: &mut super::explain::ParameterLayers,
+) -> Result<Output, Diagnostic> {
     let Some(file) = &input.template else {
         return Err(error(codes::HOT_TEMPLATE_PARSE, "no template given", None));
     };
@@ -93,6 +100,7 @@ fn run(input: &Input, version_text: &mut Option<String>) -> Result<Output, Diagn
     }
     let t = parsed.map_err(|(d, _)| d)?;
     *version_text = Some(t.version_text.clone());
+    *parameter_layers = super::explain::record(&t, &env_files, &input.parameters, input.env_mode);
     // Declared parameters and their types (for the merge strategies).
     let declared: HashMap<String, String> = t
         .section("parameters")
