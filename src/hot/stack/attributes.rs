@@ -4,7 +4,7 @@
 use super::{Built, Resource, Stack};
 use crate::diag::{codes, Diagnostic};
 use crate::hot::functions::FileRead;
-use crate::hot::{env, error, RESOURCE};
+use crate::hot::{env, error};
 use crate::value::{Map, Value};
 use std::collections::{BTreeSet, HashMap};
 
@@ -63,15 +63,10 @@ impl Stack<'_> {
             for (target, attr) in &r.attributes {
                 if let Some(t) = types.get(target.as_str()) {
                     if !has_attribute(t, attr) {
-                        return Err(error(
-                            codes::HOT_INVALID_ATTRIBUTE,
-                            format!(
+                        return Err(self.resource_error(codes::HOT_INVALID_ATTRIBUTE, format!(
                                 "The Referenced Attribute ({target} {attr}) is incorrect: {} has no attribute \"{attr}\"",
                                 t.resolved
-                            ),
-                            self.at(&["resources", &r.name]),
-                        )
-                        .with_subject(RESOURCE, r.name.as_str()));
+                            ), &r.name));
                     }
                 }
             }
