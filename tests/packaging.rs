@@ -174,7 +174,7 @@ fn the_wheel_installs_into_a_fresh_venv_and_runs() {
     assert_eq!(from_cargo.status.code(), Some(0));
     let a: serde_json::Value = serde_json::from_slice(&from_venv.stdout).unwrap();
     let b: serde_json::Value = serde_json::from_slice(&from_cargo.stdout).unwrap();
-    assert!(a.as_array().is_some_and(|l| l.len() > 10), "{a}");
+    assert!(a.as_array().is_some_and(|l| l.len() >= 5), "{a}");
     assert_eq!(
         a, b,
         "the wheel's binary compiles the example tree as cargo's does"
