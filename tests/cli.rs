@@ -710,7 +710,10 @@ fn the_config_is_found_where_a_salt_user_keeps_it() {
     let dir = tree(
         "discover",
         &[
-            ("minion", "id: here\nfile_roots: {base: [salt]}\n"),
+            (
+                "minion",
+                "id: here\nfile_roots: {base: [salt]}\nlowstate_os: debian-12\n",
+            ),
             ("salt/top.sls", "base:\n  here:\n    - a\n"),
             ("salt/a.sls", "a:\n  test.nop: []\n"),
         ],

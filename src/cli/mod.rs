@@ -6,6 +6,7 @@ mod codes;
 mod compile;
 mod config;
 mod fleet;
+mod grains;
 mod graph;
 mod highstate;
 mod hot;
@@ -126,6 +127,9 @@ pub enum Command {
     Order(order::Args),
     /// Draw the requisite graph (dot, json, mermaid, html).
     Graph(graph::Args),
+    /// Print the grains a compile uses, as `salt-call grains.items` does;
+    /// `--explain` says where each came from, `--list-os` lists the OS profiles.
+    Grains(grains::Args),
     /// Compile every minion of a fleet (grains from `salt '*' grains.items`).
     Fleet(fleet::Args),
     /// Validate state arguments (or, with --hot, resource properties)
@@ -160,6 +164,12 @@ pub struct Common {
     /// typed as YAML: `--grain cpus=4` is a number). Repeatable.
     #[arg(long = "grain", value_name = "KEY=VALUE")]
     pub grain: Vec<String>,
+    /// The minion's OS: one of the OS profiles (`lowstate grains
+    /// --list-os`), whose grains Salt would compute on that system; sets
+    /// `lowstate_os`. Default: inferred from the configured grains, else
+    /// debian-12 (with an `assumed-os-profile` warning).
+    #[arg(long = "os", value_name = "NAME")]
+    pub os: Option<String>,
     /// A file root, replacing the config's `file_roots` for that saltenv
     /// (default `base`); repeat to add more. Relative to the current
     /// directory.
@@ -317,6 +327,7 @@ pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
         Command::Highstate(a) => (a.common.clone(), highstate::run(a)),
         Command::Pillar(a) => (a.common.clone(), pillar::run(a)),
         Command::Config(a) => (a.common.clone(), config::run(a)),
+        Command::Grains(a) => (a.common.clone(), grains::run(a)),
         Command::Render(a) => (a.common.clone(), render::run(a)),
         Command::Simulate(a) => (a.common.clone(), simulate::run(a)),
         Command::Order(a) => (a.common.clone(), order::run(a)),
@@ -497,40 +508,25 @@ impl Common {
                 .map_err(|e| anyhow::anyhow!("mocks file {}: {}", p.display(), e.message))?;
             o.insert("mocks".into(), v);
         }
-        let mut grains = match &self.grains {
-            None => None,
-            Some(arg) => Some(read_data(arg, "--grains")?),
-        };
-        // `salt-call grains.items --out=json` prints {"local": {...}}.
-        if let Some(Value::Map(m)) = &grains {
-            if m.len() == 1 && m.contains_key("local") {
-                grains = m.get("local").cloned();
-            }
+        if let Some(os) = &self.os {
+            o.insert("lowstate_os".into(), Value::str(os.as_str()));
         }
-        if !self.grain.is_empty() {
-            let mut g = match grains.take() {
-                Some(v) => v,
+        let (file, flags) = self.grain_flags()?;
+        if file.is_some() || !flags.is_empty() {
+            let mut g = match file {
+                Some(m) => m,
                 None => match o.get("grains") {
-                    Some(g) => g.clone(),
-                    None => Config::load(dir)
-                        .map(|c| c.grains)
-                        .unwrap_or_else(|_| Value::Map(lowstate::Map::new())),
+                    Some(Value::Map(g)) => g.clone(),
+                    _ => Config::read_raw(dir)
+                        .ok()
+                        .and_then(|raw| raw.get("grains").and_then(Value::as_map).cloned())
+                        .unwrap_or_default(),
                 },
             };
-            for kv in &self.grain {
-                let (k, v) = kv
-                    .split_once('=')
-                    .with_context(|| format!("--grain {kv}: expected KEY=VALUE"))?;
-                let v = lowstate::yaml::load_value(v).unwrap_or_else(|_| Value::str(v));
-                if let Value::Map(m) = &mut g {
-                    m.insert(Value::str(k), v);
-                }
+            for (k, v) in flags {
+                g.insert(k, v);
             }
-            grains = Some(g);
-        }
-        if let Some(g) = grains {
-            anyhow::ensure!(matches!(g, Value::Map(_)), "--grains must be a mapping");
-            o.insert("grains".into(), g);
+            o.insert("grains".into(), Value::Map(g));
         }
         for (key, flags) in [
             ("file_roots", &self.file_root),
@@ -555,6 +551,40 @@ impl Common {
         Ok(o)
     }
 
+    /// The grains the flags give: the `--grains` mapping (which replaces the
+    /// config's grains; `salt-call grains.items --out=json` output is taken
+    /// as is) and the `--grain KEY=VALUE` settings, in order.
+    pub fn grain_flags(&self) -> Result<(Option<lowstate::Map>, lowstate::Map)> {
+        let file = match &self.grains {
+            None => None,
+            Some(arg) => {
+                let mut v = read_data(arg, "--grains")?;
+                // `salt-call grains.items --out=json` prints {"local": {...}}.
+                if let Value::Map(m) = &v {
+                    if m.len() == 1 && m.contains_key("local") {
+                        v = m.get("local").cloned().unwrap_or_default();
+                    }
+                }
+                match v {
+                    Value::Map(m) => Some(m),
+                    other => anyhow::bail!(
+                        "--grains {arg}: the grains must be a mapping, not {}",
+                        other.py_type_name()
+                    ),
+                }
+            }
+        };
+        let mut flags = lowstate::Map::new();
+        for kv in &self.grain {
+            let (k, v) = kv
+                .split_once('=')
+                .with_context(|| format!("--grain {kv}: expected KEY=VALUE"))?;
+            let v = lowstate::yaml::load_value(v).unwrap_or_else(|_| Value::str(v));
+            flags.insert(Value::str(k), v);
+        }
+        Ok((file, flags))
+    }
+
     /// Load the config and set up a compile session.
     pub fn session(&self, sls: Option<Vec<String>>) -> Result<Session> {
         let (dir, overrides, options) = self.prepare(sls)?;
@@ -564,6 +594,9 @@ impl Common {
                 "lowstate: config keys read but not acted on: {}",
                 config.ignored_keys.join(", ")
             );
+        }
+        if !config.diagnostics.is_empty() {
+            print_diagnostics(&config.diagnostics, self.error_format);
         }
         let session = Session::new(config, options);
         set_secrets(lowstate::salt::secrets::secret_values(

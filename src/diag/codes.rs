@@ -66,6 +66,7 @@ registry! {
     JINJA_ERROR = ("jinja-error", Error, "salt", "A Jinja template failed while rendering (any other error).");
     UNMOCKED_CALL = ("unmocked-call", Error, "salt", "A template calls an execution function that needs a live minion and has no mock.");
     FRESH_MINION_ANSWER = ("fresh-minion-answer", Warning, "salt", "A template asked about the minion's own state (packages, users, the mine, files); lowstate answered as a freshly installed minion would. Pin the answer with a mock, or make it an error with `--strict`.");
+    ASSUMED_OS_PROFILE = ("assumed-os-profile", Warning, "salt", "No OS was named (`--os`, `lowstate_os`) or implied by the configured grains: the OS grains are those of the default profile. Name the minion's OS to silence it.");
     // Salt: top files and pillar.
     TOP_RENDER = ("top-render", Error, "salt", "A top file does not render to a mapping of saltenvs.");
     TOP_RENDER_ERROR = ("top-render-error", Error, "salt", "A top file failed to render (Jinja or YAML error inside it).");

@@ -65,8 +65,18 @@ pub struct Config {
     pub dir: PathBuf,
     /// The minion ID (`id`).
     pub id: String,
-    /// The minion's grains.
+    /// The minion's grains: Salt's core grains (its own, the OS profile's,
+    /// host facts) under the `grains` file and the config's `grains:`.
     pub grains: Value,
+    /// How the grains were merged (layers, profile), for `lowstate grains`.
+    pub grains_model: crate::salt::grains::Grains,
+    /// `grains_blacklist`: globs (or regexes) of computed grains to drop.
+    pub grains_blacklist: Vec<String>,
+    /// `lowstate_os` (`--os`): the OS profile, when named.
+    pub os: Option<String>,
+    /// Warnings about the config itself (`assumed-os-profile`), for the
+    /// caller to print once.
+    pub diagnostics: Vec<Diagnostic>,
     /// saltenv → roots, in config order.
     pub file_roots: IndexMap<String, Vec<PathBuf>>,
     /// `pillar_roots`: saltenv → directories.
@@ -173,9 +183,34 @@ const KNOWN_KEYS: &[&str] = &[
     "ext_pillar_first",
     "pillar",
     "file_client",
+    "lowstate_os",
+    "grains_blacklist",
 ];
 
 impl Config {
+    /// The grains this config's minion has with the configured grains
+    /// given as `configured` layers (`(kind, origin, mapping)`, later ones
+    /// winning key by key) instead of the config's one `grains:` layer.
+    pub fn grains_with(
+        &self,
+        configured: Vec<(String, String, Map)>,
+    ) -> Result<crate::salt::grains::Grains, Diagnostic> {
+        let master = self
+            .opts
+            .get("master")
+            .map(Value::py_str)
+            .unwrap_or_else(|| "salt".into());
+        crate::salt::grains::compute(&crate::salt::grains::GrainInputs {
+            id: &self.id,
+            version: self.salt_version.unwrap_or_default(),
+            master: &master,
+            os: self.os.as_deref(),
+            blacklist: &self.grains_blacklist,
+            grains_file: grains_file(&self.dir)?,
+            configured,
+        })
+    }
+
     /// How the fileservers treat symlinks: follow them (unless
     /// `fileserver_followsymlinks` is off) into the checkout that holds the
     /// config, any file or pillar root, or `lowstate_symlink_roots`.
@@ -347,14 +382,41 @@ impl Config {
         };
 
         let id = string("id", "minion")?;
-        let mut grains = match get("grains") {
+        let configured = match get("grains") {
             None => Map::new(),
             Some(Value::Map(m)) => m.clone(),
             Some(_) => return Err(bad("grains", "a mapping")),
         };
-        if !grains.contains_key("id") {
-            grains.insert("id".into(), id.as_str().into());
-        }
+        let salt_version = match get("lowstate_salt_version") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                SaltVersion::parse(&v.py_str())
+                    .ok_or_else(|| bad("lowstate_salt_version", "3006, 3007 or 3008"))?,
+            ),
+        };
+        let blacklist: Vec<String> = match get("grains_blacklist") {
+            None => Vec::new(),
+            Some(Value::List(l)) => l.iter().map(Value::py_str).collect(),
+            Some(Value::Str(s)) => vec![s.to_string()],
+            Some(_) => return Err(bad("grains_blacklist", "a list of globs")),
+        };
+        let os = opt_string("lowstate_os")?;
+        let master = string("master", "salt")?;
+        let grains_model = crate::salt::grains::compute(&crate::salt::grains::GrainInputs {
+            id: &id,
+            version: salt_version.unwrap_or_default(),
+            master: &master,
+            os: os.as_deref(),
+            blacklist: &blacklist,
+            grains_file: grains_file(dir)?,
+            configured: vec![(
+                "config".into(),
+                format!("{} `grains:`", dir.join("minion").display()),
+                configured,
+            )],
+        })?;
+        let grains = grains_model.value.clone();
+        let diagnostics = grains_model.assumed_warning().into_iter().collect();
 
         let mut jinja_env = jinja("jinja_env")?;
         let mut jinja_sls_env = jinja("jinja_sls_env")?;
@@ -409,6 +471,10 @@ impl Config {
             dir: dir.to_path_buf(),
             id,
             grains: Value::Map(grains),
+            grains_model,
+            diagnostics,
+            grains_blacklist: blacklist,
+            os,
             file_roots: roots("file_roots")?,
             pillar_roots: roots("pillar_roots")?,
             state_top: string("state_top", "top.sls")?,
@@ -442,13 +508,7 @@ impl Config {
             pillar_mask_output: boolean("pillar_mask_output", true)?,
             ext_pillar_commands: boolean("lowstate_ext_pillar_commands", false)?,
             strict: boolean("lowstate_strict", false)?,
-            salt_version: match get("lowstate_salt_version") {
-                None | Some(Value::Null) => None,
-                Some(v) => Some(
-                    SaltVersion::parse(&v.py_str())
-                        .ok_or_else(|| bad("lowstate_salt_version", "3006, 3007 or 3008"))?,
-                ),
-            },
+            salt_version,
             check_allow: match get("lowstate_check_allow") {
                 Some(Value::List(l)) => l.iter().map(Value::py_str).collect(),
                 Some(Value::Str(s)) => s.split(',').map(|c| c.trim().to_string()).collect(),
@@ -458,6 +518,18 @@ impl Config {
             ignored_keys,
         })
     }
+}
+
+/// The config directory's `grains` file (Salt's `/etc/salt/grains`): its
+/// path and mapping, `None` when there is none; one that does not parse or
+/// is not a mapping is a config error naming it.
+pub fn grains_file(dir: &Path) -> Result<Option<(String, Map)>, Diagnostic> {
+    let path = dir.join("grains");
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let (file, map) = read_mapping_file(&path)?;
+    Ok(Some((file.name.clone(), map)))
 }
 
 /// The files of `DIR/minion.d/*.conf` (Salt's `default_include`), sorted
@@ -601,7 +673,15 @@ pub fn explain(
         });
         writes.push(vec![(vec![key], None, v.clone())]);
     }
-    Provenance::build_with(layers, writes, &config.opts, ":", 1, &|a, b| a == b)
+    // `grains` as set; the computed grains have `lowstate grains --explain`.
+    let mut result = config.opts.clone();
+    if let Value::Map(m) = &mut result {
+        m.insert(
+            "grains".into(),
+            Value::Map(config.grains_model.configured()),
+        );
+    }
+    Provenance::build_with(layers, writes, &result, ":", 1, &|a, b| a == b)
 }
 
 /// Where a setting is written: the label of `key` in the config files

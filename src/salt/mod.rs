@@ -33,6 +33,7 @@ pub mod ext_pillar;
 pub mod fileserver;
 pub mod fleet;
 pub mod fuzzing;
+pub mod grains;
 pub mod graph;
 pub mod high;
 pub mod low;

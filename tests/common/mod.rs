@@ -116,3 +116,24 @@ pub fn lowstate(args: &[&str]) -> std::process::Output {
         .output()
         .expect("run lowstate")
 }
+
+/// A conformance case's config as the oracle ran Salt with it: `salt-case`
+/// adds the minion `id` to the configured grains when they lack it (its
+/// `grains_blacklist: ['*']` drops Salt's own `id` grain with the rest).
+#[allow(dead_code)] // not every test binary that includes this module uses it
+pub fn oracle_config(
+    case: &std::path::Path,
+) -> Result<lowstate::salt::config::Config, lowstate::diag::Diagnostic> {
+    use lowstate::value::Value;
+    let mut raw = lowstate::salt::config::Config::read_raw(case)?;
+    let id = raw
+        .get("id")
+        .map(Value::py_str)
+        .unwrap_or_else(|| "minion".into());
+    if let Some(Value::Map(grains)) = raw.get_mut("grains") {
+        if !grains.contains_key("id") {
+            grains.insert("id".into(), Value::str(id.as_str()));
+        }
+    }
+    lowstate::salt::config::Config::from_raw(case, raw)
+}
