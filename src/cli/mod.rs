@@ -230,6 +230,16 @@ fn report_fresh_answers() {
         return;
     };
     let answers = lowstate::salt::render::jinja::salt::FRESH_MINION_ANSWERS;
+    let profiles: Vec<String> = queries
+        .answered_by
+        .lock()
+        .map(|p| p.iter().filter(|p| !p.is_empty()).cloned().collect())
+        .unwrap_or_default();
+    let on = if profiles.is_empty() {
+        String::new()
+    } else {
+        format!(" of OS profile {}", profiles.join(", "))
+    };
     let diags: Vec<Diagnostic> = queries
         .answered()
         .into_iter()
@@ -240,7 +250,7 @@ fn report_fresh_answers() {
                 .map_or("nothing", |(_, a)| *a);
             Diagnostic::new(
                 lowstate::diag::codes::FRESH_MINION_ANSWER,
-                format!("`{f}` was answered as a freshly installed minion would: {answer}"),
+                format!("`{f}` was answered as a freshly installed minion{on} would: {answer}"),
             )
             .with_note(format!(
                 "pin the answer with `{f}: <answer>` under `mocks:` in the minion config or a `--mocks` file, or pass --strict to make this an error"

@@ -91,6 +91,8 @@ impl Session {
             options.version = v;
         }
         options.queries.strict |= config.strict;
+        options.queries.base = crate::salt::grains::base_system(&config.grains_model.profile.name);
+        options.queries.profile = config.grains_model.profile.name.clone();
         let fs = match &share {
             Some(s) => s.fs.clone(),
             None => Arc::new(FileServer::with_links(

@@ -12,6 +12,10 @@
 //! of the rest, so a hand edit shows. Each layer's writes are recorded as
 //! the merge happens, for `lowstate grains --explain`.
 
+mod base;
+
+pub use base::{base_system, profiles_with_data, BaseSystem};
+
 use crate::diag::{codes, Diagnostic};
 use crate::provenance::{Layer, LayerWrites, Provenance};
 use crate::salt::config::SaltVersion;

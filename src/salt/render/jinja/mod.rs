@@ -109,6 +109,12 @@ pub struct MinionQueries {
     pub strict: bool,
     /// The functions that got a fresh minion's answer.
     pub answered: std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>,
+    /// The OS profile's base system the answers come from, when it has data.
+    pub base: Option<&'static crate::salt::grains::BaseSystem>,
+    /// The OS profile's name, for the warnings.
+    pub profile: String,
+    /// The profiles whose base system answered (shared like `answered`).
+    pub answered_by: std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>,
 }
 
 impl MinionQueries {
