@@ -297,7 +297,9 @@ pub enum ProfileChoice {
 
 /// The profile the configured `grains` imply: the one whose `osfinger`
 /// they set, else whose `os` and `osrelease` (or `osmajorrelease`) match,
-/// else the first profile of their `os`. `None` when they name no OS.
+/// else the default profile when it is their `os` (or, with only
+/// `os_family`, of that family), else that OS's newest release (the
+/// family's first profile). `None` when they name no OS.
 pub fn infer_profile(grains: &Map) -> Option<(&'static OsProfile, String)> {
     let get = |k: &str| grains.get(k).map(Value::py_str);
     if let Some(finger) = get("osfinger") {
@@ -308,7 +310,18 @@ pub fn infer_profile(grains: &Map) -> Option<(&'static OsProfile, String)> {
             return Some((p, format!("osfinger={finger}")));
         }
     }
-    let os = get("os")?;
+    let Some(os) = get("os") else {
+        // Only the family: the default profile when it is of that family,
+        // else the family's first profile.
+        let family = get("os_family")?;
+        let of_family = |p: &&OsProfile| {
+            p.grains.get("os_family").map(Value::py_str).as_deref() == Some(&family)
+        };
+        let p = profile(DEFAULT_PROFILE)
+            .filter(|p| of_family(p))
+            .or_else(|| profiles().iter().find(of_family))?;
+        return Some((p, format!("os_family={family}")));
+    };
     let same_os = |p: &&OsProfile| p.grains.get("os").map(Value::py_str).as_deref() == Some(&os);
     for key in ["osrelease", "osmajorrelease"] {
         if let Some(rel) = get(key) {
@@ -321,7 +334,10 @@ pub fn infer_profile(grains: &Map) -> Option<(&'static OsProfile, String)> {
             }
         }
     }
-    // The newest release of that OS among the profiles.
+    // The default profile when it is that OS, else its newest release.
+    if let Some(p) = profile(DEFAULT_PROFILE).filter(|p| same_os(p)) {
+        return Some((p, format!("os={os}")));
+    }
     let p = profiles().iter().filter(same_os).max_by_key(|p| {
         p.grains
             .get("osmajorrelease")
