@@ -3,8 +3,7 @@
 //! came from (Salt itself, the OS profile, host facts, the `grains` file,
 //! the config, `--grains`, `--grain`); `--list-os` lists the OS profiles.
 
-use super::{CmdResult, Common, DataFormat};
-use anyhow::Context as _;
+use super::{CmdResult, Common, Ctx, DataFormat};
 use lowstate::salt::config::Config;
 use lowstate::salt::grains;
 use lowstate::value::{Map, Value};
@@ -33,7 +32,8 @@ pub struct Args {
     pub list_os: bool,
 }
 
-pub fn run(args: Args) -> CmdResult {
+/// Run `lowstate grains`.
+pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
     if args.list_os {
         let mut text = String::new();
         for p in grains::profiles() {
@@ -44,11 +44,12 @@ pub fn run(args: Args) -> CmdResult {
             };
             text.push_str(&format!("{:<16} {}{default}\n", p.name, p.description));
         }
-        lowstate::emit::output(&text, args.output.as_deref()).context("cannot write the list")?;
+        ctx.emit(&text, args.output.as_deref())?;
         return Ok(());
     }
-    let (dir, overrides, _) = args.common.prepare(None)?;
-    let config = Config::load_with(&dir, &overrides).map_err(|d| anyhow::anyhow!(d.message))?;
+    let (dir, overrides, options) = args.common.prepare(ctx, None)?;
+    let mut config = Config::load_with(&dir, &overrides).map_err(|d| anyhow::anyhow!(d.message))?;
+    options.apply_to(&mut config);
     // The configured layers as the flags made them: the config's `grains:`
     // (replaced by `--grains`), then each `--grain`.
     let (file, flags) = args.common.grain_flags()?;
@@ -99,13 +100,17 @@ pub fn run(args: Args) -> CmdResult {
         .grains_with(layers)
         .map_err(|d| anyhow::anyhow!(d.message))?;
     if let Some(w) = model.assumed_warning() {
-        super::print_diagnostics(&[w], args.common.error_format);
+        ctx.print_diagnostics(&[w]);
     }
     let Some(key) = &args.explain else {
         let mut out = Map::new();
         out.insert("local".into(), Value::Map(model.value));
-        lowstate::emit::write_value(&Value::Map(out), args.format.into(), args.output.as_deref())
-            .context("cannot write output")?;
+        ctx.write_value(
+            &Value::Map(out),
+            args.format.into(),
+            args.output.as_deref(),
+            false,
+        )?;
         return Ok(());
     };
     if !key.is_empty() && !model.value.contains_key(key.as_str()) {
@@ -121,7 +126,6 @@ pub fn run(args: Args) -> CmdResult {
     }
     let p = model.explain().filter(key);
     let text = args.explain_format.render(&p, &|_, v| v.clone());
-    lowstate::emit::output(&text, args.output.as_deref())
-        .context("cannot write the explanation")?;
+    ctx.emit(&text, args.output.as_deref())?;
     Ok(())
 }

@@ -211,6 +211,18 @@ impl Config {
         })
     }
 
+    /// Merge the grains again from the same configured layers (after a
+    /// setting they depend on changed: `--salt-version`).
+    pub fn recompute_grains(&mut self) {
+        if let Ok(model) = self.grains_with(self.grains_model.configured_layers().to_vec()) {
+            self.grains = Value::Map(model.value.clone());
+            if let Value::Map(opts) = &mut self.opts {
+                opts.insert("grains".into(), self.grains.clone());
+            }
+            self.grains_model = model;
+        }
+    }
+
     /// How the fileservers treat symlinks: follow them (unless
     /// `fileserver_followsymlinks` is off) into the checkout that holds the
     /// config, any file or pillar root, or `lowstate_symlink_roots`.

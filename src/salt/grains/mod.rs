@@ -385,6 +385,8 @@ pub struct Grains {
     pub choice: ProfileChoice,
     /// The merge's layers, in order, and what each wrote (top-level keys).
     layers: Vec<(Layer, LayerWrites)>,
+    /// The configured layers it was given.
+    configured: Vec<(String, String, Map)>,
 }
 
 /// The profile names, for messages.
@@ -477,6 +479,7 @@ pub fn compute(inputs: &GrainInputs) -> Result<Grains, Diagnostic> {
         profile,
         choice,
         layers,
+        configured: inputs.configured.clone(),
     })
 }
 
@@ -500,6 +503,11 @@ impl Grains {
             1,
             &|a, b| a == b,
         )
+    }
+
+    /// The configured layers the grains were merged from.
+    pub fn configured_layers(&self) -> &[(String, String, Map)] {
+        &self.configured
     }
 
     /// What the configured layers (the `grains` file, the config, the

@@ -6,10 +6,10 @@
 use indexmap::IndexMap;
 use minijinja::value::{Value as JValue, ValueKind};
 
-use super::mutable::{new_list, new_map, new_ordered_map, MutList, MutMap};
+use super::py::{new_list, new_map, new_ordered_map, MutList, MutMap};
 use crate::value::{Map, Value};
 
-pub use super::mutable::{is_mutable, pairs_of, to_mut_deep, to_mut_shallow};
+pub use super::py::{is_mutable, pairs_of, to_mut_deep, to_mut_shallow};
 
 /// Deep conversion to a template value; maps and lists become mutable.
 pub fn to_jinja(v: &Value) -> JValue {
@@ -57,7 +57,7 @@ pub fn to_jinja_pillar(v: &Value) -> JValue {
 
 /// The entries of the engine dict [`to_jinja`] makes of the map `m`, each
 /// value converted by `value` (given its key): the fill of a lazy root
-/// (`super::mutable::track_lazy`).
+/// (`super::py::track_lazy`).
 pub fn root_entries(m: &Map, value: impl Fn(&Value, &Value) -> JValue) -> IndexMap<JValue, JValue> {
     m.iter()
         .map(|(k, v)| (to_jinja_key(k), value(k, v)))

@@ -9,8 +9,8 @@
 //! replacement templates (`\1`, `\g<name>`) are expanded here.
 
 use super::error::{template_error, PREFIX_UNDEFINED};
-use super::mutable::MutMap;
-use super::pyfmt::py_type_name;
+use super::py::print::py_type_name;
+use super::py::MutMap;
 use super::salt::{bind, from_mj, py_error, to_mj};
 use super::serialize::{
     json_indent, py_cmp, py_json_dumps, sort_py_keys, sorted_keys_deep, yaml_dump_sorted,
@@ -1716,7 +1716,7 @@ fn f_path_join(a: Args) -> Result<MjValue, Error> {
 
 /// PyYAML's `write_double_quoted` (no line folding, non-ASCII escaped).
 pub(crate) fn yaml_dquote(text: &str) -> String {
-    super::pyfmt::yaml_double_quoted(text, false)
+    super::py::print::yaml_double_quoted(text, false)
 }
 
 /// PyYAML's `write_single_quoted` at column 0 with no line folding: quotes

@@ -5,7 +5,7 @@
 //! or an interface, and how it prints.
 
 use super::filters::with_value;
-use super::pyfmt::py_str;
+use super::py::print::py_str;
 use super::salt::{bind, py_error, Bound};
 use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
 use minijinja::{Environment, Error};

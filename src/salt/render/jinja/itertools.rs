@@ -4,7 +4,7 @@
 //! gives a one-shot iterator of tuples, computed as it is read, in the
 //! order Python yields them.
 
-use super::mutable::int_arg;
+use super::py::int_arg;
 use super::salt::{bind, py_error};
 use minijinja::value::{Kwargs, Rest, Tuple, Value as MjValue, ValueKind};
 use minijinja::{Environment, Error, ErrorKind};
@@ -94,7 +94,7 @@ fn items(v: &MjValue) -> Result<Vec<MjValue>, Error> {
     let not_iterable = || {
         py_error(format!(
             "'{}' object is not iterable",
-            super::pyfmt::py_type_name(v)
+            super::py::print::py_type_name(v)
         ))
     };
     if v.is_none() || matches!(v.kind(), ValueKind::Number | ValueKind::Bool) {

@@ -14,7 +14,7 @@ use indexmap::IndexMap;
 use minijinja::value::{Enumerator, Kwargs, Object, ObjectRepr, Tuple, Value};
 use minijinja::{Error, State};
 
-use super::mutable::new_map;
+use super::py::new_map;
 
 /// A macro with Jinja2's `varargs` / `kwargs` catch-alls.
 pub(super) struct VarMacro {

@@ -6,7 +6,7 @@
 //! auto-escaping.
 
 use super::filters::{with_context_and_value, with_value};
-use super::pyfmt::{is_py_space, py_str, py_type_name};
+use super::py::print::{is_py_space, py_str, py_type_name};
 use super::salt::{bind, py_error, py_no_attribute};
 use super::textwrap::is_py_word;
 use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};

@@ -40,7 +40,7 @@ use std::fmt::Write as _;
 use minijinja::machinery::{tokenize, Token};
 use minijinja::syntax::SyntaxConfig;
 
-use super::pyfmt::is_py_space;
+use super::py::print::is_py_space;
 
 /// One token: what it is and its byte range in the source.
 struct Tok<'a> {

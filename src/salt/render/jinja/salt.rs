@@ -149,7 +149,7 @@ pub(crate) fn merge_in_place(
     source: Option<&MjValue>,
 ) -> Result<bool, Error> {
     use crate::salt::render::jinja::convert::to_jinja_like;
-    use crate::salt::render::jinja::mutable::MutMap;
+    use crate::salt::render::jinja::py::MutMap;
     let (Some(m), Value::Map(new)) = (target.downcast_object_ref::<MutMap>(), merged) else {
         return update_in_place(state, target, merged);
     };
@@ -210,7 +210,7 @@ pub(crate) fn py_error(message: impl Into<String>) -> Error {
 pub(crate) fn py_no_attribute(v: &MjValue, attr: &str) -> Error {
     py_error(format!(
         "'{}' object has no attribute '{attr}'",
-        super::pyfmt::py_type_name(v)
+        super::py::print::py_type_name(v)
     ))
 }
 

@@ -12,10 +12,11 @@ use minijinja::{AutoEscape, Environment, Error, ErrorKind, State, UndefinedBehav
 
 use super::convert::to_jinja;
 use super::error::{map_error, template_error, TopLevel, PREFIX_ERROR, PREFIX_RUNTIME};
-use super::mutable::{new_list, new_map, pairs_of, to_mut_deep, to_mut_shallow, track, MutList};
+use super::py::print as pyfmt;
+use super::py::{new_list, new_map, pairs_of, to_mut_deep, to_mut_shallow, track, unpack, MutList};
 use super::reads::Source;
 use super::salt::py_error;
-use super::{filters, loader, macros, prepass, pyfmt, salt};
+use super::{filters, loader, macros, prepass, salt};
 use super::{EnvOptions, JinjaError, JinjaErrorKind, RenderData, SlsContext, TemplateLoader};
 
 /// minijinja's syntax settings for `options` (invalid delimiters fall back
@@ -116,7 +117,7 @@ pub(super) fn build_environment(
         }
     });
     env.set_path_join_callback(|name, _parent| Cow::Owned(loader::join_path(name)));
-    env.set_unknown_method_callback(super::mutable::unknown_method);
+    env.set_unknown_method_callback(super::py::methods::unknown_method);
     env.set_formatter(|out, state, value| {
         if value.is_undefined() || value.kind() == ValueKind::String {
             return minijinja::escape_formatter(out, state, value);
@@ -247,7 +248,7 @@ fn register_globals(env: &mut Environment<'static>, _data: Arc<RenderData>) {
         |args: Rest<JValue>, kw: Kwargs| -> Result<JValue, Error> {
             let d = dict_from(&args, kw)?;
             let m = pairs_of(&d)?.into_iter().collect();
-            Ok(super::mutable::new_ordered_map(m))
+            Ok(super::py::new_ordered_map(m))
         },
     );
     env.add_function(
@@ -433,34 +434,6 @@ fn loop_iterable(v: JValue) -> Result<JValue, Error> {
     Ok(v)
 }
 
-/// `v` unpacked into `n` targets as Python does: a string into its
-/// characters, a dict into its keys; Python's `ValueError` / `TypeError`
-/// when the length differs or `v` is not iterable.
-pub(super) fn unpack(v: JValue, n: usize) -> Result<JValue, Error> {
-    let fail = |msg: String| template_error(JinjaErrorKind::Other, PREFIX_ERROR, msg);
-    let items: Vec<JValue> = if let Some(s) = v.as_str() {
-        s.chars().map(|c| JValue::from(c.to_string())).collect()
-    } else {
-        match v.kind() {
-            ValueKind::Seq | ValueKind::Map | ValueKind::Iterable => v.try_iter()?.collect(),
-            _ => {
-                return Err(fail(format!(
-                    "cannot unpack non-iterable {} object",
-                    pyfmt::py_type_name(&v)
-                )))
-            }
-        }
-    };
-    match items.len() {
-        k if k > n => Err(fail(format!("too many values to unpack (expected {n})"))),
-        k if k < n => Err(fail(format!(
-            "not enough values to unpack (expected {n}, got {k})"
-        ))),
-        _ if v.kind() == ValueKind::Seq => Ok(v),
-        _ => Ok(JValue::from(items)),
-    }
-}
-
 /// The keyword arguments of a call to a filter whose options (`params`,
 /// after the filtered value) Jinja2 also takes positionally, with Python's
 /// `TypeError` texts for too many arguments or one given twice.
@@ -528,14 +501,14 @@ fn register_builtin_overrides(env: &mut Environment<'static>) {
                 let keys: Vec<JValue> = pairs_of(&v)?
                     .into_iter()
                     .filter_map(|(k, x)| {
-                        super::pyorder::sort_filter_key(
+                        super::py::order::sort_filter_key(
                             if by_value { &x } else { &k },
                             None,
                             case_sensitive,
                         )
                     })
                     .collect();
-                super::pyorder::check_sort(keys, reverse)?;
+                super::py::order::check_sort(keys, reverse)?;
             }
             minijinja::filters::dictsort(&v, kw)
         },
@@ -564,12 +537,12 @@ fn register_builtin_overrides(env: &mut Environment<'static>) {
                 let attribute = attribute.as_ref().and_then(|a| a.as_str());
                 let keys: Option<Vec<JValue>> = items
                     .iter()
-                    .map(|x| super::pyorder::sort_filter_key(x, attribute, case_sensitive))
+                    .map(|x| super::py::order::sort_filter_key(x, attribute, case_sensitive))
                     .collect();
                 return match keys {
                     Some(keys) => {
                         let keyed = keys.into_iter().zip(items).collect();
-                        Ok(JValue::from(super::pyorder::sort_keyed(keyed, reverse)?))
+                        Ok(JValue::from(super::py::order::sort_keyed(keyed, reverse)?))
                     }
                     None => minijinja::filters::sort(state, JValue::from(items), kw),
                 };
@@ -1080,7 +1053,7 @@ fn root(data: &Arc<RenderData>, source: Source) -> JValue {
         return track(to_jinja(data.source(source)), source);
     }
     let data = data.clone();
-    super::mutable::track_lazy(
+    super::py::track_lazy(
         source,
         Box::new(move || match data.source(source) {
             Value::Map(m) => root_entries(m, |k, v| match (source, k.as_str()) {

@@ -16,7 +16,7 @@
 use minijinja::value::{Kwargs, Value, ValueKind};
 use minijinja::{Error, ErrorKind};
 
-use super::pyfmt;
+use super::py::print as pyfmt;
 
 /// A naive date-time, as Python's `datetime` without `tzinfo`.
 struct DateTime {

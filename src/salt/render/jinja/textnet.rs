@@ -2,8 +2,8 @@
 //! (`truncate`, `wordcount`, `center`, `urlencode`; `filesizeformat` and
 //! `striptags` come from minijinja-contrib), as Jinja2 3.1 computes them.
 
-use super::mutable::int_arg;
-use super::pyfmt::py_str;
+use super::py::int_arg;
+use super::py::print::py_str;
 use super::salt::py_error;
 use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
 use minijinja::{Environment, Error};
@@ -36,7 +36,7 @@ fn urlencode(v: MjValue) -> Result<MjValue, Error> {
             (item, value)
         } else {
             // `for k, v in items`: Python's unpacking and its errors.
-            let pair = super::setup::unpack(item, 2)?;
+            let pair = super::py::unpack(item, 2)?;
             (pair.get_item_by_index(0)?, pair.get_item_by_index(1)?)
         };
         parts.push(format!(

@@ -4,7 +4,7 @@
 //! Hands the wrapped text to the template.
 
 use super::filters::with_context_and_value;
-use super::pyfmt::{is_py_space, py_str, py_type_name};
+use super::py::print::{is_py_space, py_str, py_type_name};
 use super::salt::{bind, py_error, py_no_attribute};
 use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
 use minijinja::{Environment, Error};

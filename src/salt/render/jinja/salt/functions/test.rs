@@ -24,7 +24,7 @@ pub(super) fn test_echo(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
 pub(super) fn test_exception(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
     let message = a.raw("message").map_or_else(
         || "Test Exception".to_string(),
-        crate::salt::render::jinja::pyfmt::py_str,
+        crate::salt::render::jinja::py::print::py_str,
     );
     Err(crate::salt::render::jinja::template_error(
         crate::salt::render::jinja::JinjaErrorKind::Raise,

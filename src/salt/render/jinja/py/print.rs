@@ -14,12 +14,12 @@ use crate::value::py_str_repr;
 /// Python's `str.isspace()` of one character, which is also what `\s`
 /// matches in a `str` pattern: Unicode whitespace and the separators
 /// `\x1c`-`\x1f` (Rust's `char::is_whitespace` leaves those out).
-pub(super) fn is_py_space(c: char) -> bool {
+pub(crate) fn is_py_space(c: char) -> bool {
     c.is_whitespace() || matches!(c, '\x1c'..='\x1f')
 }
 
 /// Python's type name of a value (`dict`, `list`, `str`, ...).
-pub fn py_type_name(v: &Value) -> &'static str {
+pub(crate) fn py_type_name(v: &Value) -> &'static str {
     match v.kind() {
         ValueKind::Undefined => "Undefined",
         ValueKind::None => "NoneType",
@@ -41,14 +41,14 @@ pub fn py_type_name(v: &Value) -> &'static str {
 }
 
 /// Python `repr()` of a value.
-pub fn py_repr(v: &Value) -> String {
+pub(crate) fn py_repr(v: &Value) -> String {
     let mut out = String::new();
     write_repr(&mut out, v, false);
     out
 }
 
 /// Python `str()` of a value: strings bare, everything else as `repr()`.
-pub fn py_str(v: &Value) -> String {
+pub(crate) fn py_str(v: &Value) -> String {
     match v.as_str().filter(|_| v.kind() != ValueKind::Bytes) {
         Some(s) => s.to_string(),
         None if v.is_undefined() => String::new(),
@@ -57,7 +57,7 @@ pub fn py_str(v: &Value) -> String {
 }
 
 /// What `{{ value }}` prints under Salt's finalizer.
-pub fn finalize(v: &Value) -> String {
+pub(crate) fn finalize(v: &Value) -> String {
     match v.as_str().filter(|_| v.kind() != ValueKind::Bytes) {
         Some(s) => s.to_string(),
         None if v.is_undefined() => String::new(),
@@ -111,7 +111,7 @@ fn write_repr(out: &mut String, v: &Value, printable: bool) {
                     pairs.push((k, val));
                 }
             }
-            if !printable && super::mutable::is_ordered_map(v) {
+            if !printable && super::is_ordered_map(v) {
                 write_ordered_dict(out, &pairs)
             } else {
                 write_dict(out, &pairs, printable)
@@ -214,7 +214,7 @@ fn write_seq(out: &mut String, items: &[Value], tuple: bool, printable: bool) {
 /// NEL, the Unicode line and paragraph separators, BOM and non-printable
 /// characters escaped (with `allow_unicode=False` also everything outside
 /// printable ASCII), short escapes where YAML has them.
-pub fn yaml_double_quoted(s: &str, allow_unicode: bool) -> String {
+pub(crate) fn yaml_double_quoted(s: &str, allow_unicode: bool) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -260,7 +260,7 @@ pub fn yaml_double_quoted(s: &str, allow_unicode: bool) -> String {
 }
 
 /// Python's `ascii()`: `repr()` with every non-ASCII character escaped.
-pub fn py_ascii(v: &Value) -> String {
+pub(crate) fn py_ascii(v: &Value) -> String {
     let mut out = String::new();
     for c in py_repr(v).chars() {
         match c as u32 {
@@ -286,7 +286,7 @@ pub fn py_ascii(v: &Value) -> String {
 /// (appended after `args`, already converted), and automatic field numbers
 /// made explicit so they still count the converted fields. `kwargs` looks
 /// up named fields.
-pub fn str_format_conversions(
+pub(crate) fn str_format_conversions(
     fmt: &str,
     args: &[Value],
     kwargs: &dyn Fn(&str) -> Option<Value>,
@@ -459,8 +459,8 @@ fn field_path(mut value: Value, mut path: &str) -> Result<Value, String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{new_list, new_map};
     use super::*;
-    use crate::salt::render::jinja::mutable::{new_list, new_map};
 
     #[test]
     fn python_repr_of_values() {

@@ -1,9 +1,13 @@
-//! Python-like mutable containers for templates: `MutMap` (a dict) and
-//! `MutList` (a list) are minijinja objects with interior mutability, so
-//! `{% do d.update(x) %}`, `l.append(y)`, `setdefault`, `pop`... change the
-//! one shared object, as in Jinja2. They iterate, compare, print and
-//! serialise like engine maps and lists. Also the unknown-method callback:
-//! Python string methods minijinja-contrib's pycompat lacks, then pycompat.
+//! The Python object model of template values, one unit: the mutable
+//! containers here, `print` (Python's `repr()`/`str()` and Salt's
+//! finalizer), `order` (Python 3's `<` and sorts) and `methods` (the
+//! Python methods minijinja lacks), which use each other as Python's own
+//! types do. `unpack` is Python's tuple unpacking.
+//!
+//! `MutMap` (a dict) and `MutList` (a list) are minijinja objects with
+//! interior mutability, so `{% do d.update(x) %}`, `l.append(y)`,
+//! `setdefault`, `pop`... change the one shared object, as in Jinja2. They
+//! iterate, compare, print and serialise like engine maps and lists.
 
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -12,8 +16,14 @@ use indexmap::IndexMap;
 use minijinja::value::{Enumerator, Kwargs, Object, ObjectRepr, Value, ValueKind};
 use minijinja::{Error, ErrorKind, State};
 
-use super::pyfmt;
+pub(crate) mod methods;
+pub(crate) mod order;
+pub(crate) mod print;
+
+use self::print as pyfmt;
+use super::error::{template_error, PREFIX_ERROR};
 use super::reads::{self, Source};
+use super::JinjaErrorKind;
 
 /// A mutable dict, insertion-ordered. The flag marks an `OrderedDict`
 /// (made by `odict()`): it prints like a dict, but the `yaml` filter keeps
@@ -22,29 +32,29 @@ use super::reads::{self, Source};
 /// them by string key notes that key on the read log
 /// ([`super::reads`]), every other access notes the whole source.
 #[derive(Default)]
-pub struct MutMap(Mutex<IndexMap<Value, Value>>, bool, Option<Box<Root>>);
+pub(crate) struct MutMap(Mutex<IndexMap<Value, Value>>, bool, Option<Box<Root>>);
 
 /// What a render's root map (`grains`, `pillar`, `opts`) has beyond a
 /// dict: the source its reads are noted against, and until the first
 /// access, the function that makes its entries (most templates read
 /// little of `opts` and nothing of many roots, so a root is only
 /// converted once something looks at it).
-pub struct Root {
+pub(crate) struct Root {
     source: Source,
     fill: Mutex<Option<Fill>>,
 }
 
 /// Makes a lazily filled root map's entries.
-pub type Fill = Box<dyn FnOnce() -> IndexMap<Value, Value> + Send>;
+pub(crate) type Fill = Box<dyn FnOnce() -> IndexMap<Value, Value> + Send>;
 
 /// A mutable list.
 #[derive(Default)]
-pub struct MutList(Mutex<Vec<Value>>);
+pub(crate) struct MutList(Mutex<Vec<Value>>);
 
 impl MutMap {
     /// The entries (a poisoned lock still yields the data). On a tracked
     /// root map this is a read of the whole source.
-    pub fn lock(&self) -> MutexGuard<'_, IndexMap<Value, Value>> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, IndexMap<Value, Value>> {
         if let Some(root) = &self.2 {
             reads::everything(root.source);
         }
@@ -76,14 +86,14 @@ impl MutMap {
     }
 
     /// Is this an `OrderedDict`?
-    pub fn is_ordered(&self) -> bool {
+    pub(crate) fn is_ordered(&self) -> bool {
         self.1
     }
 }
 
 impl MutList {
     /// The list, locked.
-    pub fn lock(&self) -> MutexGuard<'_, Vec<Value>> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Vec<Value>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -101,19 +111,19 @@ impl fmt::Debug for MutList {
 }
 
 /// A new mutable dict holding `m`.
-pub fn new_map(m: IndexMap<Value, Value>) -> Value {
+pub(crate) fn new_map(m: IndexMap<Value, Value>) -> Value {
     Value::from_object(MutMap(Mutex::new(m), false, None))
 }
 
 /// A new mutable `OrderedDict` holding `m`.
-pub fn new_ordered_map(m: IndexMap<Value, Value>) -> Value {
+pub(crate) fn new_ordered_map(m: IndexMap<Value, Value>) -> Value {
     Value::from_object(MutMap(Mutex::new(m), true, None))
 }
 
 /// `v` as the root map of `source` in a render's context: the same dict,
 /// whose reads go to the read log. `v` must be fresh (not shared yet): a
 /// map's entries move into the tracked one. Anything else is returned as is.
-pub fn track(v: Value, source: Source) -> Value {
+pub(crate) fn track(v: Value, source: Source) -> Value {
     match v.downcast_object_ref::<MutMap>() {
         Some(m) => {
             let entries = std::mem::take(&mut *m.raw());
@@ -132,7 +142,7 @@ pub fn track(v: Value, source: Source) -> Value {
 
 /// A root dict of `source` (as [`track`] makes) whose entries `fill` makes
 /// when the template first looks at it.
-pub fn track_lazy(source: Source, fill: Fill) -> Value {
+pub(crate) fn track_lazy(source: Source, fill: Fill) -> Value {
     Value::from_object(MutMap(
         Mutex::default(),
         false,
@@ -144,7 +154,7 @@ pub fn track_lazy(source: Source, fill: Fill) -> Value {
 }
 
 /// A new mutable list holding `v`.
-pub fn new_list(v: Vec<Value>) -> Value {
+pub(crate) fn new_list(v: Vec<Value>) -> Value {
     Value::from_object(MutList(Mutex::new(v)))
 }
 
@@ -157,7 +167,7 @@ fn err(msg: impl Into<String>) -> Error {
 }
 
 /// Is `v` an `OrderedDict` (a mutable dict made ordered)?
-pub fn is_ordered_map(v: &Value) -> bool {
+pub(crate) fn is_ordered_map(v: &Value) -> bool {
     v.downcast_object_ref::<MutMap>()
         .is_some_and(MutMap::is_ordered)
 }
@@ -478,7 +488,7 @@ fn norm_index(len: usize, idx: i64) -> Option<usize> {
 
 /// An integer argument of a Python method or filter (`TypeError`
 /// otherwise).
-pub(super) fn int_arg(v: &Value) -> Result<i64, Error> {
+pub(crate) fn int_arg(v: &Value) -> Result<i64, Error> {
     i64::try_from(v.clone()).map_err(|_| err("TypeError: an integer is required"))
 }
 
@@ -637,431 +647,35 @@ impl MutList {
         }
         // Python's order (stable, also reversed), or its TypeError for
         // values of different types.
-        *self.lock() = super::pyorder::sort_keyed(keyed, reverse)?;
+        *self.lock() = order::sort_keyed(keyed, reverse)?;
         Ok(none())
     }
 }
 
-const MUTATORS: &[&str] = &[
-    "update",
-    "setdefault",
-    "pop",
-    "popitem",
-    "clear",
-    "append",
-    "extend",
-    "insert",
-    "remove",
-    "reverse",
-    "sort",
-];
-
-/// The unknown-method callback: Python string methods pycompat lacks, then
-/// pycompat (with container results made mutable), then a clear error for
-/// mutators called on an immutable engine value.
-pub fn unknown_method(
-    state: &mut State,
-    value: &Value,
-    method: &str,
-    args: &[Value],
-) -> Result<Value, Error> {
-    if let (Some(b), "decode") = (value.as_bytes(), method) {
-        return py_decode(b, str_arg(args, 0)?.unwrap_or("utf-8"));
-    }
-    if let Some(s) = value.as_str().filter(|_| value.kind() == ValueKind::String) {
-        if let Some(rv) = string_method(s, method, args)? {
-            return Ok(rv);
-        }
-    }
-    if matches!(value.kind(), ValueKind::Map | ValueKind::Seq)
-        && method == "copy"
-        && args.is_empty()
-    {
-        return Ok(to_mut_shallow_copy(value));
-    }
-    match minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args) {
-        Ok(rv) => Ok(to_mut_shallow(rv)),
-        Err(e) if e.kind() == ErrorKind::UnknownMethod => {
-            if MUTATORS.contains(&method) && matches!(value.kind(), ValueKind::Map | ValueKind::Seq)
-            {
-                Err(err(format!(
-                    "cannot call .{method}() on an immutable {} (the result of a filter or operator); \
-                     assign it with {{% set %}} first",
-                    if value.kind() == ValueKind::Map { "dict" } else { "list" }
+/// `v` unpacked into `n` targets as Python does: a string into its
+/// characters, a dict into its keys; Python's `ValueError` / `TypeError`
+/// when the length differs or `v` is not iterable.
+pub(crate) fn unpack(v: Value, n: usize) -> Result<Value, Error> {
+    let fail = |msg: String| template_error(JinjaErrorKind::Other, PREFIX_ERROR, msg);
+    let items: Vec<Value> = if let Some(s) = v.as_str() {
+        s.chars().map(|c| Value::from(c.to_string())).collect()
+    } else {
+        match v.kind() {
+            ValueKind::Seq | ValueKind::Map | ValueKind::Iterable => v.try_iter()?.collect(),
+            _ => {
+                return Err(fail(format!(
+                    "cannot unpack non-iterable {} object",
+                    print::py_type_name(&v)
                 )))
-            } else {
-                // Jinja2's `object_type_repr`: `None` is named as such.
-                let owner = if value.is_none() {
-                    "None".to_string()
-                } else {
-                    format!("{} object", pyfmt::py_type_name(value))
-                };
-                Err(Error::new(
-                    ErrorKind::UnknownMethod,
-                    format!("'{owner}' has no attribute '{method}'"),
-                ))
             }
-        }
-        Err(e) => Err(e),
-    }
-}
-
-fn to_mut_shallow_copy(v: &Value) -> Value {
-    if v.kind() == ValueKind::Map {
-        new_map(pairs_of(v).unwrap_or_default().into_iter().collect())
-    } else {
-        new_list(v.try_iter().map(|i| i.collect()).unwrap_or_default())
-    }
-}
-
-fn str_arg(args: &[Value], i: usize) -> Result<Option<&str>, Error> {
-    match args.get(i) {
-        None => Ok(None),
-        Some(v) if v.is_none() => Ok(None),
-        Some(v) => v
-            .as_str()
-            .map(Some)
-            .ok_or_else(|| err("TypeError: must be str")),
-    }
-}
-
-/// Python's `str.split`/`rsplit` without a separator (runs of whitespace).
-fn split_ws(s: &str, maxsplit: i64, from_right: bool) -> Vec<Value> {
-    let words: Vec<&str> = s
-        .split(pyfmt::is_py_space)
-        .filter(|w| !w.is_empty())
-        .collect();
-    if maxsplit < 0 || words.len() as i64 <= maxsplit + 1 {
-        return words.into_iter().map(Value::from).collect();
-    }
-    let n = maxsplit as usize;
-    if from_right {
-        // keep the leftmost remainder intact (without its trailing whitespace)
-        let mut out = Vec::new();
-        let mut rest = s.trim_end_matches(pyfmt::is_py_space);
-        for _ in 0..n {
-            let cut = rest.rfind(pyfmt::is_py_space).unwrap_or(0);
-            out.push(Value::from(
-                rest[cut..].trim_start_matches(pyfmt::is_py_space),
-            ));
-            rest = rest[..cut].trim_end_matches(pyfmt::is_py_space);
-        }
-        out.push(Value::from(rest));
-        out.reverse();
-        out
-    } else {
-        let mut out = Vec::new();
-        let mut rest = s.trim_start_matches(pyfmt::is_py_space);
-        for _ in 0..n {
-            let cut = rest.find(pyfmt::is_py_space).unwrap_or(rest.len());
-            out.push(Value::from(&rest[..cut]));
-            rest = rest[cut..].trim_start_matches(pyfmt::is_py_space);
-        }
-        out.push(Value::from(rest));
-        out
-    }
-}
-
-/// Python string methods missing from pycompat. `Ok(None)`: not ours.
-fn string_method(s: &str, method: &str, all_args: &[Value]) -> Result<Option<Value>, Error> {
-    let (args, kwargs) = split_kwargs(all_args);
-    let kw = |name: &str| -> Result<Option<Value>, Error> {
-        match &kwargs {
-            Some(k) => k.get::<Option<Value>>(name),
-            None => Ok(None),
         }
     };
-    let rv = match method {
-        "split" | "rsplit" => {
-            let sep = match kw("sep")? {
-                Some(v) if !v.is_none() => Some(v.to_string()),
-                _ => str_arg(args, 0)?.map(str::to_string),
-            };
-            let maxsplit = match kw("maxsplit")? {
-                Some(v) => int_arg(&v)?,
-                None => args.get(1).map(int_arg).transpose()?.unwrap_or(-1),
-            };
-            let from_right = method == "rsplit";
-            let parts: Vec<Value> = match sep {
-                None => split_ws(s, maxsplit, from_right),
-                Some(sep) if sep.is_empty() => return Err(err("ValueError: empty separator")),
-                Some(sep) => {
-                    let n = if maxsplit < 0 {
-                        usize::MAX
-                    } else {
-                        maxsplit as usize + 1
-                    };
-                    if from_right {
-                        let mut v: Vec<Value> =
-                            s.rsplitn(n, sep.as_str()).map(Value::from).collect();
-                        v.reverse();
-                        v
-                    } else {
-                        s.splitn(n, sep.as_str()).map(Value::from).collect()
-                    }
-                }
-            };
-            new_list(parts)
-        }
-        // Conversion flags (`{!r}`): the converted fields become extra
-        // positional arguments, the rest is minijinja's `str.format`.
-        "format" => {
-            let named = |n: &str| kwargs.as_ref().and_then(|k| k.peek::<Value>(n).ok());
-            let Some((fmt, extra)) = pyfmt::str_format_conversions(s, args, &named).map_err(err)?
-            else {
-                return Ok(None);
-            };
-            let mut all: Vec<Value> = args.to_vec();
-            all.extend(extra);
-            all.extend(all_args.last().filter(|v| v.is_kwargs()).cloned());
-            Value::from(minijinja::formatting::format(
-                minijinja::formatting::FormatStyle::StrFormat,
-                &fmt,
-                &all,
-            )?)
-        }
-        "partition" | "rpartition" => {
-            let sep =
-                str_arg(args, 0)?.ok_or_else(|| err("partition() takes exactly one argument"))?;
-            if sep.is_empty() {
-                return Err(err("ValueError: empty separator"));
-            }
-            let found = if method == "partition" {
-                s.find(sep)
-            } else {
-                s.rfind(sep)
-            };
-            let parts: [Value; 3] = match found {
-                Some(i) => [s[..i].into(), sep.into(), s[i + sep.len()..].into()],
-                None if method == "partition" => [s.into(), "".into(), "".into()],
-                None => ["".into(), "".into(), s.into()],
-            };
-            Value::from(minijinja::value::Tuple::from(parts))
-        }
-        // Python's `str.title()`: a letter after a cased letter is lowered,
-        // any other is raised (digits and `_` start a word too, unlike the
-        // `title` filter's).
-        "title" if args.is_empty() => {
-            let mut out = String::with_capacity(s.len());
-            let mut after_cased = false;
-            for c in s.chars() {
-                let cased = c.is_lowercase() || c.is_uppercase();
-                if after_cased {
-                    out.extend(c.to_lowercase());
-                } else {
-                    out.extend(c.to_uppercase());
-                }
-                after_cased = cased;
-            }
-            Value::from(out)
-        }
-        "zfill" => {
-            let width = args.first().map(int_arg).transpose()?.unwrap_or(0).max(0) as usize;
-            let len = s.chars().count();
-            if len >= width {
-                Value::from(s)
-            } else {
-                let (sign, rest) = match s.chars().next() {
-                    Some(c @ ('+' | '-')) => (c.to_string(), &s[1..]),
-                    _ => (String::new(), s),
-                };
-                Value::from(format!("{sign}{}{rest}", "0".repeat(width - len)))
-            }
-        }
-        "ljust" | "rjust" | "center" => {
-            let width = args.first().map(int_arg).transpose()?.unwrap_or(0).max(0) as usize;
-            let fill = str_arg(args, 1)?
-                .and_then(|f| f.chars().next())
-                .unwrap_or(' ');
-            let len = s.chars().count();
-            if len >= width {
-                Value::from(s)
-            } else {
-                let pad = width - len;
-                let (left, right) = match method {
-                    "ljust" => (0, pad),
-                    "rjust" => (pad, 0),
-                    // Python puts the extra char on the right when width is odd... unless len is odd
-                    _ => {
-                        let left = pad / 2 + (pad & width & 1);
-                        (left, pad - left)
-                    }
-                };
-                let f = fill.to_string();
-                Value::from(format!("{}{s}{}", f.repeat(left), f.repeat(right)))
-            }
-        }
-        "index" | "rindex" => {
-            let sub = str_arg(args, 0)?.unwrap_or("");
-            let found = if method == "index" {
-                s.find(sub)
-            } else {
-                s.rfind(sub)
-            };
-            match found {
-                Some(i) => Value::from(s[..i].chars().count()),
-                None => return Err(err("ValueError: substring not found")),
-            }
-        }
-        "casefold" => Value::from(s.to_lowercase()),
-        "swapcase" => Value::from(
-            s.chars()
-                .flat_map(|c| {
-                    if c.is_uppercase() {
-                        c.to_lowercase().collect::<Vec<_>>()
-                    } else {
-                        c.to_uppercase().collect::<Vec<_>>()
-                    }
-                })
-                .collect::<String>(),
-        ),
-        "isidentifier" => Value::from(
-            s.chars()
-                .next()
-                .is_some_and(|c| c == '_' || c.is_alphabetic())
-                && s.chars().all(|c| c == '_' || c.is_alphanumeric()),
-        ),
-        "istitle" => {
-            let mut prev_cased = false;
-            let mut any = false;
-            let mut ok = true;
-            for c in s.chars() {
-                if c.is_uppercase() {
-                    ok &= !prev_cased;
-                    prev_cased = true;
-                    any = true;
-                } else if c.is_lowercase() {
-                    ok &= prev_cased;
-                    prev_cased = true;
-                    any = true;
-                } else {
-                    prev_cased = false;
-                }
-            }
-            Value::from(ok && any)
-        }
-        "expandtabs" => {
-            let size = args.first().map(int_arg).transpose()?.unwrap_or(8).max(0) as usize;
-            let mut out = String::new();
-            let mut col = 0;
-            for c in s.chars() {
-                match c {
-                    '\t' => {
-                        let n = if size == 0 { 0 } else { size - col % size };
-                        out.push_str(&" ".repeat(n));
-                        col += n;
-                    }
-                    '\n' | '\r' => {
-                        out.push(c);
-                        col = 0;
-                    }
-                    c => {
-                        out.push(c);
-                        col += 1;
-                    }
-                }
-            }
-            Value::from(out)
-        }
-        "removeprefix" => {
-            let p = str_arg(args, 0)?.unwrap_or("");
-            Value::from(s.strip_prefix(p).unwrap_or(s))
-        }
-        "removesuffix" => {
-            let p = str_arg(args, 0)?.unwrap_or("");
-            Value::from(s.strip_suffix(p).unwrap_or(s))
-        }
-        "encode" => Value::from_bytes(py_encode(s, str_arg(args, 0)?.unwrap_or("utf-8"))?),
-        _ => return Ok(None),
-    };
-    Ok(Some(rv))
-}
-
-/// Python's name of a codec lookup (`UTF8`, `utf_8` and `u8` are
-/// `utf-8`), for the three codecs templates use.
-fn codec(name: &str) -> Result<&'static str, Error> {
-    let norm = name.trim().to_ascii_lowercase().replace([' ', '-'], "_");
-    match norm.as_str() {
-        "utf_8" | "utf8" | "u8" | "utf" | "cp65001" => Ok("utf-8"),
-        "ascii" | "us_ascii" | "646" => Ok("ascii"),
-        "latin_1" | "latin1" | "latin" | "l1" | "iso8859_1" | "iso_8859_1" | "8859" | "cp819" => {
-            Ok("latin-1")
-        }
-        _ => Err(err(format!("unknown encoding: {name}"))),
-    }
-}
-
-/// Python's `str.encode(encoding)` (strict errors).
-fn py_encode(s: &str, encoding: &str) -> Result<Vec<u8>, Error> {
-    let limit = match codec(encoding)? {
-        "utf-8" => return Ok(s.as_bytes().to_vec()),
-        "ascii" => 0x80,
-        _ => 0x100,
-    };
-    let name = if limit == 0x80 { "ascii" } else { "latin-1" };
-    s.chars()
-        .enumerate()
-        .map(|(i, c)| {
-            u8::try_from(c as u32).ok().filter(|b| u32::from(*b) < limit).ok_or_else(|| {
-                err(format!(
-                    "'{name}' codec can't encode character {} in position {i}: ordinal not in range({limit})",
-                    crate::value::py_str_repr(&c.to_string())
-                ))
-            })
-        })
-        .collect()
-}
-
-/// Python's `bytes.decode(encoding)` (strict errors).
-fn py_decode(b: &[u8], encoding: &str) -> Result<Value, Error> {
-    match codec(encoding)? {
-        "utf-8" => std::str::from_utf8(b).map(Value::from).map_err(|e| {
-            err(format!(
-                "'utf-8' codec can't decode byte 0x{:02x} in position {}: invalid start byte",
-                b[e.valid_up_to()],
-                e.valid_up_to()
-            ))
-        }),
-        "ascii" => match b.iter().position(|c| *c >= 0x80) {
-            Some(i) => Err(err(format!(
-                "'ascii' codec can't decode byte 0x{:02x} in position {i}: ordinal not in range(128)",
-                b[i]
-            ))),
-            None => Ok(Value::from(b.iter().map(|c| char::from(*c)).collect::<String>())),
-        },
-        _ => Ok(Value::from(b.iter().map(|c| char::from(*c)).collect::<String>())),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn python_split_variants() {
-        let call = |s: &str, m: &str, a: Vec<Value>| {
-            pyfmt::py_repr(&string_method(s, m, &a).unwrap().unwrap())
-        };
-        assert_eq!(
-            call("a/b/c", "rsplit", vec!["/".into(), 1.into()]),
-            "['a/b', 'c']"
-        );
-        assert_eq!(
-            call("a/b/c", "split", vec!["/".into(), 1.into()]),
-            "['a', 'b/c']"
-        );
-        assert_eq!(
-            call("  a  b c ", "rsplit", vec![Value::from(()), 1.into()]),
-            "['  a  b', 'c']"
-        );
-        assert_eq!(call("  a  b c ", "split", vec![]), "['a', 'b', 'c']");
-        assert_eq!(
-            call("a.b.yaml", "rpartition", vec![".".into()]),
-            "('a.b', '.', 'yaml')"
-        );
-        assert_eq!(call("ab", "partition", vec![".".into()]), "('ab', '', '')");
-        assert_eq!(call("-42", "zfill", vec![5.into()]), "'-0042'");
-        assert_eq!(call("ab", "center", vec![5.into(), "*".into()]), "'**ab*'");
-        assert_eq!(call("abc", "center", vec![6.into()]), "' abc  '");
+    match items.len() {
+        k if k > n => Err(fail(format!("too many values to unpack (expected {n})"))),
+        k if k < n => Err(fail(format!(
+            "not enough values to unpack (expected {n}, got {k})"
+        ))),
+        _ if v.kind() == ValueKind::Seq => Ok(v),
+        _ => Ok(Value::from(items)),
     }
 }

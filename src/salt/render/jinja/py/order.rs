@@ -15,7 +15,7 @@ use std::cmp::Ordering;
 use minijinja::value::{Value, ValueKind};
 use minijinja::{Error, ErrorKind};
 
-use super::pyfmt::py_type_name;
+use super::print::py_type_name;
 
 /// The `TypeError` Python raises for `a < b`.
 fn not_supported(a: &Value, b: &Value) -> Error {
@@ -30,7 +30,7 @@ fn not_supported(a: &Value, b: &Value) -> Error {
 }
 
 /// Python's `a < b`, or its `TypeError`.
-pub(super) fn py_lt(a: &Value, b: &Value) -> Result<bool, Error> {
+pub(crate) fn py_lt(a: &Value, b: &Value) -> Result<bool, Error> {
     Ok(py_cmp(a, b)? == Ordering::Less)
 }
 
@@ -81,7 +81,7 @@ fn as_f64(v: &Value) -> f64 {
 /// Python's `TypeError` if `sorted(keys, reverse=...)` would raise one
 /// (the sort itself is left to minijinja, which orders what Python can
 /// order the same way).
-pub(super) fn check_sort(
+pub(crate) fn check_sort(
     keys: impl IntoIterator<Item = Value>,
     reverse: bool,
 ) -> Result<(), Error> {
@@ -94,7 +94,7 @@ pub(super) fn check_sort(
 
 /// `sorted(items, key=..., reverse=...)` where each item comes with its
 /// key: the items in Python's order, or Python's `TypeError`.
-pub(super) fn sort_keyed(
+pub(crate) fn sort_keyed(
     mut items: Vec<(Value, Value)>,
     reverse: bool,
 ) -> Result<Vec<Value>, Error> {
@@ -166,7 +166,7 @@ fn run_then_insert(items: &mut [(Value, Value)]) -> Result<(), Error> {
 /// comma-separated dotted `attribute` paths (a list when more than one),
 /// strings lowered unless `case_sensitive`. `None` when a path does not
 /// resolve (minijinja's own sort then reports it).
-pub(super) fn sort_filter_key(
+pub(crate) fn sort_filter_key(
     item: &Value,
     attribute: Option<&str>,
     case_sensitive: bool,
