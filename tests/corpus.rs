@@ -102,7 +102,7 @@ fn run_case(
         .map_err(|e| format!("cannot read expected: {e}"))?;
     let expected: serde_json::Value =
         serde_json::from_str(&expected_text).map_err(|e| format!("bad expected json: {e}"))?;
-    let config = common::oracle_config(case).map_err(|d| format!("config: {}", d.message))?;
+    let config = common::oracle_config(case).map_err(|m| format!("config: {m}"))?;
     let session = Session::new(
         config,
         Options {

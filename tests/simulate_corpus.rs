@@ -113,7 +113,7 @@ fn from_expected_lowstate() {
 
 /// highstate → high_to_lowstate → ChunkGraph → simulate, or the errors.
 fn run_from_highstate(case: &Path) -> Result<Value, String> {
-    let config = common::oracle_config(case).map_err(|d| format!("config: {}", d.message))?;
+    let config = common::oracle_config(case).map_err(|m| format!("config: {m}"))?;
     let Some(Value::Map(high)) = read_json(&case.join("expected/highstate.json")) else {
         return Err("highstate.json is not a map".into());
     };

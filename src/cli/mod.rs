@@ -748,6 +748,10 @@ fn read_data(arg: &str, flag: &str) -> Result<Value> {
     match serde_json::from_str::<serde_json::Value>(arg) {
         Ok(j) => Ok(Value::from_json(&j)),
         Err(_) if flag == "--grains" && Path::new(arg).is_file() => from_file(arg),
+        // A file name, not JSON: say the file is missing.
+        Err(_) if flag == "--grains" && !arg.trim_start().starts_with(['{', '[', '"']) => {
+            anyhow::bail!("{flag} {arg}: no such file (give a JSON/YAML file, or inline JSON)")
+        }
         Err(e) => anyhow::bail!("{flag} is not valid JSON (or @FILE): {e}"),
     }
 }

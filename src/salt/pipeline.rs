@@ -420,6 +420,8 @@ fn fleet_settings(config: &Config, options: &Options) -> String {
     let mut c = Config {
         opts: Value::Null,
         grains: Value::Null,
+        grains_model: config.grains_model.settings_only(),
+        diagnostics: Vec::new(),
         ..config.clone()
     };
     c.id.clear();

@@ -121,11 +121,9 @@ pub fn lowstate(args: &[&str]) -> std::process::Output {
 /// adds the minion `id` to the configured grains when they lack it (its
 /// `grains_blacklist: ['*']` drops Salt's own `id` grain with the rest).
 #[allow(dead_code)] // not every test binary that includes this module uses it
-pub fn oracle_config(
-    case: &std::path::Path,
-) -> Result<lowstate::salt::config::Config, lowstate::diag::Diagnostic> {
+pub fn oracle_config(case: &std::path::Path) -> Result<lowstate::salt::config::Config, String> {
     use lowstate::value::Value;
-    let mut raw = lowstate::salt::config::Config::read_raw(case)?;
+    let mut raw = lowstate::salt::config::Config::read_raw(case).map_err(|d| d.message)?;
     let id = raw
         .get("id")
         .map(Value::py_str)
@@ -135,5 +133,5 @@ pub fn oracle_config(
             grains.insert("id".into(), Value::str(id.as_str()));
         }
     }
-    lowstate::salt::config::Config::from_raw(case, raw)
+    lowstate::salt::config::Config::from_raw(case, raw).map_err(|d| d.message)
 }

@@ -505,6 +505,19 @@ impl Grains {
         )
     }
 
+    /// Only what minions sharing renders must agree on (the profile, which
+    /// the fresh-minion answers come from), for `lowstate fleet`'s
+    /// settings key; the grains themselves are keyed by what a render read.
+    pub fn settings_only(&self) -> Grains {
+        Grains {
+            value: Map::new(),
+            profile: self.profile,
+            choice: ProfileChoice::Named,
+            layers: Vec::new(),
+            configured: Vec::new(),
+        }
+    }
+
     /// The configured layers the grains were merged from.
     pub fn configured_layers(&self) -> &[(String, String, Map)] {
         &self.configured
