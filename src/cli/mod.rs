@@ -544,8 +544,18 @@ impl Common {
         example
     }
 
-    /// The `--settings` files, then `--user-env`, in order: (origin, keys).
-    pub fn settings_layers(&self) -> Result<Vec<(String, String, lowstate::Map)>> {
+    /// The `--settings` files, then `--user-env`, in order: (kind, origin,
+    /// keys, each key's write as read).
+    pub fn settings_layers(
+        &self,
+    ) -> Result<
+        Vec<(
+            String,
+            String,
+            lowstate::Map,
+            lowstate::provenance::LayerWrites,
+        )>,
+    > {
         let mut out = Vec::new();
         let files = self
             .settings
@@ -553,9 +563,9 @@ impl Common {
             .map(|p| ("settings", p))
             .chain(self.user_env.iter().map(|p| ("user-env", p)));
         for (kind, path) in files {
-            let (_, map) = lowstate::salt::config::read_mapping_file(path)
+            let (_, map, writes) = lowstate::salt::config::read_mapping_file_traced(path)
                 .map_err(|d| anyhow::anyhow!("settings file: {}", d.message))?;
-            out.push((kind.to_string(), path.display().to_string(), map));
+            out.push((kind.to_string(), path.display().to_string(), map, writes));
         }
         Ok(out)
     }
@@ -567,7 +577,7 @@ impl Common {
     /// [`Options`] instead.
     fn overrides(&self, dir: &Path) -> Result<lowstate::Map> {
         let mut o = lowstate::Map::new();
-        for (_, _, layer) in self.settings_layers()? {
+        for (_, _, layer, _) in self.settings_layers()? {
             for (k, v) in layer {
                 o.insert(k, v);
             }
