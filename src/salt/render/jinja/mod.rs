@@ -7,6 +7,7 @@
 //! log of what a render read of the minion's data (`reads`).
 
 pub mod convert;
+mod encode;
 mod error;
 pub mod filters;
 mod ipaddr;
