@@ -207,7 +207,7 @@ impl Config {
             .unwrap_or_else(|| "salt".into());
         crate::salt::grains::compute(&crate::salt::grains::GrainInputs {
             id: &self.id,
-            version: self.salt_version.unwrap_or_default(),
+            version: self.salt_version.unwrap_or_default().number(),
             master: &master,
             os: self.os.as_deref(),
             blacklist: &self.grains_blacklist,
@@ -445,7 +445,7 @@ impl Config {
         let master = string("master", "salt")?;
         let grains_model = crate::salt::grains::compute(&crate::salt::grains::GrainInputs {
             id: &id,
-            version: salt_version.unwrap_or_default(),
+            version: salt_version.unwrap_or_default().number(),
             master: &master,
             os: os.as_deref(),
             blacklist: &blacklist,

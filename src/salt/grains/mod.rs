@@ -18,7 +18,6 @@ pub use base::{base_system, profiles_with_data, BaseSystem};
 
 use crate::diag::{codes, Diagnostic};
 use crate::provenance::{Layer, LayerWrites, Provenance};
-use crate::salt::config::SaltVersion;
 use crate::value::{Map, Value};
 use std::sync::OnceLock;
 
@@ -84,15 +83,22 @@ pub fn profiles_checksum_ok(text: &str) -> bool {
     hex == want
 }
 
+/// The point release lowstate reproduces of Salt release `major` (3006,
+/// 3007, 3008; anything else is 3008): its version text and
+/// `saltversioninfo`.
+pub fn salt_release(major: i64) -> (&'static str, [i64; 2]) {
+    match major {
+        3006 => ("3006.30", [3006, 30]),
+        3007 => ("3007.17", [3007, 17]),
+        _ => ("3008.5", [3008, 5]),
+    }
+}
+
 /// Salt's own grains (what `salt.grains.core` reports about Salt and its
 /// Python), for a onedir package install of that release: values of the
 /// reference installation with the package's paths.
-pub fn salt_grains(version: SaltVersion, master: &str) -> Map {
-    let (saltversion, info): (&str, [i64; 2]) = match version {
-        SaltVersion::V3006 => ("3006.30", [3006, 30]),
-        SaltVersion::V3007 => ("3007.17", [3007, 17]),
-        SaltVersion::V3008 => ("3008.5", [3008, 5]),
-    };
+pub fn salt_grains(release: i64, master: &str) -> Map {
+    let (saltversion, info) = salt_release(release);
     let prefix = "/opt/saltstack/salt";
     let py = "python3.11";
     let mut m = Map::new();
@@ -358,8 +364,8 @@ pub fn infer_profile(grains: &Map) -> Option<(&'static OsProfile, String)> {
 pub struct GrainInputs<'a> {
     /// The minion id.
     pub id: &'a str,
-    /// The Salt release whose own grains to report.
-    pub version: SaltVersion,
+    /// The Salt release (3006, 3007, 3008) whose own grains to report.
+    pub version: i64,
     /// The `master` option.
     pub master: &'a str,
     /// `--os` / `lowstate_os`, when given.
@@ -455,7 +461,7 @@ pub fn compute(inputs: &GrainInputs) -> Result<Grains, Diagnostic> {
     };
     merge(
         "salt",
-        format!("Salt {} itself", version_text(inputs.version)),
+        format!("Salt {} itself", salt_release(inputs.version).0),
         "core grain",
         &salt_grains(inputs.version, inputs.master),
         true,
@@ -481,14 +487,6 @@ pub fn compute(inputs: &GrainInputs) -> Result<Grains, Diagnostic> {
         layers,
         configured: inputs.configured.clone(),
     })
-}
-
-fn version_text(v: SaltVersion) -> &'static str {
-    match v {
-        SaltVersion::V3006 => "3006.30",
-        SaltVersion::V3007 => "3007.17",
-        SaltVersion::V3008 => "3008.5",
-    }
 }
 
 impl Grains {
@@ -626,7 +624,7 @@ mod tests {
     fn inputs<'a>(configured: Map, blacklist: &'a [String]) -> GrainInputs<'a> {
         GrainInputs {
             id: "web01.example.com",
-            version: SaltVersion::V3008,
+            version: 3008,
             master: "salt",
             os: None,
             blacklist,
