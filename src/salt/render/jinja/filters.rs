@@ -12,13 +12,12 @@ use super::error::{template_error, PREFIX_UNDEFINED};
 use super::py::print::py_type_name;
 use super::py::MutMap;
 use super::salt::{bind, from_mj, py_error, to_mj};
-use super::serialize::{
-    json_indent, py_cmp, py_json_dumps, sort_py_keys, sorted_keys_deep, yaml_dump_sorted,
-    JsonOptions,
-};
+use super::serialize::{json_indent, json_options, yaml_dump_sorted};
 use super::JinjaErrorKind;
-use crate::salt::dictupdate::py_eq;
-use crate::value::{py_float_repr, py_str_repr, pynum, Map, Value};
+use crate::value::{
+    b64decode, b64encode, dumps, py_cmp, py_eq, py_float_repr, py_str_repr, pynum, sort_py_keys,
+    sorted_keys_deep, JsonOptions, Map, Value,
+};
 use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
 use minijinja::{Environment, Error, ErrorKind, State};
 use std::fmt::Write as _;
@@ -409,9 +408,7 @@ fn f_json(a: Args) -> Result<MjValue, Error> {
         indent: a.value(2, "indent")?.and_then(|i| json_indent(&i)),
         separators: None,
     };
-    Ok(MjValue::from_safe_string(
-        py_json_dumps(&v, &o).trim().to_string(),
-    ))
+    Ok(MjValue::from_safe_string(dumps(&v, &o).trim().to_string()))
 }
 
 fn f_tojson(a: Args) -> Result<MjValue, Error> {
@@ -424,8 +421,8 @@ fn f_tojson(a: Args) -> Result<MjValue, Error> {
     if let Some(i) = a.pos.get(1) {
         kw.insert(Value::str("indent"), from_mj(i)?);
     }
-    let o = JsonOptions::from_kwargs(&kw).map_err(py_error)?;
-    let text = py_json_dumps(&v, &o)
+    let o = json_options(&kw).map_err(py_error)?;
+    let text = dumps(&v, &o)
         .replace('<', "\\u003c")
         .replace('>', "\\u003e")
         .replace('&', "\\u0026")
@@ -687,7 +684,7 @@ fn py_add(a: &MjValue, b: &MjValue) -> Result<MjValue, Error> {
 }
 
 /// Python's `str.splitlines()`.
-pub(super) fn py_splitlines(s: &str) -> Vec<&str> {
+pub(crate) fn py_splitlines(s: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
     let bytes: Vec<(usize, char)> = s.char_indices().collect();
@@ -1441,23 +1438,13 @@ fn f_extend_dict_key_value(a: Args) -> Result<MjValue, Error> {
 // ---------------------------------------------------------------------------
 
 fn f_base64_encode(a: Args) -> Result<MjValue, Error> {
-    use base64::Engine;
     let bytes = to_bytes(&a.req(0, "instr")?)?;
-    Ok(MjValue::from(
-        base64::engine::general_purpose::STANDARD.encode(bytes),
-    ))
+    Ok(MjValue::from(b64encode(&bytes)))
 }
 
 fn f_base64_decode(a: Args) -> Result<MjValue, Error> {
-    use base64::Engine;
     let text = a.text(0, "instr")?;
-    // Python's b64decode discards characters outside the alphabet.
-    let clean: String = text
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || "+/=".contains(*c))
-        .collect();
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(clean.as_bytes())
+    let bytes = b64decode(&text)
         .map_err(|e| py_error(format!("Incorrect padding or invalid base64 data: {e}")))?;
     match String::from_utf8(bytes) {
         Ok(s) => Ok(MjValue::from(s)),
