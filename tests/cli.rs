@@ -814,7 +814,10 @@ fn the_config_is_found_where_a_salt_user_keeps_it() {
     let dir = tree(
         "discover",
         &[
-            ("minion", "id: here\nfile_roots: {base: [salt]}\n"),
+            (
+                "minion",
+                "id: here\nfile_roots: {base: [salt]}\nlowstate_os: debian-12\n",
+            ),
             ("salt/top.sls", "base:\n  here:\n    - a\n"),
             ("salt/a.sls", "a:\n  test.nop: []\n"),
         ],
@@ -1469,4 +1472,134 @@ fn files_text_format_and_output_dir() {
         .collect();
     names.sort();
     assert_eq!(names, ["empty", "n1", "n2"]);
+}
+
+#[test]
+fn grains_prints_salts_merge_and_explains_it() {
+    let dir = tree(
+        "grains",
+        &[
+            (
+                "minion",
+                "id: web01.example.com\nfile_roots: {base: [salt]}\ngrains: {roles: [web], os: Ubuntu}\ngrains_blacklist: ['ip*']\n",
+            ),
+            ("grains", "datacenter: east\n"),
+            ("salt/top.sls", "base: {}\n"),
+        ],
+    );
+    let d = dir.to_str().unwrap();
+    let out = lowstate(&["grains", "-c", d, "--grain", "rack=7"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Inferred from `os: Ubuntu`: no assumed-profile warning.
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let g = &v["local"];
+    assert_eq!(g["os"], "Ubuntu");
+    assert_eq!(g["osfinger"], "Ubuntu-24.04");
+    assert_eq!(g["saltversion"], "3008.5");
+    assert_eq!(g["host"], "web01");
+    assert_eq!(g["datacenter"], "east");
+    assert_eq!(g["rack"], 7);
+    assert!(g.get("ip4_interfaces").is_none(), "blacklisted");
+    // --salt-version gives that release's own grains.
+    let out = lowstate(&["grains", "-c", d, "--salt-version", "3006"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["local"]["saltversioninfo"], serde_json::json!([3006, 30]));
+    let out = lowstate(&["grains", "-c", d, "--grain", "rack=7", "--explain", "rack"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("cli:--grain rack=7"), "{text}");
+    let out = lowstate(&["grains", "-c", d, "--explain", "osrelease"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("OS profile ubuntu-24.04 (inferred from grains os=Ubuntu)"),
+        "{text}"
+    );
+    let out = lowstate(&["grains", "-c", d, "--explain", "datacentre"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean `datacenter`?"));
+}
+
+#[test]
+fn grains_bad_input_exits_2_with_the_reason() {
+    let dir = tree(
+        "grains-bad",
+        &[
+            ("minion", "id: m\nfile_roots: {base: [salt]}\n"),
+            ("grains", "- not\n- a mapping\n"),
+        ],
+    );
+    let d = dir.to_str().unwrap();
+    let out = lowstate(&["grains", "-c", d]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("grains must be a mapping, not list"), "{err}");
+    std::fs::remove_file(dir.join("grains")).unwrap();
+    let out = lowstate(&["grains", "-c", d, "--os", "debian-99"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown OS profile `debian-99`") && err.contains("debian-12"),
+        "{err}"
+    );
+    let out = lowstate(&["grains", "-c", d, "--grains", "missing.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing.json: no such file"));
+    let out = lowstate(&["grains", "--list-os"]);
+    let list = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(list.lines().count(), 22, "{list}");
+    assert!(list.contains("debian-12") && list.contains("(default)"));
+    // Without an OS: the default profile and one warning.
+    let out = lowstate(&["grains", "-c", d]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("assumed-os-profile").count(), 1, "{err}");
+}
+
+#[test]
+fn os_profile_answers_a_fresh_minions_queries_from_its_base_system() {
+    let dir = tree(
+        "os-base",
+        &[
+            ("minion", "id: m\nfile_roots: {base: [salt]}\n"),
+            ("salt/top.sls", "base:\n  '*':\n    - a\n"),
+            (
+                "salt/a.sls",
+                "a:\n  test.nop:\n    - sh: {{ salt['cmd.which']('sh') }}\n    - git: {{ salt['cmd.has_exec']('git') }}\n    - www: {{ salt['user.info']('www-data').get('home') }}\n    - release: {{ grains['osfinger'] }}\n",
+            ),
+        ],
+    );
+    let d = dir.to_str().unwrap();
+    let out = lowstate(&["compile", "-c", d, "--os", "debian-12"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let chunk = &v[0];
+    assert_eq!(chunk["sh"], "/bin/sh");
+    assert_eq!(chunk["git"], false);
+    assert_eq!(chunk["www"], "/var/www");
+    assert_eq!(chunk["release"], "Debian-12");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("freshly installed minion of OS profile debian-12"),
+        "{err}"
+    );
+    // A profile without base-system data answers as an empty system.
+    let out = lowstate(&["compile", "-c", d, "--os", "rocky-9"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // `{{ None }}` prints None, as in Salt.
+    assert_eq!(v[0]["sh"], "None");
+    assert_eq!(v[0]["release"], "Rocky Linux-9");
 }

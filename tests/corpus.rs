@@ -8,7 +8,7 @@ mod common;
 use common::{first_difference, known_failures};
 use libtest_mimic::{Arguments, Failed, Trial};
 use lowstate::diag::Diagnostics;
-use lowstate::salt::config::{Config, SaltVersion};
+use lowstate::salt::config::SaltVersion;
 use lowstate::salt::pipeline::{Options, Session};
 use lowstate::value::Value;
 use std::path::{Path, PathBuf};
@@ -88,7 +88,7 @@ fn run_case(
         .map_err(|e| format!("cannot read expected: {e}"))?;
     let expected: serde_json::Value =
         serde_json::from_str(&expected_text).map_err(|e| format!("bad expected json: {e}"))?;
-    let config = Config::load(case).map_err(|d| format!("config: {}", d.message))?;
+    let config = common::oracle_config(case).map_err(|m| format!("config: {m}"))?;
     let session = Session::new(
         config,
         Options {

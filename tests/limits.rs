@@ -17,7 +17,11 @@ fn tree(tag: &str, sls: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("lowstate-limits-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(d.join("salt")).unwrap();
-    std::fs::write(d.join("minion"), "id: m\nfile_roots:\n  base: [salt]\n").unwrap();
+    std::fs::write(
+        d.join("minion"),
+        "id: m\nfile_roots:\n  base: [salt]\nlowstate_os: debian-12\n",
+    )
+    .unwrap();
     std::fs::write(d.join("salt/top.sls"), "base:\n  '*':\n    - a\n").unwrap();
     std::fs::write(d.join("salt/a.sls"), sls).unwrap();
     d

@@ -16,7 +16,11 @@ fn setup(tag: &str, sls: &str) -> PathBuf {
     std::fs::create_dir_all(d.join("t/salt")).unwrap();
     std::fs::create_dir_all(d.join("h")).unwrap();
     std::fs::write(d.join("secret.yaml"), format!("secret: {SECRET}\n")).unwrap();
-    std::fs::write(d.join("t/minion"), "id: m\nfile_roots:\n  base: [salt]\n").unwrap();
+    std::fs::write(
+        d.join("t/minion"),
+        "id: m\nfile_roots:\n  base: [salt]\nlowstate_os: debian-12\n",
+    )
+    .unwrap();
     std::fs::write(d.join("t/salt/top.sls"), "base:\n  '*':\n    - a\n").unwrap();
     std::fs::write(
         d.join("t/salt/a.sls"),

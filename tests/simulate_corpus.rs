@@ -7,6 +7,8 @@
 //! `from_expected_lowstate` feeds Salt's own lowstate into the simulator, so
 //! it tests the executor alone.
 
+mod common;
+
 use lowstate::salt::config::{Config, SaltVersion};
 use lowstate::salt::graph::ChunkGraph;
 use lowstate::salt::high::SourceMap;
@@ -111,7 +113,7 @@ fn from_expected_lowstate() {
 
 /// highstate → high_to_lowstate → ChunkGraph → simulate, or the errors.
 fn run_from_highstate(case: &Path) -> Result<Value, String> {
-    let config = Config::load(case).map_err(|d| format!("config: {}", d.message))?;
+    let config = common::oracle_config(case).map_err(|m| format!("config: {m}"))?;
     let Some(Value::Map(high)) = read_json(&case.join("expected/highstate.json")) else {
         return Err("highstate.json is not a map".into());
     };

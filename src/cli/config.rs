@@ -30,6 +30,7 @@ fn flag_of(key: &str) -> String {
         "lowstate_ext_pillar_commands" => "--run-ext-pillar",
         "lowstate_strict" => "--strict",
         "lowstate_salt_version" => "--salt-version",
+        "lowstate_os" => "--os",
         other => return format!("--{}", other.replace('_', "-")),
     }
     .to_string()
@@ -43,7 +44,12 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
     let Some(key) = &args.explain else {
         return args.out.write(ctx, &config.opts);
     };
-    let settings = args.common.settings_layers()?;
+    let settings: Vec<_> = args
+        .common
+        .settings_layers()?
+        .into_iter()
+        .map(|(kind, origin, _, writes)| (kind, origin, writes))
+        .collect();
     // The typed flags count as the keys they stand for.
     for (k, v) in options.config_keys() {
         overrides.insert(k, v);

@@ -12,6 +12,7 @@ mod completions;
 mod config;
 mod files;
 mod fleet;
+mod grains;
 mod graph;
 mod highstate;
 mod hot;
@@ -186,6 +187,17 @@ impl Ctx {
     /// One warning per function that got a fresh minion's answer.
     fn report_fresh_answers(&self) {
         let answers = lowstate::salt::render::jinja::salt::FRESH_MINION_ANSWERS;
+        let profiles: Vec<String> = self
+            .queries
+            .answered_by
+            .lock()
+            .map(|p| p.iter().filter(|p| !p.is_empty()).cloned().collect())
+            .unwrap_or_default();
+        let on = if profiles.is_empty() {
+            String::new()
+        } else {
+            format!(" of OS profile {}", profiles.join(", "))
+        };
         let diags: Vec<Diagnostic> = self
             .queries
             .answered()
@@ -197,7 +209,7 @@ impl Ctx {
                     .map_or("nothing", |(_, a)| *a);
                 Diagnostic::new(
                     lowstate::diag::codes::FRESH_MINION_ANSWER,
-                    format!("`{f}` was answered as a freshly installed minion would: {answer}"),
+                    format!("`{f}` was answered as a freshly installed minion{on} would: {answer}"),
                 )
                 .with_note(format!(
                     "pin the answer with `{f}: <answer>` under `mocks:` in the minion config or a `--mocks` file, or pass --strict to make this an error"
@@ -242,6 +254,9 @@ pub enum Command {
     Order(order::Args),
     /// Draw the requisite graph (dot, json, mermaid, html).
     Graph(graph::Args),
+    /// Print the grains a compile uses, as `salt-call grains.items` does;
+    /// `--explain` says where each came from, `--list-os` lists the OS profiles.
+    Grains(grains::Args),
     /// Compile every minion of a fleet (grains from `salt '*' grains.items`).
     Fleet(fleet::Args),
     /// Validate state arguments (or, with --hot, resource properties)
@@ -282,6 +297,12 @@ pub struct Common {
     /// typed as YAML: `--grain cpus=4` is a number). Repeatable.
     #[arg(long = "grain", value_name = "KEY=VALUE")]
     pub grain: Vec<String>,
+    /// The minion's OS: one of the OS profiles (`lowstate grains
+    /// --list-os`), whose grains Salt would compute on that system; sets
+    /// `lowstate_os`. Default: inferred from the configured grains, else
+    /// debian-12 (with an `assumed-os-profile` warning).
+    #[arg(long = "os", value_name = "NAME")]
+    pub os: Option<String>,
     /// A file root, replacing the config's `file_roots` for that saltenv
     /// (default `base`); repeat to add more. Relative to the current
     /// directory.
@@ -402,6 +423,7 @@ impl Command {
             Command::Highstate(a) => a.common.error_format,
             Command::Pillar(a) => a.common.error_format,
             Command::Config(a) => a.common.error_format,
+            Command::Grains(a) => a.common.error_format,
             Command::Render(a) => a.common.error_format,
             Command::Files(a) => a.common.error_format,
             Command::Simulate(a) => a.common.error_format,
@@ -436,6 +458,7 @@ pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
         Command::Highstate(a) => highstate::run(a, &ctx),
         Command::Pillar(a) => pillar::run(a, &ctx),
         Command::Config(a) => config::run(a, &ctx),
+        Command::Grains(a) => grains::run(a, &ctx),
         Command::Render(a) => render::run(a, &ctx),
         Command::Files(a) => files::run(a, &ctx),
         Command::Simulate(a) => simulate::run(a, &ctx),
@@ -577,8 +600,18 @@ impl Common {
         example
     }
 
-    /// The `--settings` files, then `--user-env`, in order: (origin, keys).
-    pub fn settings_layers(&self) -> Result<Vec<(String, String, lowstate::Map)>> {
+    /// The `--settings` files, then `--user-env`, in order: (kind, origin,
+    /// keys, each key's write as read).
+    pub fn settings_layers(
+        &self,
+    ) -> Result<
+        Vec<(
+            String,
+            String,
+            lowstate::Map,
+            lowstate::provenance::LayerWrites,
+        )>,
+    > {
         let mut out = Vec::new();
         let files = self
             .settings
@@ -586,9 +619,9 @@ impl Common {
             .map(|p| ("settings", p))
             .chain(self.user_env.iter().map(|p| ("user-env", p)));
         for (kind, path) in files {
-            let (_, map) = lowstate::salt::config::read_mapping_file(path)
+            let (_, map, writes) = lowstate::salt::config::read_mapping_file_traced(path)
                 .map_err(|d| anyhow::anyhow!("settings file: {}", d.message))?;
-            out.push((kind.to_string(), path.display().to_string(), map));
+            out.push((kind.to_string(), path.display().to_string(), map, writes));
         }
         Ok(out)
     }
@@ -600,7 +633,7 @@ impl Common {
     /// [`Options`] instead.
     fn overrides(&self, dir: &Path) -> Result<lowstate::Map> {
         let mut o = lowstate::Map::new();
-        for (_, _, layer) in self.settings_layers()? {
+        for (_, _, layer, _) in self.settings_layers()? {
             for (k, v) in layer {
                 o.insert(k, v);
             }
@@ -608,40 +641,25 @@ impl Common {
         if let Some(id) = &self.id {
             o.insert("id".into(), Value::str(id.as_str()));
         }
-        let mut grains = match &self.grains {
-            None => None,
-            Some(arg) => Some(read_data(arg, "--grains")?),
-        };
-        // `salt-call grains.items --out=json` prints {"local": {...}}.
-        if let Some(Value::Map(m)) = &grains {
-            if m.len() == 1 && m.contains_key("local") {
-                grains = m.get("local").cloned();
-            }
+        if let Some(os) = &self.os {
+            o.insert("lowstate_os".into(), Value::str(os.as_str()));
         }
-        if !self.grain.is_empty() {
-            let mut g = match grains.take() {
-                Some(v) => v,
+        let (file, flags) = self.grain_flags()?;
+        if file.is_some() || !flags.is_empty() {
+            let mut g = match file {
+                Some(m) => m,
                 None => match o.get("grains") {
-                    Some(g) => g.clone(),
-                    None => Config::load(dir)
-                        .map(|c| c.grains)
-                        .unwrap_or_else(|_| Value::Map(lowstate::Map::new())),
+                    Some(Value::Map(g)) => g.clone(),
+                    _ => Config::read_raw(dir)
+                        .ok()
+                        .and_then(|raw| raw.get("grains").and_then(Value::as_map).cloned())
+                        .unwrap_or_default(),
                 },
             };
-            for kv in &self.grain {
-                let (k, v) = kv
-                    .split_once('=')
-                    .with_context(|| format!("--grain {kv}: expected KEY=VALUE"))?;
-                let v = lowstate::yaml::load_value(v).unwrap_or_else(|_| Value::str(v));
-                if let Value::Map(m) = &mut g {
-                    m.insert(Value::str(k), v);
-                }
+            for (k, v) in flags {
+                g.insert(k, v);
             }
-            grains = Some(g);
-        }
-        if let Some(g) = grains {
-            anyhow::ensure!(matches!(g, Value::Map(_)), "--grains must be a mapping");
-            o.insert("grains".into(), g);
+            o.insert("grains".into(), Value::Map(g));
         }
         for (key, flags) in [
             ("file_roots", &self.file_root),
@@ -666,6 +684,40 @@ impl Common {
         Ok(o)
     }
 
+    /// The grains the flags give: the `--grains` mapping (which replaces the
+    /// config's grains; `salt-call grains.items --out=json` output is taken
+    /// as is) and the `--grain KEY=VALUE` settings, in order.
+    pub fn grain_flags(&self) -> Result<(Option<lowstate::Map>, lowstate::Map)> {
+        let file = match &self.grains {
+            None => None,
+            Some(arg) => {
+                let mut v = read_data(arg, "--grains")?;
+                // `salt-call grains.items --out=json` prints {"local": {...}}.
+                if let Value::Map(m) = &v {
+                    if m.len() == 1 && m.contains_key("local") {
+                        v = m.get("local").cloned().unwrap_or_default();
+                    }
+                }
+                match v {
+                    Value::Map(m) => Some(m),
+                    other => anyhow::bail!(
+                        "--grains {arg}: the grains must be a mapping, not {}",
+                        other.py_type_name()
+                    ),
+                }
+            }
+        };
+        let mut flags = lowstate::Map::new();
+        for kv in &self.grain {
+            let (k, v) = kv
+                .split_once('=')
+                .with_context(|| format!("--grain {kv}: expected KEY=VALUE"))?;
+            let v = lowstate::yaml::load_value(v).unwrap_or_else(|_| Value::str(v));
+            flags.insert(Value::str(k), v);
+        }
+        Ok((file, flags))
+    }
+
     /// Load the config and set up a compile session.
     pub fn session(&self, ctx: &Ctx, sls: Option<Vec<String>>) -> Result<Session> {
         let (config, options) = self.config(ctx, sls)?;
@@ -674,6 +726,9 @@ impl Common {
                 "lowstate: config keys read but not acted on: {}",
                 config.ignored_keys.join(", ")
             );
+        }
+        if !config.diagnostics.is_empty() {
+            ctx.print_diagnostics(&config.diagnostics);
         }
         let session = Session::new(config, options);
         if !session.pillar_diagnostics.is_empty() {
@@ -759,6 +814,10 @@ fn read_data(arg: &str, flag: &str) -> Result<Value> {
     match serde_json::from_str::<serde_json::Value>(arg) {
         Ok(j) => Ok(Value::from_json(&j)),
         Err(_) if flag == "--grains" && Path::new(arg).is_file() => from_file(arg),
+        // A file name, not JSON: say the file is missing.
+        Err(_) if flag == "--grains" && !arg.trim_start().starts_with(['{', '[', '"']) => {
+            anyhow::bail!("{flag} {arg}: no such file (give a JSON/YAML file, or inline JSON)")
+        }
         Err(e) => anyhow::bail!("{flag} is not valid JSON (or @FILE): {e}"),
     }
 }

@@ -66,6 +66,7 @@ registry! {
     JINJA_ERROR = ("jinja-error", Error, "salt", "A Jinja template failed while rendering (any other error).");
     UNMOCKED_CALL = ("unmocked-call", Error, "salt", "A template calls an execution function that needs a live minion and has no mock.");
     FRESH_MINION_ANSWER = ("fresh-minion-answer", Warning, "salt", "A template asked about the minion's own state (packages, users, the mine, files); lowstate answered as a freshly installed minion would. Pin the answer with a mock, or make it an error with `--strict`.");
+    ASSUMED_OS_PROFILE = ("assumed-os-profile", Warning, "salt", "No OS was named (`--os`, `lowstate_os`) or implied by the configured grains: the OS grains are those of the default profile. Name the minion's OS to silence it.");
     // Salt: rendered files (`lowstate files`).
     FILE_SOURCE = ("file-source", Error, "salt", "A managed file's `source` cannot be read from the state tree: missing from the file roots, none of a list exists, a remote URL (never fetched) or a path on the minion.");
     FILE_RENDER = ("file-render", Error, "salt", "A managed file cannot be made as Salt would: Salt refuses its arguments, its `contents_pillar`/`contents_grains` data is missing, or it needs a template engine lowstate lacks (Jinja errors in its template carry the `jinja-*` codes).");

@@ -410,29 +410,8 @@ fn near_miss<'h>(name: &str, hints: &Hints<'h>) -> Option<&'h str> {
     })
 }
 
-/// The known name closest to `name`, within edit distance 2.
-pub(crate) fn suggest<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    known
-        .map(|k| (edit_distance(name, k), k))
-        .filter(|(d, k)| *d <= 2.min(k.len() / 2))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, k)| k)
-}
-
-/// Levenshtein distance (characters).
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
+pub(crate) use crate::diag::did_you_mean as suggest;
+pub(crate) use crate::diag::edit_distance;
 
 /// Whether `v` has type `t`. `lenient` is Heat's coercion when it reads a
 /// property (heat/engine/properties.py, `Property._get_*`): a string

@@ -4,6 +4,7 @@
 
 use crate::diag::codes;
 use crate::diag::{Diagnostic, Label, SourceFile};
+use crate::provenance::{Layer, LayerWrites};
 use crate::value::{Map, Value};
 use indexmap::IndexMap;
 use std::path::{Path, PathBuf};
@@ -65,8 +66,18 @@ pub struct Config {
     pub dir: PathBuf,
     /// The minion ID (`id`).
     pub id: String,
-    /// The minion's grains.
+    /// The minion's grains: Salt's core grains (its own, the OS profile's,
+    /// host facts) under the `grains` file and the config's `grains:`.
     pub grains: Value,
+    /// How the grains were merged (layers, profile), for `lowstate grains`.
+    pub grains_model: crate::salt::grains::Grains,
+    /// `grains_blacklist`: globs (or regexes) of computed grains to drop.
+    pub grains_blacklist: Vec<String>,
+    /// `lowstate_os` (`--os`): the OS profile, when named.
+    pub os: Option<String>,
+    /// Warnings about the config itself (`assumed-os-profile`), for the
+    /// caller to print once.
+    pub diagnostics: Vec<Diagnostic>,
     /// saltenv → roots, in config order.
     pub file_roots: IndexMap<String, Vec<PathBuf>>,
     /// `pillar_roots`: saltenv → directories.
@@ -134,6 +145,10 @@ pub struct Config {
     pub opts: Value,
     /// Keys we read but do not act on, for `-v`.
     pub ignored_keys: Vec<String>,
+    /// The config files as they were read and merged (`DIR/minion`, then
+    /// each `minion.d/*.conf`): each layer's top-level keys with their
+    /// places, recorded while reading, for `lowstate config --explain`.
+    pub sources: Vec<(crate::provenance::Layer, crate::provenance::LayerWrites)>,
 }
 
 /// Keys that change what we compute; everything else is only visible via `opts`.
@@ -173,9 +188,46 @@ const KNOWN_KEYS: &[&str] = &[
     "ext_pillar_first",
     "pillar",
     "file_client",
+    "lowstate_os",
+    "grains_blacklist",
 ];
 
 impl Config {
+    /// The grains this config's minion has with the configured grains
+    /// given as `configured` layers (`(kind, origin, mapping)`, later ones
+    /// winning key by key) instead of the config's one `grains:` layer.
+    pub fn grains_with(
+        &self,
+        configured: Vec<(String, String, Map)>,
+    ) -> Result<crate::salt::grains::Grains, Diagnostic> {
+        let master = self
+            .opts
+            .get("master")
+            .map(Value::py_str)
+            .unwrap_or_else(|| "salt".into());
+        crate::salt::grains::compute(&crate::salt::grains::GrainInputs {
+            id: &self.id,
+            version: self.salt_version.unwrap_or_default().number(),
+            master: &master,
+            os: self.os.as_deref(),
+            blacklist: &self.grains_blacklist,
+            grains_file: grains_file(&self.dir)?,
+            configured,
+        })
+    }
+
+    /// Merge the grains again from the same configured layers (after a
+    /// setting they depend on changed: `--salt-version`).
+    pub fn recompute_grains(&mut self) {
+        if let Ok(model) = self.grains_with(self.grains_model.configured_layers().to_vec()) {
+            self.grains = Value::Map(model.value.clone());
+            if let Value::Map(opts) = &mut self.opts {
+                opts.insert("grains".into(), self.grains.clone());
+            }
+            self.grains_model = model;
+        }
+    }
+
     /// How the fileservers treat symlinks: follow them (unless
     /// `fileserver_followsymlinks` is off) into the checkout that holds the
     /// config, any file or pillar root, or `lowstate_symlink_roots`.
@@ -199,11 +251,13 @@ impl Config {
     /// `--id`, `--grains`, `--file-root`, ... set them) replacing the
     /// file's keys before anything is typed.
     pub fn load_with(dir: &Path, overrides: &Map) -> Result<Config, Diagnostic> {
-        let mut raw = Config::read_raw(dir)?;
+        let (mut raw, sources) = Config::read_raw_traced(dir)?;
         for (k, v) in overrides {
             raw.insert(k.clone(), v.clone());
         }
-        Config::from_raw(dir, raw)
+        let mut config = Config::from_raw(dir, raw)?;
+        config.sources = sources;
+        Ok(config)
     }
 
     /// Parse a minion config from text; `dir` anchors relative roots.
@@ -217,11 +271,13 @@ impl Config {
         file: &Arc<SourceFile>,
         overrides: &Map,
     ) -> Result<Config, Diagnostic> {
-        let mut raw = Config::raw_from_text(dir, file)?;
+        let (mut raw, sources) = Config::raw_from_text(dir, file)?;
         for (k, v) in overrides {
             raw.insert(k.clone(), v.clone());
         }
-        Config::from_raw(dir, raw)
+        let mut config = Config::from_raw(dir, raw)?;
+        config.sources = sources;
+        Ok(config)
     }
 
     /// The settings of `dir/minion` as read, before anything is typed:
@@ -229,6 +285,11 @@ impl Config {
     /// differ only in a few keys (a fleet's minions: `id`, `grains`) are
     /// [`Config::from_raw`] of copies of one read.
     pub fn read_raw(dir: &Path) -> Result<Map, Diagnostic> {
+        Config::read_raw_traced(dir).map(|(raw, _)| raw)
+    }
+
+    /// [`Config::read_raw`] with each file's layer as it was merged.
+    fn read_raw_traced(dir: &Path) -> Result<(Map, Vec<(Layer, LayerWrites)>), Diagnostic> {
         let path = dir.join("minion");
         let text = std::fs::read_to_string(&path).map_err(|e| {
             Diagnostic::new(
@@ -240,18 +301,17 @@ impl Config {
         Config::raw_from_text(dir, &file)
     }
 
-    fn raw_from_text(dir: &Path, file: &Arc<SourceFile>) -> Result<Map, Diagnostic> {
-        let raw = if file.text.trim().is_empty() {
-            Value::Map(Map::new())
-        } else {
-            crate::yaml::load_value(&file.text).map_err(|e| {
-                Diagnostic::new(
-                    codes::CONFIG,
-                    format!("invalid minion config: {}", e.message),
-                )
-                .with_primary(Label::new(file, e.span.clone(), "here"))
-            })?
-        };
+    fn raw_from_text(
+        dir: &Path,
+        file: &Arc<SourceFile>,
+    ) -> Result<(Map, Vec<(Layer, LayerWrites)>), Diagnostic> {
+        let (raw, writes) = parse_mapping(file).map_err(|e| {
+            Diagnostic::new(
+                codes::CONFIG,
+                format!("invalid minion config: {}", e.message),
+            )
+            .with_primary(Label::new(file, e.span.clone(), "here"))
+        })?;
         let mut raw = match raw {
             Value::Map(m) => m,
             Value::Null => Map::new(),
@@ -265,12 +325,28 @@ impl Config {
                 ))
             }
         };
+        let mut sources = vec![(
+            Layer {
+                kind: "config".into(),
+                origin: file.name.clone(),
+                rule: "replace".into(),
+            },
+            writes,
+        )];
         // `minion.d/*.conf` (Salt's `default_include`), sorted by name, each
         // merged over what came before (recursively, lists appended).
-        for (_, conf) in include_files(dir)? {
+        for (file, conf, writes) in include_files_traced(dir)? {
             crate::salt::dictupdate::update_map(&mut raw, &conf, true, true);
+            sources.push((
+                Layer {
+                    kind: "config".into(),
+                    origin: file.name.clone(),
+                    rule: "recursive update, lists appended (default_include)".into(),
+                },
+                writes,
+            ));
         }
-        Ok(raw)
+        Ok((raw, sources))
     }
 
     /// The config of settings `raw` (as [`Config::read_raw`] gives them,
@@ -347,14 +423,41 @@ impl Config {
         };
 
         let id = string("id", "minion")?;
-        let mut grains = match get("grains") {
+        let configured = match get("grains") {
             None => Map::new(),
             Some(Value::Map(m)) => m.clone(),
             Some(_) => return Err(bad("grains", "a mapping")),
         };
-        if !grains.contains_key("id") {
-            grains.insert("id".into(), id.as_str().into());
-        }
+        let salt_version = match get("lowstate_salt_version") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                SaltVersion::parse(&v.py_str())
+                    .ok_or_else(|| bad("lowstate_salt_version", "3006, 3007 or 3008"))?,
+            ),
+        };
+        let blacklist: Vec<String> = match get("grains_blacklist") {
+            None => Vec::new(),
+            Some(Value::List(l)) => l.iter().map(Value::py_str).collect(),
+            Some(Value::Str(s)) => vec![s.to_string()],
+            Some(_) => return Err(bad("grains_blacklist", "a list of globs")),
+        };
+        let os = opt_string("lowstate_os")?;
+        let master = string("master", "salt")?;
+        let grains_model = crate::salt::grains::compute(&crate::salt::grains::GrainInputs {
+            id: &id,
+            version: salt_version.unwrap_or_default().number(),
+            master: &master,
+            os: os.as_deref(),
+            blacklist: &blacklist,
+            grains_file: grains_file(dir)?,
+            configured: vec![(
+                "config".into(),
+                format!("{} `grains:`", dir.join("minion").display()),
+                configured,
+            )],
+        })?;
+        let grains = grains_model.value.clone();
+        let diagnostics = grains_model.assumed_warning().into_iter().collect();
 
         let mut jinja_env = jinja("jinja_env")?;
         let mut jinja_sls_env = jinja("jinja_sls_env")?;
@@ -409,6 +512,10 @@ impl Config {
             dir: dir.to_path_buf(),
             id,
             grains: Value::Map(grains),
+            grains_model,
+            diagnostics,
+            grains_blacklist: blacklist,
+            os,
             file_roots: roots("file_roots")?,
             pillar_roots: roots("pillar_roots")?,
             state_top: string("state_top", "top.sls")?,
@@ -442,13 +549,7 @@ impl Config {
             pillar_mask_output: boolean("pillar_mask_output", true)?,
             ext_pillar_commands: boolean("lowstate_ext_pillar_commands", false)?,
             strict: boolean("lowstate_strict", false)?,
-            salt_version: match get("lowstate_salt_version") {
-                None | Some(Value::Null) => None,
-                Some(v) => Some(
-                    SaltVersion::parse(&v.py_str())
-                        .ok_or_else(|| bad("lowstate_salt_version", "3006, 3007 or 3008"))?,
-                ),
-            },
+            salt_version,
             check_allow: match get("lowstate_check_allow") {
                 Some(Value::List(l)) => l.iter().map(Value::py_str).collect(),
                 Some(Value::Str(s)) => s.split(',').map(|c| c.trim().to_string()).collect(),
@@ -456,14 +557,37 @@ impl Config {
             },
             opts: Value::Map(opts),
             ignored_keys,
+            sources: Vec::new(),
         })
     }
+}
+
+/// The config directory's `grains` file (Salt's `/etc/salt/grains`): its
+/// path and mapping, `None` when there is none; one that does not parse or
+/// is not a mapping is a config error naming it.
+pub fn grains_file(dir: &Path) -> Result<Option<(String, Map)>, Diagnostic> {
+    let path = dir.join("grains");
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let (file, map) = read_mapping_file(&path)?;
+    Ok(Some((file.name.clone(), map)))
 }
 
 /// The files of `DIR/minion.d/*.conf` (Salt's `default_include`), sorted
 /// by name, each parsed to a mapping; a file that does not parse is a
 /// located config error naming it.
 pub fn include_files(dir: &Path) -> Result<Vec<(Arc<SourceFile>, Map)>, Diagnostic> {
+    Ok(include_files_traced(dir)?
+        .into_iter()
+        .map(|(f, m, _)| (f, m))
+        .collect())
+}
+
+/// [`include_files`] with each file's writes (keys and places).
+fn include_files_traced(
+    dir: &Path,
+) -> Result<Vec<(Arc<SourceFile>, Map, LayerWrites)>, Diagnostic> {
     let Ok(entries) = std::fs::read_dir(dir.join("minion.d")) else {
         return Ok(Vec::new());
     };
@@ -473,7 +597,39 @@ pub fn include_files(dir: &Path) -> Result<Vec<(Arc<SourceFile>, Map)>, Diagnost
         .filter(|p| p.extension().is_some_and(|x| x == "conf") && p.is_file())
         .collect();
     paths.sort();
-    paths.iter().map(|p| read_mapping_file(p)).collect()
+    paths.iter().map(|p| read_mapping_file_traced(p)).collect()
+}
+
+/// A YAML text parsed once: its value and, for a mapping, each top-level
+/// key's write (its place `file:line:col` and value) for provenance.
+fn parse_mapping(file: &Arc<SourceFile>) -> Result<(Value, LayerWrites), crate::yaml::YamlError> {
+    if file.text.trim().is_empty() {
+        return Ok((Value::Map(Map::new()), Vec::new()));
+    }
+    let tree = crate::yaml::load(&file.text)?;
+    let mut places: std::collections::HashMap<String, String> = Default::default();
+    if let crate::yaml::NodeValue::Map(entries) = &tree.value {
+        for (k, _) in entries {
+            let (line, col) = file.line_col(k.span.start);
+            places
+                .entry(k.to_value().py_str())
+                .or_insert_with(|| format!("{}:{line}:{col}", file.name));
+        }
+    }
+    let value = tree.into_value();
+    let writes = value
+        .as_map()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| {
+                    let key = k.py_str();
+                    let place = places.get(&key).cloned();
+                    (vec![key], place, v.clone())
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok((value, writes))
 }
 
 /// A config file that holds a YAML mapping of settings (`minion.d/*.conf`,
@@ -481,6 +637,14 @@ pub fn include_files(dir: &Path) -> Result<Vec<(Arc<SourceFile>, Map)>, Diagnost
 /// does not parse (located at `file:line:col`) or is not a mapping is a
 /// config error naming it.
 pub fn read_mapping_file(path: &Path) -> Result<(Arc<SourceFile>, Map), Diagnostic> {
+    read_mapping_file_traced(path).map(|(f, m, _)| (f, m))
+}
+
+/// [`read_mapping_file`] with the file's writes (each top-level key, its
+/// place and value), recorded from the one parse, for provenance.
+pub fn read_mapping_file_traced(
+    path: &Path,
+) -> Result<(Arc<SourceFile>, Map, LayerWrites), Diagnostic> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         Diagnostic::new(
             codes::CONFIG,
@@ -488,24 +652,20 @@ pub fn read_mapping_file(path: &Path) -> Result<(Arc<SourceFile>, Map), Diagnost
         )
     })?;
     let file = SourceFile::new(path.display().to_string(), text);
-    let value = if file.text.trim().is_empty() {
-        Value::Map(Map::new())
-    } else {
-        crate::yaml::load_value(&file.text).map_err(|e| {
-            let (line, col) = file.line_col(e.span.start);
-            Diagnostic::new(
-                codes::CONFIG,
-                format!(
-                    "invalid config file {}:{line}:{col}: {}",
-                    file.name, e.message
-                ),
-            )
-            .with_primary(Label::new(&file, e.span.clone(), "here"))
-        })?
-    };
+    let (value, writes) = parse_mapping(&file).map_err(|e| {
+        let (line, col) = file.line_col(e.span.start);
+        Diagnostic::new(
+            codes::CONFIG,
+            format!(
+                "invalid config file {}:{line}:{col}: {}",
+                file.name, e.message
+            ),
+        )
+        .with_primary(Label::new(&file, e.span.clone(), "here"))
+    })?;
     match value {
-        Value::Map(m) => Ok((file, m)),
-        Value::Null => Ok((file, Map::new())),
+        Value::Map(m) => Ok((file, m, writes)),
+        Value::Null => Ok((file, Map::new(), writes)),
         other => Err(Diagnostic::new(
             codes::CONFIG,
             format!(
@@ -518,80 +678,46 @@ pub fn read_mapping_file(path: &Path) -> Result<(Arc<SourceFile>, Map), Diagnost
 }
 
 /// Where each setting came from: Salt's defaults, `DIR/minion`, each
-/// `minion.d/*.conf`, the settings files (`(kind, origin, keys)`: the
-/// `--settings` files, then `--user-env`), then the flags (`overrides`
-/// keys no settings file gave, each named by its flag in `flag_of`),
-/// replayed against the effective settings (`opts`).
+/// `minion.d/*.conf` (as [`Config::sources`] recorded them while reading),
+/// the settings files (`(kind, origin, writes)`: the `--settings` files,
+/// then `--user-env`, as [`read_mapping_file_traced`] recorded them), then
+/// the flags (`overrides` keys no settings file gave, each named by its
+/// flag in `flag_of`), replayed against the effective settings (`opts`).
 pub fn explain(
     config: &Config,
-    settings: &[(String, String, Map)],
+    settings: &[(String, String, LayerWrites)],
     overrides: &Map,
     flag_of: &dyn Fn(&str) -> String,
 ) -> crate::provenance::Provenance {
-    use crate::provenance::{Layer, LayerWrites, Provenance};
-    // Each key of `m`, at its place in `file` (parsed once per file).
-    let top = |m: &Map, file: Option<&SourceFile>| -> LayerWrites {
-        let tree = file.and_then(|f| crate::yaml::load(&f.text).ok());
-        let mut places: std::collections::HashMap<String, String> = Default::default();
-        if let (Some(f), Some(crate::yaml::NodeValue::Map(entries))) =
-            (file, tree.as_ref().map(|t| &t.value))
-        {
-            for (k, _) in entries {
-                let (line, col) = f.line_col(k.span.start);
-                places
-                    .entry(k.to_value().py_str())
-                    .or_insert_with(|| format!("{}:{line}:{col}", f.name));
-            }
-        }
-        m.iter()
-            .map(|(k, v)| {
-                let key = k.py_str();
-                let place = places.get(&key).cloned();
-                (vec![key], place, v.clone())
-            })
-            .collect()
-    };
+    use crate::provenance::Provenance;
     let mut layers = vec![Layer {
         kind: "default".into(),
         origin: "Salt's defaults".into(),
         rule: "default".into(),
     }];
-    let mut writes = vec![top(&default_opts(), None)];
-    let minion = config.dir.join("minion");
-    if let Ok(text) = std::fs::read_to_string(&minion) {
-        let file = SourceFile::new(minion.display().to_string(), text);
-        if let Ok(Value::Map(m)) = crate::yaml::load_value(&file.text) {
-            layers.push(Layer {
-                kind: "config".into(),
-                origin: file.name.clone(),
-                rule: "replace".into(),
-            });
-            writes.push(top(&m, Some(&file)));
-        }
+    let mut writes: Vec<LayerWrites> = vec![default_opts()
+        .iter()
+        .map(|(k, v)| (vec![k.py_str()], None, v.clone()))
+        .collect()];
+    for (layer, w) in &config.sources {
+        layers.push(layer.clone());
+        writes.push(w.clone());
     }
-    for (file, m) in include_files(&config.dir).unwrap_or_default() {
-        layers.push(Layer {
-            kind: "config".into(),
-            origin: file.name.clone(),
-            rule: "recursive update, lists appended (default_include)".into(),
-        });
-        writes.push(top(&m, Some(&file)));
-    }
-    for (kind, origin, m) in settings {
-        let file = std::fs::read_to_string(origin)
-            .ok()
-            .map(|t| SourceFile::new(origin.clone(), t));
+    for (kind, origin, w) in settings {
         layers.push(Layer {
             kind: kind.clone(),
             origin: origin.clone(),
             rule: "replace".into(),
         });
-        writes.push(top(m, file.as_deref()));
+        writes.push(w.clone());
     }
     for (k, v) in overrides.iter() {
         let key = k.py_str();
         // A key only a settings file set is not a flag's.
-        if settings.iter().any(|(_, _, m)| m.get(k) == Some(v)) {
+        if settings
+            .iter()
+            .any(|(_, _, w)| w.iter().any(|(p, _, x)| p[0] == key && x == v))
+        {
             continue;
         }
         layers.push(Layer {
@@ -601,7 +727,15 @@ pub fn explain(
         });
         writes.push(vec![(vec![key], None, v.clone())]);
     }
-    Provenance::build_with(layers, writes, &config.opts, ":", 1, &|a, b| a == b)
+    // `grains` as set; the computed grains have `lowstate grains --explain`.
+    let mut result = config.opts.clone();
+    if let Value::Map(m) = &mut result {
+        m.insert(
+            "grains".into(),
+            Value::Map(config.grains_model.configured()),
+        );
+    }
+    Provenance::build_with(layers, writes, &result, ":", 1, &|a, b| a == b)
 }
 
 /// Where a setting is written: the label of `key` in the config files

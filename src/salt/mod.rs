@@ -40,6 +40,7 @@ pub mod files;
 pub mod fileserver;
 pub mod fleet;
 pub mod fuzzing;
+pub mod grains;
 pub mod graph;
 pub mod high;
 pub mod ide;

@@ -96,6 +96,11 @@ impl Options {
         config.ext_pillar_commands |= self.ext_pillar_commands;
         config.strict |= self.queries.strict;
         if let Some(v) = self.version {
+            if config.salt_version.unwrap_or_default() != v {
+                config.salt_version = Some(v);
+                // Salt's own grains are that release's.
+                config.recompute_grains();
+            }
             config.salt_version = Some(v);
         }
         if let Value::Map(opts) = &mut config.opts {
@@ -153,6 +158,8 @@ impl Session {
         // Settings that may come from the config files as well as flags.
         let version = config.salt_version.unwrap_or_default();
         options.queries.strict |= config.strict;
+        options.queries.base = crate::salt::grains::base_system(&config.grains_model.profile.name);
+        options.queries.profile = config.grains_model.profile.name.clone();
         let fs = match &share {
             Some(s) => s.fs.clone(),
             None => Arc::new(FileServer::with_links(
@@ -456,6 +463,8 @@ fn fleet_settings(config: &Config, options: &Options) -> String {
     let mut c = Config {
         opts: Value::Null,
         grains: Value::Null,
+        grains_model: config.grains_model.settings_only(),
+        diagnostics: Vec::new(),
         ..config.clone()
     };
     c.id.clear();

@@ -132,6 +132,25 @@ pub fn lowstate(args: &[&str]) -> std::process::Output {
         .expect("run lowstate")
 }
 
+/// A conformance case's config as the oracle ran Salt with it: `salt-case`
+/// adds the minion `id` to the configured grains when they lack it (its
+/// `grains_blacklist: ['*']` drops Salt's own `id` grain with the rest).
+#[allow(dead_code)] // not every test binary that includes this module uses it
+pub fn oracle_config(case: &std::path::Path) -> Result<lowstate::salt::config::Config, String> {
+    use lowstate::value::Value;
+    let mut raw = lowstate::salt::config::Config::read_raw(case).map_err(|d| d.message)?;
+    let id = raw
+        .get("id")
+        .map(Value::py_str)
+        .unwrap_or_else(|| "minion".into());
+    if let Some(Value::Map(grains)) = raw.get_mut("grains") {
+        if !grains.contains_key("id") {
+            grains.insert("id".into(), Value::str(id.as_str()));
+        }
+    }
+    lowstate::salt::config::Config::from_raw(case, raw).map_err(|d| d.message)
+}
+
 /// The subcommands `lowstate --help` lists, without `help`.
 #[allow(dead_code)] // not every test binary that includes this module uses it
 pub fn help_commands() -> Vec<String> {

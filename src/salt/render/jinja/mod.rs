@@ -7,6 +7,7 @@
 //! log of what a render read of the minion's data (`reads`).
 
 pub mod convert;
+mod encode;
 mod error;
 pub mod filters;
 mod ipaddr;
@@ -107,6 +108,12 @@ pub struct MinionQueries {
     pub strict: bool,
     /// The functions that got a fresh minion's answer.
     pub answered: std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>,
+    /// The OS profile's base system the answers come from, when it has data.
+    pub base: Option<&'static crate::salt::grains::BaseSystem>,
+    /// The OS profile's name, for the warnings.
+    pub profile: String,
+    /// The profiles whose base system answered (shared like `answered`).
+    pub answered_by: std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>,
 }
 
 impl MinionQueries {

@@ -609,9 +609,12 @@ impl Inner {
                 // would (nothing installed, no users, no mine), with one
                 // warning per function; --strict makes them errors.
                 if !self.data.queries.strict {
-                    if let Some(answer) = fresh_minion_answer(name, &pos) {
+                    if let Some(answer) = fresh_minion_answer(name, &pos, self.data.queries.base) {
                         if let Ok(mut used) = self.data.queries.answered.lock() {
                             used.insert(name.to_string());
+                        }
+                        if let Ok(mut by) = self.data.queries.answered_by.lock() {
+                            by.insert(self.data.queries.profile.clone());
                         }
                         crate::salt::render::jinja::reads::answered(name);
                         return Ok(to_mj(&answer));
@@ -627,28 +630,47 @@ impl Inner {
     }
 }
 
-/// What a freshly installed minion answers to a query about its own state
-/// (nothing installed or running beyond the base system, no extra users or
-/// groups, an empty mine, no files outside the roots). Only functions that
-/// exist in Salt 3008.5 and that real trees call at render time
-/// (`docs/COMPATIBILITY.md` lists them); anything else still needs a mock.
-pub fn fresh_minion_answer(name: &str, args: &[Value]) -> Option<Value> {
+/// What a freshly installed minion answers to a query about its own state:
+/// the OS profile's base system when it has one (`base`: its packages,
+/// executables, services, users, groups and files), else an empty system
+/// (nothing installed or running, no users or groups); an empty mine, no
+/// files outside the base system. Only functions that exist in Salt 3008.5
+/// and that real trees call at render time (`docs/COMPATIBILITY.md` lists
+/// them); anything else still needs a mock.
+pub fn fresh_minion_answer(
+    name: &str,
+    args: &[Value],
+    base: Option<&crate::salt::grains::BaseSystem>,
+) -> Option<Value> {
     let map = || Value::Map(Map::new());
+    let arg = || args.first().map(Value::py_str).unwrap_or_default();
+    let version = |n: &str| {
+        base.and_then(|b| b.packages.get(n).cloned())
+            .unwrap_or_else(|| Value::str(""))
+    };
     Some(match name {
-        "mine.get" | "user.info" | "group.info" | "pkg.list_pkgs" => map(),
-        "file.file_exists"
-        | "file.directory_exists"
-        | "file.is_link"
-        | "service.enabled"
-        | "service.available"
-        | "service.status" => Value::Bool(false),
+        "mine.get" => map(),
+        "user.info" => base.map_or_else(map, |b| b.user_info(&arg())),
+        "group.info" => base.map_or_else(map, |b| b.group_info(&arg())),
+        "pkg.list_pkgs" => base.map_or_else(map, |b| Value::Map(b.packages.clone())),
+        "cmd.which" => base
+            .and_then(|b| b.which(&arg()))
+            .map_or(Value::Null, Value::from),
+        "cmd.has_exec" => Value::Bool(base.is_some_and(|b| b.which(&arg()).is_some())),
+        "file.file_exists" => Value::Bool(base.is_some_and(|b| b.files.contains(&arg()))),
+        "service.available" => Value::Bool(
+            base.is_some_and(|b| b.services.contains(arg().trim_end_matches(".service"))),
+        ),
+        "file.directory_exists" | "file.is_link" | "service.enabled" | "service.status" => {
+            Value::Bool(false)
+        }
         // pkg.version('a') is '', pkg.version('a', 'b') is {'a': '', 'b': ''}.
         "pkg.version" if args.len() > 1 => Value::Map(
             args.iter()
-                .map(|a| (Value::str(a.py_str()), Value::str("")))
+                .map(|a| (Value::str(a.py_str()), version(&a.py_str())))
                 .collect(),
         ),
-        "pkg.version" => Value::str(""),
+        "pkg.version" => version(&arg()),
         _ => return None,
     })
 }
@@ -656,17 +678,40 @@ pub fn fresh_minion_answer(name: &str, args: &[Value]) -> Option<Value> {
 /// The functions [`fresh_minion_answer`] answers, with the answer (for
 /// warnings and docs).
 pub const FRESH_MINION_ANSWERS: &[(&str, &str)] = &[
+    (
+        "cmd.has_exec",
+        "`True` for the base system's executables, else `False`",
+    ),
+    (
+        "cmd.which",
+        "the base system's path of the executable, else `None`",
+    ),
     ("file.directory_exists", "`False`"),
-    ("file.file_exists", "`False`"),
+    (
+        "file.file_exists",
+        "`True` for the base system's files, else `False`",
+    ),
     ("file.is_link", "`False`"),
-    ("group.info", "`{}`"),
+    (
+        "group.info",
+        "the base system's group (Debian: base-passwd's), else `{}`",
+    ),
     ("mine.get", "`{}`"),
-    ("pkg.list_pkgs", "`{}`"),
-    ("pkg.version", "`''` (for several names, `{name: ''}`)"),
-    ("service.available", "`False`"),
+    ("pkg.list_pkgs", "the base system's packages, else `{}`"),
+    (
+        "pkg.version",
+        "the base package's version, else `''` (for several names, `{name: version}`)",
+    ),
+    (
+        "service.available",
+        "`True` for the base system's services, else `False`",
+    ),
     ("service.enabled", "`False`"),
     ("service.status", "`False`"),
-    ("user.info", "`{}`"),
+    (
+        "user.info",
+        "the base system's user (Debian: base-passwd's), else `{}`",
+    ),
 ];
 
 fn call_repr(name: &str, args: &[Value], kwargs: &Map) -> String {

@@ -232,6 +232,7 @@ pub(super) fn build_environment(
     super::markup::register(&mut env);
     super::ipaddr::register(&mut env);
     super::itertools::register(&mut env);
+    super::encode::register(&mut env);
     env
 }
 

@@ -62,7 +62,7 @@ fn render_files(files: &[(&str, &str)], src: &str) -> Result<String, JinjaError>
     jinja_with(files, JinjaOptions::default()).render(src, &ctx("t", "t.sls"))
 }
 
-fn r(src: &str) -> String {
+pub(super) fn r(src: &str) -> String {
     match render_files(&[], src) {
         Ok(s) => s,
         Err(e) => panic!("render failed: {}", e.message),
