@@ -151,7 +151,7 @@ fn run_case(case: &Path) -> Result<(), Failed> {
         serde_json::from_str(&text).map_err(|e| format!("bad expected json: {e}"))?;
     let config = Config::load(case).map_err(|d| format!("config: {}", d.message))?;
     let session = Session::new(config, Options::default());
-    let plan = match session.plan() {
+    let plan = match session.located_lowstate() {
         Ok(p) => p,
         Err(d) => {
             if expected.get("lowstate_errors").is_some() {

@@ -42,7 +42,7 @@ pub enum FilesFormat {
 /// Run `lowstate files`.
 pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
     let session = args.common.session(ctx, args.selection.sls.clone())?;
-    let plan = match session.plan() {
+    let plan = match session.located_lowstate() {
         Ok(p) => p,
         Err(d) => {
             // Salt's layout for a lowstate that does not compile.

@@ -73,7 +73,7 @@ pub fn files_session_for_input(dir: &Path, data: &[u8]) -> Option<Session> {
 /// target): every entry has bytes or an error, and the document holds.
 /// `Err` names the first broken invariant.
 pub fn check_files(session: &Session) -> Result<(), String> {
-    let Ok(plan) = session.plan() else {
+    let Ok(plan) = session.located_lowstate() else {
         return Ok(());
     };
     let chunks = plan.lowstate.into_list();
