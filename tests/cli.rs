@@ -419,6 +419,68 @@ fn docs_hot_md_shows_the_real_output() {
     }
 }
 
+/// docs/hot.md shows the current text of `--nested` and `--diff-from` on
+/// its example tree.
+#[test]
+fn docs_hot_md_shows_the_nested_tree_and_the_update_preview() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/hot.md")).unwrap();
+    let stack = "docs/examples/hot-tree/stack.yaml";
+    for args in [
+        vec!["hot", stack, "--nested", "--format", "text"],
+        vec![
+            "hot",
+            stack,
+            "--diff-from",
+            "docs/examples/hot-tree/old/stack.yaml",
+            "--format",
+            "text",
+        ],
+    ] {
+        let out = lowstate(&args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            doc.contains(text.trim_end()),
+            "docs/hot.md does not show the current output of {args:?}:\n{text}"
+        );
+    }
+}
+
+/// An update whose old side does not compile: the old side's diagnostics,
+/// exit 1.
+#[test]
+fn hot_diff_from_a_broken_old_stack_reports_it_and_exits_1() {
+    let dir = temp_dir("hot-diff-old");
+    let old = dir.join("old.yaml");
+    let new = dir.join("new.yaml");
+    std::fs::write(
+        &old,
+        "heat_template_version: 2016-10-14\nresources:\n  a: {type: OS::Heat::Value, properties: {value: {get_resource: nothere}}}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &new,
+        "heat_template_version: 2016-10-14\nresources:\n  a: {type: OS::Heat::None}\n",
+    )
+    .unwrap();
+    let out = lowstate(&[
+        "hot",
+        new.to_str().unwrap(),
+        "--diff-from",
+        old.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("nothere") && err.contains("in the old stack"),
+        "{err}"
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["ok"], false);
+    assert_eq!(doc["errors"][0]["side"], "old");
+}
+
 #[test]
 fn hot_get_attr_of_an_attribute_the_type_lacks_is_invalid_attribute() {
     let dir = temp_dir("hot-attr");

@@ -2,7 +2,7 @@
 //! and inline `crate::…` paths):
 //!
 //! - the core (`value`, `text`, `yaml`, `diag`, `plan`, `fnmatch`, `emit`,
-//!   `limits`)
+//!   `limits`, `editor`)
 //!   imports no front end;
 //! - a front end (`salt`, `hot`) never imports another front end;
 //! - only `main.rs` declares or imports `cli`, and the library never names
@@ -31,6 +31,7 @@ const CORE: &[&str] = &[
     "limits",
     "rules",
     "provenance",
+    "editor",
 ];
 /// The front ends.
 const FRONT_ENDS: &[&str] = &["salt", "hot"];

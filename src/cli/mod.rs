@@ -15,6 +15,7 @@ mod fleet;
 mod graph;
 mod highstate;
 mod hot;
+mod lsp;
 mod man;
 mod order;
 mod pillar;
@@ -250,6 +251,8 @@ pub enum Command {
     Hot(hot::Args),
     /// List every diagnostic code with its severity and meaning (Markdown).
     Codes(codes::Args),
+    /// Serve the Language Server Protocol on stdio (SLS and HOT files).
+    Lsp(lsp::Args),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     Completions(completions::Args),
     /// Print the manual page (roff) of lowstate or of one command.
@@ -389,7 +392,9 @@ impl Command {
     /// The subcommand's `--error-format`.
     fn error_format(&self) -> ErrorFormat {
         match self {
-            Command::Codes(_) | Command::Completions(_) | Command::Man(_) => ErrorFormat::Human,
+            Command::Codes(_) | Command::Completions(_) | Command::Man(_) | Command::Lsp(_) => {
+                ErrorFormat::Human
+            }
             Command::Hot(a) => a.error_format,
             Command::Check(a) => a.common.error_format,
             Command::Compile(a) => a.common.error_format,
@@ -419,6 +424,8 @@ pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
     };
     set_memory_cap(ctx.limits.memory);
     let result = match cli.command {
+        // The server reports through the protocol, not the exit code.
+        Command::Lsp(a) => return lsp::run(a),
         Command::Codes(a) => codes::run(a, &ctx),
         Command::Completions(a) => completions::run(a, &ctx),
         Command::Man(a) => man::run(a, &ctx),

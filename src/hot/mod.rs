@@ -17,9 +17,11 @@ pub mod env;
 pub mod explain;
 pub mod functions;
 pub mod fuzzing;
+pub mod ide;
 pub mod params;
 pub mod stack;
 pub mod template;
+pub mod update;
 
 use crate::diag::{Code, Diagnostic, Label, SourceFile, SubjectKind};
 use crate::value::Value;
@@ -100,6 +102,10 @@ pub struct Input {
     pub max_template_size: Option<usize>,
     /// Resource limits (YAML depth and nodes, `repeat` and string sizes).
     pub limits: crate::limits::Limits,
+    /// Expand nested stacks (`--nested`): provider templates,
+    /// `OS::Heat::ResourceGroup`, `OS::Heat::AutoScalingGroup` and
+    /// `OS::Heat::Stack` gain a `nested` view, recursively.
+    pub nested: bool,
 }
 
 /// The result of a compile: the JSON document (also on failure: `ok:

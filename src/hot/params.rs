@@ -28,7 +28,7 @@ pub enum Type {
 }
 
 impl Type {
-    fn parse(s: &str) -> Option<Type> {
+    pub(crate) fn parse(s: &str) -> Option<Type> {
         Some(match s {
             "string" => Type::String,
             "number" => Type::Number,
@@ -78,7 +78,8 @@ pub struct Param {
     pub value: Value,
     /// Heat's text form (§5.4).
     pub display: String,
-    /// `parameters`, `parameter_defaults` or `default`.
+    /// `parameters`, `parameter_defaults`, `default`, or `deferred` (a
+    /// nested stack's parameter whose value is the parent's expression).
     pub source: &'static str,
     /// `hidden` (tested for truth).
     pub hidden: bool,
@@ -95,7 +96,7 @@ impl Param {
     pub fn to_value(&self) -> Value {
         let mut m = Map::new();
         m.insert("type".into(), self.ty.name().into());
-        let (value, display) = if self.hidden {
+        let (value, display) = if self.hidden && self.source != "deferred" {
             (Value::str(HIDDEN), HIDDEN.to_string())
         } else {
             (self.value.clone(), self.display.clone())
@@ -119,6 +120,7 @@ pub const PSEUDO: &[&str] = &["OS::stack_id", "OS::stack_name", "OS::project_id"
 pub fn build(
     t: &Template,
     env: &Environment,
+    deferred: &Map,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Param>, Diagnostic> {
     let defs = match t.section("parameters") {
@@ -172,6 +174,27 @@ pub fn build(
                     .with_subject(PARAMETER, name.as_str()));
                 }
             }
+        }
+        if let Some(expr) = deferred.get(&name as &str) {
+            // A value the parent stack has only once its resources exist:
+            // kept as the parent's expression, unchecked (Heat leaves it out
+            // before create).
+            out.push(Param {
+                display: String::new(),
+                name: name.clone(),
+                ty,
+                value: expr.clone(),
+                source: "deferred",
+                hidden: get("hidden").is_some_and(Value::truthy),
+                immutable: get("immutable").is_some_and(Value::truthy),
+                label: get("label")
+                    .cloned()
+                    .unwrap_or_else(|| Value::str(name.as_str())),
+                description: get("description")
+                    .cloned()
+                    .unwrap_or_else(|| Value::str("")),
+            });
+            continue;
         }
         let (raw, source) = match (
             env.parameters.get(&name as &str).filter(|v| !v.is_null()),

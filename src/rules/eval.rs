@@ -411,7 +411,7 @@ fn near_miss<'h>(name: &str, hints: &Hints<'h>) -> Option<&'h str> {
 }
 
 /// The known name closest to `name`, within edit distance 2.
-fn suggest<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn suggest<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     known
         .map(|k| (edit_distance(name, k), k))
         .filter(|(d, k)| *d <= 2.min(k.len() / 2))

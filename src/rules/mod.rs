@@ -17,6 +17,7 @@
 mod eval;
 mod parse;
 
+pub(crate) use eval::suggest;
 pub use eval::{check, Context, Finding, FindingKind, Hints, Placement};
 pub use parse::{parse_schema, SchemaError};
 

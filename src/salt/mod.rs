@@ -42,6 +42,7 @@ pub mod fleet;
 pub mod fuzzing;
 pub mod graph;
 pub mod high;
+pub mod ide;
 pub mod low;
 pub mod matcher;
 pub mod order;

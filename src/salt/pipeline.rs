@@ -141,6 +141,13 @@ impl Session {
         Session::build(config, options, Some(share))
     }
 
+    /// A session whose fileserver, Jinja environments and renders come
+    /// from (and go to) `share`, which the caller keeps for compiles with
+    /// the same settings (an editor's compile after each edit).
+    pub fn in_share(config: Config, options: Options, share: Arc<FleetShare>) -> Session {
+        Session::build(config, options, Some(share))
+    }
+
     fn build(mut config: Config, mut options: Options, share: Option<Arc<FleetShare>>) -> Session {
         options.apply_to(&mut config);
         // Settings that may come from the config files as well as flags.
@@ -579,7 +586,10 @@ impl TopFiles<'_> {
         rel: &str,
         path: &std::path::Path,
     ) -> Result<Option<Value>, Diagnostic> {
-        let text = std::fs::read_to_string(path)
+        let text = self
+            .session
+            .fs
+            .read_text(path)
             .map_err(|e| Diagnostic::new(codes::IO, format!("{}: {e}", path.display())))?;
         let file = SourceFile::new(path.display().to_string(), text);
         let ctx = SlsContext {

@@ -621,44 +621,10 @@ fn diagnostic(
     .with_subject(RESOURCE, name)
 }
 
-/// Whether a resolved value stays a function until the stack runs: the
-/// compile leaves `get_resource`, `get_attr`, `Ref` (and any function whose
-/// arguments hold one) in template syntax, a one-key map.
+/// Whether a resolved value stays a function until the stack runs (a
+/// one-key map naming a function, see [`crate::hot::functions::is_symbolic`]).
 fn is_symbolic(v: &Value) -> bool {
-    const FUNCTIONS: &[&str] = &[
-        "get_param",
-        "get_resource",
-        "get_attr",
-        "get_file",
-        "resource_facade",
-        "str_replace",
-        "list_join",
-        "repeat",
-        "digest",
-        "str_split",
-        "map_merge",
-        "map_replace",
-        "if",
-        "yaql",
-        "Ref",
-        "Fn::GetAtt",
-        "Fn::GetAZs",
-        "Fn::Select",
-        "Fn::Join",
-        "Fn::Split",
-        "Fn::Replace",
-        "Fn::Base64",
-        "Fn::MemberListToMap",
-        "Fn::ResourceFacade",
-    ];
-    match v.as_map() {
-        Some(m) if m.len() == 1 => m
-            .keys()
-            .next()
-            .and_then(Value::as_str)
-            .is_some_and(|k| FUNCTIONS.contains(&k)),
-        _ => false,
-    }
+    crate::hot::functions::is_symbolic(v)
 }
 
 #[cfg(test)]

@@ -17,8 +17,12 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 mod attributes;
+pub use attributes::attributes_of;
 mod document;
+mod nested;
 mod waves;
+
+use nested::Level;
 
 use waves::waves;
 
@@ -122,11 +126,22 @@ fn run(
         &|n| declared.get(n).cloned(),
         input.env_mode,
     )?;
+    run_stack(input, &t, &environment, &Level::root())
+}
+
+/// One stack of the tree from its parsed template and environment:
+/// parameters, parameter groups, resources, the document.
+fn run_stack(
+    input: &Input,
+    t: &Template,
+    environment: &Environment,
+    level: &Level,
+) -> Result<Output, Diagnostic> {
     let mut notes = environment.notes.clone();
-    let params = params::build(&t, &environment, &mut notes)?;
-    params::check_groups(&t, &params)?;
+    let params = params::build(t, environment, &level.deferred, &mut notes)?;
+    params::check_groups(t, &params)?;
     let (doc, plan, mut warnings, secrets) =
-        Stack::new(input, &t, &params, &environment)?.finish()?;
+        Stack::new(input, t, &params, environment, level)?.finish()?;
     warnings.extend(
         notes
             .into_iter()
@@ -140,6 +155,8 @@ struct Stack<'a> {
     t: &'a Template,
     params: &'a [Param],
     env: &'a Environment,
+    /// Where this stack sits in a `--nested` tree.
+    level: &'a Level,
     names: Vec<String>,
     conditions: HashMap<String, bool>,
     files_dir: Option<std::path::PathBuf>,
@@ -154,6 +171,7 @@ impl<'a> Stack<'a> {
         t: &'a Template,
         params: &'a [Param],
         env: &'a Environment,
+        level: &'a Level,
     ) -> Result<Stack<'a>, Diagnostic> {
         let files_dir = input.files_dir.clone().or_else(|| {
             std::path::Path::new(&t.file.name)
@@ -197,6 +215,7 @@ impl<'a> Stack<'a> {
             t,
             params,
             env,
+            level,
             names,
             conditions: HashMap::new(),
             files_dir,
@@ -204,6 +223,11 @@ impl<'a> Stack<'a> {
         };
         s.conditions = s.evaluate_conditions()?;
         Ok(s)
+    }
+
+    /// An error located at resource `name`'s definition, about it.
+    fn resource_error(&self, code: crate::diag::Code, message: String, name: &str) -> Diagnostic {
+        error(code, message, self.at(&["resources", name])).with_subject(RESOURCE, name)
     }
 
     fn at(&self, path: &[&str]) -> Option<(&Arc<SourceFile>, std::ops::Range<usize>)> {
@@ -260,6 +284,7 @@ impl<'a> Stack<'a> {
             attributes: RefCell::new(Vec::new()),
             limits: self.input.limits,
             copies: std::cell::Cell::new(0),
+            from_parent: self.level.generated,
         }
     }
 
@@ -527,15 +552,14 @@ impl<'a> Stack<'a> {
         for r in built.iter().flatten() {
             for target in r.requires.iter().chain(r.explicit.iter()) {
                 if !all.contains(target.as_str()) {
-                    return Err(error(
+                    return Err(self.resource_error(
                         codes::HOT_INVALID_REFERENCE,
                         format!(
                             "The specified reference \"{target}\" (in {}) is incorrect.",
                             r.name
                         ),
-                        self.at(&["resources", &r.name]),
-                    )
-                    .with_subject(RESOURCE, r.name.as_str()));
+                        &r.name,
+                    ));
                 }
             }
         }
@@ -572,7 +596,7 @@ impl<'a> Stack<'a> {
                 return Err(located(e, path));
             }
         }
-        Ok(self.document(resolved, waves, outputs, warnings))
+        self.document(resolved, waves, outputs, warnings)
     }
 
     fn resource(

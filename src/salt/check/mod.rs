@@ -62,6 +62,11 @@ impl Catalogue {
             not_loaded,
         }
     }
+    /// Every state function with a schema (`file.managed`), in no
+    /// particular order.
+    pub fn functions(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.schemas.keys().copied()
+    }
     /// The schema of `fun` (`file.managed`), if Salt 3008.5 has it. A
     /// compiled-in file that does not parse counts as missing (the
     /// project's tests make sure none does).

@@ -272,7 +272,7 @@ impl TemplateLoader for FileServer {
 
     fn unreadable(&self, saltenv: &str, path: &str) -> Option<String> {
         let file = self.find_file(saltenv, path)?;
-        let bytes = match std::fs::read(&file) {
+        let bytes = match self.read_path(&file) {
             Ok(b) => b,
             Err(e) => return Some(format!("{path}: {e}")),
         };
