@@ -93,10 +93,7 @@ impl RenderedFile {
         let binary = self.content.as_ref().ok().filter(|_| text.is_none());
         let content = match (&text, binary) {
             (Some(t), _) => t.clone(),
-            (None, Some(bytes)) => {
-                use base64::Engine;
-                Value::str(base64::engine::general_purpose::STANDARD.encode(bytes))
-            }
+            (None, Some(bytes)) => Value::str(crate::value::b64encode(bytes)),
             (None, None) => Value::Null,
         };
         put(&mut m, "content", content);
