@@ -6,8 +6,13 @@
 use crate::value::{Map, Value};
 use std::ops::Range;
 
+mod compose;
+mod construct;
+mod direct;
 mod dump;
 mod fast;
+mod keys;
+mod libyaml;
 mod load;
 pub(crate) mod resolve;
 
@@ -196,11 +201,45 @@ impl LoadOptions {
         }
     }
 
-    fn bounds(&self) -> load::Bounds {
-        load::Bounds {
+    fn bounds(&self) -> Bounds {
+        Bounds {
             depth: self.max_depth,
             nodes: self.max_nodes,
         }
+    }
+}
+
+/// How far one document may go: nesting depth and nodes built (aliases
+/// expanded: a guard against "billion laughs" documents, which PyYAML
+/// shares instead of copying). From [`LoadOptions`], i.e. the
+/// `yaml-depth` and `yaml-nodes` limits.
+#[derive(Debug, Clone, Copy)]
+struct Bounds {
+    /// Nesting depth.
+    pub(super) depth: usize,
+    /// Nodes built, aliases expanded (at least four times the document's own).
+    pub(super) nodes: usize,
+}
+
+/// The one dispatch of a document to its loader: the fast path
+/// ([`fast`]) for plain block YAML (unless the caller tried it already),
+/// else the direct path ([`direct`]), else the full loader ([`load`]). The
+/// first two serve only documents that need no dialect decision: they
+/// leave any duplicate key to the full loader.
+fn load_tree(
+    text: &str,
+    dialect: Dialect,
+    bounds: Bounds,
+    try_fast: bool,
+) -> Result<Node, YamlError> {
+    if try_fast {
+        if let Some(node) = fast::load_fast(text, bounds) {
+            return Ok(node);
+        }
+    }
+    match direct::load_direct(text, bounds) {
+        Some(node) => Ok(node),
+        None => load::load_graph(text, dialect, bounds),
     }
 }
 
@@ -213,7 +252,7 @@ pub fn load(text: &str) -> Result<Node, YamlError> {
 /// Parse one YAML document with `options`' dialect. An empty document is
 /// `Null`.
 pub fn load_with(text: &str, options: &LoadOptions) -> Result<Node, YamlError> {
-    let mut node = load::load(text, options.dialect, options.bounds())?;
+    let mut node = load_tree(text, options.dialect, options.bounds(), true)?;
     if options.dialect == Dialect::Heat {
         heat_rules(&mut node, text);
     }
@@ -260,7 +299,7 @@ pub fn load_plain(text: &str, options: &LoadOptions) -> Result<Loaded, YamlError
         Some(map @ Value::Map(_)) => Ok(Loaded::Plain(map)),
         // Not a mapping (an SLS error, whose message wants the spans).
         Some(_) => load_with(text, options).map(Loaded::Tree),
-        None => load::load_saphyr(text, options.dialect, options.bounds()).map(Loaded::Tree),
+        None => load_tree(text, options.dialect, options.bounds(), false).map(Loaded::Tree),
     }
 }
 
@@ -331,7 +370,7 @@ fn pyyaml_octal(plain: &str) -> Option<i64> {
 /// API to load with.
 #[doc(hidden)]
 pub mod fastpath {
-    use super::{fast, load, Dialect};
+    use super::{direct, fast, load, Dialect};
 
     /// What the fast path did with a text.
     #[derive(Debug, Clone, PartialEq)]
@@ -364,7 +403,7 @@ pub mod fastpath {
             return Check::Differs(format!("plain: {plain}\ntree:  {fast:?}"));
         }
         let fast = format!("{fast:?}");
-        let direct = format!("{:?}", load::load_direct(text, bounds));
+        let direct = format!("{:?}", direct::load_direct(text, bounds));
         let graph = format!("{:?}", load::load_graph(text, Dialect::Salt, bounds));
         if direct == format!("Some({fast})") && graph == format!("Ok({fast})") {
             Check::Agrees
