@@ -80,7 +80,7 @@ struct CaseMeta {
 
 fn meta(case: &Path) -> CaseMeta {
     let text = std::fs::read_to_string(case.join("case.yaml")).unwrap_or_default();
-    let v = lowstate::yaml::load_value(&text).unwrap_or_default();
+    let v = lowstate::yaml::load_value(&text, lowstate::yaml::Dialect::Salt).unwrap_or_default();
     CaseMeta {
         expect_error: v.get("expect").and_then(Value::as_str) == Some("error"),
         mentions: v

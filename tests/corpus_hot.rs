@@ -66,6 +66,7 @@ fn source(path: &Path, name: String) -> std::sync::Arc<SourceFile> {
 pub fn input_of(case: &Path) -> (Input, Value) {
     let meta = lowstate::yaml::load_value(
         &std::fs::read_to_string(case.join("case.yaml")).unwrap_or_default(),
+        lowstate::yaml::Dialect::Salt,
     )
     .unwrap_or(Value::Null);
     let template = if case.join("template.yaml").is_file() {

@@ -493,7 +493,7 @@ impl Common {
         if let Some(p) = &self.mocks {
             let text = std::fs::read_to_string(p)
                 .with_context(|| format!("cannot read mocks file {}", p.display()))?;
-            let v = lowstate::yaml::load_value(&text)
+            let v = lowstate::yaml::load_value(&text, lowstate::yaml::Dialect::Salt)
                 .map_err(|e| anyhow::anyhow!("mocks file {}: {}", p.display(), e.message))?;
             o.insert("mocks".into(), v);
         }
@@ -521,7 +521,8 @@ impl Common {
                 let (k, v) = kv
                     .split_once('=')
                     .with_context(|| format!("--grain {kv}: expected KEY=VALUE"))?;
-                let v = lowstate::yaml::load_value(v).unwrap_or_else(|_| Value::str(v));
+                let v = lowstate::yaml::load_value(v, lowstate::yaml::Dialect::Salt)
+                    .unwrap_or_else(|_| Value::str(v));
                 if let Value::Map(m) = &mut g {
                     m.insert(Value::str(k), v);
                 }
@@ -620,7 +621,7 @@ fn read_data(arg: &str, flag: &str) -> Result<Value> {
             std::fs::read_to_string(p).with_context(|| format!("{flag}: cannot read {p}"))?;
         match serde_json::from_str::<serde_json::Value>(&text) {
             Ok(j) => Ok(Value::from_json(&j)),
-            Err(_) => lowstate::yaml::load_value(&text)
+            Err(_) => lowstate::yaml::load_value(&text, lowstate::yaml::Dialect::Salt)
                 .map_err(|e| anyhow::anyhow!("{flag}: {p}: {}", e.message)),
         }
     };

@@ -77,12 +77,20 @@ pub fn explain(input: &Input, compiled: &super::Compiled) -> Provenance {
         });
         writes.push(w);
     };
-    // The template's defaults; each file is parsed once.
-    let ttree = crate::yaml::load(&template.text).ok();
-    let tdata = ttree
-        .as_ref()
-        .map(crate::yaml::Node::to_value)
-        .unwrap_or_default();
+    // The template's defaults, read as the compile reads the template
+    // (JSON first, then Heat's YAML rules: `0755` is octal, the last of
+    // repeated keys wins).
+    let (ttree, tdata) = super::template::read_mapping(
+        template,
+        crate::diag::codes::HOT_TEMPLATE_PARSE,
+        "",
+        &input.limits,
+    )
+    .unwrap_or_default();
+    // A JSON template is data without spans: its keys are located through
+    // the same text read as Heat's YAML.
+    let ttree =
+        ttree.or_else(|| crate::yaml::load(&template.text, crate::yaml::Dialect::Heat).ok());
     let envs: Vec<super::env::EnvFile> = input
         .environments
         .iter()

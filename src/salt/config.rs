@@ -244,7 +244,7 @@ impl Config {
         let raw = if file.text.trim().is_empty() {
             Value::Map(Map::new())
         } else {
-            crate::yaml::load_value(&file.text).map_err(|e| {
+            crate::yaml::load_value(&file.text, crate::yaml::Dialect::Salt).map_err(|e| {
                 Diagnostic::new(
                     codes::CONFIG,
                     format!("invalid minion config: {}", e.message),
@@ -491,7 +491,7 @@ pub fn read_mapping_file(path: &Path) -> Result<(Arc<SourceFile>, Map), Diagnost
     let value = if file.text.trim().is_empty() {
         Value::Map(Map::new())
     } else {
-        crate::yaml::load_value(&file.text).map_err(|e| {
+        crate::yaml::load_value(&file.text, crate::yaml::Dialect::Salt).map_err(|e| {
             let (line, col) = file.line_col(e.span.start);
             Diagnostic::new(
                 codes::CONFIG,
@@ -531,7 +531,7 @@ pub fn explain(
     use crate::provenance::{Layer, LayerWrites, Provenance};
     // Each key of `m`, at its place in `file` (parsed once per file).
     let top = |m: &Map, file: Option<&SourceFile>| -> LayerWrites {
-        let tree = file.and_then(|f| crate::yaml::load(&f.text).ok());
+        let tree = file.and_then(|f| crate::yaml::load(&f.text, crate::yaml::Dialect::Salt).ok());
         let mut places: std::collections::HashMap<String, String> = Default::default();
         if let (Some(f), Some(crate::yaml::NodeValue::Map(entries))) =
             (file, tree.as_ref().map(|t| &t.value))
@@ -560,7 +560,7 @@ pub fn explain(
     let minion = config.dir.join("minion");
     if let Ok(text) = std::fs::read_to_string(&minion) {
         let file = SourceFile::new(minion.display().to_string(), text);
-        if let Ok(Value::Map(m)) = crate::yaml::load_value(&file.text) {
+        if let Ok(Value::Map(m)) = crate::yaml::load_value(&file.text, crate::yaml::Dialect::Salt) {
             layers.push(Layer {
                 kind: "config".into(),
                 origin: file.name.clone(),
@@ -621,7 +621,7 @@ pub fn locate(config: &Config, key: &str, item: Option<usize>) -> Option<crate::
         ));
     }
     files.iter().find_map(|f| {
-        let tree = crate::yaml::load(&f.text).ok()?;
+        let tree = crate::yaml::load(&f.text, crate::yaml::Dialect::Salt).ok()?;
         let crate::yaml::NodeValue::Map(entries) = &tree.value else {
             return None;
         };

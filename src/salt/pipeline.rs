@@ -418,9 +418,10 @@ impl Session {
             _ => text,
         };
         // The text shows the arguments of its `no_log` states: say which.
-        if let (Some(tell), Ok(Value::Map(high))) =
-            (self.options.on_secrets, crate::yaml::load_value(&rendered))
-        {
+        if let (Some(tell), Ok(Value::Map(high))) = (
+            self.options.on_secrets,
+            crate::yaml::load_value(&rendered, crate::yaml::Dialect::Salt),
+        ) {
             let values = crate::salt::secrets::no_log_values_high(&high);
             if !values.is_empty() {
                 tell(values);

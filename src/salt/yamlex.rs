@@ -262,7 +262,14 @@ mod tests {
     use super::*;
 
     fn yx(text: &str) -> Aggr {
-        load(text, &LoadOptions::default()).unwrap()
+        load(
+            text,
+            &LoadOptions::new(
+                crate::yaml::Dialect::Yamlex,
+                &crate::limits::Limits::default(),
+            ),
+        )
+        .unwrap()
     }
 
     fn json(a: Aggr) -> String {
