@@ -24,15 +24,23 @@ fn main() {
         ("salt3006", root.join("corpus-3006"), SaltVersion::V3006),
         ("extra", root.join("corpus-extra"), SaltVersion::V3008),
     ] {
-        let Ok(rd) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut cases: Vec<PathBuf> = rd
+        let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
             .flatten()
             .map(|e| e.path())
             .filter(|p| p.is_dir())
             .collect();
         cases.sort();
+        // A missing or empty corpus folder is a failure, not zero trials.
+        let shown = dir.display().to_string();
+        let count = cases.len();
+        trials.push(Trial::test(format!("{group}/corpus-present"), move || {
+            if count == 0 {
+                return Err(format!("no corpus case under {shown}").into());
+            }
+            Ok(())
+        }));
         for case in cases {
             let name = case.file_name().unwrap().to_string_lossy().into_owned();
             for mode in ["highstate", "lowstate", "runorder"] {

@@ -22,15 +22,22 @@ fn main() {
     let known = known_failures(&root.join("corpus-hot-known-failures.txt"));
     let mut trials = Vec::new();
     for dir in ["corpus-hot", "corpus-hot-extra"] {
-        let Ok(rd) = std::fs::read_dir(root.join(dir)) else {
-            continue;
-        };
-        let mut cases: Vec<PathBuf> = rd
+        let mut cases: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
+            .into_iter()
+            .flatten()
             .flatten()
             .map(|e| e.path())
             .filter(|p| p.is_dir())
             .collect();
         cases.sort();
+        // A missing or empty corpus folder is a failure, not zero trials.
+        let count = cases.len();
+        trials.push(Trial::test(format!("{dir}/corpus-present"), move || {
+            if count == 0 {
+                return Err(format!("no corpus case under tests/{dir}").into());
+            }
+            Ok(())
+        }));
         for case in cases {
             let name = format!("{dir}/{}", case.file_name().unwrap().to_string_lossy());
             let expect_fail = known.iter().any(|k| k == &name);
