@@ -513,3 +513,24 @@ fn a_cycle_through_super_fails() {
         "{bad:?}"
     );
 }
+
+#[test]
+fn the_binarys_crates_are_optional_for_the_library() {
+    // clap, anyhow and indicatif serve the binary only: optional
+    // dependencies behind the default `cli` feature the binary requires.
+    let manifest =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
+            .expect("Cargo.toml");
+    for dep in ["clap", "anyhow", "indicatif"] {
+        let line = manifest
+            .lines()
+            .find(|l| l.starts_with(&format!("{dep} =")))
+            .unwrap_or_else(|| panic!("{dep} is not a dependency"));
+        assert!(line.contains("optional = true"), "{line}");
+        assert!(
+            manifest.contains(&format!("\"dep:{dep}\"")),
+            "the cli feature does not enable {dep}"
+        );
+    }
+    assert!(manifest.contains("required-features = [\"cli\"]"));
+}
