@@ -5,20 +5,11 @@ use crate::value::Value;
 use std::ffi::c_char;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, Ordering};
 
-/// The `output` limit (bytes one command may print or write); see
-/// [`crate::limits`]. Set once by the binary.
-static OUTPUT_LIMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
-
-/// Set the `output` limit.
-pub fn set_output_limit(bytes: usize) {
-    OUTPUT_LIMIT.store(bytes, Ordering::Relaxed);
-}
-
-/// The error an output over the limit gives (kind `FileTooLarge`).
-fn too_large() -> std::io::Error {
-    let limit = OUTPUT_LIMIT.load(Ordering::Relaxed);
+/// The error an output over the `output` limit (`limit` bytes; see
+/// [`crate::limits`]) gives (kind `FileTooLarge`).
+fn too_large(limit: usize) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::FileTooLarge,
         format!(
@@ -32,12 +23,13 @@ fn too_large() -> std::io::Error {
 struct Limited<W> {
     inner: W,
     left: usize,
+    limit: usize,
 }
 
 impl<W: Write> Write for Limited<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         if buf.len() > self.left {
-            return Err(too_large());
+            return Err(too_large(self.limit));
         }
         let n = self.inner.write(buf)?;
         self.left -= n;
@@ -72,17 +64,24 @@ pub fn to_string(value: &Value, format: Format) -> String {
     s
 }
 
-/// Serialise `value` straight to stdout, or atomically to `out`. JSON is
-/// streamed through a buffer rather than built as one string first; the
-/// bytes are exactly [`to_string`]'s.
-pub fn write_value(value: &Value, format: Format, out: Option<&Path>) -> std::io::Result<()> {
+/// Serialise `value` straight to stdout, or atomically to `out`, at most
+/// `limit` bytes (the `output` limit). JSON is streamed through a buffer
+/// rather than built as one string first; the bytes are exactly
+/// [`to_string`]'s.
+pub fn write_value(
+    value: &Value,
+    format: Format,
+    out: Option<&Path>,
+    limit: usize,
+) -> std::io::Result<()> {
     if format != Format::Json {
-        return output(&to_string(value, format), out);
+        return output(&to_string(value, format), out, limit);
     }
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
         let w = Limited {
             inner: w,
-            left: OUTPUT_LIMIT.load(Ordering::Relaxed),
+            left: limit,
+            limit,
         };
         let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
         value.write_json_pretty(&mut w)?;
@@ -191,11 +190,11 @@ pub fn write_atomic_with(
     result.map_err(named)
 }
 
-/// Print to stdout, or write atomically to `out`. A text over the `output`
-/// limit is neither printed nor written.
-pub fn output(text: &str, out: Option<&Path>) -> std::io::Result<()> {
-    if text.len() > OUTPUT_LIMIT.load(Ordering::Relaxed) {
-        return Err(too_large());
+/// Print to stdout, or write atomically to `out`. A text over `limit`
+/// bytes (the `output` limit) is neither printed nor written.
+pub fn output(text: &str, out: Option<&Path>, limit: usize) -> std::io::Result<()> {
+    if text.len() > limit {
+        return Err(too_large(limit));
     }
     match out {
         Some(p) => write_atomic(p, text),
@@ -234,7 +233,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("out.json");
         let v = crate::vmap! {"a" => vec![Value::Int(1), Value::from("x")], "b" => 1.5};
-        write_value(&v, Format::Json, Some(&p)).unwrap();
+        write_value(&v, Format::Json, Some(&p), usize::MAX).unwrap();
         assert_eq!(
             std::fs::read_to_string(&p).unwrap(),
             to_string(&v, Format::Json)

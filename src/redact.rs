@@ -74,6 +74,47 @@ impl Redactor {
     }
 }
 
+/// The secrets one run has met so far, shared by whoever finds them (a
+/// compile, as soon as the tree has rendered and before later stages can
+/// fail) and whoever prints (diagnostics, reports): a handle passed down,
+/// cheap to clone, every clone the same set.
+#[derive(Debug, Clone, Default)]
+pub struct Secrets(std::sync::Arc<std::sync::RwLock<Redactor>>);
+
+impl Secrets {
+    /// Add secret texts (shorter than [`MIN_LEN`] ones are dropped).
+    pub fn add(&self, values: impl IntoIterator<Item = String>) {
+        let mut values = values.into_iter().peekable();
+        if values.peek().is_none() {
+            return;
+        }
+        self.0
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(values);
+    }
+
+    /// The secrets met so far.
+    pub fn redactor(&self) -> Redactor {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// `text` with every secret met so far masked.
+    pub fn text(&self, text: &str) -> String {
+        let r = self.0.read().unwrap_or_else(|e| e.into_inner());
+        if r.is_empty() {
+            text.to_string()
+        } else {
+            r.text(text)
+        }
+    }
+
+    /// `v` with every secret met so far masked.
+    pub fn value(&self, v: &Value) -> Value {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).value(v)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,5 +136,13 @@ mod tests {
             r.value(&v).to_json().to_string(),
             r#"{"a":["x-<redacted>",1]}"#
         );
+    }
+
+    #[test]
+    fn shared_secrets_are_one_set() {
+        let found = Secrets::default();
+        let printer = found.clone();
+        found.add(["hunter2".to_string(), "pw".to_string()]);
+        assert_eq!(printer.text("pw=hunter2"), "pw=<redacted>");
     }
 }

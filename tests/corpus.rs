@@ -114,7 +114,7 @@ fn run_case(
     let session = Session::new(
         config,
         Options {
-            version,
+            version: Some(version),
             ..Options::default()
         },
     );

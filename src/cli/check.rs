@@ -4,7 +4,7 @@
 //! GitHub annotations or SARIF) on stdout, with a summary on stderr.
 //! Exit 1 when an error is found (or a warning, with `--deny warnings`).
 
-use super::{CmdResult, Common, Failure};
+use super::{CmdResult, Common, Ctx, Failure};
 use anyhow::{bail, Context as _};
 use clap::ValueEnum;
 use lowstate::diag::{render, Severity};
@@ -63,13 +63,13 @@ fn assumptions(list: &[String]) -> anyhow::Result<BTreeMap<String, Vec<u64>>> {
 }
 
 /// Run `lowstate check`.
-pub fn run(args: Args) -> CmdResult {
+pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
     let assume = assumptions(&args.assume_version)?;
     let (diags, subjects) = match &args.hot {
         Some(template) => {
-            let input = super::hot::inputs(template, &args.hot_inputs)?;
+            let input = super::hot::inputs(ctx, template, &args.hot_inputs)?;
             let compiled = lowstate::hot::compile(&input);
-            super::set_secrets(compiled.secrets.clone());
+            ctx.secrets.add(compiled.secrets.clone());
             if !compiled.ok() {
                 return Err(Failure::Compile(compiled.diagnostics.into()));
             }
@@ -84,13 +84,13 @@ pub fn run(args: Args) -> CmdResult {
             )
         }
         None => {
-            let session = args.common.session(args.selection.sls.clone())?;
+            let session = args.common.session(ctx, args.selection.sls.clone())?;
             let plan = session.plan()?;
-            super::hide_no_log(plan.lowstate.chunks.iter());
+            ctx.hide_no_log(plan.lowstate.chunks.iter());
             let options = CheckOptions {
                 assume_versions: assume,
                 allow: session.config.check_allow.clone(),
-                version: session.options.version,
+                version: session.version,
             };
             let n = plan.lowstate.sequence.len();
             (
@@ -101,7 +101,7 @@ pub fn run(args: Args) -> CmdResult {
     };
     let base = std::env::current_dir().ok();
     let text = match args.format {
-        CheckFormat::Human => render::human(&diags, super::use_color(true)),
+        CheckFormat::Human => render::human(&diags, ctx.use_color(true)),
         CheckFormat::Json => {
             let mut t = render::json(&diags);
             t.push('\n');
@@ -114,7 +114,7 @@ pub fn run(args: Args) -> CmdResult {
             base.as_deref(),
         ),
     };
-    lowstate::emit::output(&super::redacted(&text), None).context("cannot write the findings")?;
+    ctx.print(&text, None)?;
     let count = |s: Severity| diags.iter().filter(|d| d.severity == s).count();
     let (errors, warnings, infos) = (
         count(Severity::Error),

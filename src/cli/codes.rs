@@ -8,12 +8,7 @@ use clap::Args as ClapArgs;
 pub struct Args {}
 
 /// Print every registered code with its severity and meaning.
-pub fn run(_args: Args) -> i32 {
-    match lowstate::emit::output(&lowstate::diag::codes::markdown(), None) {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("error: {e}");
-            2
-        }
-    }
+pub fn run(_args: Args, ctx: &super::Ctx) -> super::CmdResult {
+    ctx.emit(&lowstate::diag::codes::markdown(), None)?;
+    Ok(())
 }

@@ -1,6 +1,6 @@
 //! `lowstate compile`: the lowstate list, as `state.show_lowstate` prints it.
 
-use super::{CmdResult, Common, Failure, Output};
+use super::{CmdResult, Common, Ctx, Failure, Output};
 use lowstate::value::Value;
 
 #[derive(clap::Args, Debug)]
@@ -13,8 +13,9 @@ pub struct Args {
     pub selection: super::Selection,
 }
 
-pub fn run(args: Args) -> CmdResult {
-    let session = args.common.session(args.selection.sls.clone())?;
+/// Run `lowstate compile`.
+pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
+    let session = args.common.session(ctx, args.selection.sls.clone())?;
     match session.plan() {
         Ok(plan) => {
             // The process ends after the output: freeing the requisite
@@ -28,10 +29,10 @@ pub fn run(args: Args) -> CmdResult {
             std::mem::forget(lowstate.graph.take());
             let chunks = lowstate.into_list();
             if args.out.redact {
-                super::hide_no_log(chunks.iter());
+                ctx.hide_no_log(chunks.iter());
             }
             let list = Value::List(chunks.into_iter().map(Value::Map).collect());
-            let written = args.out.write(&list);
+            let written = args.out.write(ctx, &list);
             // The process ends next: freeing every chunk one by one would
             // only cost time.
             std::mem::forget(list);
@@ -39,6 +40,7 @@ pub fn run(args: Args) -> CmdResult {
         }
         Err(d) => {
             super::failure_document(
+                ctx,
                 &d,
                 args.out.format,
                 args.out.output.as_deref(),

@@ -2,8 +2,7 @@
 //! Salt's defaults, `minion.d/*.conf` and the flags applied, as `opts`
 //! shows them); with `--explain [KEY]`, where each setting came from.
 
-use super::{CmdResult, Common, Output};
-use anyhow::Context as _;
+use super::{CmdResult, Common, Ctx, Output};
 use lowstate::salt::config::Config;
 
 #[derive(clap::Args, Debug)]
@@ -36,16 +35,21 @@ fn flag_of(key: &str) -> String {
     .to_string()
 }
 
-pub fn run(args: Args) -> CmdResult {
-    let (dir, overrides, _) = args.common.prepare(None)?;
-    let config = Config::load_with(&dir, &overrides).map_err(|d| anyhow::anyhow!(d.message))?;
+/// Run `lowstate config`.
+pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
+    let (dir, mut overrides, options) = args.common.prepare(ctx, None)?;
+    let mut config = Config::load_with(&dir, &overrides).map_err(|d| anyhow::anyhow!(d.message))?;
+    options.apply_to(&mut config);
     let Some(key) = &args.explain else {
-        return args.out.write(&config.opts);
+        return args.out.write(ctx, &config.opts);
     };
     let settings = args.common.settings_layers()?;
+    // The typed flags count as the keys they stand for.
+    for (k, v) in options.config_keys() {
+        overrides.insert(k, v);
+    }
     let p = lowstate::salt::config::explain(&config, &settings, &overrides, &flag_of).filter(key);
     let text = args.explain_format.render(&p, &|_, v| v.clone());
-    lowstate::emit::output(&text, args.out.output.as_deref())
-        .context("cannot write the explanation")?;
+    ctx.emit(&text, args.out.output.as_deref())?;
     Ok(())
 }

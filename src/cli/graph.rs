@@ -1,8 +1,7 @@
 //! `lowstate graph`: the requisite graph as DOT, JSON, Mermaid or a
 //! self-contained HTML page.
 
-use super::{CmdResult, Common, Failure};
-use anyhow::Context;
+use super::{CmdResult, Common, Ctx, Failure};
 use lowstate::plan;
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -27,10 +26,11 @@ pub struct Args {
     pub selection: super::Selection,
 }
 
-pub fn run(args: Args) -> CmdResult {
-    let session = args.common.session(args.selection.sls.clone())?;
+/// Run `lowstate graph`.
+pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
+    let session = args.common.session(ctx, args.selection.sls.clone())?;
     let (g, sources) = session.graph().map_err(Failure::Compile)?;
-    super::hide_no_log(g.chunks.iter().filter_map(|c| c.chunk.as_map()));
+    ctx.hide_no_log(g.chunks.iter().filter_map(|c| c.chunk.as_map()));
     let mut text = match args.format {
         GraphFormat::Dot => plan::to_dot(&g.to_plan()),
         GraphFormat::Json => plan::to_json_document(&g.to_plan()).to_json_pretty(),
@@ -41,7 +41,6 @@ pub fn run(args: Args) -> CmdResult {
     if !text.ends_with('\n') {
         text.push('\n');
     }
-    lowstate::emit::output(&super::redacted(&text), args.output.as_deref())
-        .context("cannot write output")?;
+    ctx.print(&text, args.output.as_deref())?;
     Ok(())
 }

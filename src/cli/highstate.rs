@@ -1,6 +1,6 @@
 //! `lowstate highstate`: the high data, as `state.show_highstate` prints it.
 
-use super::{CmdResult, Common, Failure, Output};
+use super::{CmdResult, Common, Ctx, Failure, Output};
 use lowstate::value::Value;
 
 #[derive(clap::Args, Debug)]
@@ -13,10 +13,12 @@ pub struct Args {
     pub selection: super::Selection,
 }
 
-pub fn run(args: Args) -> CmdResult {
-    let session = args.common.session(args.selection.sls.clone())?;
+/// Run `lowstate highstate`.
+pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
+    let session = args.common.session(ctx, args.selection.sls.clone())?;
     let hs = session.highstate().inspect_err(|d| {
         super::failure_document(
+            ctx,
             d,
             args.out.format,
             args.out.output.as_deref(),
@@ -26,6 +28,7 @@ pub fn run(args: Args) -> CmdResult {
     if !hs.errors.is_empty() {
         let d = hs.errors.into();
         super::failure_document(
+            ctx,
             &d,
             args.out.format,
             args.out.output.as_deref(),
@@ -33,5 +36,5 @@ pub fn run(args: Args) -> CmdResult {
         );
         return Err(Failure::Compile(d));
     }
-    args.out.write(&Value::Map(hs.high))
+    args.out.write(ctx, &Value::Map(hs.high))
 }

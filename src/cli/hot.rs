@@ -2,7 +2,7 @@
 //! environment files and parameters into the plan Heat would create
 //! (JSON in the layout of docs/hot.md, YAML, or a readable text plan).
 
-use super::{print_diagnostics, ErrorFormat};
+use super::{CmdResult, Ctx, ErrorFormat, Failure};
 use anyhow::{bail, Context as _, Result};
 use clap::ValueEnum;
 use lowstate::diag::SourceFile;
@@ -132,12 +132,12 @@ fn mapping(path: &Path) -> Result<Map> {
 }
 
 /// The compiler's input from the command line.
-fn input(args: &Args) -> Result<Input> {
-    inputs(&args.template, &args.inputs)
+fn input(ctx: &Ctx, args: &Args) -> Result<Input> {
+    inputs(ctx, &args.template, &args.inputs)
 }
 
 /// The compiler's input: `template` and the other inputs.
-pub fn inputs(template: &Path, args: &Inputs) -> Result<Input> {
+pub fn inputs(ctx: &Ctx, template: &Path, args: &Inputs) -> Result<Input> {
     let mut parameters: Vec<(String, Value)> = Vec::new();
     if let Some(p) = &args.parameters {
         for (k, v) in mapping(p)? {
@@ -188,69 +188,55 @@ pub fn inputs(template: &Path, args: &Inputs) -> Result<Input> {
         },
         parent,
         max_template_size: Some(args.max_template_size),
-        limits: super::limits(),
+        limits: ctx.limits,
     })
 }
 
-/// Run `lowstate hot`: the exit code.
-pub fn run(args: Args) -> i32 {
-    let input = match input(&args) {
-        Ok(i) => i,
-        Err(e) => {
-            eprintln!("lowstate: {e:#}");
-            return 2;
-        }
-    };
+/// Run `lowstate hot`: diagnostics on stderr, the plan (also of a stack
+/// that fails: `ok: false`) on stdout or `-o`; exit 1 when it has errors.
+pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
+    let input = input(ctx, &args)?;
     let compiled = hot::compile(&input);
-    super::set_secrets(compiled.secrets.clone());
+    ctx.secrets.add(compiled.secrets.clone());
     if !compiled.diagnostics.is_empty() {
-        print_diagnostics(&compiled.diagnostics, args.error_format);
+        ctx.print_diagnostics(&compiled.diagnostics);
     }
     if let Some(param) = &args.explain {
         let p = hot::explain::explain(&input, &compiled).filter(param);
         let text = args.explain_format.render(&p, &|_, v| v.clone());
-        if let Err(e) = lowstate::emit::output(&text, args.output.as_deref()) {
-            eprintln!("lowstate: cannot write output: {e}");
-            return 2;
-        }
-        return if compiled.ok() { 0 } else { 1 };
-    }
-    let document = if args.redact {
-        lowstate::redact::Redactor::new(compiled.secrets.clone()).value(&compiled.document)
+        ctx.emit(&text, args.output.as_deref())?;
     } else {
-        compiled.document.clone()
-    };
-    let text = match args.format {
-        Format::Json => {
-            let mut t = document.to_json_pretty();
-            t.push('\n');
-            t
-        }
-        Format::Yaml => lowstate::yaml::dump(&document, Default::default()),
-        Format::Text => text_plan(&compiled.document, &compiled.secrets),
-        Format::Order => lowstate::plan::order_report(&compiled.plan, super::use_color(true)),
-        Format::Dot => lowstate::plan::to_dot(&compiled.plan),
-        Format::Mermaid => lowstate::plan::to_mermaid(&compiled.plan),
-        Format::GraphJson => {
-            let mut t = lowstate::plan::to_json_document(&compiled.plan).to_json_pretty();
-            t.push('\n');
-            t
-        }
-        Format::Html => lowstate::plan::to_html(&compiled.plan),
-    };
-    if let Err(e) = lowstate::emit::output(&text, args.output.as_deref()) {
-        eprintln!("lowstate: cannot write output: {e}");
-        // Over the `output` limit: the input's doing, like a compile error.
-        return if e.kind() == std::io::ErrorKind::FileTooLarge {
-            1
-        } else {
-            2
+        let document = || {
+            if args.redact {
+                ctx.secrets.value(&compiled.document)
+            } else {
+                compiled.document.clone()
+            }
         };
+        let text = match args.format {
+            Format::Json => {
+                let mut t = document().to_json_pretty();
+                t.push('\n');
+                t
+            }
+            Format::Yaml => lowstate::yaml::dump(&document(), Default::default()),
+            Format::Text => text_plan(&compiled.document, &compiled.secrets),
+            Format::Order => lowstate::plan::order_report(&compiled.plan, ctx.use_color(true)),
+            Format::Dot => lowstate::plan::to_dot(&compiled.plan),
+            Format::Mermaid => lowstate::plan::to_mermaid(&compiled.plan),
+            Format::GraphJson => {
+                let mut t = lowstate::plan::to_json_document(&compiled.plan).to_json_pretty();
+                t.push('\n');
+                t
+            }
+            Format::Html => lowstate::plan::to_html(&compiled.plan),
+        };
+        ctx.emit(&text, args.output.as_deref())?;
     }
     if compiled.ok() {
-        0
+        Ok(())
     } else {
-        1
+        Err(Failure::Reported)
     }
 }
 

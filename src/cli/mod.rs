@@ -1,5 +1,9 @@
 //! Command-line interface: the shared options (`-c DIR`, output and error
-//! formats, pillar/mocks overrides) and dispatch to one module per subcommand.
+//! formats, pillar/mocks overrides), the run's context ([`Ctx`]: colour,
+//! limits, error format, the secrets met so far, fresh-minion answers; made
+//! once and passed down, no process-wide state) with the one output path
+//! every subcommand prints through, and dispatch to one module per
+//! subcommand.
 
 mod check;
 mod codes;
@@ -18,11 +22,15 @@ use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use lowstate::diag::{render as diag_render, Diagnostic, Diagnostics};
 use lowstate::emit::Format;
+use lowstate::limits::Limits;
+use lowstate::redact::Secrets;
 use lowstate::salt::config::{Config, SaltVersion};
 use lowstate::salt::pipeline::{Options, Session};
+use lowstate::salt::render::jinja::MinionQueries;
 use lowstate::value::Value;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -45,38 +53,143 @@ pub struct Cli {
     pub limit: Vec<String>,
 }
 
-static LIMITS: std::sync::OnceLock<lowstate::limits::Limits> = std::sync::OnceLock::new();
-
-/// The secrets of this run (pillar paths in `lowstate_secret_pillar`),
-/// masked in everything a person reads.
-static REDACTOR: std::sync::RwLock<Option<lowstate::redact::Redactor>> =
-    std::sync::RwLock::new(None);
-
-/// Name this run's secrets (a HOT stack's hidden parameter values) when no
-/// Salt session does.
-pub fn set_secrets(values: Vec<String>) {
-    let mut r = REDACTOR.write().unwrap_or_else(|e| e.into_inner());
-    r.get_or_insert_with(Default::default).extend(values);
+/// One run of the binary: what every subcommand shares, made once from
+/// the command line and passed down (no process-wide state).
+pub struct Ctx {
+    /// `--color`.
+    color: ColorChoice,
+    /// The resource limits (`--limit`, else the defaults).
+    pub limits: Limits,
+    /// How diagnostics are printed (the subcommand's `--error-format`).
+    pub error_format: ErrorFormat,
+    /// The secrets met so far (secret pillar values, `no_log` states'
+    /// values, hidden HOT parameters), masked in every human output.
+    pub secrets: Secrets,
+    /// The functions that got a fresh minion's answer, shared by every
+    /// session the command opens.
+    pub queries: MinionQueries,
+    /// Whether the `SALT_CONFIG_DIR` warning was given (once per run).
+    env_warned: AtomicBool,
 }
 
-/// The values of `no_log: True` states of a compiled plan, masked in
-/// human output from here on.
-pub fn hide_no_log<'a>(chunks: impl Iterator<Item = &'a lowstate::Map>) {
-    set_secrets(lowstate::salt::secrets::no_log_values(chunks));
-}
-
-/// `text` with this run's secrets masked.
-pub fn redacted(text: &str) -> String {
-    let r = REDACTOR.read().unwrap_or_else(|e| e.into_inner());
-    match r.as_ref() {
-        Some(r) if !r.is_empty() => r.text(text),
-        _ => text.to_string(),
+impl Ctx {
+    /// The context of a run: `--color`, `--limit` (a bad one is a usage
+    /// error), the subcommand's error format.
+    pub fn new(color: ColorChoice, limit: &[String], error_format: ErrorFormat) -> Result<Ctx> {
+        let mut limits = Limits::default();
+        for setting in limit {
+            limits
+                .set(setting)
+                .map_err(|e| anyhow::anyhow!("--limit {e}"))?;
+        }
+        Ok(Ctx {
+            color,
+            limits,
+            error_format,
+            secrets: Secrets::default(),
+            queries: MinionQueries::default(),
+            env_warned: AtomicBool::new(false),
+        })
     }
-}
 
-/// The resource limits of this run (`--limit`, else the defaults).
-pub fn limits() -> lowstate::limits::Limits {
-    LIMITS.get().copied().unwrap_or_default()
+    /// Whether to colour text written to stdout (`stdout`) or stderr.
+    pub fn use_color(&self, stdout: bool) -> bool {
+        match self.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                let tty = if stdout {
+                    std::io::stdout().is_terminal()
+                } else {
+                    std::io::stderr().is_terminal()
+                };
+                tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        }
+    }
+
+    /// `text` with this run's secrets masked.
+    pub fn redacted(&self, text: &str) -> String {
+        self.secrets.text(text)
+    }
+
+    /// The values of `no_log: True` states of a compiled plan, masked in
+    /// human output from here on.
+    pub fn hide_no_log<'a>(&self, chunks: impl Iterator<Item = &'a lowstate::Map>) {
+        self.secrets
+            .add(lowstate::salt::secrets::no_log_values(chunks));
+    }
+
+    /// Print diagnostics to stderr in the run's error format, secrets masked.
+    pub fn print_diagnostics(&self, diags: &[Diagnostic]) {
+        let text = match self.error_format {
+            ErrorFormat::Human => diag_render::human(diags, self.use_color(false)),
+            ErrorFormat::Json => {
+                let mut t = diag_render::json(diags);
+                t.push('\n');
+                t
+            }
+        };
+        let _ = write!(std::io::stderr(), "{}", self.redacted(&text));
+    }
+
+    /// Print a human text (a report, a drawing, rendered text) to stdout or
+    /// atomically to `output`, secrets masked, within the `output` limit.
+    pub fn print(&self, text: &str, output: Option<&Path>) -> Result<()> {
+        self.emit(&self.redacted(text), output)
+    }
+
+    /// Print `text` as it is (a machine document, or one already masked)
+    /// to stdout or atomically to `output`, within the `output` limit.
+    pub fn emit(&self, text: &str, output: Option<&Path>) -> Result<()> {
+        lowstate::emit::output(text, output, self.limits.output).context("cannot write output")
+    }
+
+    /// Write a data document (JSON streamed, or YAML) to stdout or `output`;
+    /// `redact` masks the secrets in it too (`--redact`).
+    pub fn write_value(
+        &self,
+        value: &Value,
+        format: Format,
+        output: Option<&Path>,
+        redact: bool,
+    ) -> Result<()> {
+        let masked;
+        let value = if redact {
+            masked = self.secrets.value(value);
+            &masked
+        } else {
+            value
+        };
+        lowstate::emit::write_value(value, format, output, self.limits.output)
+            .context("cannot write output")
+    }
+
+    /// One warning per function that got a fresh minion's answer.
+    fn report_fresh_answers(&self) {
+        let answers = lowstate::salt::render::jinja::salt::FRESH_MINION_ANSWERS;
+        let diags: Vec<Diagnostic> = self
+            .queries
+            .answered()
+            .into_iter()
+            .map(|f| {
+                let answer = answers
+                    .iter()
+                    .find(|(n, _)| *n == f)
+                    .map_or("nothing", |(_, a)| *a);
+                Diagnostic::new(
+                    lowstate::diag::codes::FRESH_MINION_ANSWER,
+                    format!("`{f}` was answered as a freshly installed minion would: {answer}"),
+                )
+                .with_note(format!(
+                    "pin the answer with `{f}: <answer>` under `mocks:` in the minion config or a `--mocks` file, or pass --strict to make this an error"
+                ))
+            })
+            .collect();
+        if !diags.is_empty() {
+            self.print_diagnostics(&diags);
+        }
+    }
 }
 
 /// `--color`.
@@ -88,24 +201,6 @@ pub enum ColorChoice {
     Always,
     /// Never.
     Never,
-}
-
-static COLOR: std::sync::OnceLock<ColorChoice> = std::sync::OnceLock::new();
-
-/// Whether to colour text written to stdout (`stdout`) or stderr.
-pub fn use_color(stdout: bool) -> bool {
-    match COLOR.get().copied().unwrap_or(ColorChoice::Auto) {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            let tty = if stdout {
-                std::io::stdout().is_terminal()
-            } else {
-                std::io::stderr().is_terminal()
-            };
-            tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-        }
-    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -209,39 +304,6 @@ pub struct Common {
     pub user_env: Option<PathBuf>,
 }
 
-/// The functions that got a fresh minion's answer in this run (shared by
-/// every session the command opens), and the error format to report them in.
-static FRESH: std::sync::OnceLock<(lowstate::salt::render::jinja::MinionQueries, ErrorFormat)> =
-    std::sync::OnceLock::new();
-
-/// One warning per function that got a fresh minion's answer.
-fn report_fresh_answers() {
-    let Some((queries, format)) = FRESH.get() else {
-        return;
-    };
-    let answers = lowstate::salt::render::jinja::salt::FRESH_MINION_ANSWERS;
-    let diags: Vec<Diagnostic> = queries
-        .answered()
-        .into_iter()
-        .map(|f| {
-            let answer = answers
-                .iter()
-                .find(|(n, _)| *n == f)
-                .map_or("nothing", |(_, a)| *a);
-            Diagnostic::new(
-                lowstate::diag::codes::FRESH_MINION_ANSWER,
-                format!("`{f}` was answered as a freshly installed minion would: {answer}"),
-            )
-            .with_note(format!(
-                "pin the answer with `{f}: <answer>` under `mocks:` in the minion config or a `--mocks` file, or pass --strict to make this an error"
-            ))
-        })
-        .collect();
-    if !diags.is_empty() {
-        print_diagnostics(&diags, *format);
-    }
-}
-
 fn parse_version(s: &str) -> std::result::Result<SaltVersion, String> {
     SaltVersion::parse(s)
         .ok_or_else(|| format!("unsupported Salt version '{s}' (3006, 3007, 3008)"))
@@ -280,6 +342,9 @@ pub enum Failure {
     RunFailed,
     /// `check` found errors (exit 1; the findings are already printed).
     Findings,
+    /// A compile that failed with its errors already printed beside its
+    /// result (`hot` writes the document of a failed stack too; exit 1).
+    Reported,
 }
 
 impl From<anyhow::Error> for Failure {
@@ -296,40 +361,60 @@ impl From<Diagnostics> for Failure {
 
 pub type CmdResult = std::result::Result<(), Failure>;
 
-pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
-    let _ = COLOR.set(cli.color);
-    let mut limits = lowstate::limits::Limits::default();
-    for setting in &cli.limit {
-        if let Err(e) = limits.set(setting) {
-            let _ = writeln!(std::io::stderr(), "lowstate: --limit {e}");
-            return 2;
+impl Command {
+    /// The subcommand's `--error-format`.
+    fn error_format(&self) -> ErrorFormat {
+        match self {
+            Command::Codes(_) => ErrorFormat::Human,
+            Command::Hot(a) => a.error_format,
+            Command::Check(a) => a.common.error_format,
+            Command::Compile(a) => a.common.error_format,
+            Command::Fleet(a) => a.common.error_format,
+            Command::Highstate(a) => a.common.error_format,
+            Command::Pillar(a) => a.common.error_format,
+            Command::Config(a) => a.common.error_format,
+            Command::Render(a) => a.common.error_format,
+            Command::Simulate(a) => a.common.error_format,
+            Command::Order(a) => a.common.error_format,
+            Command::Graph(a) => a.common.error_format,
         }
     }
-    set_memory_cap(limits.memory);
-    lowstate::emit::set_output_limit(limits.output);
-    let _ = LIMITS.set(limits);
-    let (common, result) = match cli.command {
-        Command::Codes(a) => return codes::run(a),
-        Command::Hot(a) => return hot::run(a),
-        Command::Compile(a) => (a.common.clone(), compile::run(a)),
-        Command::Check(a) => (a.common.clone(), check::run(*a)),
-        Command::Fleet(a) => (a.common.clone(), fleet::run(a)),
-        Command::Highstate(a) => (a.common.clone(), highstate::run(a)),
-        Command::Pillar(a) => (a.common.clone(), pillar::run(a)),
-        Command::Config(a) => (a.common.clone(), config::run(a)),
-        Command::Render(a) => (a.common.clone(), render::run(a)),
-        Command::Simulate(a) => (a.common.clone(), simulate::run(a)),
-        Command::Order(a) => (a.common.clone(), order::run(a)),
-        Command::Graph(a) => (a.common.clone(), graph::run(a)),
+}
+
+/// Run the command line: the exit code (0 ok, 1 compile errors or
+/// findings, 2 usage or config errors). `set_memory_cap` applies the
+/// `memory` limit to the binary's allocator.
+pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
+    let ctx = match Ctx::new(cli.color, &cli.limit, cli.command.error_format()) {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "lowstate: {e:#}");
+            return 2;
+        }
     };
-    report_fresh_answers();
+    set_memory_cap(ctx.limits.memory);
+    let result = match cli.command {
+        Command::Codes(a) => codes::run(a, &ctx),
+        Command::Hot(a) => hot::run(a, &ctx),
+        Command::Compile(a) => compile::run(a, &ctx),
+        Command::Check(a) => check::run(*a, &ctx),
+        Command::Fleet(a) => fleet::run(a, &ctx),
+        Command::Highstate(a) => highstate::run(a, &ctx),
+        Command::Pillar(a) => pillar::run(a, &ctx),
+        Command::Config(a) => config::run(a, &ctx),
+        Command::Render(a) => render::run(a, &ctx),
+        Command::Simulate(a) => simulate::run(a, &ctx),
+        Command::Order(a) => order::run(a, &ctx),
+        Command::Graph(a) => graph::run(a, &ctx),
+    };
+    ctx.report_fresh_answers();
     match result {
         Ok(()) => 0,
         Err(Failure::Compile(d)) => {
-            print_diagnostics(&d.0, common.error_format);
+            ctx.print_diagnostics(&d.0);
             1
         }
-        Err(Failure::RunFailed | Failure::Findings) => 1,
+        Err(Failure::RunFailed | Failure::Findings | Failure::Reported) => 1,
         // An output over the `output` limit is the input's doing, like a
         // compile error.
         Err(Failure::Config(e)) if output_too_large(&e) => {
@@ -356,34 +441,19 @@ fn output_too_large(e: &anyhow::Error) -> bool {
 /// --out=json` prints). It is left out when stdout is the terminal the
 /// diagnostics already went to (nothing twice on one screen), and with
 /// `-o FILE` the file is left as it was (no plan is replaced by errors).
-pub fn failure_document(d: &Diagnostics, format: DataFormat, output: Option<&Path>, redact: bool) {
+pub fn failure_document(
+    ctx: &Ctx,
+    d: &Diagnostics,
+    format: DataFormat,
+    output: Option<&Path>,
+    redact: bool,
+) {
     if output.is_some() || (std::io::stdout().is_terminal() && std::io::stderr().is_terminal()) {
         return;
     }
-    let list = Value::List(
-        d.messages()
-            .into_iter()
-            .map(|m| Value::str(if redact { redacted(&m) } else { m }))
-            .collect(),
-    );
+    let list = Value::List(d.messages().into_iter().map(Value::str).collect());
     // A closed pipe is not worth a second error.
-    let _ = lowstate::emit::write_value(&list, format.into(), None);
-}
-
-/// Print diagnostics to stderr in the chosen format.
-pub fn print_diagnostics(diags: &[Diagnostic], format: ErrorFormat) {
-    match format {
-        ErrorFormat::Human => {
-            let _ = write!(
-                std::io::stderr(),
-                "{}",
-                redacted(&diag_render::human(diags, use_color(false)))
-            );
-        }
-        ErrorFormat::Json => {
-            let _ = writeln!(std::io::stderr(), "{}", redacted(&diag_render::json(diags)));
-        }
-    }
+    let _ = ctx.write_value(&list, format.into(), None, redact);
 }
 
 impl Common {
@@ -391,9 +461,11 @@ impl Common {
     /// `SALT_MINION_CONFIG`; lowstate never takes settings from the
     /// environment (one source of truth: files and flags). One warning per
     /// variable that is set, once per run, naming the flag to use.
-    fn warn_salt_env_vars(&self) {
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        ONCE.call_once(|| {
+    fn warn_salt_env_vars(&self, ctx: &Ctx) {
+        if ctx.env_warned.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        {
             let mut diags = Vec::new();
             for (var, what) in [
                 ("SALT_CONFIG_DIR", "the config directory"),
@@ -416,9 +488,9 @@ impl Common {
                 }
             }
             if !diags.is_empty() {
-                print_diagnostics(&diags, self.error_format);
+                ctx.print_diagnostics(&diags);
             }
-        });
+        }
     }
 
     /// The config directory, as a Salt user expects to find it: `-c DIR`,
@@ -465,9 +537,11 @@ impl Common {
         Ok(out)
     }
 
-    /// The config keys the command line sets (`--id`, `--grains`,
-    /// `--grain`, `--file-root`, `--pillar-root`, `--run-ext-pillar`), over
-    /// the `--settings` and `--user-env` files.
+    /// The minion config keys the command line sets (`--id`, `--grains`,
+    /// `--grain`, `--file-root`, `--pillar-root`), over the `--settings` and
+    /// `--user-env` files. lowstate's own flags (`--saltenv`, `--mocks`,
+    /// `--salt-version`, `--strict`, `--run-ext-pillar`) are typed
+    /// [`Options`] instead.
     fn overrides(&self, dir: &Path) -> Result<lowstate::Map> {
         let mut o = lowstate::Map::new();
         for (_, _, layer) in self.settings_layers()? {
@@ -477,25 +551,6 @@ impl Common {
         }
         if let Some(id) = &self.id {
             o.insert("id".into(), Value::str(id.as_str()));
-        }
-        if self.run_ext_pillar {
-            o.insert("lowstate_ext_pillar_commands".into(), Value::Bool(true));
-        }
-        if self.strict {
-            o.insert("lowstate_strict".into(), Value::Bool(true));
-        }
-        if let Some(v) = self.salt_version {
-            o.insert("lowstate_salt_version".into(), Value::Int(v.number()));
-        }
-        if let Some(env) = &self.saltenv {
-            o.insert("saltenv".into(), Value::str(env.as_str()));
-        }
-        if let Some(p) = &self.mocks {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("cannot read mocks file {}", p.display()))?;
-            let v = lowstate::yaml::load_value(&text, lowstate::yaml::Dialect::Salt)
-                .map_err(|e| anyhow::anyhow!("mocks file {}: {}", p.display(), e.message))?;
-            o.insert("mocks".into(), v);
         }
         let mut grains = match &self.grains {
             None => None,
@@ -557,9 +612,8 @@ impl Common {
     }
 
     /// Load the config and set up a compile session.
-    pub fn session(&self, sls: Option<Vec<String>>) -> Result<Session> {
-        let (dir, overrides, options) = self.prepare(sls)?;
-        let config = Config::load_with(&dir, &overrides).map_err(|d| anyhow::anyhow!(d.message))?;
+    pub fn session(&self, ctx: &Ctx, sls: Option<Vec<String>>) -> Result<Session> {
+        let (config, options) = self.config(ctx, sls)?;
         if self.verbose && !config.ignored_keys.is_empty() {
             eprintln!(
                 "lowstate: config keys read but not acted on: {}",
@@ -567,21 +621,33 @@ impl Common {
             );
         }
         let session = Session::new(config, options);
-        set_secrets(lowstate::salt::secrets::secret_values(
-            &session.data.pillar,
-            &session.config.secret_pillar,
-        ));
         if !session.pillar_diagnostics.is_empty() {
-            print_diagnostics(&session.pillar_diagnostics, self.error_format);
+            ctx.print_diagnostics(&session.pillar_diagnostics);
         }
         Ok(session)
     }
 
+    /// The minion config with the flags applied (the flags' typed
+    /// settings over their keys), and the compile options.
+    pub fn config(&self, ctx: &Ctx, sls: Option<Vec<String>>) -> Result<(Config, Options)> {
+        let (dir, overrides, options) = self.prepare(ctx, sls)?;
+        let mut config =
+            Config::load_with(&dir, &overrides).map_err(|d| anyhow::anyhow!(d.message))?;
+        options.apply_to(&mut config);
+        Ok((config, options))
+    }
+
     /// Everything a session needs but the config itself: the config
-    /// directory, the config keys the flags set, and the compile options
-    /// (`--pillar`, `--mocks`, `--saltenv`, `--salt-version`, limits).
-    pub fn prepare(&self, sls: Option<Vec<String>>) -> Result<(PathBuf, lowstate::Map, Options)> {
-        self.warn_salt_env_vars();
+    /// directory, the minion config keys the flags set, and the compile
+    /// options (`--pillar`, `--pillarenv`, `--saltenv`, `--mocks`,
+    /// `--salt-version`, `--strict`, `--run-ext-pillar`; the run's limits,
+    /// secrets and fresh-minion answers).
+    pub fn prepare(
+        &self,
+        ctx: &Ctx,
+        sls: Option<Vec<String>>,
+    ) -> Result<(PathBuf, lowstate::Map, Options)> {
+        self.warn_salt_env_vars(ctx);
         let dir = self.dir();
         let overrides = self.overrides(&dir)?;
         let pillar_override = match &self.pillar {
@@ -592,22 +658,29 @@ impl Common {
                 Some(v)
             }
         };
-        // The flags that set keys reach the session through the config.
+        let mocks = match &self.mocks {
+            None => None,
+            Some(p) => {
+                let text = std::fs::read_to_string(p)
+                    .with_context(|| format!("cannot read mocks file {}", p.display()))?;
+                let v = lowstate::yaml::load_value(&text, lowstate::yaml::Dialect::Salt)
+                    .map_err(|e| anyhow::anyhow!("mocks file {}: {}", p.display(), e.message))?;
+                Some(v)
+            }
+        };
+        let mut queries = ctx.queries.clone();
+        queries.strict = self.strict;
         let options = Options {
             sls,
-            saltenv: None,
-            pillarenv: self.pillarenv.clone(),
-            version: SaltVersion::default(),
+            saltenv: self.saltenv.clone(),
+            version: self.salt_version,
             pillar_override,
-            mocks: None,
-            limits: limits(),
-            on_secrets: Some(set_secrets),
-            queries: lowstate::salt::render::jinja::MinionQueries::default(),
-        };
-        let (queries, _) = FRESH.get_or_init(|| (options.queries.clone(), self.error_format));
-        let options = Options {
-            queries: queries.clone(),
-            ..options
+            pillarenv: self.pillarenv.clone(),
+            mocks,
+            ext_pillar_commands: self.run_ext_pillar,
+            limits: ctx.limits,
+            secrets: ctx.secrets.clone(),
+            queries,
         };
         Ok((dir, overrides, options))
     }
@@ -661,18 +734,15 @@ pub struct Output {
 }
 
 impl Output {
-    pub fn write(&self, value: &Value) -> CmdResult {
-        let masked;
-        let guard = REDACTOR.read().unwrap_or_else(|e| e.into_inner());
-        let value = match guard.as_ref() {
-            Some(r) if self.redact && !r.is_empty() => {
-                masked = r.value(value);
-                &masked
-            }
-            _ => value,
-        };
-        lowstate::emit::write_value(value, self.format.into(), self.output.as_deref())
-            .with_context(|| "cannot write output")?;
+    /// Write `value` in the chosen format, to stdout or `-o`, masked with
+    /// `--redact`.
+    pub fn write(&self, ctx: &Ctx, value: &Value) -> CmdResult {
+        ctx.write_value(
+            value,
+            self.format.into(),
+            self.output.as_deref(),
+            self.redact,
+        )?;
         Ok(())
     }
 }

@@ -1,9 +1,7 @@
 //! `lowstate pillar`: the compiled pillar, as `pillar.items` prints it;
 //! with `--explain [PATH]`, where every value came from.
 
-use super::{CmdResult, Common, Output};
-use anyhow::Context as _;
-use lowstate::salt::config::Config;
+use super::{CmdResult, Common, Ctx, Output};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -54,23 +52,20 @@ impl ExplainFormat {
     }
 }
 
-pub fn run(args: Args) -> CmdResult {
+/// Run `lowstate pillar`.
+pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
     let Some(path) = &args.explain else {
-        let session = args.common.session(None)?;
+        let session = args.common.session(ctx, None)?;
         let unmask = args.unmask || !session.config.pillar_mask_output;
         let shown = lowstate::salt::secrets::for_display(
             &session.data.pillar,
             &session.config.secret_pillar,
             unmask,
         );
-        return args.out.write(&shown);
+        return args.out.write(ctx, &shown);
     };
-    let (dir, overrides, options) = args.common.prepare(None)?;
-    let config = Config::load_with(&dir, &overrides).map_err(|d| anyhow::anyhow!(d.message))?;
-    let mocks = options
-        .mocks
-        .clone()
-        .unwrap_or_else(|| config.mocks.clone());
+    let (config, options) = args.common.config(ctx, None)?;
+    let mocks = config.mocks.clone();
     let (_, errors, provenance) = lowstate::salt::pillar::compile_traced(
         lowstate::salt::pillar::PillarInputs {
             config: &config,
@@ -83,19 +78,18 @@ pub fn run(args: Args) -> CmdResult {
         true,
     );
     if !errors.is_empty() {
-        super::print_diagnostics(&errors, args.common.error_format);
+        ctx.print_diagnostics(&errors);
     }
     let provenance = provenance.unwrap_or_default().filter(path);
     let warnings = provenance.type_change_warnings();
     if !warnings.is_empty() {
-        super::print_diagnostics(&warnings, args.common.error_format);
+        ctx.print_diagnostics(&warnings);
     }
     let unmask = args.unmask || !config.pillar_mask_output;
     let show = |p: &[String], v: &lowstate::value::Value| {
         lowstate::salt::secrets::show_leaf(p, v, &config.secret_pillar, unmask)
     };
     let text = args.explain_format.render(&provenance, &show);
-    lowstate::emit::output(&text, args.out.output.as_deref())
-        .context("cannot write the explanation")?;
+    ctx.emit(&text, args.out.output.as_deref())?;
     Ok(())
 }

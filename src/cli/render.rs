@@ -1,7 +1,6 @@
 //! `lowstate render SLS`: the text one SLS renders to, for debugging.
 
-use super::{CmdResult, Common, Failure};
-use anyhow::Context;
+use super::{CmdResult, Common, Ctx, Failure};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -14,10 +13,10 @@ pub struct Args {
     pub output: Option<std::path::PathBuf>,
 }
 
-pub fn run(args: Args) -> CmdResult {
-    let session = args.common.session(None)?;
+/// Run `lowstate render`.
+pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
+    let session = args.common.session(ctx, None)?;
     let text = session.render_text(&args.sls).map_err(Failure::Compile)?;
-    lowstate::emit::output(&super::redacted(&text), args.output.as_deref())
-        .context("cannot write output")?;
+    ctx.print(&text, args.output.as_deref())?;
     Ok(())
 }

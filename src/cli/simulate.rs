@@ -1,8 +1,7 @@
 //! `lowstate simulate`: the run Salt's executor would make, without running
 //! anything: run order, results, skipped states, fired `mod_watch`/listeners.
 
-use super::{CmdResult, Common, Failure};
-use anyhow::Context;
+use super::{CmdResult, Common, Ctx, Failure};
 use lowstate::salt::simulate::Assumptions;
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -30,15 +29,22 @@ pub struct Args {
     pub selection: super::Selection,
 }
 
-pub fn run(args: Args) -> CmdResult {
+/// Run `lowstate simulate`.
+pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
     let assume = match &args.assume {
         None => Assumptions::new(),
         Some(p) => Assumptions::load(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
     };
-    let session = args.common.session(args.selection.sls.clone())?;
+    let session = args.common.session(ctx, args.selection.sls.clone())?;
     let run = session.simulate(&assume).map_err(|d| {
         if args.format == SimFormat::Json {
-            super::failure_document(&d, super::DataFormat::Json, args.output.as_deref(), true);
+            super::failure_document(
+                ctx,
+                &d,
+                super::DataFormat::Json,
+                args.output.as_deref(),
+                true,
+            );
         }
         Failure::Compile(d)
     })?;
@@ -57,8 +63,7 @@ pub fn run(args: Args) -> CmdResult {
         }
         SimFormat::Text => text(&run.to_value()),
     };
-    lowstate::emit::output(&super::redacted(&text), args.output.as_deref())
-        .context("cannot write output")?;
+    ctx.print(&text, args.output.as_deref())?;
     // Like Salt's retcode, a run with a failed state fails; lowstate keeps
     // exit 2 for usage errors, so a failed run is 1.
     if run

@@ -45,7 +45,7 @@ pub fn session_for_input(dir: &Path, data: &[u8]) -> Option<Session> {
     Some(Session::new(
         config,
         Options {
-            version,
+            version: Some(version),
             ..Options::default()
         },
     ))

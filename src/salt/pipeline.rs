@@ -24,15 +24,19 @@ use crate::salt::top::{self, TopLoader, TopMatches, TopOptions};
 use crate::value::{Map, Value};
 use std::sync::Arc;
 
-/// What to compile, beyond the minion config.
+/// What to compile, beyond the minion config: the call's own settings
+/// (as `salt-call state.apply saltenv=... pillar=...` takes them) and
+/// lowstate's flags, typed. A setting given here beats the config key it
+/// stands for ([`Options::apply_to`]).
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     /// Compile exactly these SLS (as `state.sls` does) instead of the top file.
     pub sls: Option<Vec<String>>,
-    /// Force one saltenv (`saltenv=`).
+    /// `--saltenv ENV`: compile only this saltenv (the `saltenv` key).
     pub saltenv: Option<String>,
-    /// The Salt release to reproduce.
-    pub version: SaltVersion,
+    /// `--salt-version`: the Salt release to reproduce (the
+    /// `lowstate_salt_version` key; 3008 when neither is given).
+    pub version: Option<SaltVersion>,
     /// `--pillar JSON`: merged over the compiled pillar, last.
     pub pillar_override: Option<Value>,
     /// `--pillarenv ENV` (`pillarenv=` given to the call): that env's
@@ -40,15 +44,66 @@ pub struct Options {
     pub pillarenv: Option<String>,
     /// `--mocks FILE` contents: replaces the config's `mocks:`.
     pub mocks: Option<Value>,
+    /// `--run-ext-pillar`: run the command `ext_pillar` entries (the
+    /// `lowstate_ext_pillar_commands` key).
+    pub ext_pillar_commands: bool,
     /// Resource limits (render fuel and output, YAML, states).
     pub limits: crate::limits::Limits,
-    /// Told the values of `no_log: True` states as soon as the tree has
-    /// rendered (before later stages can fail), so whoever prints
-    /// diagnostics can mask them.
-    pub on_secrets: Option<fn(Vec<String>)>,
+    /// The run's secrets: the session adds the secret pillar values and
+    /// the values of `no_log: True` states as soon as the tree has rendered
+    /// (before later stages can fail), so whoever prints diagnostics can
+    /// mask them.
+    pub secrets: crate::redact::Secrets,
     /// Queries about the minion's state: fresh-minion answers (noted in
-    /// the shared set) or, with `strict`, mocks only.
+    /// the shared set) or, with `strict` (`--strict`, the `lowstate_strict`
+    /// key), mocks only.
     pub queries: crate::salt::render::jinja::MinionQueries,
+}
+
+impl Options {
+    /// The config keys these settings stand for, with their values: what
+    /// `opts` shows for them (and `lowstate config --explain` attributes to
+    /// their flags).
+    pub fn config_keys(&self) -> Map {
+        let mut keys = Map::new();
+        if let Some(env) = &self.saltenv {
+            keys.insert("saltenv".into(), Value::str(env.as_str()));
+        }
+        if let Some(m) = &self.mocks {
+            keys.insert("mocks".into(), m.clone());
+        }
+        if self.ext_pillar_commands {
+            keys.insert("lowstate_ext_pillar_commands".into(), Value::Bool(true));
+        }
+        if self.queries.strict {
+            keys.insert("lowstate_strict".into(), Value::Bool(true));
+        }
+        if let Some(v) = self.version {
+            keys.insert("lowstate_salt_version".into(), Value::Int(v.number()));
+        }
+        keys
+    }
+
+    /// `config` with these settings over its own: the typed fields, and
+    /// the keys in `opts` (what templates and `lowstate config` see).
+    pub fn apply_to(&self, config: &mut Config) {
+        if let Some(env) = &self.saltenv {
+            config.saltenv = Some(env.clone());
+        }
+        if let Some(m) = &self.mocks {
+            config.mocks = m.clone();
+        }
+        config.ext_pillar_commands |= self.ext_pillar_commands;
+        config.strict |= self.queries.strict;
+        if let Some(v) = self.version {
+            config.salt_version = Some(v);
+        }
+        if let Value::Map(opts) = &mut config.opts {
+            for (k, v) in self.config_keys() {
+                opts.insert(k, v);
+            }
+        }
+    }
 }
 
 /// One compile's shared state: config, fileserver, minion data, Jinja.
@@ -57,6 +112,9 @@ pub struct Session {
     pub config: Config,
     /// What to compile.
     pub options: Options,
+    /// The Salt release reproduced: `--salt-version`, else the config's
+    /// `lowstate_salt_version`, else 3008.
+    pub version: SaltVersion,
     /// The fileserver over `file_roots`.
     pub fs: Arc<FileServer>,
     /// Grains, pillar, opts and mocks for templates.
@@ -77,19 +135,16 @@ impl Session {
 
     /// A session of a fleet run: the fileserver, Jinja environments and
     /// renders come from (and go to) `fleet`'s share for these settings.
-    pub fn in_fleet(config: Config, options: Options, fleet: &Fleet) -> Session {
+    pub fn in_fleet(mut config: Config, options: Options, fleet: &Fleet) -> Session {
+        options.apply_to(&mut config);
         let share = fleet.share_for(fleet_settings(&config, &options), &config);
         Session::build(config, options, Some(share))
     }
 
     fn build(mut config: Config, mut options: Options, share: Option<Arc<FleetShare>>) -> Session {
-        if let Some(env) = &options.saltenv {
-            config.saltenv = Some(env.clone());
-        }
+        options.apply_to(&mut config);
         // Settings that may come from the config files as well as flags.
-        if let Some(v) = config.salt_version {
-            options.version = v;
-        }
+        let version = config.salt_version.unwrap_or_default();
         options.queries.strict |= config.strict;
         let fs = match &share {
             Some(s) => s.fs.clone(),
@@ -98,10 +153,7 @@ impl Session {
                 &config.link_policy(),
             )),
         };
-        let mocks = options
-            .mocks
-            .clone()
-            .unwrap_or_else(|| config.mocks.clone());
+        let mocks = config.mocks.clone();
         let (pillar, pillar_diagnostics) = crate::salt::pillar::compile_shared(
             crate::salt::pillar::PillarInputs {
                 config: &config,
@@ -137,9 +189,14 @@ impl Session {
         );
         let jinja_top =
             Jinja::with_environments(config.jinja_env.clone(), data.clone(), loader, envs);
+        options.secrets.add(crate::salt::secrets::secret_values(
+            &data.pillar,
+            &config.secret_pillar,
+        ));
         Session {
             config,
             options,
+            version,
             fs,
             data,
             pillar_diagnostics,
@@ -226,15 +283,12 @@ impl Session {
             .with_share(self.share.as_deref().map(|s| (&s.sls, s.verify)));
         let top_line = |needle: &str| self.top_label(needle);
         let hs = Builder::new(&self.fs, &cache)
-            .for_version(self.options.version)
+            .for_version(self.version)
             .with_top_lines(&top_line)
             .render_highstate(&matches, steps);
-        if let Some(tell) = self.options.on_secrets {
-            let values = crate::salt::secrets::no_log_values_high(&hs.high);
-            if !values.is_empty() {
-                tell(values);
-            }
-        }
+        self.options
+            .secrets
+            .add(crate::salt::secrets::no_log_values_high(&hs.high));
         self.check_states(hs.high.len(), || {
             hs.high
                 .values()
@@ -284,7 +338,7 @@ impl Session {
 
     /// The plan for an already built highstate.
     fn plan_from(&self, hs: Highstate) -> Result<Plan, Diagnostics> {
-        let opts = crate::salt::low::LowOptions::from_config(&self.config, self.options.version);
+        let opts = crate::salt::low::LowOptions::from_config(&self.config, self.version);
         let mut errors = hs.errors;
         let low = match prepare_high(hs.high, &opts, &hs.sources) {
             // Salt returns render errors with these, before compiling chunks.
@@ -364,12 +418,13 @@ fn fleet_settings(config: &Config, options: &Options) -> String {
     c.id.clear();
     c.opts = Value::Map(opts);
     format!(
-        "{c:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+        "{c:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
         options.sls,
         options.saltenv,
         options.pillarenv,
         options.version,
         options.mocks,
+        options.ext_pillar_commands,
         options.limits,
         options.queries.strict
     )
@@ -418,14 +473,11 @@ impl Session {
             _ => text,
         };
         // The text shows the arguments of its `no_log` states: say which.
-        if let (Some(tell), Ok(Value::Map(high))) = (
-            self.options.on_secrets,
-            crate::yaml::load_value(&rendered, crate::yaml::Dialect::Salt),
-        ) {
-            let values = crate::salt::secrets::no_log_values_high(&high);
-            if !values.is_empty() {
-                tell(values);
-            }
+        if let Ok(Value::Map(high)) = crate::yaml::load_value(&rendered, crate::yaml::Dialect::Salt)
+        {
+            self.options
+                .secrets
+                .add(crate::salt::secrets::no_log_values_high(&high));
         }
         Ok(rendered)
     }

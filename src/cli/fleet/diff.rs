@@ -3,7 +3,7 @@
 //! summary by SLS on stderr — what a reviewer of a state-tree merge wants.
 
 use super::{compile_minion, Args, Tree};
-use crate::cli::{print_diagnostics, CmdResult, Failure};
+use crate::cli::{CmdResult, Ctx, Failure};
 use anyhow::anyhow;
 use lowstate::salt::fleet::{diff_plans, FleetMinion};
 use lowstate::salt::pipeline::Options;
@@ -38,6 +38,7 @@ struct SlsCounts {
 }
 
 pub(super) fn run(
+    ctx: &Ctx,
     args: &Args,
     minions: &[FleetMinion],
     new_dir: &Path,
@@ -128,7 +129,7 @@ pub(super) fn run(
                                 std::io::stderr(),
                                 "lowstate: minion {id} failed with the {which} tree:"
                             );
-                            print_diagnostics(&d.0, args.common.error_format);
+                            ctx.print_diagnostics(&d.0);
                             line.insert(
                                 Value::str(format!("{which}_errors")),
                                 Value::List(d.messages().into_iter().map(Value::str).collect()),

@@ -7,7 +7,7 @@
 //! recorded reads agree (`LOWSTATE_FLEET_VERIFY=1` checks every reused
 //! render against a fresh one).
 
-use super::{print_diagnostics, CmdResult, Common, Failure};
+use super::{CmdResult, Common, Ctx, Failure};
 use anyhow::{anyhow, Context};
 use lowstate::emit::Format;
 use lowstate::salt::config::Config;
@@ -57,7 +57,8 @@ struct Compiled {
     result: Result<Vec<Map>, lowstate::Diagnostics>,
 }
 
-pub fn run(args: Args) -> CmdResult {
+/// Run `lowstate fleet`.
+pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
     let c = &args.common;
     if c.id.is_some() || c.grains.is_some() || !c.grain.is_empty() {
         return Err(Failure::Config(anyhow!(
@@ -73,7 +74,7 @@ pub fn run(args: Args) -> CmdResult {
         .into_iter()
         .filter(|m| shard.is_none_or(|s| s.holds(&m.id)))
         .collect();
-    let (dir, overrides, options) = c.prepare(args.selection.sls.clone())?;
+    let (dir, overrides, options) = c.prepare(ctx, args.selection.sls.clone())?;
     if let Some(old) = &args.diff {
         if args.output_dir.is_some() {
             return Err(Failure::Config(anyhow!(
@@ -81,7 +82,7 @@ pub fn run(args: Args) -> CmdResult {
             )));
         }
         let (old_dir, _guard) = old_tree(&dir, old)?;
-        return diff::run(&args, &minions, &dir, &old_dir, &overrides, &options);
+        return diff::run(ctx, &args, &minions, &dir, &old_dir, &overrides, &options);
     }
     if let Some(out) = &args.output_dir {
         std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
@@ -119,9 +120,9 @@ pub fn run(args: Args) -> CmdResult {
             stats.count(&r);
             if let Err(d) = &r.result {
                 let _ = writeln!(std::io::stderr(), "lowstate: minion {} failed:", r.id);
-                print_diagnostics(&d.0, c.error_format);
+                ctx.print_diagnostics(&d.0);
             }
-            write_one(&r, args.output_dir.as_ref(), &mut out)?;
+            write_one(ctx, &r, args.output_dir.as_ref(), &mut out)?;
         }
         bar.inc(chunk.len() as u64);
         if show_progress && bar.is_hidden() && start.elapsed().as_secs_f64() > 1.0 {
@@ -263,7 +264,7 @@ impl Drop for TempTree {
 
 /// One minion's output: a JSON line, or `OUTDIR/<id>.json` with what
 /// `compile` prints (the lowstate, or Salt's list of errors).
-fn write_one(r: &Compiled, dir: Option<&PathBuf>, out: &mut impl Write) -> CmdResult {
+fn write_one(ctx: &Ctx, r: &Compiled, dir: Option<&PathBuf>, out: &mut impl Write) -> CmdResult {
     let body = match &r.result {
         Ok(chunks) => Value::List(chunks.iter().cloned().map(Value::Map).collect()),
         Err(d) => Value::List(d.messages().into_iter().map(Value::str).collect()),
@@ -271,8 +272,7 @@ fn write_one(r: &Compiled, dir: Option<&PathBuf>, out: &mut impl Write) -> CmdRe
     match dir {
         Some(dir) => {
             let path = dir.join(format!("{}.json", r.id));
-            lowstate::emit::write_value(&body, Format::Json, Some(&path))
-                .with_context(|| format!("cannot write {}", path.display()))?;
+            ctx.write_value(&body, Format::Json, Some(&path), false)?;
         }
         None => {
             let mut line = Map::new();

@@ -10,11 +10,17 @@ use super::params::{self, Param, PSEUDO};
 use super::template::{self, Template, Version};
 use super::{error, kind_of, Compiled, Input, RESOURCE};
 use crate::diag::{codes, Diagnostic, SourceFile};
-use crate::plan::{EdgeFamily, EdgeStyle, Plan, PlanEdge, PlanNode};
+use crate::plan::Plan;
 use crate::value::{List, Map, Value};
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
+
+mod attributes;
+mod document;
+mod waves;
+
+use waves::waves;
 
 /// A resolved part of the stack, or its error with the path it was at.
 type Built<T> = Result<T, (FnError, String)>;
@@ -315,7 +321,9 @@ impl<'a> Stack<'a> {
         Ok(out)
     }
 
-    fn finish(self) -> Result<Output, Diagnostic> {
+    /// The resource definitions in template order: keys, field types
+    /// (Heat's step 9) and names (10).
+    fn definitions(&self) -> Result<Vec<(String, Map)>, Diagnostic> {
         let t = self.t;
         let resources = t
             .section("resources")
@@ -323,7 +331,6 @@ impl<'a> Stack<'a> {
             .cloned()
             .unwrap_or_default();
         let newton = t.version >= Version::V20161014;
-        // Definitions: keys, field types (Heat's step 9) and names (10).
         let mut defs: Vec<(String, Map)> = Vec::new();
         for (k, def) in &resources {
             let name = k.py_str();
@@ -425,6 +432,13 @@ impl<'a> Stack<'a> {
                 .with_subject(RESOURCE, name.as_str()));
             }
         }
+        Ok(defs)
+    }
+
+    fn finish(self) -> Result<Output, Diagnostic> {
+        let defs = self.definitions()?;
+        let newton = self.t.version >= Version::V20161014;
+        let t = self.t;
         let files = |k: &str| self.read_file(k);
         // Conditions of resources.
         let mut enabled: Vec<bool> = Vec::with_capacity(defs.len());
@@ -541,58 +555,7 @@ impl<'a> Stack<'a> {
                 self.at(&["resources"]),
             )
         })?;
-        // Better than Heat offline: get_attr of an attribute the resolved
-        // type does not have (Heat 27's schemas).
-        let types: HashMap<&str, &env::ResolvedType> = resolved
-            .iter()
-            .map(|r| (r.name.as_str(), &r.resolved))
-            .collect();
-        for r in &resolved {
-            for (target, attr) in &r.attributes {
-                if let Some(t) = types.get(target.as_str()) {
-                    if !has_attribute(t, attr) {
-                        return Err(error(
-                            codes::HOT_INVALID_ATTRIBUTE,
-                            format!(
-                                "The Referenced Attribute ({target} {attr}) is incorrect: {} has no attribute \"{attr}\"",
-                                t.resolved
-                            ),
-                            self.at(&["resources", &r.name]),
-                        )
-                        .with_subject(RESOURCE, r.name.as_str()));
-                    }
-                }
-            }
-        }
-        for (name, o) in &outputs {
-            if let Ok(m) = o {
-                let scope = self.scope(&files);
-                let _ = scope.resolve(m.get("value").unwrap_or(&Value::Null));
-                for (target, attr) in scope.attributes.borrow().iter() {
-                    if let Some(t) = types.get(target.as_str()) {
-                        if !has_attribute(t, attr) {
-                            return Err(error(
-                                codes::HOT_INVALID_ATTRIBUTE,
-                                format!(
-                                    "outputs.{name}.value: The Referenced Attribute ({target} {attr}) is incorrect: {} has no attribute \"{attr}\"",
-                                    t.resolved
-                                ),
-                                self.at(&["outputs", name]),
-                            ));
-                        }
-                    }
-                }
-                for target in scope.refs.borrow().iter() {
-                    if !all.contains(target.as_str()) {
-                        return Err(error(
-                            codes::HOT_INVALID_REFERENCE,
-                            format!("outputs.{name}.value: The specified reference \"{target}\" (in unknown) is incorrect."),
-                            self.at(&["outputs", name]),
-                        ));
-                    }
-                }
-            }
-        }
+        self.check_attributes(&resolved, &outputs, &all, &files)?;
         if let Some(d) = runtime {
             return Err(d);
         }
@@ -692,50 +655,6 @@ impl<'a> Stack<'a> {
         })
     }
 
-    /// Why `r` is in its wave: the requirement on the longest path first,
-    /// then every other one, explicit (`depends_on`) or by reference, with
-    /// the template line of the resource.
-    fn reasons(&self, r: &Resource, wave_of: &HashMap<&str, usize>) -> Vec<crate::plan::Reason> {
-        let at = self
-            .lines
-            .get(&r.name)
-            .map(|l| format!(" ({l})"))
-            .unwrap_or_default();
-        let how = |q: &str| {
-            if r.explicit.contains(q) {
-                "depends_on"
-            } else {
-                "get_resource/get_attr"
-            }
-        };
-        let mut reqs: Vec<&String> = r.requires.iter().collect();
-        reqs.sort_by_key(|q| std::cmp::Reverse(wave_of.get(q.as_str()).copied().unwrap_or(0)));
-        let mut out = Vec::new();
-        let Some(first) = reqs.first() else {
-            out.push(crate::plan::Reason {
-                family: None,
-                text: format!("requires nothing: created in the first wave{at}"),
-            });
-            return out;
-        };
-        let w = wave_of.get(first.as_str()).copied().unwrap_or(0);
-        out.push(crate::plan::Reason {
-            family: Some(EdgeFamily::Requires),
-            text: format!(
-                "after {first} ({}, wave {w}): the longest chain{at}",
-                how(first)
-            ),
-        });
-        for q in &reqs[1..] {
-            let w = wave_of.get(q.as_str()).copied().unwrap_or(0);
-            out.push(crate::plan::Reason {
-                family: Some(EdgeFamily::Requires),
-                text: format!("after {q} ({}, wave {w})", how(q)),
-            });
-        }
-        out
-    }
-
     fn output(&self, name: &str, def: &Value, files: &dyn Fn(&str) -> FileRead) -> Built<Map> {
         let path = format!("outputs.{name}");
         let Some(m) = def.as_map() else {
@@ -786,302 +705,4 @@ impl<'a> Stack<'a> {
         }
         Ok(out)
     }
-
-    fn document(
-        &self,
-        resources: Vec<Resource>,
-        waves: Vec<Vec<String>>,
-        outputs: Vec<(String, Built<Map>)>,
-        warnings: Vec<Diagnostic>,
-    ) -> Output {
-        let t = self.t;
-        let mut doc = Map::new();
-        doc.insert("ok".into(), Value::Bool(true));
-        doc.insert(
-            "template_version".into(),
-            Value::str(t.version_text.as_str()),
-        );
-        doc.insert("errors".into(), Value::List(List::new()));
-        let mut ps = Map::new();
-        for p in self.params {
-            ps.insert(Value::str(p.name.as_str()), p.to_value());
-        }
-        doc.insert("parameters".into(), Value::Map(ps));
-        let ctx = &self.input.context;
-        let mut pseudo = Map::new();
-        pseudo.insert("OS::stack_id".into(), Value::str(ctx.stack_id.as_str()));
-        pseudo.insert("OS::project_id".into(), Value::str(ctx.project_id.as_str()));
-        pseudo.insert("OS::stack_name".into(), Value::str(ctx.stack_name.as_str()));
-        doc.insert("pseudo_parameters".into(), Value::Map(pseudo));
-        if let Some(g) = t.section("parameter_groups") {
-            doc.insert("parameter_groups".into(), g.clone());
-        }
-        let mut env = Map::new();
-        env.insert(
-            "resource_registry".into(),
-            Value::Map(self.env.registry.clone()),
-        );
-        env.insert("parameters".into(), Value::Map(self.env.parameters.clone()));
-        env.insert(
-            "parameter_defaults".into(),
-            Value::Map(self.env.parameter_defaults.clone()),
-        );
-        env.insert(
-            "event_sinks".into(),
-            Value::List(self.env.event_sinks.iter().cloned().collect()),
-        );
-        doc.insert("environment".into(), Value::Map(env));
-        let wave_of: HashMap<&str, usize> = waves
-            .iter()
-            .enumerate()
-            .flat_map(|(i, w)| w.iter().map(move |n| (n.as_str(), i)))
-            .collect();
-        let by_name: HashMap<&str, &Resource> =
-            resources.iter().map(|r| (r.name.as_str(), r)).collect();
-        let mut list = List::new();
-        let mut plan = Plan {
-            group_name: "stack".into(),
-            secondary_name: "—".into(),
-            legend: vec![
-                ("depends_on".into(), edge_style("depends_on")),
-                ("reference".into(), edge_style("reference")),
-            ],
-            ..Plan::default()
-        };
-        let mut index: HashMap<&str, usize> = HashMap::new();
-        for w in &waves {
-            for n in w {
-                let r = by_name[n.as_str()];
-                let mut m = Map::new();
-                m.insert("name".into(), Value::str(r.name.as_str()));
-                m.insert("type".into(), Value::str(r.written_type.as_str()));
-                m.insert(
-                    "resolved_type".into(),
-                    Value::str(r.resolved.resolved.as_str()),
-                );
-                if let Some(p) = &r.resolved.template {
-                    m.insert("provider_template".into(), Value::str(p.as_str()));
-                }
-                m.insert("wave".into(), Value::Int(wave_of[n.as_str()] as i64));
-                m.insert(
-                    "requires".into(),
-                    Value::List(r.requires.iter().map(|x| Value::str(x.as_str())).collect()),
-                );
-                if let Some(d) = &r.depends_on {
-                    m.insert(
-                        "depends_on".into(),
-                        Value::List(d.iter().map(|x| Value::str(x.as_str())).collect()),
-                    );
-                }
-                for (k, v) in &r.sections {
-                    m.insert(Value::str(*k), v.clone());
-                }
-                m.insert(
-                    "deletion_policy".into(),
-                    Value::str(r.deletion_policy.as_str()),
-                );
-                if let Some(d) = &r.description {
-                    m.insert("description".into(), d.clone());
-                }
-                let reasons = self.reasons(r, &wave_of);
-                index.insert(r.name.as_str(), plan.nodes.len());
-                plan.order.push(plan.nodes.len());
-                plan.nodes.push(PlanNode {
-                    key: r.name.clone(),
-                    label: vec![r.resolved.resolved.clone(), r.name.clone()],
-                    group: "stack".into(),
-                    secondary: false,
-                    title: r.name.clone(),
-                    kind: r.written_type.clone(),
-                    rank: wave_of[n.as_str()].to_string(),
-                    reasons,
-                    // Names and types only: resolved sections may hold
-                    // hidden parameter values, and drawings are for people.
-                    fields: m
-                        .iter()
-                        .filter(|(k, _)| {
-                            matches!(
-                                k.as_str(),
-                                Some(
-                                    "name"
-                                        | "type"
-                                        | "resolved_type"
-                                        | "provider_template"
-                                        | "wave"
-                                        | "requires"
-                                )
-                            )
-                        })
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect(),
-                });
-                list.push(Value::Map(m));
-            }
-        }
-        for r in &resources {
-            for req in &r.requires {
-                let kind = if r.explicit.contains(req) {
-                    "depends_on"
-                } else {
-                    "reference"
-                };
-                if let (Some(&from), Some(&to)) =
-                    (index.get(req.as_str()), index.get(r.name.as_str()))
-                {
-                    plan.edges.push(PlanEdge {
-                        from,
-                        to,
-                        kind: kind.into(),
-                        label: kind.into(),
-                        style: edge_style(kind),
-                        family: EdgeFamily::Requires,
-                        fields: Map::new(),
-                    });
-                }
-            }
-        }
-        doc.insert("resources".into(), Value::List(list));
-        doc.insert(
-            "waves".into(),
-            Value::List(
-                waves
-                    .iter()
-                    .map(|w| Value::List(w.iter().map(|n| Value::str(n.as_str())).collect()))
-                    .collect(),
-            ),
-        );
-        let mut outs = Map::new();
-        for (name, o) in outputs {
-            if let Ok(m) = o {
-                outs.insert(Value::str(name), Value::Map(m));
-            }
-        }
-        doc.insert("outputs".into(), Value::Map(outs));
-        let secrets = self
-            .params
-            .iter()
-            .filter(|p| p.hidden)
-            .map(|p| p.value.py_str())
-            .filter(|s| !s.is_empty())
-            .collect();
-        (Value::Map(doc), plan, warnings, secrets)
-    }
-}
-
-/// Attribute names per resource type (Heat 27.0.1's schemas).
-const ATTRIBUTES: &str = include_str!("attributes.txt");
-
-/// Whether a resource of type `t` has attribute `attr`: every resource has
-/// `show`; group types also answer `resource.N...`; a type lowstate has no
-/// schema for (a provider template, an unknown type) is not checked.
-/// The types whose plugin class overrides `get_attribute`/`FnGetAtt` in
-/// Heat 27: its validation then takes any attribute name (a group or chain
-/// gathers an unknown one from every member, a deployment reads its
-/// config's outputs, `OS::Heat::None` answers anything).
-const DYNAMIC_ATTRIBUTES: &[&str] = &[
-    "AWS::CloudFormation::Stack",
-    "OS::Heat::AutoScalingGroup",
-    "OS::Heat::None",
-    "OS::Heat::ResourceChain",
-    "OS::Heat::ResourceGroup",
-    "OS::Heat::SoftwareDeployment",
-    "OS::Heat::SoftwareDeploymentGroup",
-    "OS::Heat::StructuredDeployment",
-    "OS::Heat::StructuredDeploymentGroup",
-];
-
-fn has_attribute(t: &env::ResolvedType, attr: &str) -> bool {
-    if t.template.is_some() || attr == "show" || DYNAMIC_ATTRIBUTES.contains(&t.resolved.as_str()) {
-        return true;
-    }
-    let Some(line) = ATTRIBUTES
-        .lines()
-        .find(|l| l.split(' ').next() == Some(t.resolved.as_str()))
-    else {
-        return true;
-    };
-    let group = t.resolved.contains("Group") || t.resolved.ends_with("::Stack");
-    line.split(' ').skip(1).any(|a| a == attr) || (group && attr.starts_with("resource."))
-}
-
-fn edge_style(kind: &str) -> EdgeStyle {
-    EdgeStyle {
-        color: EdgeFamily::Requires.color(),
-        line: if kind == "depends_on" {
-            "solid"
-        } else {
-            "dashed"
-        },
-    }
-}
-
-/// The resources left in a cycle, each with what it still requires.
-type Cycle = Vec<(String, Vec<String>)>;
-
-/// Creation waves: wave(R) = 1 + max wave of its requirements (longest
-/// path); names sorted by code point inside a wave. On a cycle, the nodes
-/// left with what they still require.
-fn waves(resources: &[Resource]) -> Result<Vec<Vec<String>>, Cycle> {
-    // Kahn's algorithm over the requirement edges: O(resources + edges).
-    let index: HashMap<&str, usize> = resources
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (r.name.as_str(), i))
-        .collect();
-    let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); resources.len()];
-    let mut waiting: Vec<usize> = vec![0; resources.len()];
-    for (i, r) in resources.iter().enumerate() {
-        for q in &r.requires {
-            if let Some(&j) = index.get(q.as_str()) {
-                dependents[j].push(i);
-                waiting[i] += 1;
-            }
-        }
-    }
-    let mut wave: Vec<Option<usize>> = vec![None; resources.len()];
-    let mut ready: Vec<usize> = (0..resources.len()).filter(|&i| waiting[i] == 0).collect();
-    for &i in &ready {
-        wave[i] = Some(0);
-    }
-    while let Some(i) = ready.pop() {
-        let w = wave[i].unwrap_or(0);
-        for &d in &dependents[i] {
-            wave[d] = Some(wave[d].map_or(w + 1, |x| x.max(w + 1)));
-            waiting[d] -= 1;
-            if waiting[d] == 0 {
-                ready.push(d);
-            }
-        }
-    }
-    if waiting.iter().any(|&n| n > 0) {
-        return Err(resources
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| waiting[*i] > 0)
-            .map(|(i, r)| {
-                let left = r
-                    .requires
-                    .iter()
-                    .filter(|q| {
-                        index
-                            .get(q.as_str())
-                            .is_some_and(|&j| waiting[j] > 0 || j == i)
-                    })
-                    .cloned()
-                    .collect();
-                (r.name.clone(), left)
-            })
-            .collect());
-    }
-    let n = wave.iter().flatten().max().map_or(0, |m| m + 1);
-    let mut out: Vec<Vec<String>> = vec![Vec::new(); n];
-    for (i, w) in wave.iter().enumerate() {
-        if let Some(w) = w {
-            out[*w].push(resources[i].name.clone());
-        }
-    }
-    for w in &mut out {
-        w.sort();
-    }
-    Ok(out)
 }

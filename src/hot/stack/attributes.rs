@@ -1,0 +1,110 @@
+//! Which attributes a resource type has (Heat 27.0.1's schemas): the
+//! offline check of `get_attr` names.
+
+use super::{Built, Resource, Stack};
+use crate::diag::{codes, Diagnostic};
+use crate::hot::functions::FileRead;
+use crate::hot::{env, error, RESOURCE};
+use crate::value::{Map, Value};
+use std::collections::{BTreeSet, HashMap};
+
+/// Attribute names per resource type (Heat 27.0.1's schemas).
+const ATTRIBUTES: &str = include_str!("attributes.txt");
+
+/// Whether a resource of type `t` has attribute `attr`: every resource has
+/// `show`; group types also answer `resource.N...`; a type lowstate has no
+/// schema for (a provider template, an unknown type) is not checked.
+/// The types whose plugin class overrides `get_attribute`/`FnGetAtt` in
+/// Heat 27: its validation then takes any attribute name (a group or chain
+/// gathers an unknown one from every member, a deployment reads its
+/// config's outputs, `OS::Heat::None` answers anything).
+const DYNAMIC_ATTRIBUTES: &[&str] = &[
+    "AWS::CloudFormation::Stack",
+    "OS::Heat::AutoScalingGroup",
+    "OS::Heat::None",
+    "OS::Heat::ResourceChain",
+    "OS::Heat::ResourceGroup",
+    "OS::Heat::SoftwareDeployment",
+    "OS::Heat::SoftwareDeploymentGroup",
+    "OS::Heat::StructuredDeployment",
+    "OS::Heat::StructuredDeploymentGroup",
+];
+
+fn has_attribute(t: &env::ResolvedType, attr: &str) -> bool {
+    if t.template.is_some() || attr == "show" || DYNAMIC_ATTRIBUTES.contains(&t.resolved.as_str()) {
+        return true;
+    }
+    let Some(line) = ATTRIBUTES
+        .lines()
+        .find(|l| l.split(' ').next() == Some(t.resolved.as_str()))
+    else {
+        return true;
+    };
+    let group = t.resolved.contains("Group") || t.resolved.ends_with("::Stack");
+    line.split(' ').skip(1).any(|a| a == attr) || (group && attr.starts_with("resource."))
+}
+
+impl Stack<'_> {
+    /// Better than Heat offline: every `get_attr` of the resources and
+    /// outputs names an attribute its target's type has, and outputs
+    /// reference only resources of the template.
+    pub(super) fn check_attributes(
+        &self,
+        resolved: &[Resource],
+        outputs: &[(String, Built<Map>)],
+        all: &BTreeSet<&str>,
+        files: &dyn Fn(&str) -> FileRead,
+    ) -> Result<(), Diagnostic> {
+        let types: HashMap<&str, &env::ResolvedType> = resolved
+            .iter()
+            .map(|r| (r.name.as_str(), &r.resolved))
+            .collect();
+        for r in resolved {
+            for (target, attr) in &r.attributes {
+                if let Some(t) = types.get(target.as_str()) {
+                    if !has_attribute(t, attr) {
+                        return Err(error(
+                            codes::HOT_INVALID_ATTRIBUTE,
+                            format!(
+                                "The Referenced Attribute ({target} {attr}) is incorrect: {} has no attribute \"{attr}\"",
+                                t.resolved
+                            ),
+                            self.at(&["resources", &r.name]),
+                        )
+                        .with_subject(RESOURCE, r.name.as_str()));
+                    }
+                }
+            }
+        }
+        for (name, o) in outputs {
+            if let Ok(m) = o {
+                let scope = self.scope(&files);
+                let _ = scope.resolve(m.get("value").unwrap_or(&Value::Null));
+                for (target, attr) in scope.attributes.borrow().iter() {
+                    if let Some(t) = types.get(target.as_str()) {
+                        if !has_attribute(t, attr) {
+                            return Err(error(
+                                codes::HOT_INVALID_ATTRIBUTE,
+                                format!(
+                                    "outputs.{name}.value: The Referenced Attribute ({target} {attr}) is incorrect: {} has no attribute \"{attr}\"",
+                                    t.resolved
+                                ),
+                                self.at(&["outputs", name]),
+                            ));
+                        }
+                    }
+                }
+                for target in scope.refs.borrow().iter() {
+                    if !all.contains(target.as_str()) {
+                        return Err(error(
+                            codes::HOT_INVALID_REFERENCE,
+                            format!("outputs.{name}.value: The specified reference \"{target}\" (in unknown) is incorrect."),
+                            self.at(&["outputs", name]),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,201 @@
+//! The JSON document of one compiled stack (spec `hot.md` §14) and the
+//! core `Plan` for the drawings.
+
+use super::{Built, Output, Resource, Stack};
+use crate::diag::Diagnostic;
+use crate::plan::{EdgeFamily, EdgeStyle, Plan, PlanEdge, PlanNode};
+use crate::value::{List, Map, Value};
+use std::collections::HashMap;
+
+impl Stack<'_> {
+    pub(super) fn document(
+        &self,
+        resources: Vec<Resource>,
+        waves: Vec<Vec<String>>,
+        outputs: Vec<(String, Built<Map>)>,
+        warnings: Vec<Diagnostic>,
+    ) -> Output {
+        let t = self.t;
+        let mut doc = Map::new();
+        doc.insert("ok".into(), Value::Bool(true));
+        doc.insert(
+            "template_version".into(),
+            Value::str(t.version_text.as_str()),
+        );
+        doc.insert("errors".into(), Value::List(List::new()));
+        let mut ps = Map::new();
+        for p in self.params {
+            ps.insert(Value::str(p.name.as_str()), p.to_value());
+        }
+        doc.insert("parameters".into(), Value::Map(ps));
+        let ctx = &self.input.context;
+        let mut pseudo = Map::new();
+        pseudo.insert("OS::stack_id".into(), Value::str(ctx.stack_id.as_str()));
+        pseudo.insert("OS::project_id".into(), Value::str(ctx.project_id.as_str()));
+        pseudo.insert("OS::stack_name".into(), Value::str(ctx.stack_name.as_str()));
+        doc.insert("pseudo_parameters".into(), Value::Map(pseudo));
+        if let Some(g) = t.section("parameter_groups") {
+            doc.insert("parameter_groups".into(), g.clone());
+        }
+        let mut env = Map::new();
+        env.insert(
+            "resource_registry".into(),
+            Value::Map(self.env.registry.clone()),
+        );
+        env.insert("parameters".into(), Value::Map(self.env.parameters.clone()));
+        env.insert(
+            "parameter_defaults".into(),
+            Value::Map(self.env.parameter_defaults.clone()),
+        );
+        env.insert(
+            "event_sinks".into(),
+            Value::List(self.env.event_sinks.iter().cloned().collect()),
+        );
+        doc.insert("environment".into(), Value::Map(env));
+        let wave_of: HashMap<&str, usize> = waves
+            .iter()
+            .enumerate()
+            .flat_map(|(i, w)| w.iter().map(move |n| (n.as_str(), i)))
+            .collect();
+        let by_name: HashMap<&str, &Resource> =
+            resources.iter().map(|r| (r.name.as_str(), r)).collect();
+        let mut list = List::new();
+        let mut plan = Plan {
+            group_name: "stack".into(),
+            secondary_name: "—".into(),
+            legend: vec![
+                ("depends_on".into(), edge_style("depends_on")),
+                ("reference".into(), edge_style("reference")),
+            ],
+            ..Plan::default()
+        };
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        for w in &waves {
+            for n in w {
+                let r = by_name[n.as_str()];
+                let mut m = Map::new();
+                m.insert("name".into(), Value::str(r.name.as_str()));
+                m.insert("type".into(), Value::str(r.written_type.as_str()));
+                m.insert(
+                    "resolved_type".into(),
+                    Value::str(r.resolved.resolved.as_str()),
+                );
+                if let Some(p) = &r.resolved.template {
+                    m.insert("provider_template".into(), Value::str(p.as_str()));
+                }
+                m.insert("wave".into(), Value::Int(wave_of[n.as_str()] as i64));
+                m.insert(
+                    "requires".into(),
+                    Value::List(r.requires.iter().map(|x| Value::str(x.as_str())).collect()),
+                );
+                if let Some(d) = &r.depends_on {
+                    m.insert(
+                        "depends_on".into(),
+                        Value::List(d.iter().map(|x| Value::str(x.as_str())).collect()),
+                    );
+                }
+                for (k, v) in &r.sections {
+                    m.insert(Value::str(*k), v.clone());
+                }
+                m.insert(
+                    "deletion_policy".into(),
+                    Value::str(r.deletion_policy.as_str()),
+                );
+                if let Some(d) = &r.description {
+                    m.insert("description".into(), d.clone());
+                }
+                let reasons = self.reasons(r, &wave_of);
+                index.insert(r.name.as_str(), plan.nodes.len());
+                plan.order.push(plan.nodes.len());
+                plan.nodes.push(PlanNode {
+                    key: r.name.clone(),
+                    label: vec![r.resolved.resolved.clone(), r.name.clone()],
+                    group: "stack".into(),
+                    secondary: false,
+                    title: r.name.clone(),
+                    kind: r.written_type.clone(),
+                    rank: wave_of[n.as_str()].to_string(),
+                    reasons,
+                    // Names and types only: resolved sections may hold
+                    // hidden parameter values, and drawings are for people.
+                    fields: m
+                        .iter()
+                        .filter(|(k, _)| {
+                            matches!(
+                                k.as_str(),
+                                Some(
+                                    "name"
+                                        | "type"
+                                        | "resolved_type"
+                                        | "provider_template"
+                                        | "wave"
+                                        | "requires"
+                                )
+                            )
+                        })
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
+                });
+                list.push(Value::Map(m));
+            }
+        }
+        for r in &resources {
+            for req in &r.requires {
+                let kind = if r.explicit.contains(req) {
+                    "depends_on"
+                } else {
+                    "reference"
+                };
+                if let (Some(&from), Some(&to)) =
+                    (index.get(req.as_str()), index.get(r.name.as_str()))
+                {
+                    plan.edges.push(PlanEdge {
+                        from,
+                        to,
+                        kind: kind.into(),
+                        label: kind.into(),
+                        style: edge_style(kind),
+                        family: EdgeFamily::Requires,
+                        fields: Map::new(),
+                    });
+                }
+            }
+        }
+        doc.insert("resources".into(), Value::List(list));
+        doc.insert(
+            "waves".into(),
+            Value::List(
+                waves
+                    .iter()
+                    .map(|w| Value::List(w.iter().map(|n| Value::str(n.as_str())).collect()))
+                    .collect(),
+            ),
+        );
+        let mut outs = Map::new();
+        for (name, o) in outputs {
+            if let Ok(m) = o {
+                outs.insert(Value::str(name), Value::Map(m));
+            }
+        }
+        doc.insert("outputs".into(), Value::Map(outs));
+        let secrets = self
+            .params
+            .iter()
+            .filter(|p| p.hidden)
+            .map(|p| p.value.py_str())
+            .filter(|s| !s.is_empty())
+            .collect();
+        (Value::Map(doc), plan, warnings, secrets)
+    }
+}
+
+fn edge_style(kind: &str) -> EdgeStyle {
+    EdgeStyle {
+        color: EdgeFamily::Requires.color(),
+        line: if kind == "depends_on" {
+            "solid"
+        } else {
+            "dashed"
+        },
+    }
+}
