@@ -431,10 +431,6 @@ struct ChunkFields<'c> {
 }
 
 impl<'c> ChunkFields<'c> {
-    fn of(chunk: &'c Map) -> ChunkFields<'c> {
-        Self::scan(chunk).0
-    }
-
     /// The fields and the chunk's [`ChunkInfo`], in one pass.
     fn scan(chunk: &'c Map) -> (ChunkFields<'c>, ChunkInfo) {
         let mut f = ChunkFields::default();
@@ -694,14 +690,6 @@ impl KeyIndex {
 const PREREQ_SUFFIX: &str = "_|-__prereq_test__";
 /// Separates the parts of a tag.
 const TAG_SEP: &str = "_|-";
-
-/// Salt's tag of a chunk.
-pub fn chunk_tag(chunk: &Map) -> String {
-    let f = ChunkFields::of(chunk);
-    let mut tag = String::with_capacity(64);
-    push_tag(&mut tag, &f);
-    tag
-}
 
 fn push_tag(tag: &mut String, f: &ChunkFields<'_>) {
     push_py_str(tag, f.state);

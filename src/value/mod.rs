@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 
 mod map;
-pub mod pynum;
+pub(crate) mod pynum;
 pub(crate) use map::hash_of;
 pub use map::{Entry, Map};
 
@@ -178,13 +178,6 @@ impl Value {
     }
     /// The list, if this is one.
     pub fn as_list(&self) -> Option<&List> {
-        match self {
-            Value::List(l) => Some(l),
-            _ => None,
-        }
-    }
-    /// The list, mutable, if this is one.
-    pub fn as_list_mut(&mut self) -> Option<&mut List> {
         match self {
             Value::List(l) => Some(l),
             _ => None,
