@@ -11,7 +11,9 @@
 # (through ../shared/oracle/salt-case), checks that each of those 10 got
 # the same lowstate from both, and prints the ratio "whole fleet / one Salt
 # minion". Then lowstate's scaling over 100, 1000 and 10000 minions (time
-# and peak memory). Nothing here is needed by `cargo test`.
+# and peak memory). The same fleet is also written with `-o OUTDIR` (one
+# plan file per minion) and that time compared with the stdout run's.
+# Nothing here is needed by `cargo test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-1000}
@@ -38,6 +40,18 @@ tree=$work/fleet-$n
 python3 benches/gen-fleet "$tree" --minions "$n"
 read -r ls_t ls_m < <(fleet_run "$tree")
 echo "lowstate fleet: $n minions in ${ls_t}s, peak $((ls_m / 1024)) MiB"
+# `-o OUTDIR`: one atomic file per minion, synced once at the end; the
+# target is the stdout run's time within 10%.
+outdir_ts=()
+for _ in 1 2 3; do
+  rm -rf "$work/plans"
+  read -r t _ < <(measure "$bin" fleet -q -c "$tree" --minions "$tree/grains.json" -o "$work/plans")
+  outdir_ts+=("$t")
+done
+od_t=$(printf '%s\n' "${outdir_ts[@]}" | median)
+echo "lowstate fleet -o OUTDIR: $n minions in ${od_t}s ($(ls "$work/plans" | wc -l) files)"
+awk "BEGIN{printf \"-o OUTDIR / stdout: %.2f (target: 1.10 or less)\n\", $od_t / $ls_t}"
+rm -rf "$work/plans"
 # The summary line says how many renders the minions shared.
 "$bin" fleet -c "$tree" --minions "$tree/grains.json" 2>&1 >/dev/null | grep -o 'renders shared: [^;]*' || true
 

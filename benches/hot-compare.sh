@@ -30,16 +30,6 @@ trap 'rm -rf "$work"' EXIT
 # shellcheck source=benches/lib.sh
 . benches/lib.sh
 
-best_of_5() {
-  local best="" mem=0 t m
-  for _ in 1 2 3 4 5; do
-    read -r t m < <(measure "$@")
-    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
-    if [ "$m" -gt "$mem" ]; then mem=$m; fi
-  done
-  echo "$best $mem"
-}
-
 lowstate_on() {
   local dir=$1
   "$bin" hot "$dir/template.yaml" -e "$dir/env/10-base.yaml" -e "$dir/env/20-site.yaml" \

@@ -14,3 +14,15 @@ measure() {
 
 # The median of the numbers on stdin, one per line.
 median() { sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
+
+# The best wall time and the largest peak RSS of five runs of a command
+# (its output goes to $to, as for measure).
+best_of_5() {
+  local best="" mem=0 t m
+  for _ in 1 2 3 4 5; do
+    read -r t m < <(measure "$@")
+    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
+    if [ "$m" -gt "$mem" ]; then mem=$m; fi
+  done
+  echo "$best $mem"
+}

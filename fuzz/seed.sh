@@ -4,7 +4,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 tests="$here/../tests"
-for t in yaml_load yaml_roundtrip yaml_fastpath salt_compile hot_compile jinja_prepass; do
+for t in yaml_load yaml_roundtrip yaml_fastpath salt_compile salt_files hot_compile jinja_prepass; do
   mkdir -p "$here/corpus/$t"
 done
 n=0
@@ -26,6 +26,15 @@ for f in $(find "$tests/corpus-hot" -name '*.yaml' ! -name case.yaml | sort); do
   cp "$f" "$here/corpus/hot_compile/hot-$n"
   cp "$f" "$here/corpus/yaml_load/hot-$n"
   cp "$f" "$here/corpus/yaml_roundtrip/hot-$n"
+done
+# The rendered files' seeds: each synthetic files case's SLS, its sources
+# pointed at salt://t.j2, then the case's first template.
+for c in "$tests"/files-corpus/s*/; do
+  tpl=$(find "$c/salt" -name '*.j2' | sort | head -n 1)
+  [ -f "$c/salt/main.sls" ] || continue
+  n=$((n + 1))
+  { sed 's|salt://[^ ]*|salt://t.j2|' "$c/salt/main.sls"; printf '#--template--\n'; [ -n "$tpl" ] && cat "$tpl"; } \
+    > "$here/corpus/salt_files/files-$n"
 done
 # The fast path's seeds: every text its differential test checks (the
 # rendered corpora, a rendered bench tree, PyYAML's inputs).

@@ -8,7 +8,8 @@
 //! renderers), [`plan`] (the drawable plan: nodes, typed edges, order, and
 //! its renderers), [`rules`] (argument schemas and property groups),
 //! [`provenance`] (where merged values came from), [`redact`] (secrets out
-//! of human output), [`limits`] (resource limits), [`fnmatch`], [`pyre`]
+//! of human output), [`limits`] (resource limits), [`editor`] (what an editor asks:
+//! located issues, symbols, completions), [`fnmatch`], [`pyre`]
 //! (Python `re` patterns) and [`emit`]. The **front ends** use the core and never each other: [`salt`]
 //! compiles a SaltStack state tree into Salt's lowstate, [`hot`] a Heat
 //! template into the plan Heat would create. The binary's `cli` module sits on top and is imported by
@@ -20,6 +21,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod diag;
+pub mod editor;
 pub mod emit;
 pub mod fnmatch;
 pub mod hot;

@@ -37,6 +37,9 @@ pub struct Limits {
     /// Bytes one HOT string function (`str_replace`, `list_join`, ...) may
     /// produce.
     pub hot_string: usize,
+    /// Resources one `--nested` HOT expansion may create, over every
+    /// stack of the tree (group members included).
+    pub hot_resources: usize,
     /// Bytes of memory the whole process may hold (the binary enforces it
     /// with [`CappedAlloc`]).
     pub memory: usize,
@@ -56,6 +59,7 @@ impl Default for Limits {
             output: 256 * MIB,
             hot_repeat: 1_000_000,
             hot_string: 16 * MIB,
+            hot_resources: 100_000,
             memory: 512 * MIB,
         }
     }
@@ -132,6 +136,12 @@ pub const LIMITS: &[LimitDoc] = &[
         unit: "bytes",
     },
     LimitDoc {
+        name: "hot-resources",
+        bounds: "resources one `lowstate hot --nested` expansion creates, over every stack of the tree",
+        at_limit: "`hot-too-many-resources` at the group or stack resource",
+        unit: "resources",
+    },
+    LimitDoc {
         name: "memory",
         bounds: "memory the lowstate process holds",
         at_limit: "`memory-limit` on stderr, exit 1, no output written",
@@ -152,6 +162,7 @@ impl Limits {
             "output" => self.output as u64,
             "hot-repeat" => self.hot_repeat as u64,
             "hot-string" => self.hot_string as u64,
+            "hot-resources" => self.hot_resources as u64,
             "memory" => self.memory as u64,
             _ => return None,
         })
@@ -184,6 +195,7 @@ impl Limits {
             "output" => self.output = size,
             "hot-repeat" => self.hot_repeat = size,
             "hot-string" => self.hot_string = size,
+            "hot-resources" => self.hot_resources = size,
             "memory" => self.memory = size,
             _ => {
                 let names: Vec<&str> = LIMITS.iter().map(|l| l.name).collect();

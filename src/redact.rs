@@ -16,14 +16,21 @@ pub const REDACTED: &str = "<redacted>";
 pub const MIN_LEN: usize = 4;
 
 /// A set of secret texts to mask.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Redactor {
     secrets: Vec<String>,
+    mask: &'static str,
+}
+
+impl Default for Redactor {
+    fn default() -> Redactor {
+        Redactor::new(Vec::new())
+    }
 }
 
 impl Redactor {
     /// A redactor for these secret texts (longest first, so a secret that
-    /// contains another is masked whole).
+    /// contains another is masked whole), masking as [`REDACTED`].
     pub fn new(values: impl IntoIterator<Item = String>) -> Redactor {
         let mut secrets: Vec<String> = values
             .into_iter()
@@ -31,14 +38,23 @@ impl Redactor {
             .collect();
         secrets.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
         secrets.dedup();
-        Redactor { secrets }
+        Redactor {
+            secrets,
+            mask: REDACTED,
+        }
+    }
+
+    /// The same secrets masked as `mask` instead (a dialect's own
+    /// spelling of a hidden value, e.g. Heat's `******`).
+    pub fn masking_as(self, mask: &'static str) -> Redactor {
+        Redactor { mask, ..self }
     }
 
     /// More secret texts.
     pub fn extend(&mut self, values: impl IntoIterator<Item = String>) {
         let mut all = std::mem::take(&mut self.secrets);
         all.extend(values);
-        *self = Redactor::new(all);
+        *self = Redactor::new(all).masking_as(self.mask);
     }
 
     /// Whether there is nothing to mask.
@@ -51,7 +67,7 @@ impl Redactor {
         let mut out = text.to_string();
         for s in &self.secrets {
             if out.contains(s.as_str()) {
-                out = out.replace(s.as_str(), REDACTED);
+                out = out.replace(s.as_str(), self.mask);
             }
         }
         out
@@ -71,6 +87,17 @@ impl Redactor {
             }
             other => other.clone(),
         }
+    }
+}
+
+/// `v` with every leaf replaced by [`REDACTED`], its structure kept (a
+/// value the front end knows is secret as a whole: short texts, numbers
+/// and empty values included).
+pub fn mask_leaves(v: &Value) -> Value {
+    match v {
+        Value::Map(m) => Value::Map(m.iter().map(|(k, x)| (k.clone(), mask_leaves(x))).collect()),
+        Value::List(l) => Value::List(l.iter().map(mask_leaves).collect()),
+        _ => Value::str(REDACTED),
     }
 }
 
@@ -135,6 +162,12 @@ mod tests {
         assert_eq!(
             r.value(&v).to_json().to_string(),
             r#"{"a":["x-<redacted>",1]}"#
+        );
+        let heat = r.clone().masking_as("******");
+        assert_eq!(heat.text("pw=hunter2 pw"), "pw=****** pw");
+        assert_eq!(
+            mask_leaves(&v).to_json().to_string(),
+            r#"{"a":["<redacted>","<redacted>"]}"#
         );
     }
 

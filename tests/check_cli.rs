@@ -1,6 +1,7 @@
 //! `lowstate check` as a user runs it: every output format of the same
 //! findings (snapshots), exit codes, `--deny warnings`, inline and config
-//! suppression, and a SARIF log that follows the 2.1.0 schema's rules.
+//! suppression, a SARIF log that follows the 2.1.0 schema's rules, and a
+//! GitLab code quality report of the shape GitLab documents.
 
 use std::process::Command;
 
@@ -89,6 +90,117 @@ fn sarif_log() {
         assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stdout));
     }
     insta::assert_snapshot!("check-sarif", out);
+}
+
+/// GitLab's code quality report: GitLab documents a JSON array of objects
+/// with `description`, `check_name`, `fingerprint` (unique per finding),
+/// `severity` (info, minor, major, critical or blocker), `location.path`
+/// (relative to the repository) and `location.lines.begin` (or
+/// `location.positions.begin.line`), all required.
+#[test]
+fn codeclimate_report() {
+    let (code, out, _) = check("codeclimate");
+    assert_eq!(code, 1);
+    let report: serde_json::Value = serde_json::from_str(&out).expect("the report is JSON");
+    let issues = report.as_array().expect("the report is an array");
+    let (_, json, _) = check("json");
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        issues.len(),
+        json["diagnostics"].as_array().unwrap().len(),
+        "one issue per finding"
+    );
+    let mut fingerprints = std::collections::BTreeSet::new();
+    for (i, issue) in issues.iter().enumerate() {
+        let at = format!("issue {i}");
+        for key in ["description", "check_name", "fingerprint", "severity"] {
+            assert!(
+                issue[key].as_str().is_some_and(|s| !s.is_empty()),
+                "{at}: `{key}` must be a non-empty string"
+            );
+        }
+        assert!(
+            ["info", "minor", "major", "critical", "blocker"]
+                .contains(&issue["severity"].as_str().unwrap()),
+            "{at}: severity"
+        );
+        assert!(
+            fingerprints.insert(issue["fingerprint"].as_str().unwrap().to_string()),
+            "{at}: fingerprints are unique"
+        );
+        let path = issue["location"]["path"].as_str().expect("location.path");
+        assert!(
+            !path.starts_with('/') && !path.starts_with("./"),
+            "{at}: {path} is relative to the repository"
+        );
+        assert!(std::path::Path::new(path).is_file(), "{at}: {path} exists");
+        let begin = issue["location"]["lines"]["begin"]
+            .as_u64()
+            .expect("location.lines.begin");
+        assert!(begin >= 1);
+        assert!(issue["location"]["lines"]["end"].as_u64().unwrap() >= begin);
+    }
+    // The same finding as in the JSON output, at the same line.
+    let first = &json["diagnostics"][0];
+    assert_eq!(issues[0]["check_name"], first["code"]);
+    assert!(issues[0]["description"]
+        .as_str()
+        .unwrap()
+        .starts_with(first["message"].as_str().unwrap()));
+    // Errors rank above warnings in GitLab's widget.
+    let severities: std::collections::BTreeSet<&str> = issues
+        .iter()
+        .map(|i| i["severity"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        severities,
+        ["major", "minor"].into_iter().collect(),
+        "7 errors and 2 warnings"
+    );
+    insta::assert_snapshot!("check-codeclimate", out);
+}
+
+/// A fingerprint names the finding, not its line: a line inserted above it
+/// leaves every fingerprint as it was.
+#[test]
+fn codeclimate_fingerprints_survive_moved_lines() {
+    let dir = std::env::temp_dir().join(format!("lowstate-check-cc-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("minion"), "id: m\nfile_roots:\n  base: [.]\n").unwrap();
+    let sls = "motd:\n  file.managed:\n    - name: /etc/motd\n    - txet: hi\n";
+    let report = |text: &str| {
+        std::fs::write(dir.join("w.sls"), text).unwrap();
+        let out = lowstate(&[
+            "check",
+            "-c",
+            dir.to_str().unwrap(),
+            "--sls",
+            "w",
+            "--format",
+            "codeclimate",
+        ]);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                (
+                    i["fingerprint"].as_str().unwrap().to_string(),
+                    i["location"]["lines"]["begin"].as_u64().unwrap(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let before = report(sls);
+    let after = report(&format!("# a comment\n{sls}"));
+    assert!(!before.is_empty());
+    assert_eq!(before.len(), after.len());
+    for ((f1, l1), (f2, l2)) in before.iter().zip(&after) {
+        assert_eq!(f1, f2);
+        assert_eq!(l1 + 1, *l2);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -130,7 +130,7 @@ fn the_109_argument_cases_of_salt_3008_5() {
             },
         );
         let plan = session
-            .plan()
+            .located_lowstate()
             .unwrap_or_else(|e| panic!("{id}: does not compile: {e}"));
         let mut options = CheckOptions::default();
         if id.starts_with("pip-") {

@@ -1,6 +1,8 @@
 //! The `lowstate` binary as a user runs it: exit codes, output files,
 //! error formats.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -13,8 +15,14 @@ fn lowstate(args: &[&str]) -> Output {
 }
 
 fn corpus(case: &str) -> String {
+    test_case("corpus", case)
+}
+
+/// `tests/<dir>/<case>`, absolute.
+fn test_case(dir: &str, case: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/corpus")
+        .join("tests")
+        .join(dir)
         .join(case)
         .display()
         .to_string()
@@ -369,6 +377,34 @@ fn hot_hidden_values_never_reach_a_human_output() {
 }
 
 #[test]
+fn hot_text_plan_masks_hidden_values_by_the_redactors_rule() {
+    // Hidden values of four characters or more are masked wherever they
+    // stand; a shorter one (`ab`) would blank out unrelated words.
+    let dir = temp_dir("hot-short-secret");
+    let t = dir.join("t.yaml");
+    std::fs::write(
+        &t,
+        "heat_template_version: 2015-10-15\nparameters:\n  pw: {type: string, hidden: true}\n  key: {type: string, hidden: true}\nresources:\n  r:\n    type: OS::Heat::None\n    properties:\n      note: cabbage\n      token: {list_join: ['-', [{get_param: key}, x]]}\n",
+    )
+    .unwrap();
+    let out = lowstate(&[
+        "hot",
+        t.to_str().unwrap(),
+        "--format",
+        "text",
+        "-P",
+        "pw=ab",
+        "-P",
+        "key=hunter22",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("note: cabbage"), "{text}");
+    assert!(text.contains("token: ******-x"), "{text}");
+    assert!(!text.contains("hunter22"), "{text}");
+}
+
+#[test]
 fn docs_hot_md_shows_the_real_output() {
     let doc =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/hot.md")).unwrap();
@@ -382,6 +418,68 @@ fn docs_hot_md_shows_the_real_output() {
             "docs/hot.md does not show the current `--format {format}` output:\n{text}"
         );
     }
+}
+
+/// docs/hot.md shows the current text of `--nested` and `--diff-from` on
+/// its example tree.
+#[test]
+fn docs_hot_md_shows_the_nested_tree_and_the_update_preview() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/hot.md")).unwrap();
+    let stack = "docs/examples/hot-tree/stack.yaml";
+    for args in [
+        vec!["hot", stack, "--nested", "--format", "text"],
+        vec![
+            "hot",
+            stack,
+            "--diff-from",
+            "docs/examples/hot-tree/old/stack.yaml",
+            "--format",
+            "text",
+        ],
+    ] {
+        let out = lowstate(&args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            doc.contains(text.trim_end()),
+            "docs/hot.md does not show the current output of {args:?}:\n{text}"
+        );
+    }
+}
+
+/// An update whose old side does not compile: the old side's diagnostics,
+/// exit 1.
+#[test]
+fn hot_diff_from_a_broken_old_stack_reports_it_and_exits_1() {
+    let dir = temp_dir("hot-diff-old");
+    let old = dir.join("old.yaml");
+    let new = dir.join("new.yaml");
+    std::fs::write(
+        &old,
+        "heat_template_version: 2016-10-14\nresources:\n  a: {type: OS::Heat::Value, properties: {value: {get_resource: nothere}}}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &new,
+        "heat_template_version: 2016-10-14\nresources:\n  a: {type: OS::Heat::None}\n",
+    )
+    .unwrap();
+    let out = lowstate(&[
+        "hot",
+        new.to_str().unwrap(),
+        "--diff-from",
+        old.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("nothere") && err.contains("in the old stack"),
+        "{err}"
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["ok"], false);
+    assert_eq!(doc["errors"][0]["side"], "old");
 }
 
 #[test]
@@ -556,16 +654,7 @@ fn docs_cli_md_documents_every_subcommand_and_flag() {
         .unwrap()
         + &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/hot.md"))
             .unwrap();
-    let help = String::from_utf8_lossy(&lowstate(&["--help"]).stdout).into_owned();
-    let commands: Vec<String> = help
-        .lines()
-        .skip_while(|l| !l.starts_with("Commands:"))
-        .skip(1)
-        .take_while(|l| l.starts_with("  "))
-        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
-        .filter(|c| c != "help")
-        .collect();
-    assert!(commands.len() >= 8, "{help}");
+    let commands = common::help_commands();
     let mut missing = Vec::new();
     for c in &commands {
         if !doc.contains(&format!("`{c}")) {
@@ -1287,6 +1376,85 @@ fn settings_files_layer_under_the_flags() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad.yaml"));
+}
+
+fn files_case(case: &str) -> String {
+    test_case("files-corpus", case)
+}
+
+#[test]
+fn files_prints_salts_document_and_exits_1_on_error_entries() {
+    let case = files_case("s09-errors");
+    let out = lowstate(&["files", "-c", &case]);
+    assert_eq!(out.status.code(), Some(1));
+    // stdout is the whole document, byte for byte what Salt's oracle wrote.
+    let expected = std::fs::read_to_string(Path::new(&case).join("expected/files.json")).unwrap();
+    let ours = String::from_utf8(out.stdout).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&ours).unwrap();
+    let exp: serde_json::Value = serde_json::from_str(&expected).unwrap();
+    assert_eq!(
+        doc["files"].as_array().unwrap().len(),
+        exp["files"].as_array().unwrap().len()
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("error[jinja-undefined]"), "{stderr}");
+    assert!(stderr.contains("no_such_var"), "{stderr}");
+    // The document is Salt's text exactly (indent 2, non-ASCII kept,
+    // base64 for binary files).
+    let case = files_case("s11-binary");
+    let out = lowstate(&["files", "-c", &case]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let expected = std::fs::read_to_string(Path::new(&case).join("expected/files.json")).unwrap();
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
+    // A tree whose files all render: exit 0.
+    let case = files_case("s01-context-defaults");
+    let out = lowstate(&["files", "-c", &case]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let expected = std::fs::read_to_string(Path::new(&case).join("expected/files.json")).unwrap();
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
+}
+
+#[test]
+fn files_text_format_and_output_dir() {
+    let case = files_case("s13-names");
+    let out = lowstate(&["files", "-c", &case, "--format", "text"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("==> /etc/n2 (state many) <==\nsecond\n"),
+        "{text}"
+    );
+    let dir = temp_dir("files-out");
+    let out = lowstate(&["files", "-c", &case, "-o", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    // The later state managing /etc/n1 wins, as on the minion; ~ is /root.
+    assert_eq!(
+        std::fs::read_to_string(dir.join("etc/n1")).unwrap(),
+        "name=/etc/n1\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("root/.bashrc")).unwrap(),
+        "name=/root/.bashrc\n"
+    );
+    assert_eq!(std::fs::read(dir.join("etc/empty")).unwrap(), b"");
+    // Nothing but the files: no temp file left behind.
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("etc"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["empty", "n1", "n2"]);
 }
 
 #[test]

@@ -5,13 +5,12 @@
 
 mod common;
 
-use common::first_difference;
+use common::{first_difference, known_failures};
 use libtest_mimic::{Arguments, Failed, Trial};
 use lowstate::diag::Diagnostics;
 use lowstate::salt::config::{Config, SaltVersion};
 use lowstate::salt::pipeline::{Options, Session};
 use lowstate::value::Value;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 fn main() {
@@ -66,19 +65,6 @@ fn main() {
         }
     }
     libtest_mimic::run(&args, trials).exit();
-}
-
-/// `group/case/mode reason...` lines; `#` starts a comment.
-fn known_failures(path: &Path) -> HashMap<String, String> {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(|l| match l.split_once(char::is_whitespace) {
-            Some((k, r)) => (k.to_string(), r.trim().to_string()),
-            None => (l.to_string(), String::new()),
-        })
-        .collect()
 }
 
 struct CaseMeta {

@@ -21,7 +21,12 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
     let known = known_failures(&root.join("corpus-hot-known-failures.txt"));
     let mut trials = Vec::new();
-    for dir in ["corpus-hot", "corpus-hot-extra"] {
+    for dir in [
+        "corpus-hot",
+        "corpus-hot-extra",
+        "corpus-hot-nested",
+        "corpus-hot-update",
+    ] {
         let mut cases: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
             .into_iter()
             .flatten()
@@ -119,6 +124,7 @@ pub fn input_of(case: &Path) -> (Input, Value) {
         parent: meta.get("parent").cloned(),
         max_template_size: None,
         limits: Default::default(),
+        nested: meta.get("nested").is_some_and(Value::truthy),
     };
     (input, meta)
 }
@@ -132,7 +138,21 @@ fn file_name(p: &Path) -> String {
 
 fn run_case(case: &Path, name: &str) -> Result<(), Failed> {
     let (input, meta) = input_of(case);
-    let result = hot::compile(&input);
+    // An update case: CASE holds the new stack, CASE/old the old one.
+    let result = if case.join("old").is_dir() {
+        let (old, _) = input_of(&case.join("old"));
+        let old = Input {
+            env_mode: match meta.get("old_env_mode").and_then(Value::as_str) {
+                Some("client") => EnvMode::Client,
+                Some(_) => EnvMode::Server,
+                None => input.env_mode,
+            },
+            ..old
+        };
+        hot::update::preview(&old, &input)
+    } else {
+        hot::compile(&input)
+    };
     let expect = meta.get("expect").and_then(Value::as_str).unwrap_or("ok");
     if expect == "error" {
         let kind = meta

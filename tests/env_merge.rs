@@ -172,3 +172,31 @@ fn explain_names_the_layer_of_each_parameter() {
     );
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// `--explain` replays the layers the compile itself merged, read once
+/// with Heat's YAML rules: a repeated key's last value wins there too (a
+/// second read with other rules lost the template default).
+#[test]
+fn explain_reads_the_inputs_as_the_compile_did() {
+    let tmp = std::env::temp_dir().join(format!("lowstate-env-dup-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let template = tmp.join("dup.yaml");
+    std::fs::write(
+        &template,
+        "heat_template_version: 2015-10-15\nparameters:\n  p:\n    type: string\n    default: first\n    default: second\nresources: {}\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lowstate"))
+        .arg("hot")
+        .arg(&template)
+        .args(["--explain=p", "--explain-format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let leaf = &v["leaves"][0];
+    assert_eq!(leaf["value"], "second");
+    assert_eq!(v["layers"][0]["kind"], "template-default", "{v}");
+    assert_eq!(leaf["from"]["layer"], 0, "{v}");
+    assert_eq!(leaf["from"]["value"], "second", "{v}");
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -2,11 +2,13 @@
 //! and inline `crate::…`, `super::…` and `self::…` paths):
 //!
 //! - the core (`value`, `text`, `yaml`, `diag`, `plan`, `rules`,
-//!   `provenance`, `redact`, `fnmatch`, `pyre`, `emit`, `limits`) imports no
-//!   front end, and every top-level module is core, a front end or `cli`;
+//!   `provenance`, `redact`, `fnmatch`, `pyre`, `emit`, `limits`, `editor`)
+//!   imports no front end, and every top-level module is core, a front end
+//!   or `cli`;
 //! - a front end (`salt`, `hot`) never imports another front end;
 //! - only `main.rs` declares or imports `cli`, and the library never names
-//!   `anyhow` (typed errors in library code);
+//!   `anyhow` (typed errors in library code), `clap` or `indicatif` (the
+//!   binary's);
 //! - no import cycle between modules (a module using its own parent or child
 //!   is declaration, not a cycle; test-only code is left out).
 //!
@@ -32,6 +34,7 @@ const CORE: &[&str] = &[
     "provenance",
     "redact",
     "pyre",
+    "editor",
 ];
 /// The front ends.
 const FRONT_ENDS: &[&str] = &["salt", "hot"];
@@ -280,6 +283,13 @@ fn violations(src: &BTreeMap<String, String>) -> Vec<String> {
             if code.contains("anyhow") {
                 bad.push(format!("library module {m} uses anyhow"));
             }
+            // The command line (clap, and clap_complete/clap_mangen on its
+            // definition) and progress bars are the binary's.
+            for krate in ["clap", "indicatif"] {
+                if code.contains(&format!("{krate}::")) || code.contains(&format!("use {krate}")) {
+                    bad.push(format!("library module {m} uses {krate}"));
+                }
+            }
         }
     }
     // Cycles at every level of the tree: an edge between two files counts
@@ -370,6 +380,16 @@ fn a_front_end_importing_another_fails() {
 fn importing_cli_fails() {
     let bad = violations(&with(&[("salt::report", "mod cli;")]));
     assert!(bad.iter().any(|b| b.contains("declares cli")), "{bad:?}");
+}
+
+#[test]
+fn the_command_line_in_the_library_fails() {
+    let bad = violations(&with(&[(
+        "diag::render",
+        "use clap::CommandFactory;\nfn f() { indicatif::ProgressBar::hidden(); }",
+    )]));
+    assert!(bad.iter().any(|b| b.contains("uses clap")), "{bad:?}");
+    assert!(bad.iter().any(|b| b.contains("uses indicatif")), "{bad:?}");
 }
 
 #[test]

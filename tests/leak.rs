@@ -77,6 +77,7 @@ fn planted_secrets_never_reach_a_human_output() {
         vec!["check", "--format", "json"],
         vec!["check", "--format", "github"],
         vec!["check", "--format", "sarif"],
+        vec!["check", "--format", "codeclimate"],
     ];
     let mut scanned = 0;
     let secrets = [SALT_SECRET, NO_LOG[0], NO_LOG[1]];
@@ -148,7 +149,7 @@ fn planted_secrets_never_reach_a_human_output() {
         );
         scanned += 1;
     }
-    for format in ["human", "json", "github", "sarif"] {
+    for format in ["human", "json", "github", "sarif", "codeclimate"] {
         let printed = run(&["check", "--hot", hot[0], "-e", hot[2], "--format", format]);
         assert!(
             !printed.contains(HOT_SECRET),
@@ -156,5 +157,5 @@ fn planted_secrets_never_reach_a_human_output() {
         );
         scanned += 1;
     }
-    assert_eq!(scanned, 44, "outputs scanned");
+    assert_eq!(scanned, 46, "outputs scanned");
 }

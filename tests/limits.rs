@@ -186,6 +186,26 @@ fn limit_hot_string_stops_str_replace_growth() {
 }
 
 #[test]
+fn limit_hot_resources_stops_a_huge_group() {
+    // 100,000 members: stopped at the group before one member is built.
+    let d = tree("hotresources", "");
+    let template = "heat_template_version: 2016-10-14\nresources:\n  g:\n    type: OS::Heat::ResourceGroup\n    properties:\n      count: 100000\n      resource_def: {type: OS::Heat::None}\n";
+    std::fs::write(d.join("t.yaml"), template).unwrap();
+    let out = lowstate(
+        &d,
+        &["--limit", "hot-resources=1000", "hot", "t.yaml", "--nested"],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("hot-resources limit"), "{err}");
+    // Without --nested the group is one resource.
+    let out = lowstate(&d, &["--limit", "hot-resources=1000", "hot", "t.yaml"]);
+    assert_eq!(out.status.code(), Some(0));
+    let _ = std::fs::remove_dir_all(&d);
+    insta::assert_snapshot!("limits-hotresources", err);
+}
+
+#[test]
 fn a_bad_limit_is_a_usage_error() {
     let d = tree("badlimit", "x: {test.nop: []}\n");
     for bad in ["speed=3", "memory", "states=0"] {

@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     if session.lowstate().is_ok() {
-        let _ = session.plan();
+        let _ = session.located_lowstate();
         let _ = session.simulate(&Assumptions::new());
     }
 });

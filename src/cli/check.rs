@@ -1,7 +1,8 @@
 //! `lowstate check`: compile, then validate every state's arguments (Salt)
 //! or every resource's properties (`--hot`, Heat) against the schemas of
 //! the reference release, and print all findings at once (human, JSON,
-//! GitHub annotations or SARIF) on stdout, with a summary on stderr.
+//! GitHub annotations, SARIF or GitLab's code quality report) on stdout,
+//! with a summary on stderr.
 //! Exit 1 when an error is found (or a warning, with `--deny warnings`).
 
 use super::{CmdResult, Common, Ctx, Failure};
@@ -47,6 +48,9 @@ pub enum CheckFormat {
     Github,
     /// SARIF 2.1.0, for code-scanning UIs.
     Sarif,
+    /// GitLab's code quality report (Code Climate issues), for
+    /// `artifacts:reports:codequality`.
+    Codeclimate,
 }
 
 fn assumptions(list: &[String]) -> anyhow::Result<BTreeMap<String, Vec<u64>>> {
@@ -85,7 +89,7 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
         }
         None => {
             let session = args.common.session(ctx, args.selection.sls.clone())?;
-            let plan = session.plan()?;
+            let plan = session.located_lowstate()?;
             ctx.hide_no_log(plan.lowstate.chunks.iter());
             let options = CheckOptions {
                 assume_versions: assume,
@@ -113,6 +117,19 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
             ("lowstate", env!("CARGO_PKG_VERSION")),
             base.as_deref(),
         ),
+        CheckFormat::Codeclimate => {
+            // Masked before rendering: the fingerprints hash the messages.
+            let masked: Vec<_> = diags
+                .iter()
+                .cloned()
+                .map(|mut d| {
+                    d.message = ctx.redacted(&d.message);
+                    d.notes = d.notes.iter().map(|n| ctx.redacted(n)).collect();
+                    d
+                })
+                .collect();
+            render::codeclimate(&masked, base.as_deref())
+        }
     };
     ctx.print(&text, None)?;
     let count = |s: Severity| diags.iter().filter(|d| d.severity == s).count();

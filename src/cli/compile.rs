@@ -16,12 +16,12 @@ pub struct Args {
 /// Run `lowstate compile`.
 pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
     let session = args.common.session(ctx, args.selection.sls.clone())?;
-    match session.plan() {
+    match session.located_lowstate() {
         Ok(plan) => {
             // The process ends after the output: freeing the requisite
             // graph and the source map (a few allocations per state) would
             // only cost time.
-            let lowstate::salt::pipeline::Plan {
+            let lowstate::salt::pipeline::LocatedLowstate {
                 mut lowstate,
                 sources,
             } = plan;

@@ -39,6 +39,25 @@ pub struct Args {
     /// sharing it (an executor needs them, so by default it keeps them).
     #[arg(long)]
     pub redact: bool,
+    /// Expand nested stacks: provider templates, ResourceGroup,
+    /// AutoScalingGroup and OS::Heat::Stack members, recursively.
+    #[arg(long)]
+    pub nested: bool,
+    /// Preview an update instead: TEMPLATE is the new stack, OLD the
+    /// existing one; lists what Heat would add, delete, update in place or
+    /// replace, and why (nested stacks included).
+    #[arg(long, value_name = "OLD")]
+    pub diff_from: Option<PathBuf>,
+    /// An environment file of the old stack (repeat for several).
+    #[arg(long, value_name = "ENV", requires = "diff_from")]
+    pub old_env: Vec<PathBuf>,
+    /// Typed parameter values of the old stack (JSON or YAML mapping).
+    #[arg(long, value_name = "FILE", requires = "diff_from")]
+    pub old_parameters: Option<PathBuf>,
+    /// Where the old stack's get_file and provider-template paths resolve
+    /// (default: the old template's directory).
+    #[arg(long, value_name = "DIR", requires = "diff_from")]
+    pub old_files: Option<PathBuf>,
 }
 
 /// What a HOT compile reads besides the template (shared with `check --hot`).
@@ -133,7 +152,9 @@ fn mapping(path: &Path) -> Result<Map> {
 
 /// The compiler's input from the command line.
 fn input(ctx: &Ctx, args: &Args) -> Result<Input> {
-    inputs(ctx, &args.template, &args.inputs)
+    let mut input = inputs(ctx, &args.template, &args.inputs)?;
+    input.nested = args.nested;
+    Ok(input)
 }
 
 /// The compiler's input: `template` and the other inputs.
@@ -189,6 +210,7 @@ pub fn inputs(ctx: &Ctx, template: &Path, args: &Inputs) -> Result<Input> {
         parent,
         max_template_size: Some(args.max_template_size),
         limits: ctx.limits,
+        nested: false,
     })
 }
 
@@ -196,13 +218,16 @@ pub fn inputs(ctx: &Ctx, template: &Path, args: &Inputs) -> Result<Input> {
 /// that fails: `ok: false`) on stdout or `-o`; exit 1 when it has errors.
 pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
     let input = input(ctx, &args)?;
+    if let Some(old) = &args.diff_from {
+        return run_diff(&args, ctx, &input, old);
+    }
     let compiled = hot::compile(&input);
     ctx.secrets.add(compiled.secrets.clone());
     if !compiled.diagnostics.is_empty() {
         ctx.print_diagnostics(&compiled.diagnostics);
     }
     if let Some(param) = &args.explain {
-        let p = hot::explain::explain(&input, &compiled).filter(param);
+        let p = hot::explain::explain(&compiled).filter(param);
         let text = args.explain_format.render(&p, &|_, v| v.clone());
         ctx.emit(&text, args.output.as_deref())?;
     } else {
@@ -240,10 +265,168 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
     }
 }
 
+/// `--diff-from`: the update preview.
+fn run_diff(args: &Args, ctx: &Ctx, new: &Input, old_template: &Path) -> CmdResult {
+    let mut old_inputs = args.inputs.clone();
+    old_inputs.environments = args.old_env.clone();
+    old_inputs.parameters = args.old_parameters.clone();
+    old_inputs.parameter = Vec::new();
+    old_inputs.files = args.old_files.clone();
+    let old = inputs(ctx, old_template, &old_inputs)?;
+    let preview = hot::update::preview(&old, new);
+    ctx.secrets.add(preview.secrets.clone());
+    if !preview.diagnostics.is_empty() {
+        ctx.print_diagnostics(&preview.diagnostics);
+    }
+    // Human outputs are masked; like the plan, JSON/YAML keep hidden
+    // values unless --redact (an executor needs them).
+    let document = || {
+        if args.redact {
+            ctx.secrets.value(&preview.document)
+        } else {
+            preview.document.clone()
+        }
+    };
+    let text = match args.format {
+        Format::Yaml => lowstate::yaml::dump(&document(), Default::default()),
+        Format::Text => text_update(&ctx.secrets.value(&preview.document)),
+        _ => {
+            let mut t = document().to_json_pretty();
+            t.push('\n');
+            t
+        }
+    };
+    ctx.emit(&text, args.output.as_deref())?;
+    if preview.ok() {
+        Ok(())
+    } else {
+        Err(Failure::Reported)
+    }
+}
+
+/// The update preview for a reviewer: replacements first, then deletions,
+/// additions, in-place updates, and how many stay.
+fn text_update(doc: &Value) -> String {
+    let mut out = String::new();
+    if doc.get("ok") != Some(&Value::Bool(true)) {
+        out.push_str("The update cannot be previewed (see the errors above).\n");
+        return out;
+    }
+    let list = |k: &str| -> Vec<Value> {
+        doc.get(k)
+            .and_then(Value::as_list)
+            .map(|l| l.iter().cloned().collect())
+            .unwrap_or_default()
+    };
+    let why = |e: &Value| -> String {
+        let Some(r) = e.get("reason") else {
+            return String::new();
+        };
+        let kind = r.get("kind").map(Value::py_str).unwrap_or_default();
+        let props: Vec<String> = r
+            .get("properties")
+            .and_then(Value::as_list)
+            .map(|l| l.iter().map(Value::py_str).collect())
+            .unwrap_or_default();
+        match kind.as_str() {
+            "type_changed" => format!(
+                "type {} -> {}",
+                r.get("old_type").map(Value::py_str).unwrap_or_default(),
+                r.get("new_type").map(Value::py_str).unwrap_or_default()
+            ),
+            "property_not_update_allowed" => {
+                format!("{} cannot be updated in place", props.join(", "))
+            }
+            "plugin_prop_diff" => format!(
+                "{} changed (the resource's update policy replaces it)",
+                props.join(", ")
+            ),
+            "nested_stack" => "nested stack: its resources are compared below".into(),
+            "in_place" if props.is_empty() => {
+                let sections: Vec<String> = r
+                    .get("sections")
+                    .and_then(Value::as_list)
+                    .map(|l| l.iter().map(Value::py_str).collect())
+                    .unwrap_or_default();
+                format!("{} changed", sections.join(", "))
+            }
+            "in_place" => format!("{} changed", props.join(", ")),
+            other => other.replace('_', " "),
+        }
+    };
+    for (key, word) in [
+        ("replaced", "REPLACE"),
+        ("deleted", "DELETE"),
+        ("added", "ADD"),
+        ("updated", "UPDATE"),
+    ] {
+        let items = list(key);
+        if items.is_empty() {
+            continue;
+        }
+        out.push_str(&format!("{word} ({}):\n", items.len()));
+        for e in items {
+            let path = e.get("path").map(Value::py_str).unwrap_or_default();
+            let ty = e.get("type").map(Value::py_str).unwrap_or_default();
+            let reason = why(&e);
+            if reason.is_empty() {
+                out.push_str(&format!("  {path} ({ty})\n"));
+            } else {
+                out.push_str(&format!("  {path} ({ty}): {reason}\n"));
+            }
+        }
+    }
+    let same = list("unchanged").len();
+    out.push_str(&format!("unchanged: {same}\n"));
+    out
+}
+
+/// A nested stack (`--nested`) as a tree: its template, parameters with
+/// where each came from, and its resources by wave, recursively.
+fn nested_text(out: &mut String, view: &Value, indent: usize, hidden: &[String]) {
+    let pad = " ".repeat(indent);
+    match view.get("template").filter(|t| !t.is_null()) {
+        Some(t) => out.push_str(&format!("{pad}nested stack {}:\n", t.py_str())),
+        None => out.push_str(&format!("{pad}nested stack:\n")),
+    }
+    if let Some(params) = view.get("parameters").and_then(Value::as_map) {
+        for (k, p) in params {
+            let v = p.get("value").cloned().unwrap_or_default();
+            let text = mask(lowstate::yaml::dump(&v, Default::default()), hidden);
+            out.push_str(&format!(
+                "{pad}  {} = {}  (from {})\n",
+                k.py_str(),
+                text.trim_end().replace('\n', " "),
+                p.get("source").map(Value::py_str).unwrap_or_default()
+            ));
+        }
+    }
+    let mut wave = -1i64;
+    for r in view
+        .get("resources")
+        .and_then(Value::as_list)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(Value::Int(w)) = r.get("wave") {
+            if *w != wave {
+                wave = *w;
+                out.push_str(&format!("{pad}  wave {w}:\n"));
+            }
+        }
+        let name = r.get("name").map(Value::py_str).unwrap_or_default();
+        let ty = r.get("type").map(Value::py_str).unwrap_or_default();
+        out.push_str(&format!("{pad}    {name} ({ty})\n"));
+        if let Some(child) = r.get("nested") {
+            nested_text(out, child, indent + 6, hidden);
+        }
+    }
+}
+
 fn mask(text: String, hidden: &[String]) -> String {
-    hidden
-        .iter()
-        .fold(text, |t, h| t.replace(h.as_str(), "******"))
+    lowstate::redact::Redactor::new(hidden.iter().cloned())
+        .masking_as(lowstate::hot::params::HIDDEN)
+        .text(&text)
 }
 
 /// The readable plan.
@@ -326,6 +509,9 @@ fn text_plan(doc: &Value, hidden: &[String]) -> String {
             .unwrap_or_default();
         if policy != "Delete" {
             out.push_str(&format!("    deletion_policy: {policy}\n"));
+        }
+        if let Some(view) = r.get("nested") {
+            nested_text(&mut out, view, 4, hidden);
         }
     }
     if let Some(outputs) = doc.get("outputs").and_then(Value::as_map) {

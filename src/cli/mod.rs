@@ -8,11 +8,15 @@
 mod check;
 mod codes;
 mod compile;
+mod completions;
 mod config;
+mod files;
 mod fleet;
 mod graph;
 mod highstate;
 mod hot;
+mod lsp;
+mod man;
 mod order;
 mod pillar;
 mod render;
@@ -35,7 +39,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 #[derive(Parser, Debug)]
 #[command(
     name = "lowstate",
-    version,
+    version = version(),
     about = "Compile a SaltStack state tree to Salt's lowstate, offline"
 )]
 pub struct Cli {
@@ -51,6 +55,20 @@ pub struct Cli {
     /// docs/limits.md for defaults.
     #[arg(long = "limit", value_name = "NAME=VALUE", global = true)]
     pub limit: Vec<String>,
+}
+
+/// What `--version` prints after the name: lowstate's version and the
+/// releases it reproduces, for bug reports.
+pub fn version() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        format!(
+            "{} (Salt {}, Heat {})",
+            env!("CARGO_PKG_VERSION"),
+            lowstate::salt::REFERENCE_VERSION,
+            lowstate::hot::REFERENCE_VERSION
+        )
+    })
 }
 
 /// One run of the binary: what every subcommand shares, made once from
@@ -217,6 +235,9 @@ pub enum Command {
     Render(render::Args),
     /// Simulate the run: order, results, skipped states, fired watches.
     Simulate(simulate::Args),
+    /// Render the files `file.managed` and `file.recurse` would write (the
+    /// exact bytes, Salt's layout).
+    Files(files::Args),
     /// Explain the execution order, state by state.
     Order(order::Args),
     /// Draw the requisite graph (dot, json, mermaid, html).
@@ -230,6 +251,12 @@ pub enum Command {
     Hot(hot::Args),
     /// List every diagnostic code with its severity and meaning (Markdown).
     Codes(codes::Args),
+    /// Serve the Language Server Protocol on stdio (SLS and HOT files).
+    Lsp(lsp::Args),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(completions::Args),
+    /// Print the manual page (roff) of lowstate or of one command.
+    Man(man::Args),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -365,7 +392,9 @@ impl Command {
     /// The subcommand's `--error-format`.
     fn error_format(&self) -> ErrorFormat {
         match self {
-            Command::Codes(_) => ErrorFormat::Human,
+            Command::Codes(_) | Command::Completions(_) | Command::Man(_) | Command::Lsp(_) => {
+                ErrorFormat::Human
+            }
             Command::Hot(a) => a.error_format,
             Command::Check(a) => a.common.error_format,
             Command::Compile(a) => a.common.error_format,
@@ -374,6 +403,7 @@ impl Command {
             Command::Pillar(a) => a.common.error_format,
             Command::Config(a) => a.common.error_format,
             Command::Render(a) => a.common.error_format,
+            Command::Files(a) => a.common.error_format,
             Command::Simulate(a) => a.common.error_format,
             Command::Order(a) => a.common.error_format,
             Command::Graph(a) => a.common.error_format,
@@ -394,7 +424,11 @@ pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
     };
     set_memory_cap(ctx.limits.memory);
     let result = match cli.command {
+        // The server reports through the protocol, not the exit code.
+        Command::Lsp(a) => return lsp::run(a),
         Command::Codes(a) => codes::run(a, &ctx),
+        Command::Completions(a) => completions::run(a, &ctx),
+        Command::Man(a) => man::run(a, &ctx),
         Command::Hot(a) => hot::run(a, &ctx),
         Command::Compile(a) => compile::run(a, &ctx),
         Command::Check(a) => check::run(*a, &ctx),
@@ -403,6 +437,7 @@ pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
         Command::Pillar(a) => pillar::run(a, &ctx),
         Command::Config(a) => config::run(a, &ctx),
         Command::Render(a) => render::run(a, &ctx),
+        Command::Files(a) => files::run(a, &ctx),
         Command::Simulate(a) => simulate::run(a, &ctx),
         Command::Order(a) => order::run(a, &ctx),
         Command::Graph(a) => graph::run(a, &ctx),

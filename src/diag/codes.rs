@@ -66,6 +66,9 @@ registry! {
     JINJA_ERROR = ("jinja-error", Error, "salt", "A Jinja template failed while rendering (any other error).");
     UNMOCKED_CALL = ("unmocked-call", Error, "salt", "A template calls an execution function that needs a live minion and has no mock.");
     FRESH_MINION_ANSWER = ("fresh-minion-answer", Warning, "salt", "A template asked about the minion's own state (packages, users, the mine, files); lowstate answered as a freshly installed minion would. Pin the answer with a mock, or make it an error with `--strict`.");
+    // Salt: rendered files (`lowstate files`).
+    FILE_SOURCE = ("file-source", Error, "salt", "A managed file's `source` cannot be read from the state tree: missing from the file roots, none of a list exists, a remote URL (never fetched) or a path on the minion.");
+    FILE_RENDER = ("file-render", Error, "salt", "A managed file cannot be made as Salt would: Salt refuses its arguments, its `contents_pillar`/`contents_grains` data is missing, or it needs a template engine lowstate lacks (Jinja errors in its template carry the `jinja-*` codes).");
     // Salt: top files and pillar.
     TOP_RENDER = ("top-render", Error, "salt", "A top file does not render to a mapping of saltenvs.");
     TOP_RENDER_ERROR = ("top-render-error", Error, "salt", "A top file failed to render (Jinja or YAML error inside it).");
@@ -136,6 +139,8 @@ registry! {
     HOT_INVALID_ATTRIBUTE = ("hot-invalid-attribute", Error, "hot", "get_attr names an attribute the resource's type does not have (Heat 27's schemas).");
     HOT_CIRCULAR_DEPENDENCY = ("hot-circular-dependency", Error, "hot", "Resources depend on each other in a cycle.");
     HOT_FUNCTION_RUNTIME = ("hot-function-runtime", Error, "hot", "An intrinsic function failed on the values it was given.");
+    HOT_TOO_MANY_RESOURCES = ("hot-too-many-resources", Error, "hot", "A `--nested` expansion would create more resources than the `hot-resources` limit allows.");
+    HOT_UPDATE_NOT_SUPPORTED = ("hot-update-not-supported", Error, "hot", "`--diff-from`: the update changes an `immutable` property or parameter, which Heat refuses.");
     HOT_WARNING = ("hot-warning", Warning, "hot", "A template construct Heat accepts but that likely does not do what was meant.");
 }
 

@@ -1,7 +1,8 @@
 //! Renderers for diagnostics: `human` (message, location, framed source
 //! snippets for every label), `json` (one object per diagnostic), `github`
 //! (GitHub Actions workflow commands, shown as annotations on a pull
-//! request) and `sarif` (SARIF 2.1.0, for code-scanning UIs).
+//! request), `sarif` (SARIF 2.1.0, for code-scanning UIs) and
+//! `codeclimate` (GitLab's code quality report).
 
 use super::{Diagnostic, Label, Severity};
 use crate::value::{Map, Value};
@@ -376,6 +377,68 @@ pub fn sarif(diags: &[Diagnostic], tool: (&str, &str), base: Option<&std::path::
         }].into_iter().collect()),
     };
     let mut text = log.to_json_pretty();
+    text.push('\n');
+    text
+}
+
+/// GitLab's code quality report, the subset of Code Climate's issue format
+/// that GitLab reads: a JSON array with one object per diagnostic holding
+/// `description` (the message, then its notes), `check_name` (the code),
+/// `fingerprint`, `severity` (`major` for an error, `minor` for a warning,
+/// `info`) and `location` (`path` relative to `base`, `lines.begin` and
+/// `lines.end`). A diagnostic without a primary label is placed at its
+/// first secondary one, else at `.` line 1.
+///
+/// The fingerprint hashes the code, the path and the message, not the line,
+/// so a finding keeps its identity when lines above it move (GitLab tells
+/// new findings from fixed ones by it); equal findings in one file are told
+/// apart by their order. Callers mask secrets in the messages first: a
+/// hash of a short secret can be guessed.
+pub fn codeclimate(diags: &[Diagnostic], base: Option<&std::path::Path>) -> String {
+    use sha2::Digest as _;
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let issues: Vec<Value> = diags
+        .iter()
+        .map(|d| {
+            let label = d.primary.as_ref().or(d.secondary.first());
+            let (path, begin, end) = match label {
+                Some(l) => (
+                    relative(&l.file.name, base).replace('\\', "/"),
+                    l.file.line_col(l.range.start).0,
+                    l.file.line_col(l.range.end).0,
+                ),
+                None => (".".to_string(), 1, 1),
+            };
+            let mut description = escape_controls(&d.message);
+            for n in &d.notes {
+                description.push_str("\nnote: ");
+                description.push_str(&escape_controls(n));
+            }
+            let key = format!("{}\0{}\0{}", d.code.name, path, d.message);
+            let nth = seen.entry(key.clone()).or_default();
+            let digest = sha2::Sha256::digest(format!("{key}\0{nth}").as_bytes());
+            *nth += 1;
+            let fingerprint: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+            crate::vmap! {
+                "description" => description,
+                "check_name" => d.code.name,
+                "fingerprint" => fingerprint,
+                "severity" => match d.severity {
+                    Severity::Error => "major",
+                    Severity::Warning => "minor",
+                    Severity::Info => "info",
+                },
+                "location" => crate::vmap! {
+                    "path" => path,
+                    "lines" => crate::vmap! {
+                        "begin" => begin as i64,
+                        "end" => end.max(begin) as i64,
+                    },
+                },
+            }
+        })
+        .collect();
+    let mut text = Value::List(issues.into_iter().collect()).to_json_pretty();
     text.push('\n');
     text
 }

@@ -21,6 +21,11 @@ const SECTIONS: &[&str] = &[
 /// Resource types with a plugin in Heat 27.0.1 (`hot-resource-types.txt`).
 const PLUGINS: &str = include_str!("resource-types.txt");
 
+/// Every resource type Heat 27.0.1 has a plugin for.
+pub fn plugins() -> impl Iterator<Item = &'static str> {
+    PLUGINS.lines().filter(|l| !l.is_empty())
+}
+
 /// Whether Heat has a plugin for `t`.
 pub fn is_plugin(t: &str) -> bool {
     PLUGINS.lines().any(|l| l == t)

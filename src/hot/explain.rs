@@ -5,12 +5,12 @@
 //! file's `parameters` (files win), in client mode the files' `parameters`
 //! under `-P`. Hidden parameters are `<redacted>` everywhere.
 
-use super::{EnvMode, Input};
+use super::env::EnvFile;
+use super::template::Template;
+use super::EnvMode;
 use crate::provenance::{Layer, LayerWrites, Provenance};
+use crate::redact::REDACTED;
 use crate::value::{Map, Value};
-
-/// What a human output shows instead of a hidden parameter's value.
-pub const REDACTED: &str = "<redacted>";
 
 /// `file:line:col` of the key at `path` in a parsed file.
 fn at(
@@ -21,6 +21,117 @@ fn at(
     let r = super::template::key_span(tree, path)?;
     let (line, col) = file.line_col(r.start);
     Some(format!("{}:{line}:{col}", file.name))
+}
+
+/// The parameter layers one compile merged, in Heat's order, recorded
+/// from the inputs as the compile read them (never read again): what
+/// [`explain`] replays. Values are as written; [`explain`] masks the
+/// hidden ones.
+#[derive(Debug, Clone, Default)]
+pub struct ParameterLayers {
+    layers: Vec<Layer>,
+    writes: Vec<LayerWrites>,
+}
+
+impl ParameterLayers {
+    fn push(&mut self, kind: &str, origin: String, rule: &str, w: LayerWrites) {
+        self.layers.push(Layer {
+            kind: kind.into(),
+            origin,
+            rule: rule.into(),
+        });
+        self.writes.push(w);
+    }
+}
+
+/// Record the layers of a compile's parameters from its parsed template,
+/// environment files and `-P` values.
+pub(crate) fn record(
+    template: &Template,
+    envs: &[EnvFile],
+    cli: &[(String, Value)],
+    mode: EnvMode,
+) -> ParameterLayers {
+    let mut out = ParameterLayers::default();
+    let mut defaults = LayerWrites::new();
+    for (k, def) in template
+        .section("parameters")
+        .and_then(Value::as_map)
+        .map(Map::iter)
+        .into_iter()
+        .flatten()
+    {
+        let name = k.py_str();
+        if let Some(d) = def.get("default") {
+            defaults.push((
+                vec![name.clone()],
+                at(
+                    &template.file,
+                    template.tree.as_ref(),
+                    &["parameters", &name, "default"],
+                ),
+                d.clone(),
+            ));
+        }
+    }
+    out.push(
+        "template-default",
+        template.file.name.clone(),
+        "default",
+        defaults,
+    );
+    let section = |e: &EnvFile, key: &str| -> LayerWrites {
+        e.data
+            .get(key)
+            .and_then(Value::as_map)
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| {
+                        let name = k.py_str();
+                        let place = at(&e.file, e.tree.as_ref(), &[key, &name]);
+                        (vec![name], place, v.clone())
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let rule = |e: &EnvFile| match e.data.get("parameter_merge_strategies") {
+        Some(s) => format!("parameter_merge_strategies {}", s.to_json()),
+        None => "overwrite".to_string(),
+    };
+    let env_section = |out: &mut ParameterLayers, kind: &str, key: &str| {
+        for e in envs {
+            out.push(kind, e.file.name.clone(), &rule(e), section(e, key));
+        }
+    };
+    env_section(
+        &mut out,
+        "heat-env-parameter-defaults",
+        "parameter_defaults",
+    );
+    let cli: LayerWrites = cli
+        .iter()
+        .map(|(k, v)| (vec![k.clone()], None, v.clone()))
+        .collect();
+    let env_params = |out: &mut ParameterLayers| {
+        env_section(out, "heat-env-parameters", "parameters");
+    };
+    match mode {
+        EnvMode::Server => {
+            out.push("heat-cli-param", "cli:-P".into(), "overwrite", cli);
+            env_params(&mut out);
+        }
+        EnvMode::Client => {
+            env_params(&mut out);
+            out.push(
+                "heat-cli-param",
+                "cli:-P".into(),
+                "overwrite (client mode: -P wins)",
+                cli,
+            );
+        }
+    }
+    out
 }
 
 /// Heat's view of a written value being the parameter's value: `-P`
@@ -47,11 +158,9 @@ fn same(written: &Value, result: &Value) -> bool {
     }
 }
 
-/// The provenance of the top-level parameters of a compiled stack.
-pub fn explain(input: &Input, compiled: &super::Compiled) -> Provenance {
-    let Some(template) = &input.template else {
-        return Provenance::default();
-    };
+/// The provenance of the top-level parameters of a compiled stack, from
+/// the layers its compile recorded.
+pub fn explain(compiled: &super::Compiled) -> Provenance {
     let params = compiled.document.get("parameters").and_then(Value::as_map);
     let hidden = |name: &str| {
         params
@@ -67,115 +176,17 @@ pub fn explain(input: &Input, compiled: &super::Compiled) -> Provenance {
             v.clone()
         }
     };
-    let mut layers = Vec::new();
-    let mut writes: Vec<LayerWrites> = Vec::new();
-    let mut push = |kind: &str, origin: String, rule: &str, w: LayerWrites| {
-        layers.push(Layer {
-            kind: kind.into(),
-            origin,
-            rule: rule.into(),
-        });
-        writes.push(w);
-    };
-    // The template's defaults, read as the compile reads the template
-    // (JSON first, then Heat's YAML rules: `0755` is octal, the last of
-    // repeated keys wins).
-    let (ttree, tdata) = super::template::read_mapping(
-        template,
-        crate::diag::codes::HOT_TEMPLATE_PARSE,
-        "",
-        &input.limits,
-    )
-    .unwrap_or_default();
-    // A JSON template is data without spans: its keys are located through
-    // the same text read as Heat's YAML.
-    let ttree =
-        ttree.or_else(|| crate::yaml::load(&template.text, crate::yaml::Dialect::Heat).ok());
-    let envs: Vec<super::env::EnvFile> = input
-        .environments
+    let recorded = &compiled.parameter_layers;
+    let layers = recorded.layers.clone();
+    let writes: Vec<LayerWrites> = recorded
+        .writes
         .iter()
-        .filter_map(|f| super::env::read(f, &input.limits).ok())
+        .map(|w| {
+            w.iter()
+                .map(|(path, place, v)| (path.clone(), place.clone(), mask(&path[0], v)))
+                .collect()
+        })
         .collect();
-    let mut defaults = LayerWrites::new();
-    for (k, def) in tdata
-        .get("parameters")
-        .and_then(Value::as_map)
-        .map(Map::iter)
-        .into_iter()
-        .flatten()
-    {
-        let name = k.py_str();
-        if let Some(d) = def.get("default") {
-            defaults.push((
-                vec![name.clone()],
-                at(template, ttree.as_ref(), &["parameters", &name, "default"]),
-                mask(&name, d),
-            ));
-        }
-    }
-    push(
-        "template-default",
-        template.name.clone(),
-        "default",
-        defaults,
-    );
-    let section = |e: &super::env::EnvFile, key: &str| -> LayerWrites {
-        e.data
-            .get(key)
-            .and_then(Value::as_map)
-            .map(|m| {
-                m.iter()
-                    .map(|(k, v)| {
-                        let name = k.py_str();
-                        let place = at(&e.file, e.tree.as_ref(), &[key, &name]);
-                        (vec![name.clone()], place, mask(&name, v))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let rule = |e: &super::env::EnvFile| match e.data.get("parameter_merge_strategies") {
-        Some(s) => format!("parameter_merge_strategies {}", s.to_json()),
-        None => "overwrite".to_string(),
-    };
-    for e in &envs {
-        push(
-            "heat-env-parameter-defaults",
-            e.file.name.clone(),
-            &rule(e),
-            section(e, "parameter_defaults"),
-        );
-    }
-    let cli: LayerWrites = input
-        .parameters
-        .iter()
-        .map(|(k, v)| (vec![k.clone()], None, mask(k, v)))
-        .collect();
-    let env_params = |push: &mut dyn FnMut(&str, String, &str, LayerWrites)| {
-        for e in &envs {
-            push(
-                "heat-env-parameters",
-                e.file.name.clone(),
-                &rule(e),
-                section(e, "parameters"),
-            );
-        }
-    };
-    match input.env_mode {
-        EnvMode::Server => {
-            push("heat-cli-param", "cli:-P".into(), "overwrite", cli);
-            env_params(&mut push);
-        }
-        EnvMode::Client => {
-            env_params(&mut push);
-            push(
-                "heat-cli-param",
-                "cli:-P".into(),
-                "overwrite (client mode: -P wins)",
-                cli,
-            );
-        }
-    }
     let result: Map = params
         .map(|m| {
             m.iter()

@@ -95,6 +95,9 @@ pub struct Scope<'a> {
     pub warnings: RefCell<Vec<String>>,
     /// The `hot-repeat` and `hot-string` limits.
     pub limits: crate::limits::Limits,
+    /// `{from_parent: expr}` is a value of the parent stack, kept as
+    /// written (the generated template of a group's members).
+    pub from_parent: bool,
     /// Values `repeat` created so far in this resolution (the `hot-repeat`
     /// limit counts them all: copies times the template's values).
     pub copies: std::cell::Cell<usize>,
@@ -148,8 +151,59 @@ fn kind(v: Version, name: &str) -> Kind {
     }
 }
 
+/// The functions a resolved value can still hold: the compile leaves
+/// `get_resource`, `get_attr`, `Ref` (and any function whose arguments hold
+/// one) in template syntax, as does a nested stack's `get_param` of a
+/// deferred parameter and a group member's `from_parent`.
+pub(crate) const SYMBOLIC: &[&str] = &[
+    "get_param",
+    "get_resource",
+    "get_attr",
+    "get_file",
+    "resource_facade",
+    "str_replace",
+    "list_join",
+    "repeat",
+    "digest",
+    "str_split",
+    "map_merge",
+    "map_replace",
+    "if",
+    "yaql",
+    "Ref",
+    "Fn::GetAtt",
+    "Fn::GetAZs",
+    "Fn::Select",
+    "Fn::Join",
+    "Fn::Split",
+    "Fn::Replace",
+    "Fn::Base64",
+    "Fn::MemberListToMap",
+    "Fn::ResourceFacade",
+    "from_parent",
+];
+
+/// Whether a resolved value stays a function until the stack runs: a
+/// one-key map naming one of [`SYMBOLIC`].
+pub(crate) fn is_symbolic(v: &Value) -> bool {
+    call(v).is_some_and(|(k, _)| SYMBOLIC.contains(&k))
+}
+
+/// The intrinsic functions of template version `version` (as written in
+/// `heat_template_version`), in Heat's spelling.
+pub fn available(version: &str) -> Vec<&'static str> {
+    let Some(v) = crate::hot::template::version_of(version) else {
+        return Vec::new();
+    };
+    SYMBOLIC
+        .iter()
+        .copied()
+        .filter(|n| matches!(kind(v, n), Kind::Function))
+        .collect()
+}
+
 /// A function call in `v`: its name and argument.
-fn call(v: &Value) -> Option<(&str, &Value)> {
+pub(crate) fn call(v: &Value) -> Option<(&str, &Value)> {
     let m = v.as_map()?;
     if m.len() != 1 {
         return None;
@@ -162,6 +216,9 @@ impl Scope<'_> {
     /// Resolve `v` (spec §10.1).
     pub fn resolve(&self, v: &Value) -> Result<Out, FnError> {
         if let Some((name, arg)) = call(v) {
+            if name == "from_parent" && self.from_parent {
+                return Ok(symbolic(name, arg.clone()));
+            }
             match kind(self.version, name) {
                 Kind::Function => return self.function(name, arg),
                 Kind::Removed => {
@@ -237,6 +294,7 @@ impl Scope<'_> {
         self.check_shape(name, arg)?;
         let a = self.resolve(arg)?;
         match name {
+            "get_param" if self.deferred(&a.value) => return Ok(symbolic(name, a.value)),
             "get_resource" => {
                 let target = a
                     .value
@@ -418,6 +476,20 @@ impl Scope<'_> {
             _ => {}
         }
         Ok(())
+    }
+
+    /// Whether `get_param`'s argument names a deferred parameter (its
+    /// value exists only once the parent's resources do).
+    fn deferred(&self, arg: &Value) -> bool {
+        let name = match arg {
+            Value::List(l) => l.first(),
+            other => Some(other),
+        };
+        name.and_then(Value::as_str).is_some_and(|n| {
+            self.params
+                .iter()
+                .any(|p| p.name == n && p.source == "deferred")
+        })
     }
 
     /// A parameter's typed value (pseudo parameters included).

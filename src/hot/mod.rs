@@ -17,14 +17,20 @@ pub mod env;
 pub mod explain;
 pub mod functions;
 pub mod fuzzing;
+pub mod ide;
 pub mod params;
 pub mod stack;
 pub mod template;
+pub mod update;
 
 use crate::diag::{Code, Diagnostic, Label, SourceFile, SubjectKind};
 use crate::value::Value;
 use std::path::PathBuf;
 use std::sync::Arc;
+
+/// The Heat release whose behaviour lowstate reproduces (`lowstate
+/// --version` names it, for bug reports).
+pub const REFERENCE_VERSION: &str = "27.0.1";
 
 /// The diagnostic subject kind of a resource.
 pub const RESOURCE: SubjectKind = SubjectKind {
@@ -96,6 +102,10 @@ pub struct Input {
     pub max_template_size: Option<usize>,
     /// Resource limits (YAML depth and nodes, `repeat` and string sizes).
     pub limits: crate::limits::Limits,
+    /// Expand nested stacks (`--nested`): provider templates,
+    /// `OS::Heat::ResourceGroup`, `OS::Heat::AutoScalingGroup` and
+    /// `OS::Heat::Stack` gain a `nested` view, recursively.
+    pub nested: bool,
 }
 
 /// The result of a compile: the JSON document (also on failure: `ok:
@@ -112,6 +122,9 @@ pub struct Compiled {
     /// The text of every hidden parameter's value: what a human output
     /// must mask (spec §5.7).
     pub secrets: Vec<String>,
+    /// The parameter layers as the compile merged them (for `--explain`;
+    /// empty when the template or an environment file did not read).
+    pub parameter_layers: explain::ParameterLayers,
 }
 
 impl Compiled {
@@ -148,69 +161,10 @@ pub(crate) fn error(
 /// non-ASCII escaped): what str_replace and list_join insert from
 /// 2015-10-15 on (spec §10.15).
 pub(crate) fn json_dumps_sorted(v: &Value) -> String {
-    let mut out = String::new();
-    write_json(&mut out, v, true);
-    out
+    crate::value::dumps(v, &crate::value::JsonOptions::python().sorted())
 }
 
 /// Python's `json.dumps(v)` without sorting (parameter display, §5.4).
 pub(crate) fn json_dumps(v: &Value) -> String {
-    let mut out = String::new();
-    write_json(&mut out, v, false);
-    out
-}
-
-fn write_json(out: &mut String, v: &Value, sort: bool) {
-    match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Int(i) => out.push_str(&i.to_string()),
-        Value::Float(f) => {
-            if f.is_nan() {
-                out.push_str("NaN")
-            } else if f.is_infinite() {
-                out.push_str(if *f > 0.0 { "Infinity" } else { "-Infinity" })
-            } else {
-                out.push_str(&crate::value::py_float_repr(*f))
-            }
-        }
-        Value::Str(s) => crate::value::write_json_str(out, s, true),
-        Value::List(l) => {
-            out.push('[');
-            for (i, x) in l.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_json(out, x, sort);
-            }
-            out.push(']');
-        }
-        Value::Map(m) => {
-            let mut entries: Vec<(String, &Value)> =
-                m.iter().map(|(k, v)| (json_key(k), v)).collect();
-            if sort {
-                entries.sort_by(|a, b| a.0.cmp(&b.0));
-            }
-            out.push('{');
-            for (i, (k, x)) in entries.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                crate::value::write_json_str(out, k, true);
-                out.push_str(": ");
-                write_json(out, x, sort);
-            }
-            out.push('}');
-        }
-    }
-}
-
-/// A JSON object key as Python's `json` writes a dict key.
-fn json_key(k: &Value) -> String {
-    match k {
-        Value::Str(s) => s.to_string(),
-        Value::Bool(b) => (if *b { "true" } else { "false" }).into(),
-        Value::Null => "null".into(),
-        other => other.py_str(),
-    }
+    crate::value::dumps(v, &crate::value::JsonOptions::python())
 }

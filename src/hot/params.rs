@@ -8,6 +8,10 @@ use super::{error, json_dumps, PARAMETER};
 use crate::diag::{codes, Diagnostic};
 use crate::value::{Map, Value};
 
+/// How Heat shows a hidden parameter's value (its listing, its messages,
+/// lowstate's text plan).
+pub const HIDDEN: &str = "******";
+
 /// A parameter's type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Type {
@@ -24,7 +28,7 @@ pub enum Type {
 }
 
 impl Type {
-    fn parse(s: &str) -> Option<Type> {
+    pub(crate) fn parse(s: &str) -> Option<Type> {
         Some(match s {
             "string" => Type::String,
             "number" => Type::Number,
@@ -74,7 +78,8 @@ pub struct Param {
     pub value: Value,
     /// Heat's text form (§5.4).
     pub display: String,
-    /// `parameters`, `parameter_defaults` or `default`.
+    /// `parameters`, `parameter_defaults`, `default`, or `deferred` (a
+    /// nested stack's parameter whose value is the parent's expression).
     pub source: &'static str,
     /// `hidden` (tested for truth).
     pub hidden: bool,
@@ -91,8 +96,8 @@ impl Param {
     pub fn to_value(&self) -> Value {
         let mut m = Map::new();
         m.insert("type".into(), self.ty.name().into());
-        let (value, display) = if self.hidden {
-            (Value::str("******"), "******".to_string())
+        let (value, display) = if self.hidden && self.source != "deferred" {
+            (Value::str(HIDDEN), HIDDEN.to_string())
         } else {
             (self.value.clone(), self.display.clone())
         };
@@ -115,6 +120,7 @@ pub const PSEUDO: &[&str] = &["OS::stack_id", "OS::stack_name", "OS::project_id"
 pub fn build(
     t: &Template,
     env: &Environment,
+    deferred: &Map,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Param>, Diagnostic> {
     let defs = match t.section("parameters") {
@@ -169,6 +175,27 @@ pub fn build(
                 }
             }
         }
+        if let Some(expr) = deferred.get(&name as &str) {
+            // A value the parent stack has only once its resources exist:
+            // kept as the parent's expression, unchecked (Heat leaves it out
+            // before create).
+            out.push(Param {
+                display: String::new(),
+                name: name.clone(),
+                ty,
+                value: expr.clone(),
+                source: "deferred",
+                hidden: get("hidden").is_some_and(Value::truthy),
+                immutable: get("immutable").is_some_and(Value::truthy),
+                label: get("label")
+                    .cloned()
+                    .unwrap_or_else(|| Value::str(name.as_str())),
+                description: get("description")
+                    .cloned()
+                    .unwrap_or_else(|| Value::str("")),
+            });
+            continue;
+        }
         let (raw, source) = match (
             env.parameters.get(&name as &str).filter(|v| !v.is_null()),
             env.parameter_defaults
@@ -212,7 +239,7 @@ pub fn build(
         let secret = raw.py_str();
         let invalid = |reason: String| {
             let reason = if hidden && !secret.is_empty() {
-                reason.replace(secret.as_str(), "******")
+                reason.replace(secret.as_str(), HIDDEN)
             } else {
                 reason
             };

@@ -29,6 +29,15 @@ pub enum Version {
     V20161014,
 }
 
+/// The version `written` names (`2016-10-14`, `newton`), when lowstate
+/// compiles it.
+pub fn version_of(written: &str) -> Option<Version> {
+    KNOWN
+        .iter()
+        .find(|(w, _)| *w == written)
+        .and_then(|(_, v)| *v)
+}
+
 /// Every version value Heat 27 knows, as written, with ours.
 const KNOWN: &[(&str, Option<Version>)] = &[
     ("2013-05-23", Some(Version::V20130523)),

@@ -3,6 +3,7 @@
 //! groups, versions), every finding reported, none stopping the others.
 
 use super::*;
+use crate::diag::{Diagnostic, Label};
 use crate::value::Map;
 use std::collections::BTreeMap;
 
@@ -87,6 +88,50 @@ pub struct Finding {
     pub rule: Option<String>,
     /// The engine aborts the whole run (such findings lead a report).
     pub aborts_run: bool,
+}
+
+/// Where a finding's arguments and their owner (the state or resource they
+/// belong to) were written, and how a front end shows them.
+pub struct Placement<'a> {
+    /// The label of a top-level argument, by name.
+    pub arg: &'a dyn Fn(&str) -> Option<Label>,
+    /// The owner's label: primary unless the finding names one located
+    /// argument.
+    pub owner: Option<Label>,
+    /// Show the owner beside a single located argument too.
+    pub owner_beside_arg: bool,
+    /// The message of each label when the finding names several
+    /// arguments (`None`: the labels' own).
+    pub involved: Option<&'a str>,
+}
+
+impl Finding {
+    /// This finding as a located diagnostic (its code, severity, message
+    /// and notes): one located argument is the primary label, otherwise the
+    /// owner is, with every located argument beside it.
+    pub fn into_diagnostic(self, place: Placement<'_>) -> Diagnostic {
+        let mut d = Diagnostic::new(self.kind.code(), self.message);
+        d.severity = self.severity;
+        let mut labels: Vec<Label> = self.args.iter().filter_map(|a| (place.arg)(a)).collect();
+        if self.args.len() == 1 && labels.len() == 1 {
+            d = d.with_primary(labels.remove(0));
+            if place.owner_beside_arg {
+                d = d.with_secondaries(place.owner);
+            }
+        } else {
+            d = d.or_primary(place.owner);
+            if let Some(message) = place.involved {
+                for l in &mut labels {
+                    l.message = message.into();
+                }
+            }
+            d = d.with_secondaries(labels);
+        }
+        for n in self.notes {
+            d = d.with_note(n);
+        }
+        d
+    }
 }
 
 /// Check `args` (the arguments of one state or resource, without the
@@ -217,7 +262,7 @@ fn finding(kind: FindingKind, severity: Severity, message: String, args: Vec<Str
 /// The note saying what the engine does, from a verdict.
 fn engine_note(ctx: &Context<'_>, v: &Verdict, result: Option<&str>) -> Vec<String> {
     let mut notes = Vec::new();
-    if let Some(text) = &v.salt {
+    if let Some(text) = &v.engine_says {
         // Prose about what the engine does (not its own words) is not quoted.
         let plain = [
             "accepted",
@@ -302,14 +347,14 @@ fn unknown_findings(
                     "{} fails this state at run time with: `{}`",
                     ctx.engine,
                     schema
-                        .unknown_salt
+                        .unknown_engine_says
                         .as_deref()
                         .unwrap_or("invalid keyword arguments")
                 ),
             ),
             UnknownArgs::AbortRun => {
                 let quoted: Vec<String> = plain.iter().map(|n| format!("'{n}'")).collect();
-                let salt = if quoted.len() == 1 {
+                let words = if quoted.len() == 1 {
                     format!(
                         "Passed invalid arguments: {} is an invalid keyword argument for '{subject}'.",
                         quoted[0]
@@ -325,7 +370,7 @@ fn unknown_findings(
                     Severity::Error,
                     format!("{subject}: unknown {} `{name}`", schema.noun),
                     format!(
-                        "{} aborts the whole run with: `{salt}` (states ordered before this one have already run)",
+                        "{} aborts the whole run with: `{words}` (states ordered before this one have already run)",
                         ctx.engine
                     ),
                 )
@@ -366,7 +411,7 @@ fn near_miss<'h>(name: &str, hints: &Hints<'h>) -> Option<&'h str> {
 }
 
 /// The known name closest to `name`, within edit distance 2.
-fn suggest<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn suggest<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     known
         .map(|k| (edit_distance(name, k), k))
         .filter(|(d, k)| *d <= 2.min(k.len() / 2))
@@ -532,7 +577,7 @@ fn rule_finding(
 ) -> Finding {
     let verdict = verdict.cloned().unwrap_or(Verdict {
         severity: Severity::Error,
-        salt: None,
+        engine_says: None,
         evidence: Vec::new(),
     });
     let mut f = finding(kind, verdict.severity, message, vec![top.to_string()]);
@@ -1102,9 +1147,9 @@ fn group_findings(
         }
         let mut f = finding(FindingKind::Group, g.verdict.severity, message, involved);
         f.notes
-            .extend(engine_note(ctx, &g.verdict, g.salt_result.as_deref()));
+            .extend(engine_note(ctx, &g.verdict, g.engine_result.as_deref()));
         f.rule = Some(g.id.clone());
-        f.aborts_run = g.salt_result.as_deref() == Some("abort");
+        f.aborts_run = g.engine_result.as_deref() == Some("abort");
         out.push(f);
     }
 }
@@ -1178,7 +1223,7 @@ fn version_findings(
                 "{} checks this against the minion's {} at run time; state the version with `--assume-version {}=VERSION`",
                 ctx.engine, vg.of, vg.of
             ));
-            if let Some(s) = &vg.verdict.salt {
+            if let Some(s) = &vg.verdict.engine_says {
                 f.notes.push(format!("there it says: `{s}`"));
             }
             out.push(f);

@@ -6,13 +6,19 @@
 //! `and`/`or`/`xor`/`forbid`/`disjoint` groups, guards, version groups).
 //!
 //! The front ends own their catalogues (which schema a state or a resource
-//! uses, the keywords every function accepts) and turn [`Finding`]s into
-//! located diagnostics; nothing here knows Salt or Heat.
+//! uses, the keywords every function accepts) and say where a finding's
+//! arguments were written ([`Placement`]); nothing here knows Salt or Heat.
+//! The schema file format was Salt's first, so its keys for what the
+//! reference engine says are `salt:`, `salt_result:` and `unknown_salt:` in
+//! either dialect's files; the types name them for what they are
+//! ([`Verdict::engine_says`], [`ArgRule::engine_result`],
+//! [`Schema::unknown_engine_says`]).
 
 mod eval;
 mod parse;
 
-pub use eval::{check, Context, Finding, FindingKind, Hints};
+pub(crate) use eval::suggest;
+pub use eval::{check, Context, Finding, FindingKind, Hints, Placement};
 pub use parse::{parse_schema, SchemaError};
 
 use crate::diag::Severity;
@@ -99,8 +105,9 @@ pub enum Loaded {
 pub struct Verdict {
     /// lowstate's severity.
     pub severity: Severity,
-    /// The reference engine's own words, or a note like `accepted silently`.
-    pub salt: Option<String>,
+    /// The reference engine's own words, or a note like `accepted silently`
+    /// (the schema file's `salt:` key, for either engine).
+    pub engine_says: Option<String>,
     /// `run:<case>` or `src[:file:line]` items.
     pub evidence: Vec<String>,
 }
@@ -257,8 +264,8 @@ pub struct Group {
     /// Severity and the engine's words.
     pub verdict: Verdict,
     /// `false`, `none`, `abort`, `accepted`, `invalid` (Heat rejects the
-    /// template): what the engine's result is.
-    pub salt_result: Option<String>,
+    /// template): what the engine's result is (the file's `salt_result:`).
+    pub engine_result: Option<String>,
     /// A message replacing the generated one.
     pub message: Option<String>,
 }
@@ -293,8 +300,9 @@ pub struct Schema {
     pub loaded: Loaded,
     /// What an unknown argument does.
     pub unknown_args: UnknownArgs,
-    /// The engine's words for an unknown argument, if it has its own.
-    pub unknown_salt: Option<String>,
+    /// The engine's words for an unknown argument, if it has its own (the
+    /// file's `unknown_salt:`).
+    pub unknown_engine_says: Option<String>,
     /// When this argument is given, unknown arguments are template
     /// variables (Salt's `file.managed` with `template`): not reported.
     pub template_context: Option<String>,

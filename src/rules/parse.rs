@@ -111,7 +111,7 @@ fn schema(v: &Value) -> R<Schema> {
         noun: "argument",
         loaded: Loaded::Host,
         unknown_args: UnknownArgs::Ignore,
-        unknown_salt: None,
+        unknown_engine_says: None,
         template_context: None,
         arguments: IndexMap::new(),
         groups: Vec::new(),
@@ -158,7 +158,7 @@ fn schema(v: &Value) -> R<Schema> {
                     other => return err(k, format!("unknown behaviour `{other}`")),
                 }
             }
-            "unknown_salt" => out.unknown_salt = Some(as_str(v, k)?.to_string()),
+            "unknown_salt" => out.unknown_engine_says = Some(as_str(v, k)?.to_string()),
             "template_context" => out.template_context = Some(as_str(v, k)?.to_string()),
             "arguments" | "properties" => out.arguments = arguments(v, k)?,
             "groups" => {
@@ -230,14 +230,14 @@ fn verdict(v: &Value, at: &str, extra: &[&str]) -> R<(Verdict, Map)> {
     known.extend_from_slice(extra);
     let mut out = Verdict {
         severity: Severity::Error,
-        salt: None,
+        engine_says: None,
         evidence: Vec::new(),
     };
     let mut rest = Map::new();
     for (k, x) in entries(m, at, &known)? {
         match k {
             "severity" => out.severity = severity(x, at)?,
-            "salt" => out.salt = Some(as_str(x, at)?.to_string()),
+            "salt" => out.engine_says = Some(as_str(x, at)?.to_string()),
             "evidence" => out.evidence = strings(x, at)?,
             _ => {
                 rest.insert(k.into(), x.clone());
@@ -560,10 +560,10 @@ fn group(v: &Value, at: &str) -> R<Group> {
         presence: None,
         verdict: Verdict {
             severity: Severity::Error,
-            salt: None,
+            engine_says: None,
             evidence: Vec::new(),
         },
-        salt_result: None,
+        engine_result: None,
         message: None,
     };
     for (k, x) in entries(m, at, &known)? {
@@ -575,8 +575,8 @@ fn group(v: &Value, at: &str) -> R<Group> {
             "scope" => out.scope = Some(path(x, at)?),
             "presence" => out.presence = Some(presence(x, at)?),
             "severity" => out.verdict.severity = severity(x, at)?,
-            "salt" => out.verdict.salt = Some(as_str(x, at)?.to_string()),
-            "salt_result" => out.salt_result = Some(as_str(x, at)?.to_string()),
+            "salt" => out.verdict.engine_says = Some(as_str(x, at)?.to_string()),
+            "salt_result" => out.engine_result = Some(as_str(x, at)?.to_string()),
             "evidence" => out.verdict.evidence = strings(x, at)?,
             "message" => out.message = Some(as_str(x, at)?.to_string()),
             _ => unreachable!("entries() checked the key"),

@@ -19,7 +19,7 @@
 //!   `none` and unknown strategies recurse (the latter with a warning, see
 //!   [`Strategy::parse`]).
 
-use crate::value::{Map, Value};
+use crate::value::{py_eq, Map, Value};
 use std::fmt;
 
 /// Why an update or merge could not run (Salt raises `TypeError`).
@@ -86,34 +86,6 @@ impl Strategy {
         } else {
             Strategy::Recurse
         }
-    }
-}
-
-/// The number Python compares a bool, int or float as (`True` is 1).
-pub(crate) fn py_number(v: &Value) -> Option<f64> {
-    match v {
-        Value::Bool(b) => Some(*b as i64 as f64),
-        Value::Int(i) => Some(*i as f64),
-        Value::Float(f) => Some(*f),
-        _ => None,
-    }
-}
-
-/// Python `==` between values (`1 == 1.0 == True`), used for list membership.
-pub fn py_eq(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Int(x), Value::Int(y)) => x == y,
-        (Value::Bool(x), Value::Bool(y)) => x == y,
-        (Value::List(x), Value::List(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| py_eq(p, q))
-        }
-        (Value::Map(x), Value::Map(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| py_eq(v, w)))
-        }
-        _ => match (py_number(a), py_number(b)) {
-            (Some(x), Some(y)) => x == y,
-            _ => a == b,
-        },
     }
 }
 

@@ -77,6 +77,9 @@ pub struct FileServer {
     /// tree is read as one snapshot (the listings are cached too), and the
     /// compiles of a fleet ask the same questions.
     found: std::sync::Mutex<FoundMap>,
+    /// Texts that replace files on disk (an editor's unsaved buffers), by
+    /// the path the lookups form (root joined with the relative path).
+    overlay: std::sync::RwLock<std::collections::HashMap<PathBuf, Arc<str>>>,
 }
 
 /// A file [`FileServer::find_file`] found, with its size when the lookup
@@ -184,6 +187,7 @@ impl FileServer {
             allowed: Vec::new(),
             follow: true,
             found: Default::default(),
+            overlay: Default::default(),
         }
     }
 
@@ -313,7 +317,76 @@ impl FileServer {
 
     /// Read a root-relative file.
     pub fn read(&self, env: &str, rel: &str) -> Option<String> {
-        std::fs::read_to_string(self.find_file(env, rel)?).ok()
+        self.read_text(&self.find_file(env, rel)?).ok()
+    }
+
+    /// The text of a file the lookups found: its overlay text or what is on
+    /// disk (`std::fs::read_to_string`).
+    pub fn read_text(&self, path: &Path) -> std::io::Result<String> {
+        match self.overlaid(path) {
+            Some(text) => Ok(text.to_string()),
+            None => std::fs::read_to_string(path),
+        }
+    }
+
+    /// The bytes of a file the lookups found: its overlay text (see
+    /// [`FileServer::set_text`]) or what is on disk.
+    pub fn read_path(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        if let Some(text) = self.overlaid(path) {
+            return Ok(text.as_bytes().to_vec());
+        }
+        std::fs::read(path)
+    }
+
+    /// An SLS file's bytes ([`SlsFile::read`], or its overlay text).
+    pub fn read_sls(&self, file: &SlsFile) -> std::io::Result<Vec<u8>> {
+        match self.overlaid(&file.path) {
+            Some(text) => Ok(text.as_bytes().to_vec()),
+            None => file.read(),
+        }
+    }
+
+    fn overlaid(&self, path: &Path) -> Option<Arc<str>> {
+        let overlay = self.overlay.read().unwrap_or_else(|e| e.into_inner());
+        if overlay.is_empty() {
+            return None;
+        }
+        overlay.get(path).cloned()
+    }
+
+    /// Serve `text` instead of the file at `path` (a path as the lookups
+    /// form it: a root joined with a relative path; see
+    /// [`FileServer::locate`]), or the file again (`None`). An editor's
+    /// unsaved buffer: nothing is written.
+    pub fn set_text(&self, path: &Path, text: Option<&str>) {
+        let mut overlay = self.overlay.write().unwrap_or_else(|e| e.into_inner());
+        match text {
+            Some(t) => {
+                overlay.insert(path.to_path_buf(), Arc::from(t));
+            }
+            None => {
+                overlay.remove(path);
+            }
+        }
+    }
+
+    /// Which saltenv and relative path serve the file at `path` (absolute),
+    /// and the path the lookups form for it: the first root (in env order)
+    /// that holds it.
+    pub fn locate(&self, path: &Path) -> Option<(String, String, PathBuf)> {
+        for (name, env) in &self.envs {
+            for (i, root) in env.roots.iter().enumerate() {
+                let rel = path
+                    .strip_prefix(root)
+                    .ok()
+                    .or_else(|| path.strip_prefix(env.canonical_root(i)?).ok());
+                if let Some(rel) = rel {
+                    let rel = rel.to_string_lossy().replace('\\', "/");
+                    return Some((name.clone(), rel.clone(), root.join(rel)));
+                }
+            }
+        }
+        None
     }
 
     /// Locate SLS `a.b`: `a/b.sls` in any root beats `a/b/init.sls`. As in

@@ -75,7 +75,9 @@ pub struct FleetShare {
 }
 
 impl FleetShare {
-    fn new(config: &Config, verify: bool) -> FleetShare {
+    /// The share of the compiles with `config`'s settings (a fleet's
+    /// group, or the compiles of one editor session).
+    pub fn new(config: &Config, verify: bool) -> FleetShare {
         FleetShare {
             fs: Arc::new(FileServer::with_links(
                 &config.file_roots,

@@ -51,6 +51,52 @@ pub fn session_for_input(dir: &Path, data: &[u8]) -> Option<Session> {
     ))
 }
 
+/// The line that separates the SLS (and pillar) from the file template in
+/// an input of the `salt_files` fuzz target.
+pub const TEMPLATE_SEPARATOR: &[u8] = b"#--template--\n";
+
+/// The tree of a `salt_files` fuzz input: what follows
+/// [`TEMPLATE_SEPARATOR`] is the file `salt://t.j2` (a template the SLS's
+/// `file.managed` states can name), the rest as for [`session_for_input`].
+pub fn files_session_for_input(dir: &Path, data: &[u8]) -> Option<Session> {
+    let n = TEMPLATE_SEPARATOR.len();
+    let (rest, template) = match data.windows(n).position(|w| w == TEMPLATE_SEPARATOR) {
+        Some(i) => (&data[..i], &data[i + n..]),
+        None => (data, &b""[..]),
+    };
+    let session = session_for_input(dir, rest)?;
+    std::fs::write(dir.join("salt/t.j2"), template).ok()?;
+    Some(session)
+}
+
+/// What `lowstate files` renders for a session (the `salt_files` fuzz
+/// target): every entry has bytes or an error, and the document holds.
+/// `Err` names the first broken invariant.
+pub fn check_files(session: &Session) -> Result<(), String> {
+    let Ok(plan) = session.located_lowstate() else {
+        return Ok(());
+    };
+    let chunks = plan.lowstate.into_list();
+    let files = crate::salt::files::render_files(session, &chunks, &plan.sources);
+    let doc = crate::salt::files::document(&files);
+    let listed = doc
+        .get("files")
+        .and_then(|f| f.as_list())
+        .map_or(0, |l| l.len());
+    if listed != files.len() {
+        return Err(format!("{} files, {listed} entries", files.len()));
+    }
+    for f in &files {
+        match &f.content {
+            Ok(_) if f.sha256().is_none() => return Err("content without sha256".into()),
+            Err(e) if e.message.is_empty() => return Err("an error without a message".into()),
+            _ => {}
+        }
+    }
+    let _ = doc.to_json();
+    Ok(())
+}
+
 /// The Jinja pre-pass rewriting `src` in one pass, as compiles do, against
 /// rewriting it pass by pass: `Err` shows both when they differ (the
 /// `jinja_prepass` fuzz target).

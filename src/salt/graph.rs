@@ -11,130 +11,19 @@
 
 use crate::plan::{EdgeFamily, EdgeStyle, Plan, PlanEdge, PlanNode};
 use crate::salt::order::{requisite_graph, Lowstate, RequisiteGraph};
+pub use crate::salt::requisite::{gen_tag, EdgeBase, ReqKind};
 use crate::value::{Map, Value};
 use std::collections::HashMap;
 use std::fmt;
 
-/// A requisite type that makes a graph edge (not `listen`, not `use`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum EdgeKind {
-    /// `require`.
-    Require,
-    /// `require_any`.
-    RequireAny,
-    /// `watch`.
-    Watch,
-    /// `watch_any`.
-    WatchAny,
-    /// `prereq`.
-    Prereq,
-    /// `onfail`.
-    Onfail,
-    /// `onfail_any`.
-    OnfailAny,
-    /// `onfail_all`.
-    OnfailAll,
-    /// `onchanges`.
-    Onchanges,
-    /// `onchanges_any`.
-    OnchangesAny,
-}
-
-/// The requisite family of an [`EdgeKind`] (its name without `_any`/`_all`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum EdgeBase {
-    /// `require` and `require_any`.
-    Require,
-    /// `watch` and `watch_any`.
-    Watch,
-    /// `prereq`.
-    Prereq,
-    /// `onfail`, `onfail_any`, `onfail_all`.
-    Onfail,
-    /// `onchanges`, `onchanges_any`.
-    Onchanges,
-}
-
-impl EdgeBase {
-    /// The core's family of this requisite family (its colour in drawings
-    /// and reports).
-    pub fn family(self) -> EdgeFamily {
-        match self {
-            EdgeBase::Require => EdgeFamily::Requires,
-            EdgeBase::Watch => EdgeFamily::Watches,
-            EdgeBase::Prereq => EdgeFamily::Precheck,
-            EdgeBase::Onfail => EdgeFamily::OnFailure,
-            EdgeBase::Onchanges => EdgeFamily::OnChange,
-        }
-    }
-}
-
-impl EdgeKind {
-    /// All kinds, in the order Salt adds a chunk's requisites to the graph.
-    pub const ALL: [EdgeKind; 10] = [
-        EdgeKind::Require,
-        EdgeKind::RequireAny,
-        EdgeKind::Watch,
-        EdgeKind::WatchAny,
-        EdgeKind::Prereq,
-        EdgeKind::Onfail,
-        EdgeKind::OnfailAny,
-        EdgeKind::OnfailAll,
-        EdgeKind::Onchanges,
-        EdgeKind::OnchangesAny,
-    ];
-
-    /// The requisite key as written in SLS files.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EdgeKind::Require => "require",
-            EdgeKind::RequireAny => "require_any",
-            EdgeKind::Watch => "watch",
-            EdgeKind::WatchAny => "watch_any",
-            EdgeKind::Prereq => "prereq",
-            EdgeKind::Onfail => "onfail",
-            EdgeKind::OnfailAny => "onfail_any",
-            EdgeKind::OnfailAll => "onfail_all",
-            EdgeKind::Onchanges => "onchanges",
-            EdgeKind::OnchangesAny => "onchanges_any",
-        }
-    }
-
-    /// The kind written as `key` in SLS files.
-    pub fn from_key(key: &str) -> Option<EdgeKind> {
-        EdgeKind::ALL.into_iter().find(|k| k.as_str() == key)
-    }
-
-    /// The requisite family.
-    pub fn base(self) -> EdgeBase {
-        match self {
-            EdgeKind::Require | EdgeKind::RequireAny => EdgeBase::Require,
-            EdgeKind::Watch | EdgeKind::WatchAny => EdgeBase::Watch,
-            EdgeKind::Prereq => EdgeBase::Prereq,
-            EdgeKind::Onfail | EdgeKind::OnfailAny | EdgeKind::OnfailAll => EdgeBase::Onfail,
-            EdgeKind::Onchanges | EdgeKind::OnchangesAny => EdgeBase::Onchanges,
-        }
-    }
-
-    /// `*_any`: one of the dependencies suffices.
-    pub fn is_any(self) -> bool {
-        self.as_str().ends_with("_any")
-    }
-
-    /// `onfail_all`: all dependencies must fail.
-    pub fn is_all(self) -> bool {
-        self == EdgeKind::OnfailAll
-    }
-}
-
-impl EdgeKind {
+impl ReqKind {
     /// Colour by family (require grey, watch blue, prereq purple, onfail
     /// red, onchanges green); `_any`/`_all` forms dashed.
     pub fn style(self) -> EdgeStyle {
         let color = self.base().family().color();
         let line = if self.is_any() || self.is_all() {
             "dashed"
-        } else if self == EdgeKind::Prereq {
+        } else if self == ReqKind::Prereq {
             "dotted"
         } else if self.base() == EdgeBase::Watch {
             "bold"
@@ -151,7 +40,7 @@ impl Edge {
     pub fn style(&self) -> EdgeStyle {
         if self.origin == EdgeOrigin::PrereqOrder {
             return EdgeStyle {
-                color: EdgeKind::Prereq.style().color,
+                color: ReqKind::Prereq.style().color,
                 line: "dotted",
             };
         }
@@ -186,12 +75,6 @@ impl ChunkGraph {
             lines.push("[prereq test]".into());
         }
         lines
-    }
-}
-
-impl fmt::Display for EdgeKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -255,11 +138,6 @@ impl GraphChunk {
     }
 }
 
-/// Salt's result tag.
-pub fn gen_tag(state: &str, id: &str, name: &str, fun: &str) -> String {
-    format!("{state}_|-{id}_|-{name}_|-{fun}")
-}
-
 /// A graph node: a chunk, or the prereq test node Salt 3008 adds for a
 /// prerequired chunk (sharing that chunk).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -289,7 +167,7 @@ pub struct Edge {
     /// The dependent (node index).
     pub to: usize,
     /// The requisite type.
-    pub kind: EdgeKind,
+    pub kind: ReqKind,
     /// Why the edge exists.
     pub origin: EdgeOrigin,
     /// Index of the requisite entry in the dependent's list for that key
@@ -312,7 +190,7 @@ pub struct ChunkGraph {
     test_node: Vec<Option<usize>>,
     in_edges: Vec<Vec<usize>>,
     out_edges: Vec<Vec<usize>>,
-    edge_set: HashMap<(usize, usize, EdgeKind), usize>,
+    edge_set: HashMap<(usize, usize, ReqKind), usize>,
     by_tag: HashMap<String, usize>,
 }
 
@@ -379,7 +257,7 @@ impl ChunkGraph {
         &mut self,
         from: usize,
         to: usize,
-        kind: EdgeKind,
+        kind: ReqKind,
         origin: EdgeOrigin,
         entry: Option<usize>,
     ) {
@@ -539,9 +417,9 @@ impl ChunkGraph {
         for ni in rg.graph.node_indices() {
             let to = map(ni).ok_or_else(|| bad("an unknown node"))?;
             for (from, kind) in rg.dependencies(ni) {
-                let Some(kind) = EdgeKind::from_key(kind.as_str()) else {
+                if !kind.is_edge() {
                     continue;
-                };
+                }
                 let from = map(from).ok_or_else(|| bad("an unknown node"))?;
                 let origin = g.infer_origin(from, to, kind);
                 g.add_edge(from, to, kind, origin, None);
@@ -624,7 +502,7 @@ impl ChunkGraph {
             edges,
             order: self.order.clone(),
             group_name: "sls".into(),
-            legend: EdgeKind::ALL
+            legend: ReqKind::EDGE_KINDS
                 .iter()
                 .map(|k| (k.as_str().to_string(), k.style()))
                 .collect(),
@@ -633,9 +511,9 @@ impl ChunkGraph {
     }
 
     /// Why an edge of a graph built elsewhere exists.
-    fn infer_origin(&self, from: usize, to: usize, kind: EdgeKind) -> EdgeOrigin {
+    fn infer_origin(&self, from: usize, to: usize, kind: ReqKind) -> EdgeOrigin {
         let (f, t) = (self.nodes[from], self.nodes[to]);
-        if t.prereq_test && kind != EdgeKind::Prereq {
+        if t.prereq_test && kind != ReqKind::Prereq {
             return EdgeOrigin::PrereqCopy;
         }
         if f.prereq_test && t.prereq_test {
@@ -643,7 +521,7 @@ impl ChunkGraph {
         }
         let fc = &self.chunks[f.chunk];
         let tc = &self.chunks[t.chunk];
-        if kind == EdgeKind::Require
+        if kind == ReqKind::Require
             && fc.arg("__prerequiring__").is_some_and(Value::truthy)
             && tc.arg("__prereq__").is_some_and(Value::truthy)
             && fc.arg("prereq").is_some()
@@ -752,10 +630,10 @@ pub(crate) mod tests {
             g.order,
             vec![tb, g.real_node(1), g.real_node(0), g.real_node(2)]
         );
-        let kinds: Vec<(usize, usize, EdgeKind)> =
+        let kinds: Vec<(usize, usize, ReqKind)> =
             g.edges.iter().map(|e| (e.from, e.to, e.kind)).collect();
-        assert!(kinds.contains(&(tb, g.real_node(1), EdgeKind::Prereq)));
-        assert!(kinds.contains(&(g.real_node(1), g.real_node(0), EdgeKind::Require)));
+        assert!(kinds.contains(&(tb, g.real_node(1), ReqKind::Prereq)));
+        assert!(kinds.contains(&(g.real_node(1), g.real_node(0), ReqKind::Require)));
         // c requires a (once, dedup) and every chunk of sls m (a, b, c itself).
         let into_c: Vec<usize> = g.in_edges(g.real_node(2)).map(|e| e.from).collect();
         assert_eq!(into_c, vec![g.real_node(1), g.real_node(0), g.real_node(2)]);

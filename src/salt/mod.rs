@@ -7,13 +7,19 @@
 //! [`ext_pillar`], [`yamlex`]) →
 //! [`top`] → [`render`] (Jinja, then the core YAML loader) → [`high`]
 //! (include, extend, verify, requisite_in, exclude) → [`low`] (chunks and
-//! order numbers) → [`requisite`] (one resolver for requisite references)
-//! → [`order`] (the execution order) → [`graph`] (the requisite graph as
-//! the output stages read it). [`simulate`] and [`report`] read the graph;
+//! order numbers) → [`order`] (the one resolver for requisite references,
+//! and the execution order) → [`graph`] (the requisite graph as the output
+//! stages read it); [`requisite`] is the vocabulary they share (kinds,
+//! keywords, tags). [`simulate`] and [`report`] read the graph;
 //! [`pipeline`] drives one compile; [`share`] holds what the compiles of
-//! one fleet run share (the fileserver and a render cache).
+//! one fleet run share (the fileserver and a render cache); [`files`]
+//! renders the files `file.managed` would write.
 
 use crate::diag::SubjectKind;
+
+/// The Salt release whose behaviour lowstate reproduces (`lowstate
+/// --version` names it, for bug reports).
+pub const REFERENCE_VERSION: &str = "3008.5";
 
 /// The diagnostic subject kind of an SLS (`env:sls`, or `sls`).
 pub const SLS: SubjectKind = SubjectKind {
@@ -30,11 +36,13 @@ pub mod check;
 pub mod config;
 pub mod dictupdate;
 pub mod ext_pillar;
+pub mod files;
 pub mod fileserver;
 pub mod fleet;
 pub mod fuzzing;
 pub mod graph;
 pub mod high;
+pub mod ide;
 pub mod low;
 pub(crate) mod matcher;
 pub mod order;
@@ -42,6 +50,7 @@ pub mod pillar;
 pub mod pipeline;
 pub mod render;
 pub mod report;
+pub mod requisite;
 pub mod secrets;
 pub mod share;
 pub mod simulate;

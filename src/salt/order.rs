@@ -12,8 +12,10 @@ use crate::fnmatch::fnmatch;
 use crate::salt::high::extend::py_iter;
 use crate::salt::high::SourceMap;
 use crate::salt::low::{normalise_order, sort_chunks, symbolic_order, LowOptions, Num};
+pub use crate::salt::requisite::ReqKind;
+use crate::salt::requisite::{self, edge_rank, PREREQ_SUFFIX, TAG_SEP};
 use crate::salt::{ID, SLS};
-use crate::value::{push_py_str, Map, Value};
+use crate::value::{Map, Value};
 use indexmap::IndexMap;
 use petgraph::graph::{DiGraph, NodeIndex};
 use rayon::prelude::*;
@@ -234,115 +236,6 @@ impl Kinds {
         let low = (self.0 & ((1u64 << (4 * n)) - 1)) | ((k as u64) << (4 * n));
         self.0 = low | (((n + 1) as u64) << 60);
     }
-}
-
-/// A requisite type that can be an edge of the graph, in Salt's precedence
-/// order (the discriminant is Salt's weight).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ReqKind {
-    /// `onfail`.
-    Onfail,
-    /// `onfail_any`.
-    OnfailAny,
-    /// `onfail_all`.
-    OnfailAll,
-    /// `require`.
-    Require,
-    /// `require_any`.
-    RequireAny,
-    /// `onchanges`.
-    Onchanges,
-    /// `onchanges_any`.
-    OnchangesAny,
-    /// `watch`.
-    Watch,
-    /// `watch_any`.
-    WatchAny,
-    /// `prereq`.
-    Prereq,
-    /// `prerequired` (the other side of a prereq).
-    Prerequired,
-    /// `listen`.
-    Listen,
-}
-
-impl ReqKind {
-    /// Every kind, by discriminant.
-    const ALL: [ReqKind; 12] = [
-        ReqKind::Onfail,
-        ReqKind::OnfailAny,
-        ReqKind::OnfailAll,
-        ReqKind::Require,
-        ReqKind::RequireAny,
-        ReqKind::Onchanges,
-        ReqKind::OnchangesAny,
-        ReqKind::Watch,
-        ReqKind::WatchAny,
-        ReqKind::Prereq,
-        ReqKind::Prerequired,
-        ReqKind::Listen,
-    ];
-
-    /// The kinds that make edges, in the order Salt processes a chunk's keys.
-    pub const EDGE_KINDS: [ReqKind; 10] = [
-        ReqKind::Require,
-        ReqKind::RequireAny,
-        ReqKind::Watch,
-        ReqKind::WatchAny,
-        ReqKind::Prereq,
-        ReqKind::Onfail,
-        ReqKind::OnfailAny,
-        ReqKind::OnfailAll,
-        ReqKind::Onchanges,
-        ReqKind::OnchangesAny,
-    ];
-
-    /// Salt's weight: only edges at least as heavy as the heaviest seen so
-    /// far pull a dependency forward.
-    pub fn weight(self) -> u8 {
-        self as u8
-    }
-
-    /// The requisite key.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ReqKind::Onfail => "onfail",
-            ReqKind::OnfailAny => "onfail_any",
-            ReqKind::OnfailAll => "onfail_all",
-            ReqKind::Require => "require",
-            ReqKind::RequireAny => "require_any",
-            ReqKind::Onchanges => "onchanges",
-            ReqKind::OnchangesAny => "onchanges_any",
-            ReqKind::Watch => "watch",
-            ReqKind::WatchAny => "watch_any",
-            ReqKind::Prereq => "prereq",
-            ReqKind::Prerequired => "prerequired",
-            ReqKind::Listen => "listen",
-        }
-    }
-}
-
-impl std::fmt::Display for ReqKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The position of a requisite key in [`ReqKind::EDGE_KINDS`].
-fn edge_rank(key: &str) -> Option<u8> {
-    Some(match key {
-        "require" => 0,
-        "require_any" => 1,
-        "watch" => 2,
-        "watch_any" => 3,
-        "prereq" => 4,
-        "onfail" => 5,
-        "onfail_any" => 6,
-        "onfail_all" => 7,
-        "onchanges" => 8,
-        "onchanges_any" => 9,
-        _ => return None,
-    })
 }
 
 /// A node: a chunk, or the test-mode run of a prerequired chunk.
@@ -687,18 +580,8 @@ impl KeyIndex {
     }
 }
 
-const PREREQ_SUFFIX: &str = "_|-__prereq_test__";
-/// Separates the parts of a tag.
-const TAG_SEP: &str = "_|-";
-
 fn push_tag(tag: &mut String, f: &ChunkFields<'_>) {
-    push_py_str(tag, f.state);
-    tag.push_str(TAG_SEP);
-    push_py_str(tag, f.id);
-    tag.push_str(TAG_SEP);
-    push_py_str(tag, f.name);
-    tag.push_str(TAG_SEP);
-    push_py_str(tag, f.fun);
+    requisite::push_tag(tag, [f.state, f.id, f.name, f.fun]);
 }
 
 /// Append unless it is the last entry (the same chunk indexed under equal

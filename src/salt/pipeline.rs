@@ -141,6 +141,13 @@ impl Session {
         Session::build(config, options, Some(share))
     }
 
+    /// A session whose fileserver, Jinja environments and renders come
+    /// from (and go to) `share`, which the caller keeps for compiles with
+    /// the same settings (an editor's compile after each edit).
+    pub fn in_share(config: Config, options: Options, share: Arc<FleetShare>) -> Session {
+        Session::build(config, options, Some(share))
+    }
+
     fn build(mut config: Config, mut options: Options, share: Option<Arc<FleetShare>>) -> Session {
         options.apply_to(&mut config);
         // Settings that may come from the config files as well as flags.
@@ -203,6 +210,17 @@ impl Session {
             jinja_sls,
             jinja_top,
             share,
+        }
+    }
+
+    /// The Jinja of file templates (`file.managed`'s `template: jinja`):
+    /// `jinja_sls_env`'s settings when the template's context names an
+    /// `sls`, else `jinja_env`'s, as Salt chooses.
+    pub fn file_jinja(&self, sls: bool) -> &Jinja {
+        if sls {
+            &self.jinja_sls
+        } else {
+            &self.jinja_top
         }
     }
 
@@ -326,18 +344,18 @@ impl Session {
 
     /// The lowstate (`state.show_lowstate`): ordered chunks, or errors.
     pub fn lowstate(&self) -> Result<Vec<Map>, Diagnostics> {
-        self.plan().map(|p| p.lowstate.into_list())
+        self.located_lowstate().map(|p| p.lowstate.into_list())
     }
 
     /// The lowstate with its requisite graph and the source map, as
     /// `show_lowstate` computes it (render errors are reported together
     /// with extend, verify and requisite_in errors, as Salt does).
-    pub fn plan(&self) -> Result<Plan, Diagnostics> {
-        self.plan_from(self.highstate_with(false)?)
+    pub fn located_lowstate(&self) -> Result<LocatedLowstate, Diagnostics> {
+        self.located_from(self.highstate_with(false)?)
     }
 
     /// The plan for an already built highstate.
-    fn plan_from(&self, hs: Highstate) -> Result<Plan, Diagnostics> {
+    fn located_from(&self, hs: Highstate) -> Result<LocatedLowstate, Diagnostics> {
         let opts = crate::salt::low::LowOptions::from_config(&self.config, self.version);
         let mut errors = hs.errors;
         let low = match prepare_high(hs.high, &opts, &hs.sources) {
@@ -352,7 +370,7 @@ impl Session {
             })?;
         }
         match low {
-            Ok(lowstate) if errors.is_empty() => Ok(Plan {
+            Ok(lowstate) if errors.is_empty() => Ok(LocatedLowstate {
                 lowstate,
                 sources: hs.sources,
             }),
@@ -366,10 +384,12 @@ impl Session {
 
     /// The requisite graph of the plan (for `simulate`, `order`, `graph`).
     pub fn graph(&self) -> Result<(ChunkGraph, crate::salt::high::SourceMap), Diagnostics> {
-        Self::graph_of(self.plan()?)
+        Self::graph_of(self.located_lowstate()?)
     }
 
-    fn graph_of(plan: Plan) -> Result<(ChunkGraph, crate::salt::high::SourceMap), Diagnostics> {
+    fn graph_of(
+        plan: LocatedLowstate,
+    ) -> Result<(ChunkGraph, crate::salt::high::SourceMap), Diagnostics> {
         let g = ChunkGraph::from_ordered(&plan.lowstate)
             .map_err(|e| Diagnostics::from(Diagnostic::new(codes::GRAPH, e.to_string())))?;
         Ok((g, plan.sources))
@@ -383,7 +403,7 @@ impl Session {
             return Err(hs.errors.into());
         }
         // The tree is rendered once: the plan is built from this highstate.
-        let (g, _) = Self::graph_of(self.plan_from(hs)?)?;
+        let (g, _) = Self::graph_of(self.located_from(hs)?)?;
         let opts = SimOptions {
             failhard: self.config.failhard,
             extra_mod_watch: self.config.mod_watch.clone(),
@@ -430,9 +450,10 @@ fn fleet_settings(config: &Config, options: &Options) -> String {
     )
 }
 
-/// A compiled plan: the ordered lowstate (with its graph) and where every
-/// state was written.
-pub struct Plan {
+/// A compiled tree: the ordered lowstate (with its graph) and where every
+/// state was written. (Not the core's drawable [`crate::plan::Plan`], which
+/// [`ChunkGraph::to_plan`] makes from it.)
+pub struct LocatedLowstate {
     /// The ordered lowstate (with its graph for 3008).
     pub lowstate: crate::salt::order::Lowstate,
     /// Where every state was written.
@@ -566,7 +587,10 @@ impl TopFiles<'_> {
         rel: &str,
         path: &std::path::Path,
     ) -> Result<Option<Value>, Diagnostic> {
-        let text = std::fs::read_to_string(path)
+        let text = self
+            .session
+            .fs
+            .read_text(path)
             .map_err(|e| Diagnostic::new(codes::IO, format!("{}: {e}", path.display())))?;
         let file = SourceFile::new(path.display().to_string(), text);
         let ctx = SlsContext {

@@ -6,7 +6,7 @@
 //! report renders.
 
 use crate::plan::{Plan, Reason as PlanReason};
-use crate::salt::graph::{ChunkGraph, Edge, EdgeBase, EdgeKind, EdgeOrigin};
+use crate::salt::graph::{ChunkGraph, Edge, EdgeBase, EdgeOrigin, ReqKind};
 use crate::salt::high::SourceMap;
 use crate::value::Value;
 
@@ -81,7 +81,7 @@ fn reasons(g: &ChunkGraph, sources: Option<&SourceMap>, n: usize) -> Vec<Reason>
     if node.prereq_test {
         let waiting: Vec<String> = g
             .out_edges(n)
-            .filter(|e| e.kind == EdgeKind::Prereq && !g.nodes[e.to].prereq_test)
+            .filter(|e| e.kind == ReqKind::Prereq && !g.nodes[e.to].prereq_test)
             .map(|e| state_id(g.node_chunk(e.to)))
             .collect();
         out.push((
@@ -131,7 +131,7 @@ fn reasons(g: &ChunkGraph, sources: Option<&SourceMap>, n: usize) -> Vec<Reason>
         }
     }
     // Dependencies grouped by kind (prereq ordering edges apart).
-    let mut groups: Vec<(EdgeKind, bool, Vec<&Edge>)> = Vec::new();
+    let mut groups: Vec<(ReqKind, bool, Vec<&Edge>)> = Vec::new();
     for e in g.in_edges(n) {
         let prereq_order = e.origin == EdgeOrigin::PrereqOrder;
         match groups
@@ -172,34 +172,36 @@ fn reasons(g: &ChunkGraph, sources: Option<&SourceMap>, n: usize) -> Vec<Reason>
             )
         } else {
             match kind {
-                EdgeKind::Require => format!("requires {list}"),
-                EdgeKind::RequireAny => format!("requires any of {list}"),
-                EdgeKind::Watch => format!(
+                ReqKind::Require => format!("requires {list}"),
+                ReqKind::RequireAny => format!("requires any of {list}"),
+                ReqKind::Watch => format!(
                     "watches {list}: mod_watch if {}",
                     if several { "one changes" } else { "it changes" }
                 ),
-                EdgeKind::WatchAny => format!("watches any of {list}: mod_watch if one changes"),
-                EdgeKind::Prereq => format!(
+                ReqKind::WatchAny => format!("watches any of {list}: mod_watch if one changes"),
+                ReqKind::Prereq => format!(
                     "runs only if {list} would change (prereq: {} test run first)",
                     if several { "their" } else { "its" }
                 ),
-                EdgeKind::Onfail => {
+                ReqKind::Onfail => {
                     if several {
                         format!("runs only if one of {list} fails")
                     } else {
                         format!("runs only if {list} fails")
                     }
                 }
-                EdgeKind::OnfailAny => format!("runs only if one of {list} fails"),
-                EdgeKind::OnfailAll => format!("runs only if all of {list} fail"),
-                EdgeKind::Onchanges => {
+                ReqKind::OnfailAny => format!("runs only if one of {list} fails"),
+                ReqKind::OnfailAll => format!("runs only if all of {list} fail"),
+                ReqKind::Onchanges => {
                     if several {
                         format!("runs only if one of {list} changes")
                     } else {
                         format!("runs only if {list} changes")
                     }
                 }
-                EdgeKind::OnchangesAny => format!("runs only if one of {list} changes"),
+                ReqKind::OnchangesAny => format!("runs only if one of {list} changes"),
+                // Never graph edges (listen is reported from the chunk below).
+                ReqKind::Prerequired | ReqKind::Listen => format!("{kind} {list}"),
             }
         };
         out.push((Some(kind.base()), with_loc(text, loc)));

@@ -5,10 +5,9 @@
 //! own `pillar.items` mask (`**********` for truthy scalars, §1.5) unless
 //! the user unmasks.
 
+use crate::redact::mask_leaves;
 use crate::value::{Map, Value};
 
-/// What a secret value prints as.
-pub const REDACTED: &str = "<redacted>";
 /// Salt 3008's mask of a truthy pillar value.
 pub const SALT_MASK: &str = "**********";
 
@@ -18,15 +17,6 @@ pub fn is_secret(path: &[String], globs: &[String]) -> bool {
         let joined = path[..n].join(":");
         globs.iter().any(|g| crate::fnmatch::fnmatch(&joined, g))
     })
-}
-
-/// Every leaf replaced by [`REDACTED`], structure kept.
-pub fn redact_all(v: &Value) -> Value {
-    match v {
-        Value::Map(m) => Value::Map(m.iter().map(|(k, x)| (k.clone(), redact_all(x))).collect()),
-        Value::List(l) => Value::List(l.iter().map(redact_all).collect()),
-        _ => Value::str(REDACTED),
-    }
 }
 
 fn salt_mask(v: &Value) -> Value {
@@ -163,7 +153,7 @@ pub fn no_log_values_high(high: &Map) -> Vec<String> {
 /// One leaf as a person may see it (for `--explain`).
 pub fn show_leaf(path: &[String], v: &Value, globs: &[String], unmask: bool) -> Value {
     if is_secret(path, globs) {
-        redact_all(v)
+        mask_leaves(v)
     } else if unmask {
         v.clone()
     } else {
@@ -174,6 +164,7 @@ pub fn show_leaf(path: &[String], v: &Value, globs: &[String], unmask: bool) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::redact::REDACTED;
 
     #[test]
     fn secret_paths_are_redacted_falsy_values_too_and_the_rest_masked_like_salt() {

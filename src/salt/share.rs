@@ -133,6 +133,13 @@ fn same_seen(a: &[Option<Value>], b: &[Option<&Value>]) -> bool {
 }
 
 impl<T> RenderShare<T> {
+    /// Keep only the renders of the files `keep(saltenv, file)` accepts
+    /// (an editor changed the others).
+    pub fn retain(&self, keep: impl Fn(&str, &str) -> bool) {
+        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        files.retain(|(env, file), _| keep(env, file));
+    }
+
     /// A render of `file` in `saltenv` that read what `data` still gives.
     pub(crate) fn lookup(&self, saltenv: &str, file: &str, data: &RenderData) -> Option<Hit<T>> {
         let files = self.files.lock().unwrap_or_else(|e| e.into_inner());

@@ -15,8 +15,7 @@
 //! the second value. Nodes keep their spans so diagnostics and the source
 //! map still point into the rendered text.
 
-use crate::salt::dictupdate::py_eq;
-use crate::value::Value;
+use crate::value::{py_eq, Value};
 use crate::yaml::{LoadOptions, Node, NodeValue, TagMark, YamlError};
 use indexmap::IndexMap;
 use std::collections::HashMap;

@@ -10,10 +10,16 @@ use indexmap::Equivalent;
 use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 
+mod json;
 mod map;
 pub(crate) mod pynum;
+mod python;
+pub use json::{dumps, write_json_str, JsonOptions};
 pub(crate) use map::hash_of;
 pub use map::{Entry, Map};
+pub use python::{
+    b64decode, b64encode, b64encode_lines, py_cmp, py_eq, py_number, sort_py_keys, sorted_keys_deep,
+};
 
 /// The string of [`Value::Str`]: up to 24 bytes inline, so keys and most
 /// values in state data need no allocation of their own.
@@ -267,267 +273,6 @@ impl Value {
             }
         }
     }
-
-    /// Convert from a JSON value (used for corpus files and `--pillar`).
-    pub fn from_json(j: &serde_json::Value) -> Value {
-        match j {
-            serde_json::Value::Null => Value::Null,
-            serde_json::Value::Bool(b) => Value::Bool(*b),
-            serde_json::Value::Number(n) => {
-                if let Some(i) = n.as_i64() {
-                    Value::Int(i)
-                } else {
-                    Value::Float(n.as_f64().unwrap_or(f64::NAN))
-                }
-            }
-            serde_json::Value::String(s) => Value::Str(s.as_str().into()),
-            serde_json::Value::Array(a) => Value::List(a.iter().map(Value::from_json).collect()),
-            serde_json::Value::Object(o) => Value::Map(
-                o.iter()
-                    .map(|(k, v)| (Value::Str(k.as_str().into()), Value::from_json(v)))
-                    .collect(),
-            ),
-        }
-    }
-
-    /// Convert to a JSON value. Non-string keys become their Python `str()`,
-    /// as Python's `json.dumps` does.
-    pub fn to_json(&self) -> serde_json::Value {
-        match self {
-            Value::Null => serde_json::Value::Null,
-            Value::Bool(b) => serde_json::Value::Bool(*b),
-            Value::Int(i) => serde_json::Value::from(*i),
-            Value::Float(f) => serde_json::Number::from_f64(*f)
-                .map(serde_json::Value::Number)
-                .unwrap_or(serde_json::Value::Null),
-            Value::Str(s) => serde_json::Value::String(s.to_string()),
-            Value::List(l) => serde_json::Value::Array(l.iter().map(Value::to_json).collect()),
-            Value::Map(m) => serde_json::Value::Object(
-                m.iter().map(|(k, v)| (json_key(k), v.to_json())).collect(),
-            ),
-        }
-    }
-
-    /// Serialise as JSON the way Salt's `--out=json` does: 4-space indent,
-    /// insertion order, Python float repr, non-ASCII escaped.
-    pub fn to_json_pretty(&self) -> String {
-        let mut out = String::new();
-        self.write_json(&mut out, 0);
-        out
-    }
-
-    /// Like [`Value::to_json_pretty`] but written to `w` as it goes (a
-    /// list's or map's top-level items rendered in parallel batches, written
-    /// in order), so a large result is never held as one string.
-    pub fn write_json_pretty<W: std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
-        match self {
-            Value::List(l) if !l.is_empty() => {
-                w.write_all(b"[")?;
-                write_items_par(w, l.len(), |i| (None, &l[i]))?;
-                w.write_all(b"\n]")
-            }
-            Value::Map(m) if !m.is_empty() => {
-                w.write_all(b"{")?;
-                write_items_par(w, m.len(), |i| {
-                    let (k, v) = m.get_index(i).unwrap_or((&Value::Null, &Value::Null));
-                    (Some(k), v)
-                })?;
-                w.write_all(b"\n}")
-            }
-            other => {
-                let mut out = String::new();
-                other.write_json(&mut out, 0);
-                w.write_all(out.as_bytes())
-            }
-        }
-    }
-
-    fn write_json(&self, out: &mut String, indent: usize) {
-        match self {
-            Value::Null => out.push_str("null"),
-            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            Value::Int(i) => push_int(out, *i),
-            Value::Float(f) => {
-                if f.is_nan() {
-                    out.push_str("NaN")
-                } else if f.is_infinite() {
-                    out.push_str(if *f > 0.0 { "Infinity" } else { "-Infinity" })
-                } else {
-                    out.push_str(&py_float_repr(*f))
-                }
-            }
-            Value::Str(s) => write_json_str(out, s, true),
-            Value::List(l) => {
-                if l.is_empty() {
-                    out.push_str("[]");
-                    return;
-                }
-                out.push('[');
-                for (i, v) in l.iter().enumerate() {
-                    write_json_item(out, i, None, v, indent + 4);
-                }
-                newline_indent(out, indent);
-                out.push(']');
-            }
-            Value::Map(m) => {
-                if m.is_empty() {
-                    out.push_str("{}");
-                    return;
-                }
-                out.push('{');
-                for (i, (k, v)) in m.iter().enumerate() {
-                    write_json_item(out, i, Some(k), v, indent + 4);
-                }
-                newline_indent(out, indent);
-                out.push('}');
-            }
-        }
-    }
-}
-
-/// The items of a top-level list or map, pretty-printed at indent 4 and
-/// written in order. Items are rendered in parallel, a batch per task and a
-/// wave of batches at a time: the bytes are those of the serial form while
-/// memory stays bounded.
-fn write_items_par<'a, W: std::io::Write>(
-    w: &mut W,
-    len: usize,
-    item: impl Fn(usize) -> (Option<&'a Value>, &'a Value) + Sync,
-) -> std::io::Result<()> {
-    use rayon::prelude::*;
-    const BATCH: usize = 256;
-    const WAVE: usize = 32 * BATCH;
-    for wave in (0..len).step_by(WAVE) {
-        let end = (wave + WAVE).min(len);
-        let texts: Vec<String> = (wave..end)
-            .into_par_iter()
-            .step_by(BATCH)
-            .map(|start| {
-                let stop = (start + BATCH).min(end);
-                // A state chunk prints in about 350 bytes: start near it.
-                let mut out = String::with_capacity((stop - start) * 384);
-                for i in start..stop {
-                    let (key, v) = item(i);
-                    write_json_item(&mut out, i, key, v, 4);
-                }
-                out
-            })
-            .collect();
-        for t in texts {
-            w.write_all(t.as_bytes())?;
-        }
-    }
-    Ok(())
-}
-
-/// Item `i` of a list (`key` None) or map, on its own line at `indent`,
-/// after a comma unless it is the first.
-fn write_json_item(out: &mut String, i: usize, key: Option<&Value>, v: &Value, indent: usize) {
-    if i > 0 {
-        out.push(',');
-    }
-    newline_indent(out, indent);
-    if let Some(k) = key {
-        write_json_key(out, k);
-        out.push_str(": ");
-    }
-    v.write_json(out, indent);
-}
-
-/// A line break and `n` spaces, in one copy for the usual depths.
-fn newline_indent(out: &mut String, n: usize) {
-    const LINE: &str = "\n                                                                ";
-    if let Some(line) = LINE.get(..n + 1) {
-        out.push_str(line);
-        return;
-    }
-    out.push_str(LINE);
-    let mut n = n + 1 - LINE.len();
-    while n > 0 {
-        let k = n.min(LINE.len() - 1);
-        out.push_str(&LINE[1..k + 1]);
-        n -= k;
-    }
-}
-
-/// An integer in decimal (what `{i}` prints), without the formatter.
-fn push_int(out: &mut String, i: i64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut n = i.unsigned_abs();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    if i < 0 {
-        out.push('-');
-    }
-    // The digits are ASCII: this never falls back.
-    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
-}
-
-/// Whether JSON writes `b` as is: printable ASCII other than `"` and `\`.
-/// No early exit, so that the loop is vectorised (strings are short, and
-/// almost all of them are plain).
-fn is_plain_json(b: &[u8]) -> bool {
-    !b.iter().fold(false, |bad, &c| {
-        bad | !(0x20..=0x7e).contains(&c) | (c == b'"') | (c == b'\\')
-    })
-}
-
-/// A map key as JSON text (string keys without a copy).
-fn write_json_key(out: &mut String, k: &Value) {
-    match k {
-        Value::Str(s) => write_json_str(out, s, true),
-        other => write_json_str(out, &json_key(other), true),
-    }
-}
-
-fn json_key(k: &Value) -> String {
-    match k {
-        Value::Str(s) => s.to_string(),
-        Value::Null => "null".into(),
-        Value::Bool(b) => if *b { "true" } else { "false" }.into(),
-        other => other.py_str(),
-    }
-}
-
-/// A JSON string as Python's `json.dumps` writes it: control characters
-/// escaped, and with `ensure_ascii` everything outside printable ASCII as
-/// `\uXXXX` (UTF-16 units).
-pub fn write_json_str(out: &mut String, s: &str, ensure_ascii: bool) {
-    // Fast path: printable ASCII without quotes or backslashes is copied as is.
-    if is_plain_json(s.as_bytes()) {
-        out.reserve(s.len() + 2);
-        out.push('"');
-        out.push_str(s);
-        out.push('"');
-        return;
-    }
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 || (ensure_ascii && (c as u32) > 0x7e) => {
-                let mut buf = [0u16; 2];
-                for unit in c.encode_utf16(&mut buf) {
-                    let _ = write!(out, "\\u{unit:04x}");
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 /// Python's `repr(float)`: the shortest string that round-trips, with Python's
@@ -663,24 +408,6 @@ pub fn push_py_str(out: &mut String, v: Option<&Value>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn json_pieces_are_written_as_the_formatter_would() {
-        for i in [0, 7, -1, 10, 1_000_000, i64::MAX, i64::MIN] {
-            let mut out = String::new();
-            push_int(&mut out, i);
-            assert_eq!(out, i.to_string());
-        }
-        for n in [0, 4, 64, 65, 200] {
-            let mut out = String::new();
-            newline_indent(&mut out, n);
-            assert_eq!(out, format!("\n{}", " ".repeat(n)));
-        }
-        for b in 0..=255u8 {
-            let plain = (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\';
-            assert_eq!(is_plain_json(&[b'a', b, b'z']), plain, "byte {b}");
-        }
-    }
 
     #[test]
     fn float_repr_matches_python() {

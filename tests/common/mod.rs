@@ -2,6 +2,21 @@
 
 use serde_json::Value as Json;
 
+/// A known-failures list: `group/case/mode reason...` lines (`#` starts a
+/// comment), key → reason. Such cases must still fail.
+#[allow(dead_code)] // not every test binary that includes this module uses it
+pub fn known_failures(path: &std::path::Path) -> std::collections::HashMap<String, String> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| match l.split_once(char::is_whitespace) {
+            Some((k, r)) => (k.to_string(), r.trim().to_string()),
+            None => (l.to_string(), String::new()),
+        })
+        .collect()
+}
+
 /// The first JSON path where `actual` differs from `expected` (objects as
 /// maps, arrays by position, numbers numerically), or `None` when equal.
 #[allow(dead_code)] // not every test binary that includes this module uses it
@@ -115,4 +130,20 @@ pub fn lowstate(args: &[&str]) -> std::process::Output {
         .env_remove("NO_COLOR")
         .output()
         .expect("run lowstate")
+}
+
+/// The subcommands `lowstate --help` lists, without `help`.
+#[allow(dead_code)] // not every test binary that includes this module uses it
+pub fn help_commands() -> Vec<String> {
+    let help = String::from_utf8_lossy(&lowstate(&["--help"]).stdout).into_owned();
+    let commands: Vec<String> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect();
+    assert!(commands.len() >= 8, "{help}");
+    commands
 }

@@ -109,6 +109,8 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     let mut stats = Stats::default();
+    // Each plan file is atomic; the disk sync is one, at the end.
+    let files = lowstate::emit::AtomicBatch::new(ctx.limits.output);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     // Batches keep memory bounded: a batch compiles in parallel, then is
@@ -122,7 +124,7 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
                 let _ = writeln!(std::io::stderr(), "lowstate: minion {} failed:", r.id);
                 ctx.print_diagnostics(&d.0);
             }
-            write_one(ctx, &r, args.output_dir.as_ref(), &mut out)?;
+            write_one(&r, args.output_dir.as_ref(), &files, &mut out)?;
         }
         bar.inc(chunk.len() as u64);
         if show_progress && bar.is_hidden() && start.elapsed().as_secs_f64() > 1.0 {
@@ -130,6 +132,11 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
         }
     }
     bar.finish_and_clear();
+    if let Some(dir) = &args.output_dir {
+        files
+            .finish()
+            .with_context(|| format!("cannot sync {}", dir.display()))?;
+    }
     if let Err(e) = out.flush() {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
             return Err(Failure::Config(anyhow!("cannot write output: {e}")));
@@ -264,7 +271,12 @@ impl Drop for TempTree {
 
 /// One minion's output: a JSON line, or `OUTDIR/<id>.json` with what
 /// `compile` prints (the lowstate, or Salt's list of errors).
-fn write_one(ctx: &Ctx, r: &Compiled, dir: Option<&PathBuf>, out: &mut impl Write) -> CmdResult {
+fn write_one(
+    r: &Compiled,
+    dir: Option<&PathBuf>,
+    files: &lowstate::emit::AtomicBatch,
+    out: &mut impl Write,
+) -> CmdResult {
     let body = match &r.result {
         Ok(chunks) => Value::List(chunks.iter().cloned().map(Value::Map).collect()),
         Err(d) => Value::List(d.messages().into_iter().map(Value::str).collect()),
@@ -272,7 +284,9 @@ fn write_one(ctx: &Ctx, r: &Compiled, dir: Option<&PathBuf>, out: &mut impl Writ
     match dir {
         Some(dir) => {
             let path = dir.join(format!("{}.json", r.id));
-            ctx.write_value(&body, Format::Json, Some(&path), false)?;
+            files
+                .write_value(&body, Format::Json, &path)
+                .context("cannot write output")?;
         }
         None => {
             let mut line = Map::new();

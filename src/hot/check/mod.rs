@@ -598,78 +598,33 @@ fn not_validated(
 /// the message (a ResourceGroup's member definition).
 fn diagnostic(
     name: &str,
-    f: Finding,
+    mut f: Finding,
     base: &[&str],
     prefix: Option<&str>,
     at: &dyn Fn(&[&str]) -> Option<Label>,
     fallback: Option<Label>,
 ) -> Diagnostic {
-    let message = format!("{}{}", prefix.unwrap_or(""), f.message);
-    let mut d = Diagnostic::new(f.kind.code(), message).with_subject(RESOURCE, name);
-    d.severity = f.severity;
+    if let Some(prefix) = prefix {
+        f.message.insert_str(0, prefix);
+    }
     let prop = |p: &str| {
         let mut path = base.to_vec();
         path.push(p);
         at(&path)
     };
-    match f.args.as_slice() {
-        [one] => {
-            d = d.or_primary(prop(one).or(fallback));
-        }
-        many => {
-            d = d.or_primary(fallback);
-            d = d.with_secondaries(many.iter().filter_map(|p| {
-                prop(p).map(|l| Label {
-                    message: "involved".into(),
-                    ..l
-                })
-            }));
-        }
-    }
-    for n in f.notes {
-        d = d.with_note(n);
-    }
-    d
+    f.into_diagnostic(rules::Placement {
+        arg: &prop,
+        owner: fallback,
+        owner_beside_arg: false,
+        involved: Some("involved"),
+    })
+    .with_subject(RESOURCE, name)
 }
 
-/// Whether a resolved value stays a function until the stack runs: the
-/// compile leaves `get_resource`, `get_attr`, `Ref` (and any function whose
-/// arguments hold one) in template syntax, a one-key map.
+/// Whether a resolved value stays a function until the stack runs (a
+/// one-key map naming a function, see [`crate::hot::functions::is_symbolic`]).
 fn is_symbolic(v: &Value) -> bool {
-    const FUNCTIONS: &[&str] = &[
-        "get_param",
-        "get_resource",
-        "get_attr",
-        "get_file",
-        "resource_facade",
-        "str_replace",
-        "list_join",
-        "repeat",
-        "digest",
-        "str_split",
-        "map_merge",
-        "map_replace",
-        "if",
-        "yaql",
-        "Ref",
-        "Fn::GetAtt",
-        "Fn::GetAZs",
-        "Fn::Select",
-        "Fn::Join",
-        "Fn::Split",
-        "Fn::Replace",
-        "Fn::Base64",
-        "Fn::MemberListToMap",
-        "Fn::ResourceFacade",
-    ];
-    match v.as_map() {
-        Some(m) if m.len() == 1 => m
-            .keys()
-            .next()
-            .and_then(Value::as_str)
-            .is_some_and(|k| FUNCTIONS.contains(&k)),
-        _ => false,
-    }
+    crate::hot::functions::is_symbolic(v)
 }
 
 #[cfg(test)]

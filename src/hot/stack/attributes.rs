@@ -4,7 +4,7 @@
 use super::{Built, Resource, Stack};
 use crate::diag::{codes, Diagnostic};
 use crate::hot::functions::FileRead;
-use crate::hot::{env, error, RESOURCE};
+use crate::hot::{env, error};
 use crate::value::{Map, Value};
 use std::collections::{BTreeSet, HashMap};
 
@@ -29,6 +29,20 @@ const DYNAMIC_ATTRIBUTES: &[&str] = &[
     "OS::Heat::StructuredDeployment",
     "OS::Heat::StructuredDeploymentGroup",
 ];
+
+/// The attribute names of resource type `type_name` in Heat 27.0.1's
+/// schemas (`show` included; empty for a type lowstate has no schema for).
+pub fn attributes_of(type_name: &str) -> Vec<&'static str> {
+    let mut out: Vec<&str> = ATTRIBUTES
+        .lines()
+        .find(|l| l.split(' ').next() == Some(type_name))
+        .map(|l| l.split(' ').skip(1).collect())
+        .unwrap_or_default();
+    if !out.is_empty() || env::is_plugin(type_name) {
+        out.push("show");
+    }
+    out
+}
 
 fn has_attribute(t: &env::ResolvedType, attr: &str) -> bool {
     if t.template.is_some() || attr == "show" || DYNAMIC_ATTRIBUTES.contains(&t.resolved.as_str()) {
@@ -63,15 +77,10 @@ impl Stack<'_> {
             for (target, attr) in &r.attributes {
                 if let Some(t) = types.get(target.as_str()) {
                     if !has_attribute(t, attr) {
-                        return Err(error(
-                            codes::HOT_INVALID_ATTRIBUTE,
-                            format!(
+                        return Err(self.resource_error(codes::HOT_INVALID_ATTRIBUTE, format!(
                                 "The Referenced Attribute ({target} {attr}) is incorrect: {} has no attribute \"{attr}\"",
                                 t.resolved
-                            ),
-                            self.at(&["resources", &r.name]),
-                        )
-                        .with_subject(RESOURCE, r.name.as_str()));
+                            ), &r.name));
                     }
                 }
             }

@@ -13,8 +13,27 @@ impl Stack<'_> {
         resources: Vec<Resource>,
         waves: Vec<Vec<String>>,
         outputs: Vec<(String, Built<Map>)>,
-        warnings: Vec<Diagnostic>,
-    ) -> Output {
+        mut warnings: Vec<Diagnostic>,
+    ) -> Result<Output, Diagnostic> {
+        let mut child_secrets = Vec::new();
+        // Every get_attr the stack holds (a group generates outputs for them).
+        let mut referenced = Vec::new();
+        if self.input.nested {
+            for r in &resources {
+                for (k, v) in &r.sections {
+                    if *k != "update_policy" {
+                        super::nested::get_attrs(v, &mut referenced);
+                    }
+                }
+            }
+            for (_, o) in outputs.iter() {
+                if let Ok(m) = o {
+                    if let Some(v) = m.get("value") {
+                        super::nested::get_attrs(v, &mut referenced);
+                    }
+                }
+            }
+        }
         let t = self.t;
         let mut doc = Map::new();
         doc.insert("ok".into(), Value::Bool(true));
@@ -104,6 +123,13 @@ impl Stack<'_> {
                 if let Some(d) = &r.description {
                     m.insert("description".into(), d.clone());
                 }
+                if self.input.nested {
+                    if let Some((view, w, s)) = self.expand(r, &referenced)? {
+                        m.insert("nested".into(), view);
+                        warnings.extend(w);
+                        child_secrets.extend(s);
+                    }
+                }
                 let reasons = self.reasons(r, &wave_of);
                 index.insert(r.name.as_str(), plan.nodes.len());
                 plan.order.push(plan.nodes.len());
@@ -185,7 +211,9 @@ impl Stack<'_> {
             .map(|p| p.value.py_str())
             .filter(|s| !s.is_empty())
             .collect();
-        (Value::Map(doc), plan, warnings, secrets)
+        let mut secrets: Vec<String> = secrets;
+        secrets.extend(child_secrets);
+        Ok((Value::Map(doc), plan, warnings, secrets))
     }
 }
 

@@ -17,8 +17,12 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 mod attributes;
+pub use attributes::attributes_of;
 mod document;
+mod nested;
 mod waves;
+
+use nested::Level;
 
 use waves::waves;
 
@@ -43,12 +47,14 @@ struct Resource {
 /// Compile (see [`super::compile`]).
 pub fn compile(input: &Input) -> Compiled {
     let mut version_text = None;
-    match run(input, &mut version_text) {
+    let mut parameter_layers = Default::default();
+    match run(input, &mut version_text, &mut parameter_layers) {
         Ok((document, plan, warnings, secrets)) => Compiled {
             document,
             diagnostics: warnings,
             plan,
             secrets,
+            parameter_layers,
         },
         Err(d) => {
             let mut doc = Map::new();
@@ -68,6 +74,7 @@ pub fn compile(input: &Input) -> Compiled {
                 diagnostics: vec![d],
                 plan: Plan::default(),
                 secrets: Vec::new(),
+                parameter_layers,
             }
         }
     }
@@ -76,7 +83,11 @@ pub fn compile(input: &Input) -> Compiled {
 /// The document, the plan, the warnings and the hidden values.
 type Output = (Value, Plan, Vec<Diagnostic>, Vec<String>);
 
-fn run(input: &Input, version_text: &mut Option<String>) -> Result<Output, Diagnostic> {
+fn run(
+    input: &Input,
+    version_text: &mut Option<String>,
+    parameter_layers: &mut super::explain::ParameterLayers,
+) -> Result<Output, Diagnostic> {
     let Some(file) = &input.template else {
         return Err(error(codes::HOT_TEMPLATE_PARSE, "no template given", None));
     };
@@ -93,6 +104,7 @@ fn run(input: &Input, version_text: &mut Option<String>) -> Result<Output, Diagn
     }
     let t = parsed.map_err(|(d, _)| d)?;
     *version_text = Some(t.version_text.clone());
+    *parameter_layers = super::explain::record(&t, &env_files, &input.parameters, input.env_mode);
     // Declared parameters and their types (for the merge strategies).
     let declared: HashMap<String, String> = t
         .section("parameters")
@@ -114,11 +126,22 @@ fn run(input: &Input, version_text: &mut Option<String>) -> Result<Output, Diagn
         &|n| declared.get(n).cloned(),
         input.env_mode,
     )?;
+    run_stack(input, &t, &environment, &Level::root())
+}
+
+/// One stack of the tree from its parsed template and environment:
+/// parameters, parameter groups, resources, the document.
+fn run_stack(
+    input: &Input,
+    t: &Template,
+    environment: &Environment,
+    level: &Level,
+) -> Result<Output, Diagnostic> {
     let mut notes = environment.notes.clone();
-    let params = params::build(&t, &environment, &mut notes)?;
-    params::check_groups(&t, &params)?;
+    let params = params::build(t, environment, &level.deferred, &mut notes)?;
+    params::check_groups(t, &params)?;
     let (doc, plan, mut warnings, secrets) =
-        Stack::new(input, &t, &params, &environment)?.finish()?;
+        Stack::new(input, t, &params, environment, level)?.finish()?;
     warnings.extend(
         notes
             .into_iter()
@@ -132,6 +155,8 @@ struct Stack<'a> {
     t: &'a Template,
     params: &'a [Param],
     env: &'a Environment,
+    /// Where this stack sits in a `--nested` tree.
+    level: &'a Level,
     names: Vec<String>,
     conditions: HashMap<String, bool>,
     files_dir: Option<std::path::PathBuf>,
@@ -146,6 +171,7 @@ impl<'a> Stack<'a> {
         t: &'a Template,
         params: &'a [Param],
         env: &'a Environment,
+        level: &'a Level,
     ) -> Result<Stack<'a>, Diagnostic> {
         let files_dir = input.files_dir.clone().or_else(|| {
             std::path::Path::new(&t.file.name)
@@ -189,6 +215,7 @@ impl<'a> Stack<'a> {
             t,
             params,
             env,
+            level,
             names,
             conditions: HashMap::new(),
             files_dir,
@@ -196,6 +223,11 @@ impl<'a> Stack<'a> {
         };
         s.conditions = s.evaluate_conditions()?;
         Ok(s)
+    }
+
+    /// An error located at resource `name`'s definition, about it.
+    fn resource_error(&self, code: crate::diag::Code, message: String, name: &str) -> Diagnostic {
+        error(code, message, self.at(&["resources", name])).with_subject(RESOURCE, name)
     }
 
     fn at(&self, path: &[&str]) -> Option<(&Arc<SourceFile>, std::ops::Range<usize>)> {
@@ -252,6 +284,7 @@ impl<'a> Stack<'a> {
             attributes: RefCell::new(Vec::new()),
             limits: self.input.limits,
             copies: std::cell::Cell::new(0),
+            from_parent: self.level.generated,
         }
     }
 
@@ -519,15 +552,14 @@ impl<'a> Stack<'a> {
         for r in built.iter().flatten() {
             for target in r.requires.iter().chain(r.explicit.iter()) {
                 if !all.contains(target.as_str()) {
-                    return Err(error(
+                    return Err(self.resource_error(
                         codes::HOT_INVALID_REFERENCE,
                         format!(
                             "The specified reference \"{target}\" (in {}) is incorrect.",
                             r.name
                         ),
-                        self.at(&["resources", &r.name]),
-                    )
-                    .with_subject(RESOURCE, r.name.as_str()));
+                        &r.name,
+                    ));
                 }
             }
         }
@@ -564,7 +596,7 @@ impl<'a> Stack<'a> {
                 return Err(located(e, path));
             }
         }
-        Ok(self.document(resolved, waves, outputs, warnings))
+        self.document(resolved, waves, outputs, warnings)
     }
 
     fn resource(

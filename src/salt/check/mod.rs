@@ -8,37 +8,14 @@
 
 mod catalogue;
 
-use crate::diag::{codes, Diagnostic, Label, Severity};
-use crate::rules::{self, Finding, Schema};
+use crate::diag::{codes, Diagnostic};
+use crate::rules::{self, Schema};
 use crate::salt::config::{Config, SaltVersion};
-use crate::salt::pipeline::Plan;
+use crate::salt::pipeline::LocatedLowstate;
 use crate::value::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 pub use crate::salt::low::{chunk_args, INTERNAL_KEYWORDS};
-
-/// Requisite keywords an unknown argument may be a misspelling of.
-const REQUISITES: &[&str] = &[
-    "require",
-    "require_in",
-    "require_any",
-    "watch",
-    "watch_in",
-    "watch_any",
-    "onchanges",
-    "onchanges_in",
-    "onchanges_any",
-    "onfail",
-    "onfail_in",
-    "onfail_any",
-    "onfail_all",
-    "prereq",
-    "prereq_in",
-    "listen",
-    "listen_in",
-    "use",
-    "use_in",
-];
 
 /// Options of one check.
 #[derive(Debug, Clone, Default)]
@@ -85,6 +62,11 @@ impl Catalogue {
             not_loaded,
         }
     }
+    /// Every state function with a schema (`file.managed`), in no
+    /// particular order.
+    pub fn functions(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.schemas.keys().copied()
+    }
     /// The schema of `fun` (`file.managed`), if Salt 3008.5 has it. A
     /// compiled-in file that does not parse counts as missing (the
     /// project's tests make sure none does).
@@ -119,16 +101,11 @@ pub fn custom_modules(config: &Config) -> BTreeSet<String> {
     out
 }
 
-fn with_severity(mut d: Diagnostic, severity: Severity) -> Diagnostic {
-    d.severity = severity;
-    d
-}
-
 /// Check every chunk of a compiled plan. Findings come in lowstate order,
 /// except that those which abort the whole run lead (they lose every
 /// result of the run).
 pub fn check(
-    plan: &Plan,
+    plan: &LocatedLowstate,
     config: &Config,
     options: &CheckOptions,
     catalogue: &Catalogue,
@@ -154,7 +131,7 @@ pub fn check(
     let always = |n: &str| n == "name";
     let hints = rules::Hints {
         always_allowed: &always,
-        near_misses: REQUISITES,
+        near_misses: crate::salt::requisite::REQUISITE_SPELLINGS,
     };
     let mut out: Vec<(bool, Diagnostic)> = Vec::new();
     // Finding index → the names of the chunks it stands for.
@@ -242,7 +219,13 @@ pub fn check(
         }
         let args = chunk_args(chunk);
         for f in rules::check(&schema, &args, &hints, &ctx) {
-            let d = diagnostic(&f, plan, &id, &module);
+            let aborts_run = f.aborts_run;
+            let d = f.into_diagnostic(rules::Placement {
+                arg: &|a| plan.sources.arg(&id, &module, a),
+                owner: plan.sources.id(&id),
+                owner_beside_arg: true,
+                involved: None,
+            });
             let d = locate(d);
             // A state `names` expanded into several chunks has one finding
             // per chunk at the same place: say it once, naming the chunks.
@@ -260,7 +243,7 @@ pub fn check(
             }
             seen.insert(key, out.len());
             names_of.insert(out.len(), vec![name]);
-            out.push((f.aborts_run, d));
+            out.push((aborts_run, d));
         }
     }
     for (i, (_, d)) in out.iter_mut().enumerate() {
@@ -277,34 +260,6 @@ pub fn check(
     diags.extend(out.into_iter().filter(|(a, _)| !*a).map(|(_, d)| d));
     diags.retain(|d| !allowed(d, &options.allow));
     diags
-}
-
-fn diagnostic(f: &Finding, plan: &Plan, id: &str, module: &str) -> Diagnostic {
-    let mut d = with_severity(
-        Diagnostic::new(f.kind.code(), f.message.clone()),
-        f.severity,
-    );
-    let mut labels: Vec<Label> = f
-        .args
-        .iter()
-        .filter_map(|a| plan.sources.arg(id, module, a))
-        .collect();
-    if f.args.len() == 1 && labels.len() == 1 {
-        // One argument: point at it; the ID is context.
-        d = d.with_primary(labels.remove(0));
-        if let Some(l) = plan.sources.id(id) {
-            d = d.with_secondary(l);
-        }
-    } else {
-        if let Some(l) = plan.sources.id(id) {
-            d = d.with_primary(l);
-        }
-        d = d.with_secondaries(labels);
-    }
-    for n in &f.notes {
-        d = d.with_note(n.clone());
-    }
-    d
 }
 
 /// Is `d` suppressed: by the config's list, or by a

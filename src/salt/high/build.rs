@@ -167,11 +167,15 @@ impl<'a> RenderCache<'a> {
         let Some(file) = self.fs.find_sls(saltenv, sls) else {
             return SlsRender::Missing;
         };
-        let text = match file.read().map(crate::salt::fileserver::decode_utf8) {
+        let text = match self
+            .fs
+            .read_sls(&file)
+            .map(crate::salt::fileserver::decode_utf8)
+        {
             Ok(Ok(text)) => text,
             // Salt reads SLS files as UTF-8 and fails on anything else.
             Ok(Err((at, why))) => {
-                let bytes = std::fs::read(&file.path).unwrap_or_default();
+                let bytes = self.fs.read_sls(&file).unwrap_or_default();
                 let shown = SourceFile::new(
                     file.path.display().to_string(),
                     String::from_utf8_lossy(&bytes).into_owned(),

@@ -10,23 +10,7 @@ use crate::salt::high::SourceMap;
 use crate::salt::{ID, SLS};
 use crate::value::{Map, Value};
 
-/// Salt's `STATE_REQUISITE_KEYWORDS`: an extend argument with one of these
-/// keys is appended to the target's list instead of replacing it.
-pub const REQUISITE_KEYWORDS: &[&str] = &[
-    "onfail",
-    "onfail_any",
-    "onfail_all",
-    "require",
-    "require_any",
-    "onchanges",
-    "onchanges_any",
-    "watch",
-    "watch_any",
-    "prereq",
-    "prerequired",
-    "listen",
-    "onfail_stop",
-];
+use crate::salt::requisite::REQUISITE_KEYWORDS;
 
 /// How a failed target lookup is judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,20 +14,15 @@ use crate::salt::high::extend::{
 };
 use crate::salt::high::source_map::SourceRef;
 use crate::salt::high::SourceMap;
+use crate::salt::requisite::REQUISITE_IN_KEYWORDS;
 use crate::salt::{ID, SLS};
 use crate::value::{Map, Value};
 use indexmap::IndexMap;
 use std::collections::{HashMap, HashSet};
 
-/// Keys that `use` / `use_in` never copy (Salt's `req_in_all`).
+/// Keys that `use` / `use_in` never copy besides the `requisite_in` keys
+/// (Salt's `req_in_all`: `req_in` and these).
 const USE_IGNORED: &[&str] = &[
-    "require_in",
-    "watch_in",
-    "onfail_in",
-    "onchanges_in",
-    "use",
-    "use_in",
-    "prereq_in",
     "require",
     "watch",
     "prereq",
@@ -67,15 +62,7 @@ pub(crate) fn requisite_in_for(
     sources: &SourceMap,
 ) -> Vec<Diagnostic> {
     let old = version < SaltVersion::V3008;
-    let mut req_in: Vec<&str> = vec![
-        "require_in",
-        "watch_in",
-        "onfail_in",
-        "onchanges_in",
-        "use",
-        "use_in",
-        "prereq_in",
-    ];
+    let mut req_in: Vec<&str> = REQUISITE_IN_KEYWORDS.to_vec();
     if old {
         req_in.push("prereq");
     }
@@ -491,7 +478,12 @@ fn usable_args(high: &Map, id: &Value, state: &Value, skip: &HashSet<Value>) -> 
             };
             let ks = k.as_str();
             !skip.contains(k)
-                && !ks.is_some_and(|k| USE_IGNORED.contains(&k) || k == "name" || k == "names")
+                && !ks.is_some_and(|k| {
+                    REQUISITE_IN_KEYWORDS.contains(&k)
+                        || USE_IGNORED.contains(&k)
+                        || k == "name"
+                        || k == "names"
+                })
         })
         .cloned()
         .collect()

@@ -193,6 +193,15 @@ impl SourceMap {
         let other = std::mem::take(other.index_mut());
         self.index_mut().merge(other);
     }
+    /// Every declared ID with where it was declared (copies), in no
+    /// particular order.
+    pub fn ids(&self) -> Vec<(String, IdSpans)> {
+        self.with(|ix| ix.ids.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+    }
+    /// Every `extend` entry of `id`.
+    pub fn extends(&self, id: &str) -> Vec<IdSpans> {
+        self.with(|ix| ix.extends.get(id).cloned().unwrap_or_default())
+    }
     /// Where `id` was declared (a copy).
     pub fn id_spans(&self, id: &str) -> Option<IdSpans> {
         self.with(|ix| ix.ids.get(id).cloned())

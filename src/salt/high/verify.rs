@@ -6,8 +6,9 @@
 use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::salt::config::SaltVersion;
-use crate::salt::high::extend::{is_dunder, REQUISITE_KEYWORDS};
+use crate::salt::high::extend::is_dunder;
 use crate::salt::high::SourceMap;
+use crate::salt::requisite::REQUISITE_KEYWORDS;
 use crate::salt::{ID, SLS};
 use crate::value::{Map, Value};
 use std::borrow::Cow;

@@ -12,7 +12,7 @@ pub use outcome::{
     CORE_MOD_WATCH, TEST_FUNCTIONS,
 };
 
-use crate::salt::graph::{gen_tag, ChunkGraph, EdgeBase, EdgeKind, GraphChunk};
+use crate::salt::graph::{gen_tag, ChunkGraph, EdgeBase, GraphChunk, ReqKind};
 use crate::value::{Map, Value};
 use indexmap::IndexMap;
 use std::collections::{HashMap, HashSet};
@@ -355,7 +355,7 @@ impl<'a> Executor<'a> {
 
     /// `get_dependencies`: the requisite type and low of each in-edge of the
     /// low's node (its prereq test node while `__prereq__` is set).
-    fn dependencies(&self, li: usize) -> Vec<(EdgeKind, usize)> {
+    fn dependencies(&self, li: usize) -> Vec<(ReqKind, usize)> {
         let low = &self.lows[li];
         let node = if low.prereq {
             low.test_node
@@ -425,8 +425,8 @@ impl<'a> Executor<'a> {
         &self,
         li: usize,
         running: &Running,
-    ) -> (Status, Vec<(EdgeKind, Vec<usize>)>) {
-        let mut reqs: Vec<(EdgeKind, Vec<usize>)> = Vec::new();
+    ) -> (Status, Vec<(ReqKind, Vec<usize>)>) {
+        let mut reqs: Vec<(ReqKind, Vec<usize>)> = Vec::new();
         for (kind, dep) in self.dependencies(li) {
             match reqs.iter_mut().find(|(k, _)| *k == kind) {
                 Some((_, v)) => v.push(dep),
@@ -491,7 +491,7 @@ impl<'a> Executor<'a> {
                     st.met = true;
                 }
             }
-            if kind.is_any() || *kind == EdgeKind::Onfail {
+            if kind.is_any() || *kind == ReqKind::Onfail {
                 if st.met || st.change {
                     st.fail = false;
                 }

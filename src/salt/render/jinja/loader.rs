@@ -59,6 +59,11 @@ impl Drop for FrameGuard {
     }
 }
 
+/// The loader's `tpldir` before any is known (a file template whose
+/// context sets none): a relative name does not resolve, as in Salt's
+/// loader without a `tpldir` global.
+pub(super) const UNSET_TPLDIR: &str = "\u{0}unset";
+
 /// Start a render whose top-level template sits in `tpldir`.
 pub(super) fn push_frame(
     tpldir: &str,
@@ -122,6 +127,9 @@ pub(super) fn join_path(name: &str) -> String {
         if is_relative(name) {
             if let Some(r) = frame.relative.get(name) {
                 return r.clone();
+            }
+            if frame.tpldir == UNSET_TPLDIR {
+                return format!("{REJECT}{name}");
             }
             let base = if frame.tpldir == "." {
                 ""
@@ -264,7 +272,7 @@ impl TemplateLoader for FileServer {
 
     fn unreadable(&self, saltenv: &str, path: &str) -> Option<String> {
         let file = self.find_file(saltenv, path)?;
-        let bytes = match std::fs::read(&file) {
+        let bytes = match self.read_path(&file) {
             Ok(b) => b,
             Err(e) => return Some(format!("{path}: {e}")),
         };

@@ -134,6 +134,35 @@ pub struct SlsContext {
     pub extra_vars: Vec<(String, crate::value::Value)>,
 }
 
+/// One variable of a file template's context: a value, or one of the
+/// render's own objects (the minion's data roots, the `salt` functions).
+#[derive(Debug, Clone)]
+pub enum FileVar {
+    /// A plain value.
+    Value(Value),
+    /// The minion's grains.
+    Grains,
+    /// The minion's pillar.
+    Pillar,
+    /// The minion's options.
+    Opts,
+    /// The execution functions (`salt['mod.fun']`).
+    Salt,
+}
+
+/// A file template (`file.managed` with `template: jinja`, not an SLS):
+/// rendered with exactly the variables given (later ones win), the
+/// saltenv's roots for imports.
+#[derive(Debug, Clone, Copy)]
+pub struct FileTemplate<'a> {
+    /// The saltenv imports read from.
+    pub saltenv: &'a str,
+    /// The template's name in error messages.
+    pub name: &'a str,
+    /// The context, in Salt's order.
+    pub vars: &'a [(String, FileVar)],
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 /// What kind of Jinja failure an error is.
 pub enum JinjaErrorKind {
@@ -277,6 +306,20 @@ impl Jinja {
             header_line,
         };
         setup::render(&env, &options, &self.data, &file, ctx, &self.loader)
+    }
+
+    /// Render a file template's text (`#jinja2:` header, newline rules
+    /// and errors as for an SLS; the context is only `t`'s variables).
+    pub fn render_file(&self, source: &str, t: &FileTemplate<'_>) -> Result<String, JinjaError> {
+        let original = loader::normalize_newlines(source);
+        let (options, source, header_line) = self.file_options(&original);
+        let env = self.environment(t.saltenv, &options);
+        let file = setup::FileText {
+            source: &source,
+            original: &original,
+            header_line,
+        };
+        setup::render_file_template(&env, &options, &self.data, &file, t, &self.loader)
     }
 
     /// Apply a `#jinja2: {json}` header (first line, or second after a

@@ -36,9 +36,8 @@
 //! Salt's templates, `cmd.run` and `cmd.shell` answer for each other.
 //! Mocks take precedence over the built-in implementations.
 
-use crate::salt::dictupdate::py_eq;
 use crate::salt::render::jinja::{RenderData, TemplateLoader};
-use crate::value::{Map, Value};
+use crate::value::{py_eq, Map, Value};
 use indexmap::IndexMap;
 use minijinja::value::{Object, ObjectRepr, Value as MjValue, ValueKind};
 use minijinja::{Error, ErrorKind, State};

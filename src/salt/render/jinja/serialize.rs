@@ -1,191 +1,42 @@
-//! Python's `json.dumps` and PyYAML's sorted `safe_dump` as Salt's Jinja
-//! filters and execution functions print them (`tojson`, `json`, `yaml`,
+//! The keywords of Python's `json.dumps` (for the core's
+//! [`crate::value::dumps`]) and PyYAML's sorted `safe_dump` as Salt's Jinja
+//! filters and execution functions call them (`tojson`, `json`, `yaml`,
 //! `json.dumps`, `yaml.dump`). Shared by `filters` and `salt::functions`,
 //! so neither has to reach into the other.
 
-use crate::salt::dictupdate::py_number;
-use crate::value::{py_float_repr, write_json_str, Map, Value};
-use std::fmt::Write as _;
+use crate::value::{sorted_keys_deep, JsonOptions, Map, Value};
 
-/// Options of Python's `json.dumps` that Salt's filters use.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct JsonOptions {
-    pub sort_keys: bool,
-    pub ensure_ascii: bool,
-    /// `None`: one line; `Some(s)`: newline + `s` per level.
-    pub indent: Option<String>,
-    pub separators: Option<(String, String)>,
-}
-
-impl JsonOptions {
-    /// From `json.dumps` keywords (Salt's default: `ensure_ascii=False`).
-    pub(crate) fn from_kwargs(kw: &Map) -> Result<JsonOptions, String> {
-        let mut o = JsonOptions::default();
-        for (k, v) in kw {
-            match k.as_str().unwrap_or_default() {
-                "sort_keys" => o.sort_keys = v.truthy(),
-                "ensure_ascii" => o.ensure_ascii = v.truthy(),
-                "indent" => o.indent = json_indent(v),
-                "separators" => {
-                    if let Some([a, b]) = v.as_list().map(|l| l.as_slice()) {
-                        o.separators = Some((a.py_str(), b.py_str()));
-                    }
-                }
-                "default" | "skipkeys" | "check_circular" | "allow_nan" | "cls" => {}
-                other => {
-                    return Err(format!(
-                        "__init__() got an unexpected keyword argument '{other}'"
-                    ))
+/// `json.dumps` keywords as options (Salt's default: `ensure_ascii=False`).
+pub(crate) fn json_options(kw: &Map) -> Result<JsonOptions, String> {
+    let mut o = JsonOptions::default();
+    for (k, v) in kw {
+        match k.as_str().unwrap_or_default() {
+            "sort_keys" => o.sort_keys = v.truthy(),
+            "ensure_ascii" => o.ensure_ascii = v.truthy(),
+            "indent" => o.indent = json_indent(v),
+            "separators" => {
+                if let Some([a, b]) = v.as_list().map(|l| l.as_slice()) {
+                    o.separators = Some((a.py_str(), b.py_str()));
                 }
             }
+            "default" | "skipkeys" | "check_circular" | "allow_nan" | "cls" => {}
+            other => {
+                return Err(format!(
+                    "__init__() got an unexpected keyword argument '{other}'"
+                ))
+            }
         }
-        Ok(o)
     }
+    Ok(o)
 }
 
+/// `json.dumps`'s `indent` argument: a width or the text of one level.
 pub(crate) fn json_indent(v: &Value) -> Option<String> {
     match v {
         Value::Null => None,
         Value::Int(n) => Some(" ".repeat((*n).max(0) as usize)),
         Value::Str(s) => Some(s.to_string()),
         other => Some(other.py_str()),
-    }
-}
-
-/// Python's `json.dumps(obj, **opts)`.
-pub(crate) fn py_json_dumps(v: &Value, o: &JsonOptions) -> String {
-    let mut out = String::new();
-    let (item_sep, key_sep) = match (&o.separators, &o.indent) {
-        (Some((a, b)), _) => (a.clone(), b.clone()),
-        (None, Some(_)) => (",".to_string(), ": ".to_string()),
-        (None, None) => (", ".to_string(), ": ".to_string()),
-    };
-    write_json(&mut out, v, o, &item_sep, &key_sep, 0);
-    out
-}
-
-fn json_key(k: &Value) -> String {
-    match k {
-        Value::Str(s) => s.to_string(),
-        Value::Null => "null".into(),
-        Value::Bool(b) => if *b { "true" } else { "false" }.into(),
-        Value::Float(f) => json_float(*f),
-        other => other.py_str(),
-    }
-}
-
-fn json_float(f: f64) -> String {
-    if f.is_nan() {
-        "NaN".into()
-    } else if f.is_infinite() {
-        if f > 0.0 { "Infinity" } else { "-Infinity" }.into()
-    } else {
-        py_float_repr(f)
-    }
-}
-
-fn write_json(out: &mut String, v: &Value, o: &JsonOptions, isep: &str, ksep: &str, level: usize) {
-    let newline = |out: &mut String, level: usize| {
-        if let Some(ind) = &o.indent {
-            out.push('\n');
-            for _ in 0..level {
-                out.push_str(ind);
-            }
-        }
-    };
-    match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Int(i) => {
-            let _ = write!(out, "{i}");
-        }
-        Value::Float(f) => out.push_str(&json_float(*f)),
-        Value::Str(s) => write_json_str(out, s, o.ensure_ascii),
-        Value::List(l) => {
-            if l.is_empty() {
-                out.push_str("[]");
-                return;
-            }
-            out.push('[');
-            for (i, x) in l.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(isep);
-                }
-                newline(out, level + 1);
-                write_json(out, x, o, isep, ksep, level + 1);
-            }
-            newline(out, level);
-            out.push(']');
-        }
-        Value::Map(m) => {
-            if m.is_empty() {
-                out.push_str("{}");
-                return;
-            }
-            let mut entries: Vec<(&Value, &Value)> = m.iter().collect();
-            if o.sort_keys {
-                sort_py_keys(&mut entries);
-            }
-            out.push('{');
-            for (i, (k, x)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push_str(isep);
-                }
-                newline(out, level + 1);
-                write_json_str(out, &json_key(k), o.ensure_ascii);
-                out.push_str(ksep);
-                write_json(out, x, o, isep, ksep, level + 1);
-            }
-            newline(out, level);
-            out.push('}');
-        }
-    }
-}
-
-/// Python's ordering of keys for `sorted()`; `None` when Python would raise
-/// `TypeError` (e.g. str against int).
-pub(crate) fn py_cmp(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
-    match (a, b) {
-        (Value::Int(x), Value::Int(y)) => Some(x.cmp(y)),
-        (Value::Str(x), Value::Str(y)) => Some(x.cmp(y)),
-        (Value::List(x), Value::List(y)) => {
-            for (p, q) in x.iter().zip(y) {
-                match py_cmp(p, q)? {
-                    std::cmp::Ordering::Equal => continue,
-                    o => return Some(o),
-                }
-            }
-            Some(x.len().cmp(&y.len()))
-        }
-        _ => py_number(a)?.partial_cmp(&py_number(b)?),
-    }
-}
-
-/// Sort entries by key as Python's `sorted()` would; leave them unsorted when
-/// Python could not compare the keys.
-pub(crate) fn sort_py_keys(entries: &mut [(&Value, &Value)]) {
-    let comparable = entries.windows(2).all(|w| py_cmp(w[0].0, w[1].0).is_some())
-        && entries.iter().all(|(k, _)| py_cmp(k, k).is_some());
-    if comparable {
-        entries.sort_by(|a, b| py_cmp(a.0, b.0).unwrap_or(std::cmp::Ordering::Equal));
-    }
-}
-
-/// A copy with every mapping's keys sorted (PyYAML's `sort_keys=True` on plain dicts).
-pub(crate) fn sorted_keys_deep(v: &Value) -> Value {
-    match v {
-        Value::List(l) => Value::List(l.iter().map(sorted_keys_deep).collect()),
-        Value::Map(m) => {
-            let mut entries: Vec<(&Value, &Value)> = m.iter().collect();
-            sort_py_keys(&mut entries);
-            Value::Map(
-                entries
-                    .into_iter()
-                    .map(|(k, v)| (k.clone(), sorted_keys_deep(v)))
-                    .collect(),
-            )
-        }
-        other => other.clone(),
     }
 }
 

@@ -1096,11 +1096,6 @@ pub(super) fn render(
     ctx: &SlsContext,
     templates: &Arc<dyn TemplateLoader>,
 ) -> Result<String, JinjaError> {
-    let FileText {
-        source,
-        original,
-        header_line,
-    } = *file;
     let mut base: Vec<(String, JValue)> = vec![
         // The roots note what the render reads of them (`reads`).
         ("grains".into(), root(data, Source::Grains)),
@@ -1145,6 +1140,97 @@ pub(super) fn render(
     } else {
         ctx.tplfile.as_str()
     };
+    let context = Context {
+        name,
+        saltenv: &ctx.saltenv,
+        tpldir: &tpldir,
+        tplfile: &tplfile,
+        base,
+        full,
+    };
+    render_in(env, options, data, file, context, templates)
+}
+
+/// A file template's context (`file.managed`'s `template: jinja`): the
+/// variables as given, nothing added; `tpldir` only when one of them sets
+/// it (else a relative import fails, as Salt's loader has no `tpldir`).
+pub(super) fn render_file_template(
+    env: &Environment<'static>,
+    options: &EnvOptions,
+    data: &Arc<RenderData>,
+    file: &FileText,
+    t: &super::FileTemplate<'_>,
+    templates: &Arc<dyn TemplateLoader>,
+) -> Result<String, JinjaError> {
+    let mut vars: Vec<(String, JValue)> = Vec::with_capacity(t.vars.len());
+    for (k, v) in t.vars {
+        let v = match v {
+            super::FileVar::Value(v) => super::convert::to_jinja_ordered(v),
+            super::FileVar::Grains => root(data, Source::Grains),
+            super::FileVar::Pillar => root(data, Source::Pillar),
+            super::FileVar::Opts => root(data, Source::Opts),
+            super::FileVar::Salt => {
+                salt::salt_object_with_files(data.clone(), Some(templates.clone()))
+            }
+        };
+        vars.push((k.clone(), v));
+    }
+    let text_of = |key: &str| {
+        t.vars.iter().rev().find_map(|(k, v)| match v {
+            super::FileVar::Value(crate::value::Value::Str(s)) if k == key => Some(s.to_string()),
+            _ => None,
+        })
+    };
+    let tpldir = text_of("tpldir").unwrap_or_else(|| loader::UNSET_TPLDIR.to_string());
+    let tplfile = text_of("tplfile").unwrap_or_default();
+    let context = Context {
+        name: t.name,
+        saltenv: t.saltenv,
+        tpldir: &tpldir,
+        tplfile: &tplfile,
+        base: vars.clone(),
+        full: vars,
+    };
+    render_in(env, options, data, file, context, templates)
+}
+
+/// What one top-level render sees.
+struct Context<'a> {
+    /// The template's name in error messages.
+    name: &'a str,
+    saltenv: &'a str,
+    /// The loader's `tpldir` / `tplfile` at the start.
+    tpldir: &'a str,
+    tplfile: &'a str,
+    /// The context imported templates see.
+    base: Vec<(String, JValue)>,
+    /// The top-level template's own context.
+    full: Vec<(String, JValue)>,
+}
+
+/// Render a top-level template with `context`, Salt's trailing-newline
+/// rule and `newline_sequence` applied.
+fn render_in(
+    env: &Environment<'static>,
+    options: &EnvOptions,
+    data: &Arc<RenderData>,
+    file: &FileText,
+    context: Context<'_>,
+    templates: &Arc<dyn TemplateLoader>,
+) -> Result<String, JinjaError> {
+    let FileText {
+        source,
+        original,
+        header_line,
+    } = *file;
+    let Context {
+        name,
+        saltenv,
+        tpldir,
+        tplfile,
+        base,
+        full,
+    } = context;
     let syntax = env.syntax().clone();
     let top = TopLevel {
         name,
@@ -1153,9 +1239,9 @@ pub(super) fn render(
         header_line,
         syntax: &syntax,
         loader: templates.as_ref(),
-        saltenv: &ctx.saltenv,
+        saltenv,
     };
-    let _frame = loader::push_frame(&tpldir, &tplfile, base);
+    let _frame = loader::push_frame(tpldir, tplfile, base);
     let rewritten = prepass::rewrite(source, &syntax);
     let tmpl = env
         .template_from_named_str(name, &rewritten)

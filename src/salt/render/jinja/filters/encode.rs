@@ -76,9 +76,7 @@ pub(super) fn f_json(a: Args) -> Result<MjValue, Error> {
         indent: a.value(2, "indent")?.and_then(|i| json_indent(&i)),
         separators: None,
     };
-    Ok(MjValue::from_safe_string(
-        py_json_dumps(&v, &o).trim().to_string(),
-    ))
+    Ok(MjValue::from_safe_string(dumps(&v, &o).trim().to_string()))
 }
 
 pub(super) fn f_tojson(a: Args) -> Result<MjValue, Error> {
@@ -91,8 +89,8 @@ pub(super) fn f_tojson(a: Args) -> Result<MjValue, Error> {
     if let Some(i) = a.pos.get(1) {
         kw.insert(Value::str("indent"), from_mj(i)?);
     }
-    let o = JsonOptions::from_kwargs(&kw).map_err(py_error)?;
-    let text = py_json_dumps(&v, &o)
+    let o = json_options(&kw).map_err(py_error)?;
+    let text = dumps(&v, &o)
         .replace('<', "\\u003c")
         .replace('>', "\\u003e")
         .replace('&', "\\u0026")

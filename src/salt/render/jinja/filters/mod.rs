@@ -17,13 +17,12 @@ use super::error::{template_error, PREFIX_UNDEFINED};
 use super::py::print::py_type_name;
 use super::py::MutMap;
 use super::salt::{bind, from_mj, py_error, to_mj};
-use super::serialize::{
-    json_indent, py_cmp, py_json_dumps, sort_py_keys, sorted_keys_deep, yaml_dump_sorted,
-    JsonOptions,
-};
+use super::serialize::{json_indent, json_options, yaml_dump_sorted};
 use super::JinjaErrorKind;
-use crate::salt::dictupdate::py_eq;
-use crate::value::{py_float_repr, py_str_repr, pynum, Map, Value};
+use crate::value::{
+    b64decode, b64encode, dumps, py_cmp, py_eq, py_float_repr, py_str_repr, pynum, sort_py_keys,
+    sorted_keys_deep, JsonOptions, Map, Value,
+};
 use minijinja::value::{Kwargs, Rest, Value as MjValue, ValueKind};
 use minijinja::{Environment, Error, ErrorKind, State};
 use std::fmt::Write as _;

@@ -357,23 +357,13 @@ pub(super) fn f_uuid(a: Args) -> Result<MjValue, Error> {
 }
 
 pub(super) fn f_base64_encode(a: Args) -> Result<MjValue, Error> {
-    use base64::Engine;
     let bytes = to_bytes(&a.req(0, "instr")?)?;
-    Ok(MjValue::from(
-        base64::engine::general_purpose::STANDARD.encode(bytes),
-    ))
+    Ok(MjValue::from(b64encode(&bytes)))
 }
 
 pub(super) fn f_base64_decode(a: Args) -> Result<MjValue, Error> {
-    use base64::Engine;
     let text = a.text(0, "instr")?;
-    // Python's b64decode discards characters outside the alphabet.
-    let clean: String = text
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || "+/=".contains(*c))
-        .collect();
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(clean.as_bytes())
+    let bytes = b64decode(&text)
         .map_err(|e| py_error(format!("Incorrect padding or invalid base64 data: {e}")))?;
     match String::from_utf8(bytes) {
         Ok(s) => Ok(MjValue::from(s)),

@@ -2,6 +2,7 @@
 
 use super::Call;
 use crate::salt::render::jinja::salt::{from_mj, py_error, Bound};
+use crate::value::{b64decode, b64encode, b64encode_lines};
 use minijinja::value::Value as MjValue;
 use minijinja::Error;
 
@@ -22,36 +23,18 @@ pub(super) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-pub(super) fn b64(bytes: &[u8]) -> String {
-    use base64::Engine;
-    base64::engine::general_purpose::STANDARD.encode(bytes)
-}
-
 pub(super) fn hash_b64encode(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
-    Ok(MjValue::from(b64(&hash_input(&a, "instr")?)))
+    Ok(MjValue::from(b64encode(&hash_input(&a, "instr")?)))
 }
 
 /// `base64.encodebytes`: 76-character lines, each ending in a newline.
 pub(super) fn hash_b64encode_lines(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
-    let one = b64(&hash_input(&a, "instr")?);
-    let mut out = String::with_capacity(one.len() + one.len() / 76 + 1);
-    for chunk in one.as_bytes().chunks(76) {
-        out.push_str(std::str::from_utf8(chunk).unwrap_or_default());
-        out.push('\n');
-    }
-    Ok(MjValue::from(out))
+    Ok(MjValue::from(b64encode_lines(&hash_input(&a, "instr")?)))
 }
 
 pub(super) fn hash_b64decode(_c: &mut Call, a: Bound) -> Result<MjValue, Error> {
-    use base64::Engine;
     let text = String::from_utf8_lossy(&hash_input(&a, "instr")?).into_owned();
-    let clean: String = text
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || "+/=".contains(*c))
-        .collect();
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(clean.as_bytes())
-        .map_err(|e| py_error(format!("binascii.Error: {e}")))?;
+    let bytes = b64decode(&text).map_err(|e| py_error(format!("binascii.Error: {e}")))?;
     Ok(match String::from_utf8(bytes) {
         Ok(s) => MjValue::from(s),
         Err(e) => MjValue::from_bytes(e.into_bytes()),
@@ -76,13 +59,7 @@ pub(super) fn hash_b64encodefile(c: &mut Call, a: Bound) -> Result<MjValue, Erro
         .files
         .and_then(|f| f.read(&saltenv, rel.trim_start_matches('/')))
         .ok_or_else(|| py_error(format!("IOError: {fname} not found in saltenv {saltenv}")))?;
-    let one = b64(text.as_bytes());
-    let mut out = String::new();
-    for chunk in one.as_bytes().chunks(76) {
-        out.push_str(std::str::from_utf8(chunk).unwrap_or_default());
-        out.push('\n');
-    }
-    Ok(MjValue::from(out))
+    Ok(MjValue::from(b64encode_lines(text.as_bytes())))
 }
 
 pub(super) fn digest_of(name: &str, bytes: &[u8]) -> Option<String> {
@@ -164,7 +141,7 @@ pub(super) fn hash_hmac_signature(_c: &mut Call, a: Bound) -> Result<MjValue, Er
     let key = hash_input(&a, "shared_secret")?;
     let challenge = a.string("challenge_hmac", "")?;
     Ok(MjValue::from(
-        b64(&hmac::<sha2::Sha256>(&key, &msg)) == challenge,
+        b64encode(&hmac::<sha2::Sha256>(&key, &msg)) == challenge,
     ))
 }
 

@@ -3,11 +3,10 @@
 
 use super::{items_of, key_error, map_of, opt_bool, run_filter_by, Call};
 use crate::salt::dictupdate;
-use crate::salt::dictupdate::py_eq;
 use crate::salt::render::jinja::convert::{to_jinja_like, to_jinja_ordered, to_jinja_pillar};
 use crate::salt::render::jinja::salt::data::traverse;
 use crate::salt::render::jinja::salt::{from_mj, py_error, to_mj, Bound};
-use crate::value::{Map, Value};
+use crate::value::{py_eq, Map, Value};
 use minijinja::value::Value as MjValue;
 use minijinja::Error;
 

@@ -124,11 +124,9 @@ pub(super) fn slsutil_serialize(_c: &mut Call, a: Bound) -> Result<MjValue, Erro
     }
     match serializer.as_str() {
         "json" => {
-            let opts = crate::salt::render::jinja::serialize::JsonOptions::from_kwargs(&kwargs)
-                .map_err(py_error)?;
-            Ok(MjValue::from(
-                crate::salt::render::jinja::serialize::py_json_dumps(&obj, &opts),
-            ))
+            let opts =
+                crate::salt::render::jinja::serialize::json_options(&kwargs).map_err(py_error)?;
+            Ok(MjValue::from(crate::value::dumps(&obj, &opts)))
         }
         "yaml" => {
             let flow = match kwargs.get("default_flow_style") {

@@ -1,0 +1,767 @@
+//! `--nested`: the tree of stacks. A resource that is a stack — a provider
+//! template (a registry mapping to a template, or a type that is a template
+//! path), `OS::Heat::ResourceGroup`, `OS::Heat::AutoScalingGroup`,
+//! `OS::Heat::Stack` — is compiled as its own stack, built the way Heat
+//! builds the child (`TemplateResource.child_params`,
+//! `ResourceGroup._assemble_nested` with its name skiplist and generated
+//! outputs, the scaling group's member template,
+//! `get_child_environment`), to Heat's depth limit. A value the parent has
+//! only once its resources exist (`get_resource`/`get_attr`, or a function
+//! over them) is `deferred`: kept as the parent's expression.
+
+use super::{run_stack, Output, Resource, Stack};
+use crate::diag::{codes, Diagnostic, SourceFile};
+use crate::hot::env::Environment;
+use crate::hot::functions::{call, SYMBOLIC};
+use crate::hot::params::Type;
+use crate::hot::template::{self, Template, Version};
+use crate::hot::Input;
+use crate::value::{List, Map, Value};
+use std::cell::Cell;
+use std::rc::Rc;
+
+/// Heat's `max_nested_stack_depth`.
+const MAX_DEPTH: usize = 5;
+
+/// Where one stack sits in the tree of a `--nested` compile.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Level {
+    /// Parameters whose value is the parent's expression.
+    pub(super) deferred: Map,
+    /// 0 for the root.
+    depth: usize,
+    /// The generated template of a group: `{from_parent: ...}` is opaque.
+    pub(super) generated: bool,
+    /// Resources the whole tree may still create (the `hot-resources`
+    /// limit), shared by every level.
+    budget: Option<Rc<Cell<usize>>>,
+}
+
+impl Level {
+    /// The root stack.
+    pub(super) fn root() -> Level {
+        Level::default()
+    }
+}
+
+/// What makes a value deferred: a reference to a resource of an enclosing
+/// stack (a `get_param` left symbolic is a deferred parameter).
+const REFS: &[&str] = &[
+    "get_resource",
+    "get_attr",
+    "get_param",
+    "Ref",
+    "Fn::GetAtt",
+    "from_parent",
+];
+
+/// Whether a resolved value holds a reference (it is then deferred).
+fn has_ref(v: &Value) -> bool {
+    if let Some((name, arg)) = call(v) {
+        if REFS.contains(&name) {
+            return true;
+        }
+        if SYMBOLIC.contains(&name) {
+            return has_ref(arg);
+        }
+    }
+    match v {
+        Value::Map(m) => m.iter().any(|(_, x)| has_ref(x)),
+        Value::List(l) => l.iter().any(has_ref),
+        _ => false,
+    }
+}
+
+/// A group member's value: every function holding a reference becomes
+/// `{from_parent: expr}`, nulls inside maps and lists are dropped (Heat's
+/// `ignore_param_resolve`), `index_var` is replaced in every string.
+fn member_value(v: &Value, var: &str, name: &str) -> Value {
+    if let Some((f, _)) = call(v) {
+        if SYMBOLIC.contains(&f) && has_ref(v) {
+            let expr = if f == "from_parent" {
+                v.clone()
+            } else {
+                let mut m = Map::new();
+                m.insert("from_parent".into(), replace_index(v, var, name));
+                return Value::Map(m);
+            };
+            return replace_index(&expr, var, name);
+        }
+    }
+    match v {
+        Value::Map(m) => Value::Map(
+            m.iter()
+                .filter(|(_, x)| !x.is_null())
+                .map(|(k, x)| (k.clone(), member_value(x, var, name)))
+                .collect(),
+        ),
+        Value::List(l) => Value::List(
+            l.iter()
+                .filter(|x| !x.is_null())
+                .map(|x| member_value(x, var, name))
+                .collect(),
+        ),
+        Value::Str(s) if !var.is_empty() => Value::str(s.replace(var, name)),
+        other => other.clone(),
+    }
+}
+
+/// `index_var` replaced in every string value (keys untouched).
+fn replace_index(v: &Value, var: &str, name: &str) -> Value {
+    match v {
+        Value::Str(s) if !var.is_empty() => Value::str(s.replace(var, name)),
+        Value::Map(m) => Value::Map(
+            m.iter()
+                .map(|(k, x)| (k.clone(), replace_index(x, var, name)))
+                .collect(),
+        ),
+        Value::List(l) => Value::List(l.iter().map(|x| replace_index(x, var, name)).collect()),
+        other => other.clone(),
+    }
+}
+
+/// `{name: args}`.
+fn func(name: &str, args: Value) -> Value {
+    let mut m = Map::new();
+    m.insert(Value::str(name), args);
+    Value::Map(m)
+}
+
+/// Python's `str()` of a removal-policy entry.
+fn py_name(v: &Value) -> String {
+    v.py_str()
+}
+
+/// A nested view, its warnings and its hidden values.
+type Expanded = (Value, Vec<Diagnostic>, Vec<String>);
+
+/// A child stack to compile: its template, the parameters the parent
+/// passes, the deferred ones, and the label of its template.
+struct Child {
+    template: Template,
+    parameters: Map,
+    deferred: Map,
+    label: Option<String>,
+    generated: bool,
+}
+
+impl Stack<'_> {
+    /// The `nested` view of `r`, if it is a stack: `{template, parameters,
+    /// resources, waves, outputs}`; its warnings and hidden values join
+    /// the parent's. `referenced` is every `get_attr` argument list of the
+    /// parent stack (for a group's generated outputs).
+    pub(super) fn expand(
+        &self,
+        r: &Resource,
+        referenced: &[Vec<Value>],
+    ) -> Result<Option<Expanded>, Diagnostic> {
+        let child = if let Some(path) = &r.resolved.template {
+            self.provider(r, path)?
+        } else {
+            match r.resolved.resolved.as_str() {
+                "OS::Heat::ResourceGroup" => self.resource_group(r, referenced)?,
+                "OS::Heat::AutoScalingGroup" => self.scaling_group(r, referenced)?,
+                "OS::Heat::Stack" => self.remote_stack(r)?,
+                _ => return Ok(None),
+            }
+        };
+        let segment = format!(
+            "resources.{}<{}>",
+            r.name,
+            child.label.as_deref().unwrap_or("nested_stack")
+        );
+        let depth = self.level.depth + 1;
+        if depth > MAX_DEPTH {
+            return Err(self.resource_error(codes::HOT_VALIDATION, format!(
+                    "RequestLimitExceeded: {segment}: Request limit exceeded: Recursion depth exceeds {MAX_DEPTH}."
+                ), &r.name));
+        }
+        let budget = self
+            .level
+            .budget
+            .clone()
+            .unwrap_or_else(|| Rc::new(Cell::new(self.input.limits.hot_resources)));
+        let n = child
+            .template
+            .section("resources")
+            .and_then(Value::as_map)
+            .map_or(0, |m| m.len());
+        self.spend(&budget, n, r)?;
+        let environment = self.child_environment(r, &child);
+        let level = Level {
+            deferred: child.deferred.clone(),
+            depth,
+            generated: child.generated,
+            budget: Some(budget),
+        };
+        // Heat names a child stack after its parent and the resource; its
+        // id exists only once it is created (Heat's offline stack: None).
+        let context = crate::hot::Context {
+            stack_name: format!("{}-{}", self.input.context.stack_name, r.name),
+            stack_id: "None".into(),
+            project_id: self.input.context.project_id.clone(),
+        };
+        let input = Input {
+            template: Some(child.template.file.clone()),
+            files_dir: self.files_dir.clone(),
+            context,
+            ..self.input.clone()
+        };
+        let (doc, _plan, warnings, secrets): Output =
+            run_stack(&input, &child.template, &environment, &level)
+                .map_err(|d| wrap(d, &segment))?;
+        let mut view = Map::new();
+        view.insert(
+            "template".into(),
+            child.label.map_or(Value::Null, Value::str),
+        );
+        let mut params = Map::new();
+        if let Some(ps) = doc.get("parameters").and_then(Value::as_map) {
+            for (k, p) in ps {
+                let mut m = Map::new();
+                for key in ["type", "value", "source"] {
+                    m.insert(Value::str(key), p.get(key).cloned().unwrap_or(Value::Null));
+                }
+                params.insert(k.clone(), Value::Map(m));
+            }
+        }
+        view.insert("parameters".into(), Value::Map(params));
+        for key in ["resources", "waves", "outputs"] {
+            view.insert(
+                Value::str(key),
+                doc.get(key).cloned().unwrap_or(Value::Null),
+            );
+        }
+        Ok(Some((Value::Map(view), warnings, secrets)))
+    }
+
+    fn spend(&self, budget: &Cell<usize>, n: usize, r: &Resource) -> Result<(), Diagnostic> {
+        if n > budget.get() {
+            return Err(self.resource_error(codes::HOT_TOO_MANY_RESOURCES, format!(
+                    "resources.{}: the nested stacks would hold more than {} resources in all (the hot-resources limit; raise it with --limit hot-resources=N)",
+                    r.name, self.input.limits.hot_resources
+                ), &r.name));
+        }
+        budget.set(budget.get() - n);
+        Ok(())
+    }
+
+    /// Heat's `get_child_environment`: the parent's registry without the
+    /// mapping that led here, its `resources` section narrowed to this
+    /// resource's entries; the root's `parameter_defaults`; the child's
+    /// parameters.
+    fn child_environment(&self, r: &Resource, child: &Child) -> Environment {
+        let mut registry = self.env.registry.clone();
+        if r.resolved.template.is_some() {
+            let specific = registry
+                .get("resources")
+                .and_then(|x| x.get(r.name.as_str()))
+                .and_then(|x| x.get(r.written_type.as_str()))
+                .is_some();
+            if specific {
+                if let Some(Value::Map(res)) = registry.get_mut("resources") {
+                    if let Some(Value::Map(mine)) = res.get_mut(r.name.as_str()) {
+                        mine.shift_remove(r.written_type.as_str());
+                    }
+                }
+            } else {
+                registry.shift_remove(r.resolved.resolved.as_str());
+            }
+        }
+        let mut narrowed = Map::new();
+        if let Some(Value::Map(res)) = registry.get("resources") {
+            for (k, v) in res {
+                let key = k.py_str();
+                if key != r.name && crate::fnmatch::fnmatch(&r.name, &key) {
+                    if let Value::Map(m) = v {
+                        narrowed.extend(m.iter().map(|(a, b)| (a.clone(), b.clone())));
+                    }
+                }
+            }
+            if let Some(Value::Map(m)) = res.get(r.name.as_str()) {
+                narrowed.extend(m.iter().map(|(a, b)| (a.clone(), b.clone())));
+            }
+        }
+        registry.insert("resources".into(), Value::Map(narrowed));
+        Environment {
+            parameters: child.parameters.clone(),
+            parameter_defaults: self.env.parameter_defaults.clone(),
+            registry,
+            event_sinks: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    fn properties<'r>(&self, r: &'r Resource) -> Option<&'r Map> {
+        r.sections
+            .iter()
+            .find(|(k, _)| *k == "properties")
+            .and_then(|(_, v)| v.as_map())
+    }
+
+    fn property_error(&self, r: &Resource, path: &str, message: String) -> Diagnostic {
+        self.resource_error(
+            codes::HOT_VALIDATION,
+            format!(
+                "Property error: resources.{}.properties{path}: {message}",
+                r.name
+            ),
+            &r.name,
+        )
+    }
+
+    /// A provider template: read inside the files directory, its
+    /// parameters are the resource's properties (Heat's `child_params`).
+    fn provider(&self, r: &Resource, path: &str) -> Result<Child, Diagnostic> {
+        let text = self.read_file(path).map_err(|why| {
+            let heat = format!("Could not fetch remote template \"{path}\": Invalid URL scheme ");
+            self.resource_error(
+                codes::HOT_VALIDATION,
+                match why {
+                    Some(why) => format!("{heat}(lowstate refused it: {why})"),
+                    None => heat,
+                },
+                &r.name,
+            )
+        })?;
+        let file = SourceFile::new(path.to_string(), text);
+        let t = self.parse_child(&file)?;
+        // (name, type, has a default): the provider's property schema.
+        let declared: Vec<(String, Option<Type>, bool)> = t
+            .section("parameters")
+            .and_then(Value::as_map)
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| {
+                        (
+                            k.py_str(),
+                            v.get("type").and_then(Value::as_str).and_then(Type::parse),
+                            v.get("default").is_some_and(|d| !d.is_null()),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let empty = Map::new();
+        let props = self.properties(r).unwrap_or(&empty);
+        for (k, _) in props {
+            let k = k.py_str();
+            if !declared.iter().any(|(n, _, _)| *n == k) {
+                return Err(self.property_error(r, "", format!("Unknown Property {k}")));
+            }
+        }
+        for (name, ty, has_default) in &declared {
+            let given = props.get(name.as_str()).filter(|v| !v.is_null());
+            match given {
+                None if !has_default => {
+                    return Err(self.property_error(r, "", format!("Property {name} not assigned")))
+                }
+                // Heat's boolean property takes true/false only.
+                Some(Value::Str(s))
+                    if *ty == Some(Type::Boolean)
+                        && !matches!(s.to_ascii_lowercase().as_str(), "true" | "false") =>
+                {
+                    return Err(self.property_error(
+                        r,
+                        &format!(".{name}"),
+                        format!("\"{s}\" is not a valid boolean"),
+                    ))
+                }
+                _ => {}
+            }
+        }
+        let mut parameters = Map::new();
+        let mut deferred = Map::new();
+        for (name, ty, _) in &declared {
+            let Some(v) = props.get(name.as_str()).filter(|v| !v.is_null()) else {
+                continue;
+            };
+            if has_ref(v) {
+                deferred.insert(Value::str(name.as_str()), v.clone());
+                continue;
+            }
+            let v = match (ty, v) {
+                (Some(Type::List), Value::List(items)) => Value::str(list_param(items)),
+                _ => v.clone(),
+            };
+            parameters.insert(Value::str(name.as_str()), v);
+        }
+        Ok(Child {
+            template: t,
+            parameters,
+            deferred,
+            label: Some(path.to_string()),
+            generated: false,
+        })
+    }
+
+    fn parse_child(&self, file: &std::sync::Arc<SourceFile>) -> Result<Template, Diagnostic> {
+        template::parse(file, self.input.max_template_size, &self.input.limits).map_err(|(d, _)| d)
+    }
+
+    /// An integer property of a group (Heat's INTEGER schema).
+    fn integer(
+        &self,
+        r: &Resource,
+        key: &str,
+        default: Option<i64>,
+    ) -> Result<Option<i64>, Diagnostic> {
+        let v = self
+            .properties(r)
+            .and_then(|p| p.get(key))
+            .filter(|v| !v.is_null());
+        let Some(v) = v else {
+            return Ok(default);
+        };
+        let n = match v {
+            Value::Int(i) => Some(*i),
+            Value::Bool(_) => None,
+            Value::Str(s) => s.trim().parse::<i64>().ok(),
+            Value::Float(f) if f.fract() == 0.0 => Some(*f as i64),
+            _ => None,
+        };
+        match n {
+            Some(n) => Ok(Some(n)),
+            None if has_ref(v) => Ok(default),
+            None => Err(self.property_error(
+                r,
+                &format!(".{key}"),
+                format!("Value '{}' is not an integer", v.py_str()),
+            )),
+        }
+    }
+
+    /// `OS::Heat::ResourceGroup`: `count` members named `0`, `1`, ...
+    /// (skipping removal_policies' names), `index_var` replaced, and the
+    /// outputs Heat generates for the attributes the parent reads.
+    fn resource_group(&self, r: &Resource, referenced: &[Vec<Value>]) -> Result<Child, Diagnostic> {
+        let count = self.integer(r, "count", Some(1))?.unwrap_or(1);
+        if count < 0 {
+            return Err(self.property_error(
+                r,
+                ".count",
+                format!("{count} is out of range (min: 0, max: None)"),
+            ));
+        }
+        let props = self.properties(r).cloned().unwrap_or_default();
+        let var = match props.get("index_var").filter(|v| !v.is_null()) {
+            None => "%index%".to_string(),
+            Some(v) => v.py_str(),
+        };
+        if var.chars().count() < 3 {
+            return Err(self.property_error(
+                r,
+                ".index_var",
+                format!(
+                    "length ({}) is out of range (min: 3, max: None)",
+                    var.chars().count()
+                ),
+            ));
+        }
+        let def = props.get("resource_def").cloned().unwrap_or(Value::Null);
+        let Some(def) = def.as_map() else {
+            return Err(self.property_error(r, "", "Property resource_def not assigned".into()));
+        };
+        let skip: Vec<String> = props
+            .get("removal_policies")
+            .and_then(Value::as_list)
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p.get("resource_list").and_then(Value::as_list))
+            .flatten()
+            .map(py_name)
+            .collect();
+        self.check_count(r, count)?;
+        let names: Vec<String> = (0..)
+            .map(|i: u64| i.to_string())
+            .filter(|n| !skip.contains(n))
+            .take(count as usize)
+            .collect();
+        let mut resources = Map::new();
+        for name in &names {
+            resources.insert(Value::str(name.as_str()), self.member(def, &var, name));
+        }
+        let mut outputs = Map::new();
+        for attr in referenced
+            .iter()
+            .filter(|a| a.first().and_then(Value::as_str) == Some(r.name.as_str()))
+        {
+            let key = attr.get(1).map(Value::py_str).unwrap_or_default();
+            let path: Vec<Value> = attr.iter().skip(2).cloned().collect();
+            let mut out_name = if key == "refs" {
+                "refs".to_string()
+            } else {
+                std::iter::once(key.clone())
+                    .chain(path.iter().map(Value::py_str))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let get_attr = |member: &str, rest: &[Value]| {
+                let mut args = List::new();
+                args.push(Value::str(member));
+                args.extend(rest.iter().cloned());
+                func("get_attr", Value::List(args))
+            };
+            let mut value = None;
+            if let Some(rest) = key.strip_prefix("resource.") {
+                let mut parts = rest.splitn(2, '.');
+                let member = parts.next().unwrap_or_default();
+                let mut attr_path: Vec<Value> = parts.map(Value::str).collect();
+                attr_path.extend(path.iter().cloned());
+                if attr_path.is_empty() {
+                    out_name = "refs_map".into();
+                } else if names.iter().any(|n| n == member) {
+                    value = Some(get_attr(member, &attr_path));
+                }
+            } else if key == "attributes" && !path.is_empty() {
+                value = Some(Value::Map(
+                    names
+                        .iter()
+                        .map(|n| (Value::str(n.as_str()), get_attr(n, &path)))
+                        .collect(),
+                ));
+            } else if !["refs", "refs_map", "attributes", "removed_rsrc_list"]
+                .contains(&key.as_str())
+            {
+                let mut full = vec![Value::str(key.as_str())];
+                full.extend(path.iter().cloned());
+                value = Some(Value::List(
+                    names.iter().map(|n| get_attr(n, &full)).collect(),
+                ));
+            }
+            if key == "refs" {
+                value = Some(Value::List(
+                    names
+                        .iter()
+                        .map(|n| func("get_resource", Value::str(n.as_str())))
+                        .collect(),
+                ));
+            }
+            if let Some(v) = value {
+                outputs.insert(Value::str(out_name), output(v));
+            }
+        }
+        outputs.insert("refs_map".into(), output(refs_map(&names)));
+        self.generated(r, resources, outputs)
+    }
+
+    /// `OS::Heat::AutoScalingGroup`: `desired_capacity` (else `min_size`)
+    /// members `member-0`, `member-1`, ... (Heat: random short ids).
+    fn scaling_group(&self, r: &Resource, referenced: &[Vec<Value>]) -> Result<Child, Diagnostic> {
+        let min = self.integer(r, "min_size", None)?.unwrap_or(0);
+        let count = self.integer(r, "desired_capacity", None)?.unwrap_or(min);
+        if count < 0 {
+            return Err(self.property_error(
+                r,
+                ".desired_capacity",
+                format!("{count} is out of range (min: 0, max: None)"),
+            ));
+        }
+        self.check_count(r, count)?;
+        let props = self.properties(r).cloned().unwrap_or_default();
+        let def = props.get("resource").cloned().unwrap_or(Value::Null);
+        let Some(def) = def.as_map() else {
+            return Err(self.property_error(r, "", "Property resource not assigned".into()));
+        };
+        let names: Vec<String> = (0..count).map(|i| format!("member-{i}")).collect();
+        let mut resources = Map::new();
+        for name in &names {
+            resources.insert(Value::str(name.as_str()), self.member(def, "", name));
+        }
+        let mut outputs = Map::new();
+        for attr in referenced
+            .iter()
+            .filter(|a| a.first().and_then(Value::as_str) == Some(r.name.as_str()))
+        {
+            let mut key = attr.get(1).map(Value::py_str).unwrap_or_default();
+            let mut path: Vec<Value> = attr.iter().skip(2).cloned().collect();
+            if key == "outputs_list" {
+                key = "outputs".into();
+            }
+            if let Some(rest) = key.clone().strip_prefix("resource.") {
+                let mut parts = rest.splitn(2, '.');
+                parts.next();
+                let mut p: Vec<Value> = parts.map(Value::str).collect();
+                p.extend(path);
+                path = p;
+                if !path.is_empty() {
+                    key = "outputs".into();
+                }
+            }
+            if key == "outputs" && !path.is_empty() {
+                let name = std::iter::once(key.clone())
+                    .chain(path.iter().map(Value::py_str))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let value = Value::Map(
+                    names
+                        .iter()
+                        .map(|n| {
+                            let mut args = List::new();
+                            args.push(Value::str(n.as_str()));
+                            args.extend(path.iter().cloned());
+                            (Value::str(n.as_str()), func("get_attr", Value::List(args)))
+                        })
+                        .collect(),
+                );
+                outputs.insert(Value::str(name), output(value));
+            }
+        }
+        outputs.insert("refs_map".into(), output(refs_map(&names)));
+        self.generated(r, resources, outputs)
+    }
+
+    fn check_count(&self, r: &Resource, count: i64) -> Result<(), Diagnostic> {
+        let limit = self.input.limits.hot_resources;
+        if count as u64 > limit as u64 {
+            return Err(self.resource_error(codes::HOT_TOO_MANY_RESOURCES, format!(
+                    "resources.{}: a group of {count} members is more than the hot-resources limit ({limit}); raise it with --limit hot-resources=N",
+                    r.name
+                ), &r.name));
+        }
+        Ok(())
+    }
+
+    /// One member definition of a group.
+    fn member(&self, def: &Map, var: &str, name: &str) -> Value {
+        let mut m = Map::new();
+        m.insert(
+            "type".into(),
+            def.get("type").cloned().unwrap_or(Value::Null),
+        );
+        if let Some(p) = def.get("properties").filter(|v| !v.is_null()) {
+            m.insert("properties".into(), member_value(p, var, name));
+        }
+        if let Some(p) = def.get("metadata").filter(|v| !v.is_null()) {
+            m.insert("metadata".into(), p.clone());
+        }
+        Value::Map(m)
+    }
+
+    /// The template Heat generates for a group's members (2015-04-30).
+    fn generated(&self, r: &Resource, resources: Map, outputs: Map) -> Result<Child, Diagnostic> {
+        let mut data = Map::new();
+        data.insert("heat_template_version".into(), Value::str("2015-04-30"));
+        data.insert("resources".into(), Value::Map(resources));
+        data.insert("outputs".into(), Value::Map(outputs));
+        let name = format!("{}<nested_stack>", r.name);
+        let file = SourceFile::new(name, String::new());
+        Ok(Child {
+            template: Template {
+                file,
+                tree: None,
+                data,
+                version: Version::V20150430,
+                version_text: "2015-04-30".into(),
+            },
+            parameters: Map::new(),
+            deferred: Map::new(),
+            label: None,
+            generated: true,
+        })
+    }
+
+    /// `OS::Heat::Stack`: its `template` text and `parameters`, expanded
+    /// like a nested stack (Heat creates it through the API).
+    fn remote_stack(&self, r: &Resource) -> Result<Child, Diagnostic> {
+        let props = self.properties(r).cloned().unwrap_or_default();
+        let Some(text) = props.get("template").and_then(Value::as_str) else {
+            return Err(self.property_error(r, "", "Property template not assigned".into()));
+        };
+        let file = SourceFile::new(format!("{}.template", r.name), text.to_string());
+        let t = self.parse_child(&file)?;
+        let mut parameters = Map::new();
+        let mut deferred = Map::new();
+        if let Some(ps) = props.get("parameters").and_then(Value::as_map) {
+            for (k, v) in ps {
+                if has_ref(v) {
+                    deferred.insert(k.clone(), v.clone());
+                } else {
+                    parameters.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        Ok(Child {
+            template: t,
+            parameters,
+            deferred,
+            label: None,
+            generated: false,
+        })
+    }
+}
+
+fn output(v: Value) -> Value {
+    let mut m = Map::new();
+    m.insert("value".into(), v);
+    Value::Map(m)
+}
+
+fn refs_map(names: &[String]) -> Value {
+    Value::Map(
+        names
+            .iter()
+            .map(|n| {
+                (
+                    Value::str(n.as_str()),
+                    func("get_resource", Value::str(n.as_str())),
+                )
+            })
+            .collect(),
+    )
+}
+
+/// A list property passed to a `comma_delimited_list` parameter: Heat
+/// joins it with commas (maps as `.member.N.key=value`).
+fn list_param(items: &List) -> String {
+    if items.first().is_some_and(|x| x.as_map().is_some()) {
+        let mut parts = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            if let Some(m) = item.as_map() {
+                for (k, v) in m {
+                    parts.push(format!(".member.{i}.{}={}", k.py_str(), v.py_str()));
+                }
+            }
+        }
+        return parts.join(",");
+    }
+    items
+        .iter()
+        .map(|x| {
+            if x.is_null() {
+                String::new()
+            } else {
+                x.py_str()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// A child's error seen from the parent: Heat's path gains this
+/// resource's segment (`resources.web<files/server.yaml>`).
+fn wrap(mut d: Diagnostic, segment: &str) -> Diagnostic {
+    let msg = d.message.clone();
+    d.message = match msg.split_once(": resources.") {
+        Some((head, rest)) if !head.contains(' ') || head.ends_with("error") => {
+            format!("{head}: {segment}.resources.{rest}")
+        }
+        _ => match msg.strip_prefix("resources.") {
+            Some(rest) => format!("{segment}.resources.{rest}"),
+            None => format!("{segment}: {msg}"),
+        },
+    };
+    d
+}
+
+/// Every `get_attr` argument list in resolved values.
+pub(super) fn get_attrs(v: &Value, out: &mut Vec<Vec<Value>>) {
+    if let Some(("get_attr", Value::List(args))) = call(v) {
+        out.push(args.iter().cloned().collect());
+    }
+    match v {
+        Value::Map(m) => m.iter().for_each(|(_, x)| get_attrs(x, out)),
+        Value::List(l) => l.iter().for_each(|x| get_attrs(x, out)),
+        _ => {}
+    }
+}

@@ -1,0 +1,571 @@
+//! The update preview (`lowstate hot NEW --diff-from OLD`, like `openstack
+//! stack update --dry-run`): which resources Heat 27.0.1 would add, delete,
+//! update in place or replace, and why, recursively into nested stacks.
+//! Both sides are compiled with `--nested`; each resource present on both
+//! is decided in the order of Heat's `Resource.preview_update`: a change of
+//! plugin class, `needs_replace`, the definition and property comparison,
+//! the template-diff rule, `immutable` properties, the plugin's
+//! `needs_replace_with_prop_diff`, `update_allowed` (the property schemas
+//! of Heat 27.0.1, `props.txt`). A stack resource that changes is updated
+//! and its child stacks are compared again, as
+//! `preview_update_stack(show_nested=True)` does.
+
+use super::{compile, kind_of, Compiled, Input};
+use crate::diag::{codes, Diagnostic};
+use crate::value::{List, Map, Value};
+use std::collections::BTreeSet;
+
+/// Property facts per resource type: `update_allowed`, `immutable`, the
+/// schema type and default (generated from Heat 27.0.1's schemas).
+const PROPS: &str = include_str!("props.txt");
+
+/// One property's schema facts.
+struct Prop<'a> {
+    name: &'a str,
+    update_allowed: bool,
+    immutable: bool,
+    ty: &'a str,
+    default: Option<Value>,
+}
+
+/// The properties of type `t`, or `None` when lowstate has no schema for it.
+fn schema(t: &str) -> Option<Vec<Prop<'static>>> {
+    let mut lines = PROPS.lines().skip_while(|l| *l != t);
+    lines.next()?;
+    Some(
+        lines
+            .take_while(|l| l.starts_with("  "))
+            .filter_map(|l| {
+                let mut parts = l.trim_start().splitn(4, ' ');
+                let name = parts.next()?;
+                let flags = parts.next()?;
+                let ty = parts.next()?;
+                let default = parts
+                    .next()
+                    .and_then(|j| serde_json::from_str::<serde_json::Value>(j).ok())
+                    .map(|j| Value::from_json(&j));
+                Some(Prop {
+                    name,
+                    update_allowed: flags.contains('u'),
+                    immutable: flags.contains('i'),
+                    ty,
+                    default,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The preview of updating the stack OLD into NEW.
+pub fn preview(old: &Input, new: &Input) -> Compiled {
+    let old = compile(&Input {
+        nested: true,
+        ..old.clone()
+    });
+    let new = compile(&Input {
+        nested: true,
+        ..new.clone()
+    });
+    let mut doc = Map::new();
+    let failed = !old.ok() || !new.ok();
+    doc.insert("ok".into(), Value::Bool(!failed));
+    if let Some(v) = new.document.get("template_version") {
+        doc.insert("template_version".into(), v.clone());
+    }
+    let mut secrets = old.secrets.clone();
+    secrets.extend(new.secrets.iter().cloned());
+    if failed {
+        let mut errors = List::new();
+        let mut diagnostics = Vec::new();
+        for (side, c) in [("old", &old), ("new", &new)] {
+            for d in c.diagnostics.iter().filter(|d| d.is_error()) {
+                let mut e = Map::new();
+                e.insert("kind".into(), Value::str(kind_of(d.code)));
+                e.insert("message".into(), Value::str(d.message.as_str()));
+                e.insert("side".into(), Value::str(side));
+                errors.push(Value::Map(e));
+                diagnostics.push(d.clone().with_note(format!("in the {side} stack")));
+            }
+        }
+        doc.insert("errors".into(), Value::List(errors));
+        return Compiled {
+            document: Value::Map(doc),
+            diagnostics,
+            plan: Default::default(),
+            secrets,
+            parameter_layers: Default::default(),
+        };
+    }
+    let mut out = Actions::default();
+    let empty = List::new();
+    let list = |c: &Compiled| -> List {
+        c.document
+            .get("resources")
+            .and_then(Value::as_list)
+            .cloned()
+            .unwrap_or_else(|| empty.clone())
+    };
+    let mut diagnostics: Vec<Diagnostic> = Vec::new();
+    // Heat refuses an update that changes an `immutable` parameter.
+    let changed_immutable: Vec<String> = immutable_params(&old.document, &new.document);
+    let result = if changed_immutable.is_empty() {
+        diff(&list(&old), &list(&new), "", &mut out)
+    } else {
+        Err(format!(
+            "The following parameters are immutable and may not be updated: {}",
+            changed_immutable.join(", ")
+        ))
+    };
+    match result {
+        Ok(()) => {
+            doc.insert("errors".into(), Value::List(List::new()));
+            for (k, mut v) in [
+                ("added", out.added),
+                ("deleted", out.deleted),
+                ("updated", out.updated),
+                ("replaced", out.replaced),
+            ] {
+                v.sort_by_key(|e| e.get("path").map(Value::py_str).unwrap_or_default());
+                doc.insert(Value::str(k), Value::List(v.into_iter().collect()));
+            }
+            out.unchanged.sort();
+            doc.insert(
+                "unchanged".into(),
+                Value::List(out.unchanged.into_iter().map(Value::str).collect()),
+            );
+        }
+        Err(message) => {
+            doc.insert("ok".into(), Value::Bool(false));
+            let mut e = Map::new();
+            e.insert("kind".into(), Value::str("update_not_supported"));
+            e.insert("message".into(), Value::str(message.as_str()));
+            doc.insert(
+                "errors".into(),
+                Value::List(List::from_iter([Value::Map(e)])),
+            );
+            diagnostics.push(Diagnostic::new(codes::HOT_UPDATE_NOT_SUPPORTED, message));
+        }
+    }
+    diagnostics.extend(
+        old.diagnostics
+            .into_iter()
+            .map(|d| d.with_note("in the old stack")),
+    );
+    diagnostics.extend(new.diagnostics);
+    Compiled {
+        document: Value::Map(doc),
+        diagnostics,
+        plan: Default::default(),
+        secrets,
+        parameter_layers: Default::default(),
+    }
+}
+
+/// Parameters declared `immutable` whose value differs.
+fn immutable_params(old: &Value, new: &Value) -> Vec<String> {
+    let (Some(o), Some(n)) = (
+        old.get("parameters").and_then(Value::as_map),
+        new.get("parameters").and_then(Value::as_map),
+    ) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (k, p) in n {
+        if !p.get("immutable").is_some_and(Value::truthy) {
+            continue;
+        }
+        if let Some(q) = o.get(k) {
+            if q.get("value") != p.get("value") {
+                out.push(k.py_str());
+            }
+        }
+    }
+    out
+}
+
+#[derive(Default)]
+struct Actions {
+    added: Vec<Value>,
+    deleted: Vec<Value>,
+    updated: Vec<Value>,
+    replaced: Vec<Value>,
+    unchanged: Vec<String>,
+}
+
+fn entry(path: &str, ty: &Value, extra: Vec<(&str, Value)>) -> Value {
+    let mut m = Map::new();
+    m.insert("path".into(), Value::str(path));
+    m.insert("type".into(), ty.clone());
+    for (k, v) in extra {
+        m.insert(Value::str(k), v);
+    }
+    Value::Map(m)
+}
+
+fn by_name(l: &List) -> Vec<(String, &Value)> {
+    l.iter()
+        .map(|r| (r.get("name").map(Value::py_str).unwrap_or_default(), r))
+        .collect()
+}
+
+fn join(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_string()
+    } else {
+        format!("{prefix}.{name}")
+    }
+}
+
+/// Every resource of `r`'s child stacks, recursively, into `sink`.
+fn members(r: &Value, prefix: &str, sink: &mut Vec<Value>) {
+    let Some(rs) = r
+        .get("nested")
+        .and_then(|n| n.get("resources"))
+        .and_then(Value::as_list)
+    else {
+        return;
+    };
+    let mut rs: Vec<(String, &Value)> = by_name(rs);
+    rs.sort_by(|a, b| a.0.cmp(&b.0));
+    for (name, c) in rs {
+        let path = join(prefix, &name);
+        sink.push(entry(&path, c.get("type").unwrap_or(&Value::Null), vec![]));
+        members(c, &path, sink);
+    }
+}
+
+/// The plugin class Heat instantiates: provider templates are all
+/// `TemplateResource`.
+fn class(r: &Value) -> String {
+    if r.get("provider_template").is_some() {
+        return "TemplateResource".into();
+    }
+    r.get("resolved_type")
+        .map(Value::py_str)
+        .unwrap_or_default()
+}
+
+/// Stack resources: Heat updates them and lets the child stack decide.
+fn is_stack_resource(r: &Value) -> bool {
+    r.get("provider_template").is_some()
+        || matches!(
+            class(r).as_str(),
+            "OS::Heat::ResourceGroup"
+                | "OS::Heat::AutoScalingGroup"
+                | "AWS::AutoScaling::AutoScalingGroup"
+                | "AWS::CloudFormation::Stack"
+                | "OS::Heat::ResourceChain"
+                | "OS::Heat::SoftwareDeploymentGroup"
+                | "OS::Heat::StructuredDeploymentGroup"
+        )
+}
+
+fn section<'a>(r: &'a Value, key: &str) -> Option<&'a Value> {
+    r.get(key).filter(|v| !v.is_null())
+}
+
+/// A property value as Heat's `Properties` reads it: the given value, else
+/// the schema default; numbers and booleans compared by value.
+fn prop_value(r: &Value, p: &Prop<'_>) -> Value {
+    let v = section(r, "properties")
+        .and_then(|ps| ps.get(p.name))
+        .filter(|v| !v.is_null())
+        .cloned()
+        .or_else(|| p.default.clone())
+        .unwrap_or(Value::Null);
+    match (p.ty, &v) {
+        ("integer" | "number", Value::Str(s)) => {
+            crate::hot::params::to_number(&Value::str(s.trim())).unwrap_or(v)
+        }
+        ("boolean", Value::Str(s)) => match s.to_ascii_lowercase().as_str() {
+            "true" | "yes" | "on" | "1" | "t" | "y" => Value::Bool(true),
+            "false" | "no" | "off" | "0" | "f" | "n" => Value::Bool(false),
+            _ => v,
+        },
+        ("string", Value::Int(_) | Value::Float(_)) => Value::str(v.py_str()),
+        _ => v,
+    }
+}
+
+/// Heat's StackUpdate.preview on one level, with reasons, then into the
+/// child stacks of updated stack resources.
+fn diff(old: &List, new: &List, prefix: &str, out: &mut Actions) -> Result<(), String> {
+    let o = by_name(old);
+    let n = by_name(new);
+    let old_names: BTreeSet<&str> = o.iter().map(|(k, _)| k.as_str()).collect();
+    let new_names: BTreeSet<&str> = n.iter().map(|(k, _)| k.as_str()).collect();
+    for (name, r) in &n {
+        if !old_names.contains(name.as_str()) {
+            let path = join(prefix, name);
+            out.added
+                .push(entry(&path, r.get("type").unwrap_or(&Value::Null), vec![]));
+            members(r, &path, &mut out.added);
+        }
+    }
+    for (name, r) in &o {
+        if !new_names.contains(name.as_str()) {
+            let path = join(prefix, name);
+            out.deleted
+                .push(entry(&path, r.get("type").unwrap_or(&Value::Null), vec![]));
+            members(r, &path, &mut out.deleted);
+        }
+    }
+    for (name, before) in &o {
+        let Some((_, after)) = n.iter().find(|(k, _)| k == name) else {
+            continue;
+        };
+        let path = join(prefix, name);
+        let ty = after.get("type").cloned().unwrap_or(Value::Null);
+        match decide(name, before, after)? {
+            Decision::Unchanged => out.unchanged.push(path),
+            Decision::Replaced(reason) => {
+                let mut extra = vec![("reason", Value::Map(reason.clone()))];
+                if reason.get("kind").and_then(Value::as_str) == Some("type_changed") {
+                    extra.push((
+                        "old_type",
+                        before.get("type").cloned().unwrap_or(Value::Null),
+                    ));
+                }
+                out.replaced.push(entry(&path, &ty, extra));
+                members(before, &path, &mut out.deleted);
+                members(after, &path, &mut out.added);
+            }
+            Decision::Updated(reason) => {
+                out.updated
+                    .push(entry(&path, &ty, vec![("reason", Value::Map(reason))]));
+                let children = |r: &Value| {
+                    r.get("nested")
+                        .and_then(|c| c.get("resources"))
+                        .and_then(Value::as_list)
+                        .cloned()
+                };
+                if let (Some(a), Some(mut b)) = (children(before), children(after)) {
+                    if class(after) == "OS::Heat::AutoScalingGroup" {
+                        b = scaled_members(&a, b);
+                    }
+                    diff(&a, &b, &path, out)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// An AutoScalingGroup's members after an update: scaling down removes
+/// the oldest members (the lowest numbers), scaling up adds new ones after
+/// the existing; the new definition applies to every member kept.
+fn scaled_members(old: &List, new: List) -> List {
+    let n = new.len();
+    if n >= old.len() {
+        return new;
+    }
+    let keep: Vec<String> = by_name(old)
+        .into_iter()
+        .map(|(k, _)| k)
+        .skip(old.len() - n)
+        .collect();
+    new.iter()
+        .zip(keep)
+        .map(|(r, name)| {
+            let mut r = r.clone();
+            if let Value::Map(m) = &mut r {
+                m.insert("name".into(), Value::str(name));
+            }
+            r
+        })
+        .collect()
+}
+
+enum Decision {
+    Unchanged,
+    Updated(Map),
+    Replaced(Map),
+}
+
+fn reason(kind: &str, extra: Vec<(&str, Value)>) -> Map {
+    let mut m = Map::new();
+    m.insert("kind".into(), Value::str(kind));
+    for (k, v) in extra {
+        m.insert(Value::str(k), v);
+    }
+    m
+}
+
+fn names(v: &[String]) -> Value {
+    Value::List(v.iter().map(|s| Value::str(s.as_str())).collect())
+}
+
+/// One resource present on both sides, in preview_update's order.
+fn decide(name: &str, before: &Value, after: &Value) -> Result<Decision, String> {
+    let (cb, ca) = (class(before), class(after));
+    if cb != ca {
+        return Ok(Decision::Replaced(reason(
+            "type_changed",
+            vec![
+                (
+                    "old_type",
+                    before.get("type").cloned().unwrap_or(Value::Null),
+                ),
+                (
+                    "new_type",
+                    after.get("type").cloned().unwrap_or(Value::Null),
+                ),
+            ],
+        )));
+    }
+    let props = if is_stack_resource(after) && after.get("provider_template").is_some() {
+        None
+    } else {
+        schema(&ca)
+    };
+    let get_prop = |r: &Value, key: &str| -> Option<Value> {
+        let p = props.as_ref()?.iter().find(|p| p.name == key)?;
+        Some(prop_value(r, p))
+    };
+    // needs_replace: a port with replacement_policy REPLACE_ALWAYS.
+    if ca == "OS::Neutron::Port"
+        && get_prop(after, "replacement_policy").and_then(|v| v.as_str().map(str::to_owned))
+            == Some("REPLACE_ALWAYS".into())
+    {
+        return Ok(Decision::Replaced(reason("plugin_needs_replace", vec![])));
+    }
+    let keys = [
+        "type",
+        "properties",
+        "metadata",
+        "update_policy",
+        "deletion_policy",
+        "depends_on",
+        "description",
+    ];
+    let definition_changed = keys.iter().any(|k| section(before, k) != section(after, k));
+    // The properties as Heat's Properties objects read them (defaults
+    // filled); provider templates: every property given.
+    let changed: Vec<String> = match &props {
+        Some(ps) => ps
+            .iter()
+            .filter(|p| prop_value(before, p) != prop_value(after, p))
+            .map(|p| p.name.to_string())
+            .collect(),
+        None if after.get("provider_template").is_some() => {
+            let mut keys: BTreeSet<String> = BTreeSet::new();
+            for r in [before, after] {
+                if let Some(m) = section(r, "properties").and_then(Value::as_map) {
+                    keys.extend(m.keys().map(Value::py_str));
+                }
+            }
+            keys.into_iter()
+                .filter(|k| {
+                    section(before, "properties").and_then(|p| p.get(k.as_str()))
+                        != section(after, "properties").and_then(|p| p.get(k.as_str()))
+                })
+                .collect()
+        }
+        None => Vec::new(),
+    };
+    // A stack resource is always updated: the child stack decides
+    // (StackResource._needs_update).
+    if !definition_changed && changed.is_empty() && !is_stack_resource(after) {
+        return Ok(Decision::Unchanged);
+    }
+    // The template diff (properties, metadata, update_policy); a changed
+    // deletion_policy is named only beside one of those.
+    let mut sections = Vec::new();
+    for k in ["properties", "metadata", "update_policy"] {
+        if section(before, k) != section(after, k) {
+            sections.push(k.to_string());
+        }
+    }
+    if !sections.is_empty()
+        && section(before, "deletion_policy") != section(after, "deletion_policy")
+    {
+        sections.push("deletion_policy".into());
+    }
+    if ca == "AWS::AutoScaling::LaunchConfiguration" && sections.iter().any(|s| s == "metadata") {
+        return Ok(Decision::Replaced(reason(
+            "plugin_template_diff",
+            vec![("sections", names(&sections))],
+        )));
+    }
+    let mut changed = changed;
+    changed.sort();
+    if let Some(ps) = &props {
+        let forbidden: Vec<&String> = changed
+            .iter()
+            .filter(|c| ps.iter().any(|p| p.name == c.as_str() && p.immutable))
+            .collect();
+        if !forbidden.is_empty() {
+            let list: Vec<&str> = forbidden.iter().map(|s| s.as_str()).collect();
+            return Err(format!(
+                "Update to properties {} of {name} ({ca}) is not supported.",
+                list.join(", ")
+            ));
+        }
+    }
+    if !changed.is_empty() && prop_diff_replaces(&ca, &changed, &get_prop, before, after) {
+        return Ok(Decision::Replaced(reason(
+            "plugin_prop_diff",
+            vec![("properties", names(&changed))],
+        )));
+    }
+    if let Some(ps) = &props {
+        let not_allowed: Vec<String> = changed
+            .iter()
+            .filter(|c| !ps.iter().any(|p| p.name == c.as_str() && p.update_allowed))
+            .cloned()
+            .collect();
+        if !not_allowed.is_empty() {
+            return Ok(Decision::Replaced(reason(
+                "property_not_update_allowed",
+                vec![("properties", names(&not_allowed))],
+            )));
+        }
+    }
+    let kind = if is_stack_resource(after) {
+        "nested_stack"
+    } else {
+        "in_place"
+    };
+    let mut r = reason(kind, vec![("properties", names(&changed))]);
+    if !sections.is_empty() {
+        r.insert("sections".into(), names(&sections));
+    }
+    Ok(Decision::Updated(r))
+}
+
+/// The plugins' `needs_replace_with_prop_diff` (Heat 27.0.1).
+fn prop_diff_replaces(
+    class: &str,
+    changed: &[String],
+    get: &dyn Fn(&Value, &str) -> Option<Value>,
+    before: &Value,
+    after: &Value,
+) -> bool {
+    let has = |p: &str| changed.iter().any(|c| c == p);
+    // Heat reads `after_props.get(X) or before_props.get(X)`.
+    let either = |key: &str| {
+        get(after, key)
+            .filter(Value::truthy)
+            .or_else(|| get(before, key))
+            .map(|v| v.py_str())
+    };
+    match class {
+        "OS::Nova::Server" => {
+            (has("flavor") && either("flavor_update_policy").as_deref() == Some("REPLACE"))
+                || (has("image") && either("image_update_policy").as_deref() == Some("REPLACE"))
+                || (has("user_data")
+                    && either("user_data_update_policy").as_deref() == Some("REPLACE"))
+        }
+        "OS::Heat::Stack" => {
+            has("context") && {
+                let region =
+                    |r: &Value| get(r, "context").and_then(|c| c.get("region_name").cloned());
+                region(after) != region(before)
+            }
+        }
+        "OS::Heat::TestResource" => {
+            has("value") && get(after, "update_replace").is_some_and(|v| v.truthy())
+        }
+        _ => false,
+    }
+}

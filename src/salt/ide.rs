@@ -1,0 +1,1223 @@
+//! What an editor asks of a Salt tree (`lowstate lsp`): a [`Workspace`]
+//! is a config directory whose compiles reuse each other's renders (the
+//! render cache of [`crate::salt::share`], with the files an edit touched
+//! forgotten) and read the editor's unsaved texts instead of the files
+//! on disk. An [`Analysis`] is one compile's knowledge: the located
+//! issues of every file (compile and `check` diagnostics, with fixes where
+//! the fix is certain), and the answers to go-to-definition, references,
+//! symbols, hover and completion on an SLS text.
+//!
+//! Nothing here writes a file or runs a command: `ext_pillar` commands
+//! stay off whatever the config says.
+
+use crate::diag::{codes, Diagnostic, Severity};
+use crate::editor::{
+    did_you_mean, find_word, issue_of, word_at, Completion, CompletionKind, Fix, Issue, Place,
+    Symbol, SymbolKind,
+};
+use crate::salt::check::{self, Catalogue, CheckOptions};
+use crate::salt::config::Config;
+use crate::salt::fleet::FleetShare;
+use crate::salt::pipeline::{LocatedLowstate as Plan, Options, Session};
+use crate::value::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+// The requisite kinds a state can declare (with `_in` and `_any`).
+use crate::salt::requisite::REQUISITE_SPELLINGS as REQUISITES;
+
+/// Arguments every state takes besides its function's own.
+const GLOBAL_ARGS: &[&str] = &[
+    "name",
+    "names",
+    "order",
+    "unless",
+    "onlyif",
+    "creates",
+    "check_cmd",
+    "retry",
+    "parallel",
+    "failhard",
+    "reload_modules",
+    "reload_pillar",
+    "reload_grains",
+    "fire_event",
+];
+
+/// A Salt config directory opened in an editor.
+pub struct Workspace {
+    config: Config,
+    share: Arc<FleetShare>,
+    catalogue: Arc<Catalogue>,
+    /// The editor's texts, by the path the fileserver forms for them.
+    open: BTreeMap<PathBuf, String>,
+    /// The directories whose files belong to this workspace (canonical).
+    dirs: Vec<PathBuf>,
+}
+
+/// How far an edit reaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// One SLS file's renders.
+    OneSls,
+    /// Every render (a Jinja library, a top file, the pillar, the config).
+    Everything,
+    /// Nothing the compile reads.
+    Nothing,
+}
+
+impl Workspace {
+    /// Open the config directory `dir` (holding `minion`). `ext_pillar`
+    /// commands are never run.
+    pub fn open(dir: &Path) -> Result<Workspace, Diagnostic> {
+        let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+        let config = load_config(&dir)?;
+        let share = Arc::new(FleetShare::new(&config, false));
+        let mut dirs = vec![dir.clone()];
+        for roots in config
+            .file_roots
+            .values()
+            .chain(config.pillar_roots.values())
+        {
+            for r in roots {
+                dirs.push(r.canonicalize().unwrap_or_else(|_| r.clone()));
+            }
+        }
+        Ok(Workspace {
+            config,
+            share,
+            catalogue: Arc::new(Catalogue::new()),
+            open: BTreeMap::new(),
+            dirs,
+        })
+    }
+
+    /// The config directory.
+    pub fn dir(&self) -> &Path {
+        &self.config.dir
+    }
+
+    /// Whether `path` (absolute) belongs to this workspace: the config
+    /// directory, a file root or a pillar root.
+    pub fn contains(&self, path: &Path) -> bool {
+        crate::editor::under_any(path, &self.dirs)
+    }
+
+    /// The path the compile knows `path` by (a root joined with the file's
+    /// relative path), when a file root serves it.
+    pub fn served_path(&self, path: &Path) -> Option<PathBuf> {
+        self.share.fs.locate(path).map(|(_, _, p)| p)
+    }
+
+    /// Take the editor's text of `path` (`None`: the file on disk again),
+    /// and forget what it invalidates. Returns how far the edit reaches.
+    pub fn set_text(&mut self, path: &Path, text: Option<String>) -> Reach {
+        let key = self.served_path(path).unwrap_or_else(|| path.to_path_buf());
+        if self.open.get(&key).map(String::as_str) == text.as_deref() && text.is_some() {
+            return Reach::Nothing;
+        }
+        match &text {
+            Some(t) => self.open.insert(key.clone(), t.clone()),
+            None => self.open.remove(&key),
+        };
+        let reach = self.reach(path);
+        match reach {
+            Reach::Nothing => {}
+            Reach::OneSls => {
+                self.share.fs.set_text(&key, text.as_deref());
+                let fs = self.share.fs.clone();
+                self.share
+                    .sls
+                    .retain(|env, sls| fs.find_sls(env, sls).is_none_or(|f| f.path != key));
+            }
+            Reach::Everything => self.restart(),
+        }
+        reach
+    }
+
+    /// What an edit of `path` can change: an SLS file that no other
+    /// template imports by name, its own renders; anything else under
+    /// the roots or the config directory, every render.
+    fn reach(&self, path: &Path) -> Reach {
+        if !self.contains(path) {
+            return Reach::Nothing;
+        }
+        let Some((env, rel, _)) = self.share.fs.locate(path) else {
+            return Reach::Everything;
+        };
+        let pillar = self
+            .config
+            .pillar_roots
+            .values()
+            .flatten()
+            .any(|r| path.starts_with(r.canonicalize().unwrap_or_else(|_| r.clone())));
+        let top = self.config.state_top.trim_start_matches("salt://");
+        if pillar || !rel.ends_with(".sls") || rel == top || self.imported(&env, &rel) {
+            Reach::Everything
+        } else {
+            Reach::OneSls
+        }
+    }
+
+    /// Whether an open text names `rel` in a Jinja import or include (its
+    /// renders then depend on `rel`'s text).
+    fn imported(&self, _env: &str, rel: &str) -> bool {
+        self.open.values().any(|t| {
+            jinja_refs(t)
+                .iter()
+                .any(|(_, r)| r.trim_start_matches("./") == rel)
+        })
+    }
+
+    /// A fresh render cache and fileserver (with the editor's texts), and
+    /// the config read again.
+    fn restart(&mut self) {
+        if let Ok(c) = load_config(&self.config.dir) {
+            self.config = c;
+        }
+        self.share = Arc::new(FleetShare::new(&self.config, false));
+        for (p, t) in &self.open {
+            self.share.fs.set_text(p, Some(t));
+        }
+    }
+
+    /// Compile the highstate (and, alone, every open SLS the top file does
+    /// not reach) and check it.
+    pub fn analyse(&self) -> Analysis {
+        let session =
+            Session::in_share(self.config.clone(), Options::default(), self.share.clone());
+        let mut diags: Vec<Diagnostic> = session.pillar_diagnostics.clone();
+        let mut secrets =
+            crate::salt::secrets::secret_values(&session.data.pillar, &self.config.secret_pillar);
+        let mut known = Known::default();
+        let plan = match session.located_lowstate() {
+            Ok(plan) => {
+                diags.extend(self.check(&session, &plan));
+                Some(plan)
+            }
+            Err(e) => {
+                diags.extend(e.0);
+                if let Ok(hs) = session.highstate() {
+                    known.add_high(&hs.high, hs.sources);
+                }
+                None
+            }
+        };
+        if let Some(plan) = plan {
+            known.add_chunks(&plan.lowstate.chunks);
+            known.plans.push(plan);
+        }
+        // Open SLS files the highstate does not reach: compiled alone.
+        let mut reached: BTreeSet<String> = known.sls.clone();
+        for path in self.open.keys() {
+            let Some((env, rel, _)) = self.share.fs.locate(path) else {
+                continue;
+            };
+            let Some(sls) = sls_name(&rel) else { continue };
+            if reached.contains(&format!("{env}:{sls}")) || rel == self.config.state_top {
+                continue;
+            }
+            let options = Options {
+                sls: Some(vec![sls.clone()]),
+                saltenv: Some(env.clone()),
+                ..Options::default()
+            };
+            let alone = Session::in_share(self.config.clone(), options, self.share.clone());
+            match alone.located_lowstate() {
+                Ok(p) => {
+                    diags.extend(self.check(&alone, &p));
+                    known.add_chunks(&p.lowstate.chunks);
+                    known.plans.push(p);
+                }
+                Err(e) => {
+                    diags.extend(e.0);
+                    if let Ok(hs) = alone.highstate() {
+                        known.add_high(&hs.high, hs.sources);
+                    }
+                }
+            }
+            reached.insert(format!("{env}:{sls}"));
+        }
+        secrets.extend(crate::salt::secrets::no_log_values(known.chunks()));
+        let mut a = Analysis {
+            issues: BTreeMap::new(),
+            known,
+            redactor: crate::redact::Redactor::new(secrets),
+            catalogue: self.catalogue.clone(),
+            share: self.share.clone(),
+            config: self.config.clone(),
+            open: self.open.clone(),
+            report: OnceLock::new(),
+            provenance: OnceLock::new(),
+        };
+        a.locate(diags);
+        a
+    }
+
+    fn check(&self, session: &Session, plan: &Plan) -> Vec<Diagnostic> {
+        let options = CheckOptions {
+            assume_versions: BTreeMap::new(),
+            allow: session.config.check_allow.clone(),
+            version: session.version,
+        };
+        check::check(plan, &session.config, &options, &self.catalogue)
+    }
+}
+
+/// The config of `dir`, with `ext_pillar` commands off.
+fn load_config(dir: &Path) -> Result<Config, Diagnostic> {
+    let mut overrides = Map::new();
+    overrides.insert("lowstate_ext_pillar_commands".into(), Value::Bool(false));
+    Config::load_with(dir, &overrides)
+}
+
+/// `a/b.sls` → `a.b`, `a/b/init.sls` → `a.b`; `None` for other files.
+pub fn sls_name(rel: &str) -> Option<String> {
+    let stem = rel.strip_suffix(".sls")?;
+    let stem = stem.strip_suffix("/init").unwrap_or(stem);
+    if stem == "init" {
+        return None;
+    }
+    Some(stem.replace('/', "."))
+}
+
+/// What the compiles of one analysis found out about states.
+#[derive(Default)]
+struct Known {
+    /// `env:sls` of every compiled file.
+    sls: BTreeSet<String>,
+    /// Where states were written (the highstate's first).
+    sources: Vec<crate::salt::high::SourceMap>,
+    /// The plans made: the highstate's (when it compiled), then those of
+    /// open files compiled alone.
+    plans: Vec<Plan>,
+    /// IDs → state modules, from high data when no plan was made.
+    high_ids: BTreeMap<String, Vec<String>>,
+    /// IDs → their high data, when no plan was made.
+    high: Map,
+}
+
+impl Known {
+    /// Every chunk (the highstate's, then the open files' compiled alone).
+    fn chunks(&self) -> impl Iterator<Item = &Map> {
+        self.plans.iter().flat_map(|p| p.lowstate.chunks.iter())
+    }
+
+    fn add_chunks(&mut self, chunks: &[Map]) {
+        for c in chunks {
+            if let Some(s) = c.get("__sls__") {
+                let env = c.get("__env__").map_or("base".into(), Value::py_str);
+                self.sls.insert(format!("{env}:{}", s.py_str()));
+            }
+        }
+    }
+
+    fn add_high(&mut self, high: &Map, sources: crate::salt::high::SourceMap) {
+        for (id, body) in high.iter() {
+            let Some(body) = body.as_map() else { continue };
+            if let Some(s) = body.get("__sls__") {
+                let env = body.get("__env__").map_or("base".into(), Value::py_str);
+                self.sls.insert(format!("{env}:{}", s.py_str()));
+            }
+            let modules = body
+                .keys()
+                .filter_map(|k| k.as_str())
+                .filter(|k| !k.starts_with("__"))
+                .map(|k| k.split('.').next().unwrap_or(k).to_string())
+                .collect();
+            self.high_ids.insert(id.py_str(), modules);
+            self.high.insert(id.clone(), Value::Map(body.clone()));
+        }
+        self.sources.push(sources);
+    }
+
+    /// Every (ID, state module, name) the compiles know.
+    fn states(&self) -> Vec<(String, String, String)> {
+        let mut out: Vec<(String, String, String)> = self
+            .chunks()
+            .map(|c| {
+                let g = |k: &str| c.get(k).map(Value::py_str).unwrap_or_default();
+                (g("__id__"), g("state"), g("name"))
+            })
+            .collect();
+        for (id, modules) in &self.high_ids {
+            for m in modules {
+                out.push((id.clone(), m.clone(), id.clone()));
+            }
+        }
+        out
+    }
+
+    fn id_spans(&self, id: &str) -> Option<crate::salt::high::source_map::IdSpans> {
+        self.sources_iter().find_map(|s| s.id_spans(id))
+    }
+
+    fn sources_iter(&self) -> impl Iterator<Item = &crate::salt::high::SourceMap> {
+        self.plans
+            .iter()
+            .map(|p| &p.sources)
+            .chain(self.sources.iter())
+    }
+}
+
+/// One compile's knowledge of the tree.
+pub struct Analysis {
+    /// The issues of every file, by path.
+    pub issues: BTreeMap<PathBuf, Vec<Issue>>,
+    known: Known,
+    redactor: crate::redact::Redactor,
+    catalogue: Arc<Catalogue>,
+    share: Arc<FleetShare>,
+    config: Config,
+    open: BTreeMap<PathBuf, String>,
+    report: OnceLock<Option<crate::plan::Plan>>,
+    provenance: OnceLock<Option<crate::provenance::Provenance>>,
+}
+
+/// The lines above `line` that hold it, innermost first: (indent, key,
+/// whether it is a list item), skipping Jinja and blank lines.
+fn ancestors(text: &str, offset: usize) -> (String, Vec<(usize, String, bool)>) {
+    let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+    let line = text[start..end].to_string();
+    let mut indent = indent_of(&line);
+    let mut out = Vec::new();
+    for l in text[..start].lines().rev() {
+        let t = l.trim();
+        if t.is_empty() || t.starts_with('#') || t.starts_with("{%") || t.starts_with("{#") {
+            continue;
+        }
+        let i = indent_of(l);
+        let item = t.starts_with("- ");
+        // A list item at the same indent as its key still belongs to it.
+        if i < indent || (i == indent && !item && line.trim_start().starts_with("- ")) {
+            let key = t.trim_start_matches("- ").trim_end();
+            if let Some(k) = key.strip_suffix(':') {
+                out.push((i, k.trim().to_string(), item));
+            } else if let Some((k, _)) = key.split_once(": ") {
+                out.push((i, k.trim().to_string(), item));
+            }
+            indent = i;
+            if i == 0 {
+                break;
+            }
+        }
+    }
+    (line, out)
+}
+
+fn indent_of(l: &str) -> usize {
+    l.len() - l.trim_start_matches(' ').len()
+}
+
+/// Jinja `import`/`from`/`include`/`import_yaml`... statements of `text`
+/// with a literal name: (range of the name, the name).
+pub fn jinja_refs(text: &str) -> Vec<(Range<usize>, String)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(i) = text[at..].find("{%") {
+        let s = at + i + 2;
+        let Some(e) = text[s..].find("%}").map(|e| s + e) else {
+            break;
+        };
+        let body = &text[s..e];
+        let t = body.trim_start_matches(['-', '+']).trim_start();
+        let kw = [
+            "import_yaml",
+            "import_json",
+            "import_text",
+            "from",
+            "import",
+            "include",
+        ];
+        if kw.iter().any(|k| t.starts_with(k)) {
+            if let Some(q) = body.find(['"', '\'']) {
+                let quote = &body[q..=q];
+                if let Some(len) = body[q + 1..].find(quote) {
+                    let name = &body[q + 1..q + 1 + len];
+                    // `tpldir ~ "/map.jinja"`: beside the template.
+                    let computed = body[..q].trim_end().strip_suffix('~').map(str::trim_end);
+                    let name = match computed {
+                        Some(v) if v.ends_with("tpldir") || v.ends_with("slspath") => {
+                            format!(".{name}")
+                        }
+                        _ => name.to_string(),
+                    };
+                    out.push((s + q + 1..s + q + 1 + len, name));
+                }
+            }
+        }
+        at = e + 2;
+    }
+    out
+}
+
+impl Analysis {
+    /// Turn the compile's diagnostics into issues of the workspace's files.
+    fn locate(&mut self, diags: Vec<Diagnostic>) {
+        let mut seen = BTreeSet::new();
+        for d in diags {
+            let fallback = d
+                .subject(crate::salt::SLS)
+                .and_then(|s| self.sls_place(s.rsplit(':').next().unwrap_or(s)));
+            let source = |name: &str| {
+                let p = PathBuf::from(name);
+                (p.is_absolute() && self.in_roots(&p)).then_some(p)
+            };
+            let Some(mut issue) = issue_of(&d, &source, fallback) else {
+                continue;
+            };
+            issue.message = self.redactor.text(&issue.message);
+            for (_, m) in &mut issue.related {
+                *m = self.redactor.text(m);
+            }
+            self.refine(&d, &mut issue);
+            // The other side of a conflict in another file shows it too
+            // (the duplicate ID where it is declared again).
+            let mut mirrors = Vec::new();
+            for (p, _) in &issue.related {
+                if p.path != issue.at.path {
+                    let mut other = issue.clone();
+                    other.at = p.clone();
+                    other.fix = None;
+                    other.related = vec![(issue.at.clone(), "the other side of this".to_string())];
+                    mirrors.push(other);
+                }
+            }
+            for i in std::iter::once(issue).chain(mirrors) {
+                let key = (
+                    i.at.path.clone(),
+                    i.at.range.start,
+                    i.code,
+                    i.message.clone(),
+                );
+                if seen.insert(key) {
+                    self.issues.entry(i.at.path.clone()).or_default().push(i);
+                }
+            }
+        }
+    }
+
+    fn in_roots(&self, p: &Path) -> bool {
+        self.share.fs.locate(p).is_some() || p.starts_with(&self.config.dir)
+    }
+
+    /// The start of the file of SLS `sls` (in the first saltenv serving it).
+    fn sls_place(&self, sls: &str) -> Option<Place> {
+        let fs = &self.share.fs;
+        let env = fs
+            .envs()
+            .find(|e| fs.find_sls(e, sls).is_some())?
+            .to_string();
+        let f = fs.find_sls(&env, sls)?;
+        Some(Place {
+            path: f.path,
+            range: 0..0,
+        })
+    }
+
+    /// The text of `path`: the editor's, else the file's.
+    fn text(&self, path: &Path) -> Option<String> {
+        self.open
+            .get(path)
+            .cloned()
+            .or_else(|| self.share.fs.read_text(path).ok())
+    }
+
+    /// Point a missing requisite at its target, and offer the closest
+    /// existing state; point an unknown argument's fix at its key.
+    fn refine(&self, d: &Diagnostic, issue: &mut Issue) {
+        if d.code == codes::MISSING_REQUISITE {
+            let Some((module, target)) = missing_target(&d.message) else {
+                return;
+            };
+            let Some(text) = self.text(&issue.at.path) else {
+                return;
+            };
+            let Some(r) = find_word(&text, &target, issue.at.range.start) else {
+                return;
+            };
+            issue.at.range = r.clone();
+            let states = self.known.states();
+            let names = states
+                .iter()
+                .filter(|(_, m, _)| *m == module || module.is_empty())
+                .flat_map(|(id, _, name)| [id.as_str(), name.as_str()]);
+            if let Some(best) = did_you_mean(&target, names) {
+                issue.message.push_str(&format!("\ndid you mean `{best}`?"));
+                issue.fix = Some(Fix {
+                    title: format!("Replace with `{best}`"),
+                    range: r,
+                    replacement: best.to_string(),
+                });
+            }
+            return;
+        }
+        // `check`'s unknown arguments carry the suggestion in a note.
+        let best = d.notes.iter().find_map(|n| {
+            n.strip_prefix("did you mean `")
+                .and_then(|s| s.strip_suffix("`?"))
+        });
+        if let (Some(best), Some(text)) = (best, self.text(&issue.at.path)) {
+            let r = issue.at.range.clone();
+            let Some(seg) = text.get(r.clone()) else {
+                return;
+            };
+            let key_start = seg.find(|c: char| c.is_alphanumeric() || c == '_');
+            if let Some(ks) = key_start {
+                let rest = &seg[ks..];
+                let len = rest
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(rest.len());
+                let range = r.start + ks..r.start + ks + len;
+                issue.fix = Some(Fix {
+                    title: format!("Replace with `{best}`"),
+                    range,
+                    replacement: best.to_string(),
+                });
+            }
+        }
+    }
+
+    /// The state function under `offset`: `pkg.installed` or, on `pkg:`
+    /// or an argument line, the enclosing declaration's.
+    fn function_at(&self, text: &str, offset: usize) -> Option<String> {
+        let (_, word) = word_at(text, offset)?;
+        if word.contains('.') && self.catalogue.schema(word).is_some() {
+            return Some(word.to_string());
+        }
+        None
+    }
+
+    /// Where the thing at `offset` of `path` is defined.
+    pub fn definition(&self, path: &Path, text: &str, offset: usize) -> Vec<Place> {
+        let fs = &self.share.fs;
+        let here = fs.locate(path);
+        let env = here.as_ref().map_or("base".to_string(), |h| h.0.clone());
+        // Jinja imports.
+        for (r, name) in jinja_refs(text) {
+            if r.start <= offset && offset <= r.end {
+                let rel = match (name.strip_prefix("./"), &here) {
+                    (Some(n), Some((_, rel, _))) => match rel.rsplit_once('/') {
+                        Some((dir, _)) => format!("{dir}/{n}"),
+                        None => n.to_string(),
+                    },
+                    _ => name.clone(),
+                };
+                return fs
+                    .find_file(&env, &rel)
+                    .map(file_start)
+                    .into_iter()
+                    .collect();
+            }
+        }
+        let Some((_, word)) = word_at(text, offset) else {
+            return Vec::new();
+        };
+        if let Some(p) = word.strip_prefix("salt://") {
+            let p = p.split('?').next().unwrap_or(p);
+            return fs.find_file(&env, p).map(file_start).into_iter().collect();
+        }
+        let (line, anc) = ancestors(text, offset);
+        let here_sls = here.as_ref().and_then(|h| sls_name(&h.1));
+        let is_init = here.as_ref().is_some_and(|h| h.1.ends_with("init.sls"));
+        let line_key = line.trim().trim_start_matches("- ");
+        // `include:` entries and `sls:` requisites name SLS files.
+        if (anc.last().is_some_and(|(_, k, _)| k == "include") && anc.len() == 1)
+            || line_key.starts_with("sls:")
+        {
+            let word = word.strip_prefix("sls:").unwrap_or(word);
+            let name = resolve_relative(word, here_sls.as_deref(), is_init);
+            return fs
+                .find_sls(&env, &name)
+                .map(|f| file_start(f.path))
+                .into_iter()
+                .collect();
+        }
+        // A requisite target, an `extend:` target, any known ID or name.
+        let target = word.rsplit(':').next().unwrap_or(word);
+        let module = line_key
+            .split_once(':')
+            .map(|(m, _)| m.trim())
+            .filter(|m| !m.is_empty() && *m != target);
+        self.state_places(target, module)
+    }
+
+    /// Where the states with ID or name `target` (of `module`, if given)
+    /// are declared.
+    fn state_places(&self, target: &str, module: Option<&str>) -> Vec<Place> {
+        let mut ids: Vec<String> = self
+            .known
+            .states()
+            .into_iter()
+            .filter(|(id, m, name)| {
+                (id == target || name == target) && module.is_none_or(|x| x == m)
+            })
+            .map(|(id, _, _)| id)
+            .collect();
+        ids.dedup();
+        let mut out = Vec::new();
+        for id in ids {
+            if let Some(s) = self.known.id_spans(&id) {
+                let p = Place {
+                    path: PathBuf::from(&s.file.name),
+                    range: s.key.clone(),
+                };
+                if !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+        }
+        out
+    }
+
+    /// The ID declared at `offset`, when the cursor is on an ID key (or on
+    /// a requisite naming one).
+    fn id_at(&self, text: &str, offset: usize) -> Option<String> {
+        let (_, word) = word_at(text, offset)?;
+        let states = self.known.states();
+        let target = word.rsplit(':').next().unwrap_or(word);
+        states
+            .iter()
+            .find(|(id, _, name)| id == target || name == target)
+            .map(|(id, _, _)| id.clone())
+    }
+
+    /// Who requires, watches, extends... the state at `offset`, and its
+    /// declaration when `declaration`.
+    pub fn references(&self, text: &str, offset: usize, declaration: bool) -> Vec<Place> {
+        let Some(id) = self.id_at(text, offset) else {
+            return Vec::new();
+        };
+        let names: BTreeSet<String> = self
+            .known
+            .states()
+            .into_iter()
+            .filter(|(i, _, _)| *i == id)
+            .flat_map(|(i, _, n)| [i, n])
+            .collect();
+        let mut out = Vec::new();
+        if declaration {
+            out.extend(self.state_places(&id, None));
+        }
+        for c in self.known.chunks() {
+            for kind in REQUISITES {
+                let Some(Value::List(items)) = c.get(*kind) else {
+                    continue;
+                };
+                for it in items.iter() {
+                    let t = match it {
+                        Value::Map(m) => m.values().next().map(Value::py_str),
+                        v => Some(v.py_str()),
+                    };
+                    if !t.is_some_and(|t| names.contains(&t)) {
+                        continue;
+                    }
+                    let cid = c.get("__id__").map(Value::py_str).unwrap_or_default();
+                    let state = c.get("state").map(Value::py_str).unwrap_or_default();
+                    if let Some(l) = self
+                        .known
+                        .sources_iter()
+                        .find_map(|s| s.arg(&cid, &state, kind))
+                    {
+                        let mut range = l.range.clone();
+                        if let Some(r) = names
+                            .iter()
+                            .find_map(|n| find_word(&l.file.text, n, range.start))
+                        {
+                            range = r;
+                        }
+                        let p = Place {
+                            path: PathBuf::from(&l.file.name),
+                            range,
+                        };
+                        if !out.contains(&p) {
+                            out.push(p);
+                        }
+                    }
+                }
+            }
+        }
+        for s in self.known.sources_iter() {
+            for e in s.extends(&id) {
+                let p = Place {
+                    path: PathBuf::from(&e.file.name),
+                    range: e.key.clone(),
+                };
+                if !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+        }
+        out
+    }
+
+    /// The IDs of every compiled file whose name contains `query`.
+    pub fn workspace_symbols(&self, query: &str) -> Vec<Symbol> {
+        let q = query.to_lowercase();
+        let mut out = Vec::new();
+        let mut seen = BTreeSet::new();
+        for s in self.known.sources_iter() {
+            for (id, spans) in s.ids() {
+                if id.contains('@') || !id.to_lowercase().contains(&q) || !seen.insert(id.clone()) {
+                    continue;
+                }
+                out.push(Symbol {
+                    detail: spans.states.keys().cloned().collect::<Vec<_>>().join(", "),
+                    name: id,
+                    kind: SymbolKind::Object,
+                    at: Place {
+                        path: PathBuf::from(&spans.file.name),
+                        range: spans.key.clone(),
+                    },
+                    name_at: spans.key.clone(),
+                    children: Vec::new(),
+                });
+            }
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        out
+    }
+
+    /// Hover text (Markdown) for `offset` of `path`.
+    pub fn hover(&self, text: &str, offset: usize) -> Option<String> {
+        if let Some(p) = pillar_key_at(text, offset) {
+            return self.pillar_hover(&p);
+        }
+        if let Some(f) = self.function_at(text, offset) {
+            return self.function_hover(&f);
+        }
+        let id = self.id_at(text, offset)?;
+        Some(self.redactor.text(&self.state_hover(&id)))
+    }
+
+    fn state_hover(&self, id: &str) -> String {
+        let mut out = format!("**{id}**\n");
+        let chunks: Vec<&Map> = self
+            .known
+            .chunks()
+            .filter(|c| c.get("__id__").is_some_and(|v| v.py_str() == id))
+            .collect();
+        let report = self.report.get_or_init(|| {
+            let plan = self.known.plans.first()?;
+            let g = crate::salt::graph::ChunkGraph::from_ordered(&plan.lowstate).ok()?;
+            Some(crate::salt::report::explain(&g, Some(&plan.sources)))
+        });
+        for c in &chunks {
+            let fun = format!(
+                "{}.{}",
+                c.get("state").map(Value::py_str).unwrap_or_default(),
+                c.get("fun").map(Value::py_str).unwrap_or_default()
+            );
+            let name = c.get("name").map(Value::py_str).unwrap_or_default();
+            out.push_str(&format!("\n`{fun}` name `{name}`"));
+            if let Some(o) = c.get("order") {
+                out.push_str(&format!(", order {}", o.py_str()));
+            }
+            out.push('\n');
+        }
+        if let Some(plan) = report {
+            for (pos, n) in plan.order.iter().enumerate() {
+                let node = &plan.nodes[*n];
+                if node.title != id || node.secondary {
+                    continue;
+                }
+                out.push_str(&format!(
+                    "\nruns {} of {} (`{}`)\n",
+                    pos + 1,
+                    plan.order.len(),
+                    node.kind
+                ));
+                for r in &node.reasons {
+                    out.push_str(&format!("- {}\n", r.text));
+                }
+            }
+        }
+        if chunks.is_empty() {
+            if let Some(body) = self.known.high.get(id) {
+                out.push_str(
+                    "\nhigh data (the tree does not compile, so no run order):\n\n```yaml\n",
+                );
+                let mut m = Map::new();
+                m.insert(Value::str(id), body.clone());
+                out.push_str(&crate::yaml::dump(
+                    &self.redactor.value(&Value::Map(m)),
+                    Default::default(),
+                ));
+                out.push_str("```\n");
+            }
+        } else {
+            let list = Value::List(chunks.iter().map(|c| Value::Map((*c).clone())).collect());
+            out.push_str("\n```yaml\n");
+            out.push_str(&crate::yaml::dump(
+                &self.redactor.value(&list),
+                Default::default(),
+            ));
+            out.push_str("```\n");
+        }
+        out
+    }
+
+    fn function_hover(&self, fun: &str) -> Option<String> {
+        let schema = self.catalogue.schema(fun)?;
+        let mut out = format!("**{fun}** (Salt 3008.5 argspec)\n\n");
+        for (name, rule) in &schema.arguments {
+            if rule.undeclared {
+                continue;
+            }
+            out.push_str(&format!("- `{name}`"));
+            if rule.required {
+                out.push_str(" (required)");
+            } else if let Some(d) = &rule.default {
+                out.push_str(&format!(" = `{}`", d.py_repr()));
+            }
+            out.push('\n');
+        }
+        if !schema.groups.is_empty() {
+            out.push_str("\nrules:\n");
+            for g in &schema.groups {
+                let words = g.message.clone().unwrap_or_else(|| g.id.clone());
+                out.push_str(&format!("- {words}\n"));
+            }
+        }
+        Some(out)
+    }
+
+    fn pillar_hover(&self, key: &str) -> Option<String> {
+        let prov = self.provenance.get_or_init(|| {
+            let (_, _, p) = crate::salt::pillar::compile_traced(
+                crate::salt::pillar::PillarInputs {
+                    config: &self.config,
+                    mocks: self.config.mocks.clone(),
+                    overlay: None,
+                    limits: Default::default(),
+                    queries: &Default::default(),
+                    call_pillarenv: None,
+                },
+                true,
+            );
+            p
+        });
+        let globs = &self.config.secret_pillar;
+        let mask = self.config.pillar_mask_output;
+        let show = |p: &[String], v: &Value| crate::salt::secrets::show_leaf(p, v, globs, !mask);
+        let text = prov.as_ref()?.clone().filter(key).human(&show);
+        Some(format!(
+            "**pillar `{key}`**\n\n```\n{}```\n",
+            self.redactor.text(&text)
+        ))
+    }
+
+    /// Completions at `offset` of `path`.
+    pub fn completion(&self, path: &Path, text: &str, offset: usize) -> Vec<Completion> {
+        let (line, anc) = ancestors(text, offset);
+        let before = &line[..line
+            .len()
+            .min(offset - text[..offset].rfind('\n').map_or(0, |i| i + 1))];
+        let trimmed = before.trim_start();
+        let fs = &self.share.fs;
+        let env = fs.locate(path).map_or("base".to_string(), |h| h.0);
+        let mut out = Vec::new();
+        // Under `include:`: SLS names.
+        if anc.first().is_some_and(|(_, k, _)| k == "include") || trimmed.starts_with("- sls:") {
+            for s in fs.list_sls(&env) {
+                out.push(Completion::new(s.clone(), "SLS", CompletionKind::File));
+            }
+            return out;
+        }
+        match anc.len() {
+            // An ID's body: state modules and functions.
+            1 => {
+                for f in self.catalogue.functions() {
+                    out.push(Completion::new(
+                        f,
+                        "state function",
+                        CompletionKind::Function,
+                    ));
+                }
+            }
+            // A declaration's arguments: the function's, the global ones,
+            // requisite kinds.
+            2 => {
+                let fun = &anc[0].1;
+                if let Some(schema) = self.catalogue.schema(fun) {
+                    for (name, rule) in &schema.arguments {
+                        let detail = if rule.required {
+                            "required"
+                        } else {
+                            "argument"
+                        };
+                        out.push(Completion::new(
+                            name.clone(),
+                            detail,
+                            CompletionKind::Property,
+                        ));
+                    }
+                }
+                for a in GLOBAL_ARGS {
+                    out.push(Completion::new(
+                        *a,
+                        "state argument",
+                        CompletionKind::Property,
+                    ));
+                }
+                for r in REQUISITES {
+                    out.push(Completion::new(*r, "requisite", CompletionKind::Keyword));
+                }
+            }
+            // A requisite's targets: `module: ID`.
+            _ if anc
+                .first()
+                .is_some_and(|(_, k, _)| REQUISITES.contains(&k.as_str())) =>
+            {
+                let mut seen = BTreeSet::new();
+                for (id, m, _) in self.known.states() {
+                    let label = format!("{m}: {id}");
+                    if seen.insert(label.clone()) {
+                        out.push(Completion::new(label, "state", CompletionKind::Reference));
+                    }
+                }
+                out.push(Completion::new(
+                    "sls",
+                    "a whole SLS",
+                    CompletionKind::Keyword,
+                ));
+            }
+            _ => {}
+        }
+        out
+    }
+}
+
+/// The SLS a (possibly relative) include name means from `from`.
+fn resolve_relative(name: &str, from: Option<&str>, from_init: bool) -> String {
+    let Some(rest) = name.strip_prefix('.') else {
+        return name.to_string();
+    };
+    let Some(from) = from else {
+        return rest.to_string();
+    };
+    let mut parts: Vec<&str> = from.split('.').collect();
+    if !from_init {
+        parts.pop();
+    }
+    let mut rest = rest;
+    while let Some(r) = rest.strip_prefix('.') {
+        parts.pop();
+        rest = r;
+    }
+    parts.push(rest);
+    parts.retain(|p| !p.is_empty());
+    parts.join(".")
+}
+
+/// `Referenced state does not exist for requisite [require: (pkg: x)]` →
+/// (`pkg`, `x`).
+fn missing_target(message: &str) -> Option<(String, String)> {
+    let s = message.split_once("[")?.1;
+    let inner = s.split_once('(')?.1.split_once(')')?.0;
+    match inner.split_once(": ") {
+        Some((m, t)) => Some((m.trim().to_string(), t.trim().to_string())),
+        None => Some((String::new(), inner.trim().to_string())),
+    }
+}
+
+fn file_start(path: PathBuf) -> Place {
+    Place { path, range: 0..0 }
+}
+
+/// The pillar key a template reads at `offset`: `pillar['a']['b']`,
+/// `pillar.get('a:b')`, `salt['pillar.get']('a:b')`, `pillar.a.b`.
+pub fn pillar_key_at(text: &str, offset: usize) -> Option<String> {
+    let ls = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let le = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+    let line = &text[ls..le];
+    let col = offset - ls;
+    let mut at = 0;
+    while let Some(i) = line[at..].find("pillar") {
+        let s = at + i;
+        let mut e = s + "pillar".len();
+        let rest = &line[e..];
+        let mut keys: Vec<String> = Vec::new();
+        if let Some(r) = rest
+            .strip_prefix(".get'](")
+            .or_else(|| rest.strip_prefix(".get\"]("))
+            .or_else(|| rest.strip_prefix(".get("))
+        {
+            let r = r.trim_start_matches(['\'', '"']);
+            let k: String = r.chars().take_while(|c| !"'\",)".contains(*c)).collect();
+            e += rest.len() - r.len() + k.len();
+            keys.extend(k.split(':').map(str::to_string));
+        } else {
+            let mut r = rest;
+            loop {
+                if let Some(x) = r.strip_prefix("['").or_else(|| r.strip_prefix("[\"")) {
+                    let k: String = x.chars().take_while(|c| *c != '\'' && *c != '"').collect();
+                    r = &x[k.len()..];
+                    r = r.get(2..).unwrap_or("");
+                    keys.push(k);
+                } else if let Some(x) = r.strip_prefix('.') {
+                    let k: String = x
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    if k.is_empty() || k == "get" {
+                        break;
+                    }
+                    r = &x[k.len()..];
+                    keys.push(k);
+                } else {
+                    break;
+                }
+            }
+            e = line.len() - r.len();
+        }
+        if !keys.is_empty() && s <= col && col <= e {
+            return Some(keys.join(":"));
+        }
+        at = s + 1;
+    }
+    None
+}
+
+/// The symbols of an SLS text (IDs and their state declarations), read
+/// from the text itself (so a file that does not compile has them too):
+/// top-level keys are IDs (or `include`/`extend`/`exclude`), the keys
+/// under them states.
+pub fn document_symbols(path: &Path, text: &str) -> Vec<Symbol> {
+    let mut out: Vec<Symbol> = Vec::new();
+    let mut pos = 0;
+    for l in text.split_inclusive('\n') {
+        let start = pos;
+        pos += l.len();
+        let t = l.trim_end();
+        if t.trim().is_empty() || t.trim_start().starts_with(['#', '{']) && !t.contains("}}:") {
+            continue;
+        }
+        let indent = indent_of(t);
+        let body = &t[indent..];
+        if indent > 0 {
+            if let Some(parent) = out.last_mut() {
+                parent.at.range.end = pos;
+                if let Some(c) = parent.children.last_mut() {
+                    c.at.range.end = pos;
+                }
+            }
+        }
+        let Some(key) = body
+            .strip_suffix(':')
+            .or_else(|| body.split_once(": ").map(|x| x.0))
+        else {
+            continue;
+        };
+        if key.starts_with("- ") || key.is_empty() {
+            continue;
+        }
+        let key = key.trim_matches(['"', '\'']);
+        let name_at = start + indent..start + indent + key.len();
+        if indent == 0 {
+            let kind = if matches!(key, "include" | "extend" | "exclude") {
+                SymbolKind::Namespace
+            } else {
+                SymbolKind::Object
+            };
+            out.push(Symbol {
+                name: key.to_string(),
+                detail: String::new(),
+                kind,
+                at: Place {
+                    path: path.to_path_buf(),
+                    range: start..pos,
+                },
+                name_at,
+                children: Vec::new(),
+            });
+        } else if let Some(parent) = out.last_mut() {
+            parent.at.range.end = pos;
+            let top = parent.children.first().map_or(indent, |c| {
+                c.name_at.start - text[..c.name_at.start].rfind('\n').map_or(0, |i| i + 1)
+            });
+            if indent == top && parent.kind == SymbolKind::Object {
+                if !parent.detail.is_empty() {
+                    parent.detail.push_str(", ");
+                }
+                parent.detail.push_str(key);
+                parent.children.push(Symbol {
+                    name: key.to_string(),
+                    detail: String::new(),
+                    kind: SymbolKind::Function,
+                    at: Place {
+                        path: path.to_path_buf(),
+                        range: start..pos,
+                    },
+                    name_at,
+                    children: Vec::new(),
+                });
+            } else if let Some(c) = parent.children.last_mut() {
+                c.at.range.end = pos;
+            }
+        }
+    }
+    out
+}
+
+/// Whether `severity` fails a compile.
+pub fn is_error(severity: Severity) -> bool {
+    severity == Severity::Error
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_includes_resolve_like_salt() {
+        assert_eq!(
+            resolve_relative(".install", Some("nginx"), true),
+            "nginx.install"
+        );
+        assert_eq!(resolve_relative(".b", Some("a.x"), false), "a.b");
+        assert_eq!(resolve_relative("..c", Some("a.b.x"), false), "a.c");
+        assert_eq!(resolve_relative("z", Some("a"), true), "z");
+    }
+
+    #[test]
+    fn reads_the_missing_target() {
+        let m = "Referenced state does not exist for requisite [require: (pkg: nginx-pakage)] in state [nginx] in SLS [nginx.service]";
+        assert_eq!(
+            missing_target(m),
+            Some(("pkg".to_string(), "nginx-pakage".to_string()))
+        );
+    }
+
+    #[test]
+    fn pillar_keys_in_templates() {
+        let t = "x: {{ pillar['web']['port'] }} {{ salt['pillar.get']('a:b', 1) }} {{ pillar.get('c') }}";
+        assert_eq!(pillar_key_at(t, 10).as_deref(), Some("web:port"));
+        assert_eq!(pillar_key_at(t, 40).as_deref(), Some("a:b"));
+        assert_eq!(pillar_key_at(t, 70).as_deref(), Some("c"));
+        assert_eq!(pillar_key_at("pillar", 2), None);
+    }
+
+    #[test]
+    fn symbols_of_a_text() {
+        let t = "include:\n  - a\nweb:\n  pkg.installed:\n    - name: x\n  service.running: []\n";
+        let s = document_symbols(Path::new("/x.sls"), t);
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[1].name, "web");
+        assert_eq!(s[1].detail, "pkg.installed, service.running");
+        assert_eq!(s[1].children.len(), 2);
+    }
+
+    #[test]
+    fn jinja_names() {
+        let t = "{%- from tpldir ~ '/m.jinja' import x %}{% import 'lib/a.jinja' as a %}";
+        let r = jinja_refs(t);
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[0].1, "./m.jinja");
+        assert_eq!(r[1].1, "lib/a.jinja");
+        assert_eq!(sls_name("a/b/init.sls").as_deref(), Some("a.b"));
+    }
+}

@@ -1,0 +1,2 @@
+bind9-host:
+  pkg.installed

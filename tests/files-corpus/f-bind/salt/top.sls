@@ -1,0 +1,4 @@
+base:
+  '*':
+    - bind
+    - bind.config

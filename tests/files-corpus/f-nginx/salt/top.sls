@@ -1,0 +1,3 @@
+base:
+  '*':
+    - nginx.config

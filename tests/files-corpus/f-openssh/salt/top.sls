@@ -1,0 +1,5 @@
+base:
+  '*':
+    - openssh.config
+    - openssh.banner
+    - openssh.known_hosts

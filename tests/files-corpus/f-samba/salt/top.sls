@@ -1,0 +1,4 @@
+base:
+  '*':
+    - samba
+    - samba.config

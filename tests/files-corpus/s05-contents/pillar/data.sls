@@ -1,0 +1,8 @@
+app:
+  key: |
+    -----BEGIN KEY-----
+    abc
+    -----END KEY-----
+  other: plain
+  dict:
+    a: 1

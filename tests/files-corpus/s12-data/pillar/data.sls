@@ -1,0 +1,4 @@
+app:
+  port: 8443
+  list: [x, y]
+  name: web

@@ -1,0 +1,5 @@
+base-file:
+  file.managed:
+    - name: /etc/base
+    - source: salt://files/t.j2
+    - template: jinja

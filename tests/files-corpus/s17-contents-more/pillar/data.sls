@@ -1,0 +1,4 @@
+app:
+  a: 1
+  b: [x]
+  none: null
