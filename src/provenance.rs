@@ -457,7 +457,7 @@ mod tests {
     use super::*;
 
     fn v(yaml: &str) -> Value {
-        crate::yaml::load_value(yaml).unwrap()
+        crate::yaml::load_value(yaml, crate::yaml::Dialect::Salt).unwrap()
     }
 
     fn layer(origin: &str) -> Layer {

@@ -157,7 +157,8 @@ mod tests {
             r.text("user=app password=hunter2-pw; old=hunter2"),
             "user=app password=<redacted>; old=<redacted>"
         );
-        let v = crate::yaml::load_value("a: [x-hunter2-pw, 1]").unwrap();
+        let v =
+            crate::yaml::load_value("a: [x-hunter2-pw, 1]", crate::yaml::Dialect::Salt).unwrap();
         assert_eq!(
             r.value(&v).to_json().to_string(),
             r#"{"a":["x-<redacted>",1]}"#

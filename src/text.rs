@@ -1,8 +1,8 @@
 //! Source texts and positions. A [`SourceFile`] is a text with the name
 //! messages call it by; its one [`LineIndex`] (built on first use) does all
-//! the line and column arithmetic of the crate; a [`Span`] is a byte range
-//! in one source file. Lines and columns are 1-based, and columns count
-//! characters (as libyaml, Jinja and editors do), not bytes.
+//! the line and column arithmetic of the crate. Lines and columns are
+//! 1-based, and columns count characters (as libyaml, Jinja and editors
+//! do), not bytes.
 
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
@@ -135,31 +135,6 @@ impl SourceFile {
     }
 }
 
-/// A byte range inside one source file.
-#[derive(Debug, Clone)]
-pub struct Span {
-    /// The file.
-    pub file: Arc<SourceFile>,
-    /// The bytes.
-    pub range: Range<usize>,
-}
-
-impl Span {
-    /// A span of `range` in `file`.
-    pub fn new(file: &Arc<SourceFile>, range: Range<usize>) -> Span {
-        Span {
-            file: file.clone(),
-            range,
-        }
-    }
-
-    /// `name:line:col` of the span's start.
-    pub fn location(&self) -> String {
-        let (line, col) = self.file.line_col(self.range.start);
-        format!("{}:{line}:{col}", self.file.name)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,7 +154,6 @@ mod tests {
         assert_eq!(f.lines().line_count(), 3);
         assert_eq!(f.lines().line_start(5), 3);
         assert_eq!(f.lines().start_of_line(2), 9);
-        assert_eq!(Span::new(&f, 3..4).location(), "x:2:1");
     }
 
     #[test]

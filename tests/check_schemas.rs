@@ -54,7 +54,10 @@ fn flow(v: &Value) -> String {
                     .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '/')
                 && s.chars()
                     .all(|c| c.is_ascii_alphanumeric() || "_-./".contains(c))
-                && lowstate::yaml::load_value(s).ok().as_ref() == Some(v);
+                && lowstate::yaml::load_value(s, lowstate::yaml::Dialect::Salt)
+                    .ok()
+                    .as_ref()
+                    == Some(v);
             if plain {
                 s.to_string()
             } else {
@@ -111,7 +114,8 @@ fn read_existing(text: &str, known: &[String]) -> Existing {
             out.extra.push((name, body.to_string()));
             continue;
         }
-        let v = lowstate::yaml::load_value(body).unwrap_or_else(|e| panic!("{line}: {e:?}"));
+        let v = lowstate::yaml::load_value(body, lowstate::yaml::Dialect::Salt)
+            .unwrap_or_else(|e| panic!("{line}: {e:?}"));
         let keys = v
             .as_map()
             .map(|m| {

@@ -163,7 +163,8 @@ fn yaml_output_round_trips() {
     ]);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
-    let ours = lowstate::yaml::load_value(&text).expect("valid YAML");
+    let ours =
+        lowstate::yaml::load_value(&text, lowstate::yaml::Dialect::Salt).expect("valid YAML");
     let json = lowstate(&["compile", "-c", &corpus("045-decl-shapes")]);
     let j: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(ours.to_json(), j);
@@ -1602,4 +1603,65 @@ fn os_profile_answers_a_fresh_minions_queries_from_its_base_system() {
     // `{{ None }}` prints None, as in Salt.
     assert_eq!(v[0]["sh"], "None");
     assert_eq!(v[0]["release"], "Rocky Linux-9");
+}
+
+#[test]
+fn hot_explain_and_parameter_files_read_yaml_as_the_compile_does() {
+    // Heat's YAML rules, not Salt's: `0755` is octal (493) and the last of
+    // repeated keys wins. `--explain` and `--parameters` once read these
+    // files with Salt's rules (755, and a repeated key an error).
+    let dir = temp_dir("hot-dialect");
+    let t = dir.join("t.yaml");
+    std::fs::write(
+        &t,
+        "heat_template_version: 2016-10-14\nparameters:\n  mode:\n    type: number\n    default: 0755\n  name:\n    type: string\n    default: first\n  name:\n    type: string\n    default: second\n  count:\n    type: number\n    default: 1\nresources: {}\n",
+    )
+    .unwrap();
+    let values = dir.join("values.yaml");
+    std::fs::write(&values, "count: 010\ncount: 011\n").unwrap();
+    let (t, values) = (t.to_str().unwrap(), values.to_str().unwrap());
+    let out = lowstate(&["hot", t, "--parameters", values]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let value = |p: &str| doc["parameters"][p]["value"].clone();
+    assert_eq!(value("mode"), 493, "{doc}");
+    assert_eq!(value("name"), "second", "{doc}");
+    assert_eq!(value("count"), 9, "{doc}");
+
+    let out = lowstate(&["hot", t, "--explain", "--explain-format", "json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let leaf = |k: &str| {
+        v["leaves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["path"] == k)
+            .cloned()
+            .unwrap_or_else(|| panic!("no leaf {k}: {v}"))
+    };
+    for (k, want) in [
+        ("mode", serde_json::json!(493)),
+        ("name", serde_json::json!("second")),
+    ] {
+        let l = leaf(k);
+        assert_eq!(l["value"], want, "{l}");
+        assert_eq!(l["from"]["value"], want, "{l}");
+        assert!(
+            l["from"]["origin"]
+                .as_str()
+                .is_some_and(|a| a.contains("t.yaml:")),
+            "the template default is located: {l}"
+        );
+    }
 }

@@ -23,15 +23,23 @@ fn main() {
         ("salt3006", root.join("corpus-3006"), SaltVersion::V3006),
         ("extra", root.join("corpus-extra"), SaltVersion::V3008),
     ] {
-        let Ok(rd) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut cases: Vec<PathBuf> = rd
+        let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
             .flatten()
             .map(|e| e.path())
             .filter(|p| p.is_dir())
             .collect();
         cases.sort();
+        // A missing or empty corpus folder is a failure, not zero trials.
+        let shown = dir.display().to_string();
+        let count = cases.len();
+        trials.push(Trial::test(format!("{group}/corpus-present"), move || {
+            if count == 0 {
+                return Err(format!("no corpus case under {shown}").into());
+            }
+            Ok(())
+        }));
         for case in cases {
             let name = case.file_name().unwrap().to_string_lossy().into_owned();
             for mode in ["highstate", "lowstate", "runorder"] {
@@ -66,7 +74,7 @@ struct CaseMeta {
 
 fn meta(case: &Path) -> CaseMeta {
     let text = std::fs::read_to_string(case.join("case.yaml")).unwrap_or_default();
-    let v = lowstate::yaml::load_value(&text).unwrap_or_default();
+    let v = lowstate::yaml::load_value(&text, lowstate::yaml::Dialect::Salt).unwrap_or_default();
     CaseMeta {
         expect_error: v.get("expect").and_then(Value::as_str) == Some("error"),
         mentions: v

@@ -27,15 +27,22 @@ fn main() {
         "corpus-hot-nested",
         "corpus-hot-update",
     ] {
-        let Ok(rd) = std::fs::read_dir(root.join(dir)) else {
-            continue;
-        };
-        let mut cases: Vec<PathBuf> = rd
+        let mut cases: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
+            .into_iter()
+            .flatten()
             .flatten()
             .map(|e| e.path())
             .filter(|p| p.is_dir())
             .collect();
         cases.sort();
+        // A missing or empty corpus folder is a failure, not zero trials.
+        let count = cases.len();
+        trials.push(Trial::test(format!("{dir}/corpus-present"), move || {
+            if count == 0 {
+                return Err(format!("no corpus case under tests/{dir}").into());
+            }
+            Ok(())
+        }));
         for case in cases {
             let name = format!("{dir}/{}", case.file_name().unwrap().to_string_lossy());
             let expect_fail = known.iter().any(|k| k == &name);
@@ -71,6 +78,7 @@ fn source(path: &Path, name: String) -> std::sync::Arc<SourceFile> {
 pub fn input_of(case: &Path) -> (Input, Value) {
     let meta = lowstate::yaml::load_value(
         &std::fs::read_to_string(case.join("case.yaml")).unwrap_or_default(),
+        lowstate::yaml::Dialect::Salt,
     )
     .unwrap_or(Value::Null);
     let template = if case.join("template.yaml").is_file() {

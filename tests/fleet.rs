@@ -322,7 +322,7 @@ struct Variant {
 /// case has pillar) one pillar value overridden.
 fn corpus_variants(case: &Path) -> Option<Vec<Variant>> {
     let text = std::fs::read_to_string(case.join("minion")).ok()?;
-    let conf = lowstate::yaml::load_value(&text).ok()?;
+    let conf = lowstate::yaml::load_value(&text, lowstate::yaml::Dialect::Salt).ok()?;
     let own_id = conf
         .get("id")
         .map(lowstate::value::Value::py_str)

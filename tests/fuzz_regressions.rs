@@ -26,10 +26,7 @@ fn yaml_load(text: &str) -> String {
     [Dialect::Salt, Dialect::Heat]
         .iter()
         .map(|&dialect| {
-            let opts = LoadOptions {
-                dialect,
-                ..LoadOptions::default()
-            };
+            let opts = LoadOptions::new(dialect, &lowstate::limits::Limits::default());
             match load_with(text, &opts) {
                 Ok(n) => format!("{dialect:?}: ok {}", n.to_value().to_json()),
                 Err(e) => format!("{dialect:?}: error at {:?}: {}", e.span, e.message),
@@ -40,7 +37,7 @@ fn yaml_load(text: &str) -> String {
 }
 
 fn yaml_roundtrip(text: &str) -> String {
-    let value = match load_value(text) {
+    let value = match load_value(text, Dialect::Salt) {
         Ok(v) => v,
         Err(e) => return format!("error: {}", e.message),
     };
@@ -48,7 +45,7 @@ fn yaml_roundtrip(text: &str) -> String {
         .iter()
         .map(|&flow| {
             let dumped = dump(&value, DumpOptions { flow });
-            match load_value(&dumped) {
+            match load_value(&dumped, Dialect::Salt) {
                 Ok(v) if v == value => format!("{flow:?}: same"),
                 Ok(v) => format!("{flow:?}: differs: {}", v.to_json()),
                 Err(e) => format!("{flow:?}: does not load: {}", e.message),

@@ -1,9 +1,10 @@
 //! The layer rules of `src/`, read from the code's own paths (`use` trees
-//! and inline `crate::…` paths):
+//! and inline `crate::…`, `super::…` and `self::…` paths):
 //!
-//! - the core (`value`, `text`, `yaml`, `diag`, `plan`, `fnmatch`, `emit`,
-//!   `limits`, `editor`)
-//!   imports no front end;
+//! - the core (`value`, `text`, `yaml`, `diag`, `plan`, `rules`,
+//!   `provenance`, `redact`, `fnmatch`, `pyre`, `emit`, `limits`, `editor`)
+//!   imports no front end, and every top-level module is core, a front end
+//!   or `cli`;
 //! - a front end (`salt`, `hot`) never imports another front end;
 //! - only `main.rs` declares or imports `cli`, and the library never names
 //!   `anyhow` (typed errors in library code), `clap` or `indicatif` (the
@@ -31,6 +32,8 @@ const CORE: &[&str] = &[
     "limits",
     "rules",
     "provenance",
+    "redact",
+    "pyre",
     "editor",
 ];
 /// The front ends.
@@ -94,8 +97,8 @@ fn production_code(module: &str, text: &str) -> String {
 }
 
 /// Every absolute module path a file names: `crate::a::b` (inline or in a
-/// `use` tree with braces, expanded) and `super::`/`self::` paths made
-/// absolute. In `main.rs` and `cli/`, `lowstate::` stands for `crate::`.
+/// `use` tree with braces, expanded) and `super::`/`self::` paths (inline
+/// or in a `use` tree) made absolute. In `main.rs` and `cli/`, `lowstate::` stands for `crate::`.
 fn referenced_paths(module: &str, code: &str) -> Vec<String> {
     let bin = module == "main" || module == "cli" || module.starts_with("cli::");
     let mut out = Vec::new();
@@ -116,9 +119,9 @@ fn referenced_paths(module: &str, code: &str) -> Vec<String> {
     }
     // Inline paths.
     let roots: &[&str] = if bin {
-        &["crate::", "lowstate::"]
+        &["crate::", "super::", "self::", "lowstate::"]
     } else {
-        &["crate::"]
+        &["crate::", "super::", "self::"]
     };
     for root in roots {
         for (i, _) in code.match_indices(root) {
@@ -411,4 +414,143 @@ fn use_trees_expand() {
         ["crate::a::b", "crate::a::c::d", "crate::a::c::e"]
     );
     assert_eq!(absolute("x::y", "super::z", false).as_deref(), Some("x::z"));
+    assert_eq!(
+        absolute("x::y::w", "super::super::z", false).as_deref(),
+        Some("x::z")
+    );
+    assert_eq!(
+        absolute("x::y", "self::z", false).as_deref(),
+        Some("x::y::z")
+    );
+}
+
+#[test]
+fn every_top_level_module_has_a_layer() {
+    // A new top-level module must be placed: core, front end or cli.
+    let src = read_src();
+    let tops: BTreeSet<&str> = src.keys().map(|m| top(m)).collect();
+    for t in tops {
+        assert!(
+            t.is_empty()
+                || t == "main"
+                || t == "cli"
+                || CORE.contains(&t)
+                || FRONT_ENDS.contains(&t),
+            "top-level module {t} is in no layer (add it to CORE or FRONT_ENDS)"
+        );
+    }
+    for m in CORE.iter().chain(FRONT_ENDS) {
+        assert!(
+            src.contains_key(*m),
+            "layer list names {m}, which src/ lacks"
+        );
+    }
+}
+
+#[test]
+fn core_importing_a_front_end_through_super_fails() {
+    let bad = violations(&with(&[(
+        "yaml::load",
+        "use super::super::hot::template::Template;",
+    )]));
+    assert!(
+        bad.iter()
+            .any(|b| b.contains("core module yaml::load imports front end hot::template")),
+        "{bad:?}"
+    );
+    // Every core module is checked, `redact` and `pyre` included.
+    for m in ["redact", "pyre"] {
+        let bad = violations(&with(&[(m, "fn f() { crate::salt::low::compile(); }")]));
+        assert!(
+            bad.iter()
+                .any(|b| b.contains(&format!("core module {m} imports front end salt::low"))),
+            "{m}: {bad:?}"
+        );
+    }
+}
+
+#[test]
+fn a_front_end_importing_another_through_super_fails() {
+    let bad = violations(&with(&[(
+        "hot::stack",
+        "fn f() { super::super::salt::order::order_chunks(); }",
+    )]));
+    assert!(
+        bad.iter()
+            .any(|b| b.contains("front end hot::stack imports front end salt::order")),
+        "{bad:?}"
+    );
+}
+
+#[test]
+fn using_cli_fails() {
+    for line in [
+        "use crate::cli::Common;",
+        "fn f() { super::super::super::cli::run(); }",
+    ] {
+        let bad = violations(&with(&[("salt::high::build", line)]));
+        assert!(
+            bad.iter()
+                .any(|b| b.contains("salt::high::build imports cli (only main may)")),
+            "{line}: {bad:?}"
+        );
+    }
+}
+
+#[test]
+fn anyhow_in_the_library_fails() {
+    let bad = violations(&with(&[("salt::low", "use anyhow::Context;")]));
+    assert!(
+        bad.iter()
+            .any(|b| b.contains("library module salt::low uses anyhow")),
+        "{bad:?}"
+    );
+}
+
+#[test]
+fn a_cycle_through_super_fails() {
+    // Inline `super::` paths count: yaml::dump and yaml::resolve are
+    // siblings; make each use the other.
+    let bad = violations(&with(&[
+        ("yaml::dump", "fn f() { super::resolve::x(); }"),
+        ("yaml::resolve", "fn g() { super::dump::y(); }"),
+    ]));
+    assert!(
+        bad.iter().any(|b| b.starts_with("import cycle")
+            && b.contains("yaml::dump")
+            && b.contains("yaml::resolve")),
+        "{bad:?}"
+    );
+    // And `use super::…` trees.
+    let bad = violations(&with(&[
+        ("yaml::dump", "use super::resolve::X;"),
+        ("yaml::resolve", "use super::{dump::Y, Node};"),
+    ]));
+    assert!(
+        bad.iter().any(|b| b.starts_with("import cycle")
+            && b.contains("yaml::dump")
+            && b.contains("yaml::resolve")),
+        "{bad:?}"
+    );
+}
+
+#[test]
+fn the_binarys_crates_are_optional_for_the_library() {
+    // clap, anyhow and indicatif serve the binary only: optional
+    // dependencies behind the default `cli` feature the binary requires.
+    let manifest =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
+            .expect("Cargo.toml");
+    for dep in ["clap", "anyhow", "indicatif"] {
+        let line = manifest
+            .lines()
+            .find(|l| l.starts_with(&format!("{dep} =")))
+            .unwrap_or_else(|| panic!("{dep} is not a dependency"));
+        assert!(line.contains("optional = true"), "{line}");
+        assert!(
+            manifest.contains(&format!("\"dep:{dep}\"")),
+            "the cli feature does not enable {dep}"
+        );
+    }
+    assert!(manifest.contains("required-features = [\"cli\"]"));
 }

@@ -13,7 +13,9 @@ use std::sync::OnceLock;
 /// One tree directory per fuzzing process; each input rewrites it.
 fn tree() -> &'static PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| std::env::temp_dir().join(format!("lowstate-fuzz-files-{}", std::process::id())))
+    DIR.get_or_init(|| {
+        std::env::temp_dir().join(format!("lowstate-fuzz-files-{}", std::process::id()))
+    })
 }
 
 fuzz_target!(|data: &[u8]| {

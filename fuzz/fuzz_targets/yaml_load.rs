@@ -10,10 +10,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     for dialect in [Dialect::Salt, Dialect::Heat] {
-        let options = LoadOptions {
-            dialect,
-            ..LoadOptions::default()
-        };
+        let options = LoadOptions::new(dialect, &lowstate::limits::Limits::default());
         match load_with(text, &options) {
             Ok(node) => {
                 let _ = node.to_value();

@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use lowstate::yaml::{dump, load_value, DumpOptions};
+use lowstate::yaml::{dump, load_value, Dialect, DumpOptions};
 use lowstate::Value;
 
 /// Strict equality: the same type at every place (`1`, `1.0` and `true`
@@ -45,7 +45,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let Ok(value) = load_value(text) else {
+    let Ok(value) = load_value(text, Dialect::Salt) else {
         return;
     };
     // YAML 1.1 line breaks that saphyr-parser reads as characters
@@ -55,7 +55,7 @@ fuzz_target!(|data: &[u8]| {
     }
     for flow in [None, Some(false), Some(true)] {
         let dumped = dump(&value, DumpOptions { flow });
-        let again = match load_value(&dumped) {
+        let again = match load_value(&dumped, Dialect::Salt) {
             Ok(v) => v,
             // A known loader difference (docs/COMPATIBILITY.md, "YAML"):
             // saphyr-parser nests flow collections at most 255

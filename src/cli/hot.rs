@@ -143,7 +143,7 @@ fn read(path: &Path) -> Result<std::sync::Arc<SourceFile>> {
 
 fn mapping(path: &Path) -> Result<Map> {
     let file = read(path)?;
-    match lowstate::yaml::load_value(&file.text) {
+    match lowstate::yaml::load_value(&file.text, lowstate::yaml::Dialect::Heat) {
         Ok(Value::Map(m)) => Ok(m),
         Ok(Value::Null) => Ok(Map::new()),
         Ok(_) => bail!("{}: expected a mapping", path.display()),

@@ -773,7 +773,7 @@ impl Common {
             Some(p) => {
                 let text = std::fs::read_to_string(p)
                     .with_context(|| format!("cannot read mocks file {}", p.display()))?;
-                let v = lowstate::yaml::load_value(&text)
+                let v = lowstate::yaml::load_value(&text, lowstate::yaml::Dialect::Salt)
                     .map_err(|e| anyhow::anyhow!("mocks file {}: {}", p.display(), e.message))?;
                 Some(v)
             }
@@ -804,7 +804,7 @@ fn read_data(arg: &str, flag: &str) -> Result<Value> {
             std::fs::read_to_string(p).with_context(|| format!("{flag}: cannot read {p}"))?;
         match serde_json::from_str::<serde_json::Value>(&text) {
             Ok(j) => Ok(Value::from_json(&j)),
-            Err(_) => lowstate::yaml::load_value(&text)
+            Err(_) => lowstate::yaml::load_value(&text, lowstate::yaml::Dialect::Salt)
                 .map_err(|e| anyhow::anyhow!("{flag}: {p}: {}", e.message)),
         }
     };

@@ -158,13 +158,6 @@ impl Diagnostic {
             .find(|s| s.kind == kind)
             .map(|s| s.name.as_str())
     }
-    /// Replace the code (and take its severity): a stage re-classifying
-    /// an error it passes on.
-    pub fn recode(mut self, code: Code) -> Self {
-        self.code = code;
-        self.severity = code.severity;
-        self
-    }
     /// Set the primary label unless one is already there.
     pub fn or_primary(mut self, label: Option<Label>) -> Self {
         if self.primary.is_none() {
@@ -190,10 +183,6 @@ impl Diagnostic {
 pub struct Diagnostics(pub Vec<Diagnostic>);
 
 impl Diagnostics {
-    /// Does the list hold an error?
-    pub fn has_errors(&self) -> bool {
-        self.0.iter().any(Diagnostic::is_error)
-    }
     /// Salt's own error strings, in order (what `show_lowstate` returns).
     pub fn messages(&self) -> Vec<String> {
         self.0

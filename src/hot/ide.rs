@@ -39,10 +39,7 @@ fn is_template(text: &str) -> bool {
 }
 
 fn load(text: &str) -> Option<Node> {
-    let options = crate::yaml::LoadOptions {
-        dialect: crate::yaml::Dialect::Heat,
-        ..Default::default()
-    };
+    let options = crate::yaml::LoadOptions::new(crate::yaml::Dialect::Heat, &Default::default());
     crate::yaml::load_with(text, &options).ok()
 }
 

@@ -33,11 +33,12 @@ fn err<T>(at: &str, message: impl Into<String>) -> R<T> {
 
 /// Parse one schema file (`file` names it in errors).
 pub fn parse_schema(file: &str, text: &str) -> Result<Schema, SchemaError> {
-    let value = crate::yaml::load_value(text).map_err(|e| SchemaError {
-        file: file.into(),
-        at: format!("byte {}", e.span.start),
-        message: e.message,
-    })?;
+    let value =
+        crate::yaml::load_value(text, crate::yaml::Dialect::Salt).map_err(|e| SchemaError {
+            file: file.into(),
+            at: format!("byte {}", e.span.start),
+            message: e.message,
+        })?;
     schema(&value).map_err(|(at, message)| SchemaError {
         file: file.into(),
         at,

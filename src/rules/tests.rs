@@ -24,7 +24,7 @@ groups:
 "#;
 
 fn args(yaml: &str) -> Map {
-    crate::yaml::load_value(yaml)
+    crate::yaml::load_value(yaml, crate::yaml::Dialect::Salt)
         .unwrap()
         .as_map()
         .cloned()

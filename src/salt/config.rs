@@ -606,7 +606,7 @@ fn parse_mapping(file: &Arc<SourceFile>) -> Result<(Value, LayerWrites), crate::
     if file.text.trim().is_empty() {
         return Ok((Value::Map(Map::new()), Vec::new()));
     }
-    let tree = crate::yaml::load(&file.text)?;
+    let tree = crate::yaml::load(&file.text, crate::yaml::Dialect::Salt)?;
     let mut places: std::collections::HashMap<String, String> = Default::default();
     if let crate::yaml::NodeValue::Map(entries) = &tree.value {
         for (k, _) in entries {
@@ -755,7 +755,7 @@ pub fn locate(config: &Config, key: &str, item: Option<usize>) -> Option<crate::
         ));
     }
     files.iter().find_map(|f| {
-        let tree = crate::yaml::load(&f.text).ok()?;
+        let tree = crate::yaml::load(&f.text, crate::yaml::Dialect::Salt).ok()?;
         let crate::yaml::NodeValue::Map(entries) = &tree.value else {
             return None;
         };

@@ -110,10 +110,13 @@ pub fn run(entry: &ExtPillar, minion_id: &str, allow_commands: bool) -> ExtResul
         "cmd_json" => serde_json::from_str::<serde_json::Value>(&output)
             .map(|j| Value::from_json(&j))
             .map_err(|e| format!("the output of `{command}` is not JSON ({e})")),
-        "cmd_yamlex" => crate::salt::yamlex::load(&output, &Default::default())
-            .map(|y| y.into_value())
-            .map_err(|e| format!("the output of `{command}` is not YAML ({})", e.message)),
-        _ => crate::yaml::load_value(&output)
+        "cmd_yamlex" => crate::salt::yamlex::load(
+            &output,
+            &crate::yaml::LoadOptions::new(crate::yaml::Dialect::Yamlex, &Default::default()),
+        )
+        .map(|y| y.into_value())
+        .map_err(|e| format!("the output of `{command}` is not YAML ({})", e.message)),
+        _ => crate::yaml::load_value(&output, crate::yaml::Dialect::Salt)
             .map_err(|e| format!("the output of `{command}` is not YAML ({})", e.message)),
     };
     data.map_err(failed)
@@ -153,7 +156,7 @@ mod tests {
     use crate::value::Map;
 
     fn opts(yaml: &str) -> Value {
-        crate::yaml::load_value(yaml).unwrap()
+        crate::yaml::load_value(yaml, crate::yaml::Dialect::Salt).unwrap()
     }
 
     #[test]

@@ -154,7 +154,7 @@ pub fn parse_minions(text: &str) -> Result<Vec<FleetMinion>, String> {
         }
         return Ok(out);
     }
-    let value = crate::yaml::load_value(text).map_err(|e| e.message)?;
+    let value = crate::yaml::load_value(text, crate::yaml::Dialect::Salt).map_err(|e| e.message)?;
     let Value::List(items) = value else {
         return Err(
             "expected `salt '*' grains.items --out=json` output or a list of {id, grains, pillar}"
@@ -211,7 +211,8 @@ fn read_dir(dir: &Path) -> Result<Vec<FleetMinion>, Diagnostic> {
             continue;
         };
         let text = std::fs::read_to_string(&path).map_err(|e| bad(&path, e))?;
-        let value = crate::yaml::load_value(&text).map_err(|e| bad(&path, e.message))?;
+        let value = crate::yaml::load_value(&text, crate::yaml::Dialect::Salt)
+            .map_err(|e| bad(&path, e.message))?;
         // `salt-call grains.items --out=json` prints {"local": {...}};
         // `salt ID grains.items --out=json` prints {ID: {...}}.
         let grains = match value {

@@ -49,7 +49,7 @@ impl<'a> Minion<'a> {
 
 /// Where Salt would raise instead of answering.
 #[derive(Debug, Clone, PartialEq)]
-pub enum MatchError {
+pub(crate) enum MatchError {
     /// `match: <name>` names no matcher module (Salt: KeyError in the loader).
     UnknownMatcher(String),
     /// A regex Python's `re` rejects, or that the `regex` crate cannot run
@@ -89,14 +89,14 @@ impl std::fmt::Display for MatchError {
 impl std::error::Error for MatchError {}
 
 /// A match, or why the target is invalid.
-pub type MatchResult = Result<bool, MatchError>;
+pub(crate) type MatchResult = Result<bool, MatchError>;
 
 /// Salt's default target delimiter.
-pub const DEFAULT_DELIM: &str = ":";
+pub(crate) const DEFAULT_DELIM: &str = ":";
 
 /// The matcher a top file target uses: `compound` unless the target's item
 /// list holds a dict with a `match` key (the last one wins).
-pub fn matcher_name(items: &[Value]) -> Value {
+pub(crate) fn matcher_name(items: &[Value]) -> Value {
     let mut name = Value::from("compound");
     for item in items {
         if let Some(m) = item.as_map().and_then(|m| m.get("match")) {
@@ -107,7 +107,7 @@ pub fn matcher_name(items: &[Value]) -> Value {
 }
 
 /// Salt's `confirm_top`: does `target` (with its item list) match the minion?
-pub fn confirm_top(target: &Value, items: &[Value], minion: &Minion) -> MatchResult {
+pub(crate) fn confirm_top(target: &Value, items: &[Value], minion: &Minion) -> MatchResult {
     let name = matcher_name(items);
     match name.as_str() {
         Some(kind) => matches(kind, target, minion),
@@ -116,7 +116,7 @@ pub fn confirm_top(target: &Value, items: &[Value], minion: &Minion) -> MatchRes
 }
 
 /// Run the matcher called `kind` (`glob`, `grain`, ...) on a target.
-pub fn matches(kind: &str, target: &Value, minion: &Minion) -> MatchResult {
+pub(crate) fn matches(kind: &str, target: &Value, minion: &Minion) -> MatchResult {
     let s = target.as_str();
     let need = |matcher: &'static str| MatchError::NotAString {
         matcher,
@@ -164,18 +164,18 @@ pub fn matches(kind: &str, target: &Value, minion: &Minion) -> MatchResult {
 }
 
 /// `glob`: Python `fnmatch.fnmatch(minion_id, tgt)` (case-sensitive on Linux).
-pub fn glob_match(tgt: &str, id: &str) -> bool {
+pub(crate) fn glob_match(tgt: &str, id: &str) -> bool {
     fnmatch(id, tgt)
 }
 
 /// `pcre`: Python `re.match(tgt, minion_id)`, anchored at the start only.
-pub fn pcre_match(tgt: &str, id: &str) -> MatchResult {
+pub(crate) fn pcre_match(tgt: &str, id: &str) -> MatchResult {
     py_re_match(tgt, id)
 }
 
 /// `list`: a comma-separated string containing the id (or equal to it), or
 /// a list holding it.
-pub fn list_match(tgt: &Value, id: &str) -> bool {
+pub(crate) fn list_match(tgt: &Value, id: &str) -> bool {
     match tgt {
         Value::Str(t) => {
             t.contains(&format!(",{id},"))
@@ -190,38 +190,38 @@ pub fn list_match(tgt: &Value, id: &str) -> bool {
 }
 
 /// `grain`: `subdict_match` over the grains, fnmatch on lower-cased values.
-pub fn grain_match(tgt: &str, delim: &str, minion: &Minion) -> bool {
+pub(crate) fn grain_match(tgt: &str, delim: &str, minion: &Minion) -> bool {
     tgt.contains(delim) && subdict_match(minion.grains, tgt, delim, Mode::Glob)
 }
 
 /// `grain_pcre`: like `grain` with `re.match` on lower-cased values.
-pub fn grain_pcre_match(tgt: &str, delim: &str, minion: &Minion) -> bool {
+pub(crate) fn grain_pcre_match(tgt: &str, delim: &str, minion: &Minion) -> bool {
     tgt.contains(delim) && subdict_match(minion.grains, tgt, delim, Mode::Regex)
 }
 
 /// `pillar`: `subdict_match` over the pillar.
-pub fn pillar_match(tgt: &str, delim: &str, minion: &Minion) -> bool {
+pub(crate) fn pillar_match(tgt: &str, delim: &str, minion: &Minion) -> bool {
     tgt.contains(delim) && subdict_match(minion.pillar, tgt, delim, Mode::Glob)
 }
 
 /// `pillar_pcre`.
-pub fn pillar_pcre_match(tgt: &str, delim: &str, minion: &Minion) -> bool {
+pub(crate) fn pillar_pcre_match(tgt: &str, delim: &str, minion: &Minion) -> bool {
     tgt.contains(delim) && subdict_match(minion.pillar, tgt, delim, Mode::Regex)
 }
 
 /// `pillar_exact`: lower-cased string equality, no globbing.
-pub fn pillar_exact_match(tgt: &str, delim: &str, minion: &Minion) -> bool {
+pub(crate) fn pillar_exact_match(tgt: &str, delim: &str, minion: &Minion) -> bool {
     tgt.contains(delim) && subdict_match(minion.pillar, tgt, delim, Mode::Exact)
 }
 
 /// `data`: reads the minion's datastore, which is empty offline: no match.
-pub fn data_match(tgt: &str) -> bool {
+pub(crate) fn data_match(tgt: &str) -> bool {
     let _ = tgt;
     false
 }
 
 /// `resource` (3008): `T@type:id` or `T@type` against the `resources` option.
-pub fn resource_match(tgt: &str, minion: &Minion) -> bool {
+pub(crate) fn resource_match(tgt: &str, minion: &Minion) -> bool {
     let Some(res) = minion.opts.get("resources").filter(|r| r.truthy()) else {
         return false;
     };
@@ -238,7 +238,7 @@ pub fn resource_match(tgt: &str, minion: &Minion) -> bool {
 
 /// `ipcidr`: an address is looked up in the `ipv4`/`ipv6` grain list; a
 /// network (strict: no host bits) matches when any grain address is in it.
-pub fn ipcidr_match(tgt: &str, minion: &Minion) -> bool {
+pub(crate) fn ipcidr_match(tgt: &str, minion: &Minion) -> bool {
     let (net, prefix, is_addr) = if let Ok(addr) = tgt.parse::<IpAddr>() {
         (addr, 0, true)
     } else if let Some((net, prefix)) = parse_network(tgt) {
@@ -358,7 +358,7 @@ fn in_network(addr: IpAddr, net: IpAddr, prefix: u32) -> bool {
 
 /// `nodegroup`: the target names a nodegroup from the `nodegroups` option,
 /// whose expansion is matched as a compound expression.
-pub fn nodegroup_match(tgt: &Value, minion: &Minion) -> MatchResult {
+pub(crate) fn nodegroup_match(tgt: &Value, minion: &Minion) -> MatchResult {
     let Some(groups) = minion.nodegroups().filter(|g| g.truthy()) else {
         return Ok(false);
     };
@@ -378,7 +378,7 @@ pub fn nodegroup_match(tgt: &Value, minion: &Minion) -> MatchResult {
 /// How `subdict_match` compares a leaf value with the pattern (both are
 /// lower-cased first, as Salt does).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// Shell-style glob.
     Glob,
     /// Python regular expression.
@@ -389,7 +389,7 @@ pub enum Mode {
 
 /// Salt's `subdict_match`: `expr` is `key:path:pattern`; deeper key paths are
 /// tried first, so `a:b:c` matches `data[a][b] == c` before `data[a] == "b:c"`.
-pub fn subdict_match(data: &Value, expr: &str, delim: &str, mode: Mode) -> bool {
+pub(crate) fn subdict_match(data: &Value, expr: &str, delim: &str, mode: Mode) -> bool {
     if delim.is_empty() {
         return false;
     }
@@ -492,7 +492,11 @@ fn dict_match(target: &Value, pattern: &str, mode: Mode) -> bool {
 /// Salt's `traverse_dict_and_list(data, key, delimiter=delim)`: walk `a:b:0`
 /// through dicts and lists. `None` = not found (the caller substitutes its
 /// default). An empty delimiter takes the whole key as one part.
-pub fn traverse_dict_and_list<'v>(data: &'v Value, key: &str, delim: &str) -> Option<&'v Value> {
+pub(crate) fn traverse_dict_and_list<'v>(
+    data: &'v Value,
+    key: &str,
+    delim: &str,
+) -> Option<&'v Value> {
     if delim.is_empty() {
         traverse_parts(data, &[key])
     } else {
@@ -583,7 +587,7 @@ pub(crate) fn yamlify_key(each: &str) -> Option<Value> {
 // Python regular expressions
 
 /// Python `bool(re.match(pattern, text))`: anchored at the start, not the end.
-pub fn py_re_match(pattern: &str, text: &str) -> Result<bool, MatchError> {
+pub(crate) fn py_re_match(pattern: &str, text: &str) -> Result<bool, MatchError> {
     let bad = |message: String| MatchError::BadRegex {
         pattern: pattern.to_string(),
         message,
@@ -600,7 +604,7 @@ const OPERS: [&str; 5] = ["and", "or", "not", "(", ")"];
 
 /// One word of a compound expression, split as `salt.utils.minions.parse_target`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TargetWord<'a> {
+pub(crate) struct TargetWord<'a> {
     /// The match engine letter (`G`, `P`, `I`, ...), if any.
     pub engine: Option<char>,
     /// A custom delimiter (`G@key;value` style), if any.
@@ -611,7 +615,7 @@ pub struct TargetWord<'a> {
 
 /// `parse_target`: `E@pat`, `G<d>@pat` (a one-character delimiter for G, P,
 /// I and J only), or a bare pattern.
-pub fn parse_target(word: &str) -> TargetWord<'_> {
+pub(crate) fn parse_target(word: &str) -> TargetWord<'_> {
     let bare = TargetWord {
         engine: None,
         delimiter: None,
@@ -652,7 +656,7 @@ pub fn parse_target(word: &str) -> TargetWord<'_> {
 }
 
 /// `compound`: a string is split on whitespace; a list is taken word by word.
-pub fn compound_match(tgt: &Value, minion: &Minion) -> MatchResult {
+pub(crate) fn compound_match(tgt: &Value, minion: &Minion) -> MatchResult {
     let words: Vec<String> = match tgt {
         Value::Str(s) => s.split_whitespace().map(str::to_string).collect(),
         Value::List(l) => l.iter().map(Value::py_str).collect(),
@@ -812,7 +816,7 @@ fn eval_not(t: &[Tok], pos: &mut usize) -> Option<bool> {
 /// words. Nested `N@` groups are expanded in parentheses; a group of plain
 /// names becomes `L@a,b`, one with regex characters `E@a,b`; an unknown or
 /// recursively nested group expands to nothing.
-pub fn nodegroup_comp(name: &str, groups: &Value) -> Vec<String> {
+pub(crate) fn nodegroup_comp(name: &str, groups: &Value) -> Vec<String> {
     let mut skip = Vec::new();
     nodegroup_comp_inner(name, groups, &mut skip, true)
 }

@@ -324,10 +324,6 @@ struct ChunkFields<'c> {
 }
 
 impl<'c> ChunkFields<'c> {
-    fn of(chunk: &'c Map) -> ChunkFields<'c> {
-        Self::scan(chunk).0
-    }
-
     /// The fields and the chunk's [`ChunkInfo`], in one pass.
     fn scan(chunk: &'c Map) -> (ChunkFields<'c>, ChunkInfo) {
         let mut f = ChunkFields::default();
@@ -582,14 +578,6 @@ impl KeyIndex {
         slots.sort_unstable();
         slots.iter().map(|&i| self.nodes(i)).collect()
     }
-}
-
-/// Salt's tag of a chunk.
-pub fn chunk_tag(chunk: &Map) -> String {
-    let f = ChunkFields::of(chunk);
-    let mut tag = String::with_capacity(64);
-    push_tag(&mut tag, &f);
-    tag
 }
 
 fn push_tag(tag: &mut String, f: &ChunkFields<'_>) {

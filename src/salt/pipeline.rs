@@ -526,7 +526,8 @@ impl Session {
             _ => text,
         };
         // The text shows the arguments of its `no_log` states: say which.
-        if let Ok(Value::Map(high)) = crate::yaml::load_value(&rendered) {
+        if let Ok(Value::Map(high)) = crate::yaml::load_value(&rendered, crate::yaml::Dialect::Salt)
+        {
             self.options
                 .secrets
                 .add(crate::salt::secrets::no_log_values_high(&high));

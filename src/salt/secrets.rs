@@ -170,6 +170,7 @@ mod tests {
     fn secret_paths_are_redacted_falsy_values_too_and_the_rest_masked_like_salt() {
         let p = crate::yaml::load_value(
             "db: {password: '', user: app, port: 0}\nsecrets: {api: {key: k1}}\n_errors: [boom]",
+            crate::yaml::Dialect::Salt,
         )
         .unwrap();
         let globs = vec!["*:password".to_string(), "secrets".to_string()];

@@ -109,7 +109,7 @@ impl Aggr {
 }
 
 /// Load `text` as the yamlex renderer does.
-pub fn load(text: &str, options: &LoadOptions) -> Result<Aggr, YamlError> {
+pub(crate) fn load(text: &str, options: &LoadOptions) -> Result<Aggr, YamlError> {
     let (node, marks) = crate::yaml::load_tagged(text, options)?;
     let tags: HashMap<(usize, bool), &str> = marks
         .iter()
@@ -183,7 +183,7 @@ fn put(map: &mut IndexMap<Value, (Node, Aggr)>, key: Value, knode: Node, value: 
 
 /// `levelise(level)`: how deep values are marked before merging.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Level {
+pub(crate) enum Level {
     /// `False`: nothing is marked.
     Off,
     /// An int: this many levels are marked.
@@ -200,7 +200,7 @@ impl Level {
 }
 
 /// Salt's `yamlex.merge_recursive(a, b, level)` (`aggregation.aggregate`).
-pub fn merge_recursive(a: Aggr, b: Aggr, level: Level) -> Aggr {
+pub(crate) fn merge_recursive(a: Aggr, b: Aggr, level: Level) -> Aggr {
     let (deep, sub) = level.split();
     let (a, b) = if deep { (a.mark(), b.mark()) } else { (a, b) };
     match (a, b) {
@@ -252,7 +252,7 @@ pub fn merge_recursive(a: Aggr, b: Aggr, level: Level) -> Aggr {
 
 /// Salt's `aggregate` pillar strategy on data that came through yamlex
 /// (`merge_recursive(a, b, level=1)`).
-pub fn merge_aggregate(a: Aggr, b: Aggr) -> Aggr {
+pub(crate) fn merge_aggregate(a: Aggr, b: Aggr) -> Aggr {
     merge_recursive(a, b, Level::Depth(1))
 }
 
@@ -261,7 +261,14 @@ mod tests {
     use super::*;
 
     fn yx(text: &str) -> Aggr {
-        load(text, &LoadOptions::default()).unwrap()
+        load(
+            text,
+            &LoadOptions::new(
+                crate::yaml::Dialect::Yamlex,
+                &crate::limits::Limits::default(),
+            ),
+        )
+        .unwrap()
     }
 
     fn json(a: Aggr) -> String {

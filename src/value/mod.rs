@@ -12,7 +12,7 @@ use std::hash::{Hash, Hasher};
 
 mod json;
 mod map;
-pub mod pynum;
+pub(crate) mod pynum;
 mod python;
 pub use json::{dumps, write_json_str, JsonOptions};
 pub(crate) use map::hash_of;
@@ -184,13 +184,6 @@ impl Value {
     }
     /// The list, if this is one.
     pub fn as_list(&self) -> Option<&List> {
-        match self {
-            Value::List(l) => Some(l),
-            _ => None,
-        }
-    }
-    /// The list, mutable, if this is one.
-    pub fn as_list_mut(&mut self) -> Option<&mut List> {
         match self {
             Value::List(l) => Some(l),
             _ => None,

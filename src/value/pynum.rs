@@ -24,7 +24,7 @@ fn digits_ok(s: &str, base: u32, lead: bool) -> bool {
 /// `ValueError` (and for values past `i128`). `base` 0 reads the prefix
 /// (`0x`, `0o`, `0b`; a decimal may not start with `0` then); 2, 8 and 16
 /// also accept their own prefix.
-pub fn parse_int(s: &str, base: u32) -> Option<i128> {
+pub(crate) fn parse_int(s: &str, base: u32) -> Option<i128> {
     if base == 1 || base > 36 {
         return None;
     }
@@ -70,7 +70,7 @@ pub fn parse_int(s: &str, base: u32) -> Option<i128> {
 
 /// Python's `float(s)` for a string: `None` where Python raises
 /// `ValueError`. Out-of-range values give an infinity, as in Python.
-pub fn parse_float(s: &str) -> Option<f64> {
+pub(crate) fn parse_float(s: &str) -> Option<f64> {
     let t = s.trim();
     let body = t.strip_prefix(['+', '-']).unwrap_or(t);
     let negative = t.starts_with('-');

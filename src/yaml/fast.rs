@@ -10,8 +10,8 @@
 //! `{}`, and flat lists of plain words and quoted scalars, the `- pkgs:
 //! [a, b]` of Salt), comments and blank lines, in printable ASCII with
 //! `\n` or `\r\n` line breaks. Anything else gives `None` and the caller
-//! takes the saphyr path (`load_direct` in [`mod@super::load`], then the full
-//! loader): other flow collections, anchors, aliases, tags, block scalars,
+//! takes the saphyr path (`load_direct` in [`super::direct`], then the full
+//! loader in [`mod@super::load`]): other flow collections, anchors, aliases, tags, block scalars,
 //! `?` keys, directives and document markers, tabs, any other byte,
 //! multi-line scalars, indentation that is not one of the open
 //! collections' own, merge and `=` keys, duplicate keys, scalars the
@@ -35,10 +35,10 @@
 
 use std::ops::Range;
 
-use super::load::{
-    has_duplicate_or_collection_key, implicit_value, repeats_a_key, unusual_bytes, Bounds,
-};
+use super::direct::{implicit_value, unusual_bytes};
+use super::keys::{has_duplicate_or_collection_key, repeats_a_key};
 use super::resolve::{self, ScalarTag};
+use super::Bounds;
 use super::{Node, NodeValue};
 use crate::value::{Map, Value};
 
@@ -599,7 +599,7 @@ fn typed(text: &str) -> Option<NodeValue> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::load::load_direct;
+    use super::super::direct::load_direct;
     use super::*;
 
     const BOUNDS: Bounds = Bounds {
@@ -815,7 +815,7 @@ mod tests {
 /// text in DIR (e.g. `FASTPATH_DUMP`'s `served/`, see `tests/yaml_fastpath.rs`).
 #[cfg(test)]
 mod speed {
-    use super::super::load::load_direct;
+    use super::super::direct::load_direct;
     use super::*;
     use std::time::Instant;
 

@@ -6,8 +6,13 @@
 use crate::value::{Map, Value};
 use std::ops::Range;
 
+mod compose;
+mod construct;
+mod direct;
 mod dump;
 mod fast;
+mod keys;
+mod libyaml;
 mod load;
 pub(crate) mod resolve;
 
@@ -150,11 +155,10 @@ impl Node {
 /// Whose YAML rules a document is read with. Both are PyYAML's YAML 1.1
 /// resolution with timestamps kept as strings; they differ where the two
 /// loaders were changed by their projects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
     /// Salt's `SaltYamlSafeLoader`: `0755` is the int 755 (leading zeros
     /// stripped), a repeated key is an error (`found conflicting ID`).
-    #[default]
     Salt,
     /// Heat's template loader (PyYAML `SafeLoader`): `0755` is octal (493),
     /// a repeated key silently takes the last value (at the first key's
@@ -180,12 +184,6 @@ pub struct LoadOptions {
     pub max_nodes: usize,
 }
 
-impl Default for LoadOptions {
-    fn default() -> LoadOptions {
-        LoadOptions::new(Dialect::default(), &crate::limits::Limits::default())
-    }
-}
-
 impl LoadOptions {
     /// `dialect`'s rules within `limits`.
     pub fn new(dialect: Dialect, limits: &crate::limits::Limits) -> LoadOptions {
@@ -196,24 +194,61 @@ impl LoadOptions {
         }
     }
 
-    fn bounds(&self) -> load::Bounds {
-        load::Bounds {
+    fn bounds(&self) -> Bounds {
+        Bounds {
             depth: self.max_depth,
             nodes: self.max_nodes,
         }
     }
 }
 
-/// Parse one YAML document as Salt's YAML renderer does. An empty document
-/// is `Null`.
-pub fn load(text: &str) -> Result<Node, YamlError> {
-    load_with(text, &LoadOptions::default())
+/// How far one document may go: nesting depth and nodes built (aliases
+/// expanded: a guard against "billion laughs" documents, which PyYAML
+/// shares instead of copying). From [`LoadOptions`], i.e. the
+/// `yaml-depth` and `yaml-nodes` limits.
+#[derive(Debug, Clone, Copy)]
+struct Bounds {
+    /// Nesting depth.
+    pub(super) depth: usize,
+    /// Nodes built, aliases expanded (at least four times the document's own).
+    pub(super) nodes: usize,
+}
+
+/// The one dispatch of a document to its loader: the fast path
+/// ([`fast`]) for plain block YAML (unless the caller tried it already),
+/// else the direct path ([`direct`]), else the full loader ([`load`]). The
+/// first two serve only documents that need no dialect decision: they
+/// leave any duplicate key to the full loader.
+fn load_tree(
+    text: &str,
+    dialect: Dialect,
+    bounds: Bounds,
+    try_fast: bool,
+) -> Result<Node, YamlError> {
+    if try_fast {
+        if let Some(node) = fast::load_fast(text, bounds) {
+            return Ok(node);
+        }
+    }
+    match direct::load_direct(text, bounds) {
+        Some(node) => Ok(node),
+        None => load::load_graph(text, dialect, bounds),
+    }
+}
+
+/// Parse one YAML document with `dialect`'s rules and the default limits.
+/// An empty document is `Null`.
+pub fn load(text: &str, dialect: Dialect) -> Result<Node, YamlError> {
+    load_with(
+        text,
+        &LoadOptions::new(dialect, &crate::limits::Limits::default()),
+    )
 }
 
 /// Parse one YAML document with `options`' dialect. An empty document is
 /// `Null`.
 pub fn load_with(text: &str, options: &LoadOptions) -> Result<Node, YamlError> {
-    let mut node = load::load(text, options.dialect, options.bounds())?;
+    let mut node = load_tree(text, options.dialect, options.bounds(), true)?;
     if options.dialect == Dialect::Heat {
         heat_rules(&mut node, text);
     }
@@ -260,7 +295,7 @@ pub fn load_plain(text: &str, options: &LoadOptions) -> Result<Loaded, YamlError
         Some(map @ Value::Map(_)) => Ok(Loaded::Plain(map)),
         // Not a mapping (an SLS error, whose message wants the spans).
         Some(_) => load_with(text, options).map(Loaded::Tree),
-        None => load::load_saphyr(text, options.dialect, options.bounds()).map(Loaded::Tree),
+        None => load_tree(text, options.dialect, options.bounds(), false).map(Loaded::Tree),
     }
 }
 
@@ -331,7 +366,7 @@ fn pyyaml_octal(plain: &str) -> Option<i64> {
 /// API to load with.
 #[doc(hidden)]
 pub mod fastpath {
-    use super::{fast, load, Dialect};
+    use super::{direct, fast, load, Dialect};
 
     /// What the fast path did with a text.
     #[derive(Debug, Clone, PartialEq)]
@@ -349,7 +384,8 @@ pub mod fastpath {
 
     /// Load `text` on the fast path and compare with the saphyr paths.
     pub fn check(text: &str) -> Check {
-        let bounds = super::LoadOptions::default().bounds();
+        let bounds =
+            super::LoadOptions::new(Dialect::Salt, &crate::limits::Limits::default()).bounds();
         let plain = fast::load_fast_value(text, bounds);
         let Some(fast) = fast::load_fast(text, bounds) else {
             return match plain {
@@ -364,7 +400,7 @@ pub mod fastpath {
             return Check::Differs(format!("plain: {plain}\ntree:  {fast:?}"));
         }
         let fast = format!("{fast:?}");
-        let direct = format!("{:?}", load::load_direct(text, bounds));
+        let direct = format!("{:?}", direct::load_direct(text, bounds));
         let graph = format!("{:?}", load::load_graph(text, Dialect::Salt, bounds));
         if direct == format!("Some({fast})") && graph == format!("Ok({fast})") {
             Check::Agrees
@@ -374,9 +410,9 @@ pub mod fastpath {
     }
 }
 
-/// Parse to a plain value.
-pub fn load_value(text: &str) -> Result<Value, YamlError> {
-    load(text).map(Node::into_value)
+/// Parse to a plain value with `dialect`'s rules and the default limits.
+pub fn load_value(text: &str, dialect: Dialect) -> Result<Value, YamlError> {
+    load(text, dialect).map(Node::into_value)
 }
 
 /// Options for [`dump`], mirroring PyYAML's `safe_dump` keywords.
@@ -405,7 +441,7 @@ mod harness {
         let cases: Vec<String> =
             serde_json::from_str(&std::fs::read_to_string(path).expect("readable")).expect("json");
         for case in cases {
-            let out = match super::load(&case) {
+            let out = match super::load(&case, super::Dialect::Salt) {
                 Ok(n) => serde_json::json!({"ok": n.to_value().py_repr()}),
                 Err(e) => {
                     let (line, col) =
@@ -442,11 +478,11 @@ mod tests {
     use crate::vmap;
 
     fn v(text: &str) -> Value {
-        load_value(text).unwrap_or_else(|e| panic!("{text:?}: {e:?}"))
+        load_value(text, Dialect::Salt).unwrap_or_else(|e| panic!("{text:?}: {e:?}"))
     }
 
     fn e(text: &str) -> YamlError {
-        load(text).expect_err(text)
+        load(text, Dialect::Salt).expect_err(text)
     }
 
     fn line_col(text: &str, at: usize) -> (usize, usize) {
@@ -754,7 +790,7 @@ mod tests {
     #[test]
     fn spans_are_byte_offsets() {
         let text = "é: [ü, x]\nk: 'v'\n";
-        let node = load(text).expect("loads");
+        let node = load(text, Dialect::Salt).expect("loads");
         let NodeValue::Map(pairs) = &node.value else {
             panic!("map")
         };
@@ -769,7 +805,7 @@ mod tests {
         assert_eq!(&text[node.span.clone()], "é: [ü, x]\nk: 'v'");
         // Block collections end at their last child; aliases keep the anchor's span.
         let text = "a: &x\n  b: 1\n\nc: *x\n";
-        let node = load(text).expect("loads");
+        let node = load(text, Dialect::Salt).expect("loads");
         let NodeValue::Map(pairs) = &node.value else {
             panic!("map")
         };
@@ -819,7 +855,7 @@ mod tests {
             "d" => vmap! {"p" => "x", "q" => vec![Value::from("y"), Value::from("z")], "s" => "t"},
             "e" => vec![a.clone(), a],
         };
-        let node = load(text).expect("loads");
+        let node = load(text, Dialect::Salt).expect("loads");
         assert_eq!(node.to_value(), want);
         assert_eq!(node.into_value(), want);
     }
@@ -837,7 +873,7 @@ mod tests {
             let refs = vec![format!("*a{}", i - 1); 10].join(", ");
             text.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
         }
-        assert!(load(&text).is_err());
+        assert!(load(&text, Dialect::Salt).is_err());
     }
 }
 
@@ -882,10 +918,7 @@ mod pyyaml_data {
 
     #[test]
     fn heat_dialect_reads_octal_and_keeps_the_last_duplicate() {
-        let heat = LoadOptions {
-            dialect: Dialect::Heat,
-            ..LoadOptions::default()
-        };
+        let heat = LoadOptions::new(Dialect::Heat, &crate::limits::Limits::default());
         let text =
             "a: 0755\nb: 0o17\nc: 0x1F\nd: 1_000\ne: 1:30\nf: 1e3\na: 9\ng: 2013-05-23\nh: 0\n";
         let v = load_with(text, &heat).unwrap().to_value();
@@ -896,8 +929,11 @@ mod pyyaml_data {
         let v = load_with("m: 0755\n", &heat).unwrap().to_value();
         assert_eq!(v.py_repr(), "{'m': 493}");
         // Salt: leading zeros stripped, duplicates refused.
-        assert_eq!(load_value("m: 0755\n").unwrap().py_repr(), "{'m': 755}");
-        assert!(load("a: 1\na: 2\n").is_err());
+        assert_eq!(
+            load_value("m: 0755\n", Dialect::Salt).unwrap().py_repr(),
+            "{'m': 755}"
+        );
+        assert!(load("a: 1\na: 2\n", Dialect::Salt).is_err());
     }
 
     #[test]
@@ -908,7 +944,7 @@ mod pyyaml_data {
         let mut gaps_matching = 0;
         for case in &data {
             let input = case["input"].as_str().expect("input");
-            let got = load(input);
+            let got = load(input, Dialect::Salt);
             let ok = match (&got, case.get("repr")) {
                 (Ok(node), Some(repr)) => Some(node.to_value().py_repr().as_str()) == repr.as_str(),
                 (Err(e), None) => {

@@ -10,7 +10,7 @@ use std::collections::HashSet;
 
 /// Pop `__exclude__` and delete every excluded ID, keeping the order of the
 /// rest. Linear in the size of `high` times the number of `sls` patterns.
-pub fn apply_exclude(high: &mut Map) {
+pub(crate) fn apply_exclude(high: &mut Map) {
     let Some(exclude) = high.shift_remove("__exclude__") else {
         return;
     };

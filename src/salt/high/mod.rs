@@ -3,10 +3,10 @@
 //! steps Salt runs before building chunks.
 
 pub mod build;
-pub mod exclude;
+pub(crate) mod exclude;
 pub mod extend;
-pub mod requisite_in;
-pub mod source_map;
+pub(crate) mod requisite_in;
+pub(crate) mod source_map;
 pub mod verify;
 
 pub use source_map::SourceMap;

@@ -31,11 +31,6 @@ const USE_IGNORED: &[&str] = &[
     "onchanges",
 ];
 
-/// Salt 3008's `requisite_in` with no disabled requisites.
-pub fn requisite_in(high: &mut Map, sources: &SourceMap) -> Vec<Diagnostic> {
-    requisite_in_for(high, SaltVersion::V3008, &[], sources)
-}
-
 /// The state declarations of an ID's body: (module, argument list).
 fn declarations(body: &Map) -> impl Iterator<Item = (&Value, &[Value])> {
     body.iter()
@@ -60,7 +55,7 @@ fn req_in_arg<'v>(
 
 /// `requisite_in` for the given release; `disabled` lists requisite keys
 /// (`disabled_requisites` option) to ignore.
-pub fn requisite_in_for(
+pub(crate) fn requisite_in_for(
     high: &mut Map,
     version: SaltVersion,
     disabled: &[String],

@@ -315,7 +315,7 @@ fn index_file(index: &mut Index, p: &Pending) {
     let parsed;
     let node = match &p.node {
         Some(n) => n,
-        None => match crate::yaml::load(&p.text.text) {
+        None => match crate::yaml::load(&p.text.text, crate::yaml::Dialect::Salt) {
             Ok(n) => {
                 parsed = n;
                 &parsed
@@ -452,7 +452,7 @@ mod tests {
     fn defer(map: &mut SourceMap, sls: &str, template: &str, text: &str) {
         let template = SourceFile::new(format!("{sls}.sls"), template);
         let text = SourceFile::new(format!("{sls} (rendered)"), text);
-        let node = crate::yaml::load(&text.text).expect("yaml");
+        let node = crate::yaml::load(&text.text, crate::yaml::Dialect::Salt).expect("yaml");
         map.defer_file(
             sls.into(),
             template,

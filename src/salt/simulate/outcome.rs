@@ -293,7 +293,7 @@ impl Assumptions {
     pub fn from_text(text: &str) -> Result<Assumptions, AssumeError> {
         let value = match serde_json::from_str::<serde_json::Value>(text) {
             Ok(j) => Value::from_json(&j),
-            Err(_) => crate::yaml::load_value(text)
+            Err(_) => crate::yaml::load_value(text, crate::yaml::Dialect::Salt)
                 .map_err(|e| AssumeError(format!("invalid assumptions file: {}", e.message)))?,
         };
         Assumptions::from_value(&value)

@@ -6,13 +6,15 @@
 use indexmap::IndexMap;
 use minijinja::value::{Value as JValue, ValueKind};
 
-use super::py::{new_list, new_map, new_ordered_map, MutList, MutMap};
+#[cfg(test)]
+use super::py::MutList;
+use super::py::{new_list, new_map, new_ordered_map, MutMap};
 use crate::value::{Map, Value};
 
-pub use super::py::{is_mutable, pairs_of, to_mut_deep, to_mut_shallow};
+pub(crate) use super::py::is_mutable;
 
 /// Deep conversion to a template value; maps and lists become mutable.
-pub fn to_jinja(v: &Value) -> JValue {
+pub(crate) fn to_jinja(v: &Value) -> JValue {
     match v {
         Value::Null => JValue::from(()),
         Value::Bool(b) => JValue::from(*b),
@@ -30,7 +32,7 @@ pub fn to_jinja(v: &Value) -> JValue {
 
 /// Like [`to_jinja`], but every map becomes an `OrderedDict`: what Salt's
 /// YAML renderer makes of pillar data below the top level.
-pub fn to_jinja_ordered(v: &Value) -> JValue {
+pub(crate) fn to_jinja_ordered(v: &Value) -> JValue {
     match v {
         Value::List(l) => new_list(l.iter().map(to_jinja_ordered).collect()),
         Value::Map(m) => new_ordered_map(
@@ -44,7 +46,7 @@ pub fn to_jinja_ordered(v: &Value) -> JValue {
 
 /// The whole pillar as templates see it: a plain dict whose nested maps
 /// are `OrderedDict`s.
-pub fn to_jinja_pillar(v: &Value) -> JValue {
+pub(crate) fn to_jinja_pillar(v: &Value) -> JValue {
     match v {
         Value::Map(m) => new_map(
             m.iter()
@@ -58,7 +60,10 @@ pub fn to_jinja_pillar(v: &Value) -> JValue {
 /// The entries of the engine dict [`to_jinja`] makes of the map `m`, each
 /// value converted by `value` (given its key): the fill of a lazy root
 /// (`super::py::track_lazy`).
-pub fn root_entries(m: &Map, value: impl Fn(&Value, &Value) -> JValue) -> IndexMap<JValue, JValue> {
+pub(crate) fn root_entries(
+    m: &Map,
+    value: impl Fn(&Value, &Value) -> JValue,
+) -> IndexMap<JValue, JValue> {
     m.iter()
         .map(|(k, v)| (to_jinja_key(k), value(k, v)))
         .collect()
@@ -69,7 +74,7 @@ pub fn root_entries(m: &Map, value: impl Fn(&Value, &Value) -> JValue) -> IndexM
 /// hint holding a map at the same path (Salt's `dictupdate.update` keeps
 /// `dest`'s containers and deep-copies the ones it takes from `upd`, so
 /// pass the hints as `[dest, upd]`).
-pub fn to_jinja_like(v: &Value, hints: &[JValue]) -> JValue {
+pub(crate) fn to_jinja_like(v: &Value, hints: &[JValue]) -> JValue {
     match v {
         Value::Map(m) => {
             let maps: Vec<&JValue> = hints
@@ -125,8 +130,9 @@ fn to_jinja_key(k: &Value) -> JValue {
     }
 }
 
-/// Deep conversion to an immutable engine value (cheaper; for read-only data).
-pub fn to_jinja_frozen(v: &Value) -> JValue {
+/// Deep conversion to an immutable engine value (the tests' round trip).
+#[cfg(test)]
+fn to_jinja_frozen(v: &Value) -> JValue {
     match v {
         Value::List(l) => JValue::from(l.iter().map(to_jinja_frozen).collect::<Vec<_>>()),
         Value::Map(m) => JValue::from_object(
@@ -140,8 +146,10 @@ pub fn to_jinja_frozen(v: &Value) -> JValue {
 
 /// Deep conversion back to crate data. Undefined becomes `Null`; integers
 /// beyond `i64` become floats; callables and other opaque objects become
-/// their printed text.
-pub fn from_jinja(v: &JValue) -> Value {
+/// their printed text. The tests' round trip: renders hand data back as
+/// text.
+#[cfg(test)]
+fn from_jinja(v: &JValue) -> Value {
     if let Some(m) = v.downcast_object_ref::<MutMap>() {
         let pairs: Vec<(JValue, JValue)> = m
             .lock()

@@ -6,7 +6,7 @@
 //! globals and tests, mapping engine errors to Salt's messages, and the
 //! log of what a render read of the minion's data (`reads`).
 
-pub mod convert;
+pub(crate) mod convert;
 mod encode;
 mod error;
 pub mod filters;

@@ -968,7 +968,7 @@ pub(crate) fn register_data_filters(env: &mut Environment<'static>) {
 }
 
 fn load_yaml_text(text: &str) -> Result<JValue, Error> {
-    match crate::yaml::load_value(text) {
+    match crate::yaml::load_value(text, crate::yaml::Dialect::Salt) {
         Ok(v) => Ok(to_jinja(&v)),
         Err(e) => Err(template_error(
             JinjaErrorKind::Other,

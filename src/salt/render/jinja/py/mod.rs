@@ -173,13 +173,13 @@ pub(crate) fn is_ordered_map(v: &Value) -> bool {
 }
 
 /// Is `v` one of our mutable containers?
-pub fn is_mutable(v: &Value) -> bool {
+pub(crate) fn is_mutable(v: &Value) -> bool {
     v.downcast_object_ref::<MutMap>().is_some() || v.downcast_object_ref::<MutList>().is_some()
 }
 
 /// The `(key, value)` pairs of a map-like value, or of a sequence of pairs
 /// (what Python's `dict()` / `dict.update()` accept).
-pub fn pairs_of(v: &Value) -> Result<Vec<(Value, Value)>, Error> {
+pub(crate) fn pairs_of(v: &Value) -> Result<Vec<(Value, Value)>, Error> {
     if let Some(m) = v.downcast_object_ref::<MutMap>() {
         return Ok(m
             .lock()
@@ -238,7 +238,7 @@ pub fn pairs_of(v: &Value) -> Result<Vec<(Value, Value)>, Error> {
 /// map, list or lazy sequence becomes mutable (children kept as they are);
 /// everything else (our containers, tuples, namespaces, modules, macros,
 /// undefined) passes through unchanged so identity is kept.
-pub fn to_mut_shallow(v: Value) -> Value {
+pub(crate) fn to_mut_shallow(v: Value) -> Value {
     if is_mutable(&v) || v.is_tuple() || v.is_undefined() {
         return v;
     }
@@ -270,7 +270,7 @@ fn promote(v: &mut Value) {
 }
 
 /// Deep conversion: every map and sequence (not strings) becomes mutable.
-pub fn to_mut_deep(v: Value) -> Value {
+pub(crate) fn to_mut_deep(v: Value) -> Value {
     if v.is_tuple() {
         return v;
     }

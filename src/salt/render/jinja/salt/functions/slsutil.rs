@@ -162,7 +162,7 @@ pub(super) fn slsutil_deserialize(_c: &mut Call, a: Bound) -> Result<MjValue, Er
         "json" => serde_json::from_str::<serde_json::Value>(&text)
             .map(|j| to_mj(&Value::from_json(&j)))
             .map_err(|e| py_error(e.to_string())),
-        "yaml" => crate::yaml::load_value(&text)
+        "yaml" => crate::yaml::load_value(&text, crate::yaml::Dialect::Salt)
             .map(|v| to_mj(&v))
             .map_err(|e| py_error(e.message)),
         other => Err(py_error(format!(
