@@ -712,7 +712,8 @@ impl Common {
             let (k, v) = kv
                 .split_once('=')
                 .with_context(|| format!("--grain {kv}: expected KEY=VALUE"))?;
-            let v = lowstate::yaml::load_value(v).unwrap_or_else(|_| Value::str(v));
+            let v = lowstate::yaml::load_value(v, lowstate::yaml::Dialect::Salt)
+                .unwrap_or_else(|_| Value::str(v));
             flags.insert(Value::str(k), v);
         }
         Ok((file, flags))
