@@ -79,7 +79,7 @@ fn salt_diagnostics_fix_navigation_hover_completion() {
     assert!(d[0]["message"]
         .as_str()
         .unwrap()
-        .contains("did you mean `nginx-package`?"));
+        .contains("did you mean `pkg: nginx-package`?"));
     let actions = c.request(
         "textDocument/codeAction",
         json!({"textDocument": {"uri": u}, "range": d[0]["range"],

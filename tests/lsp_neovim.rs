@@ -99,7 +99,7 @@ fn neovim_shows_the_diagnostic_and_jumps_to_the_definition() {
     assert!(d[0]["message"]
         .as_str()
         .unwrap()
-        .contains("did you mean `nginx-package`?"));
+        .contains("did you mean `pkg: nginx-package`?"));
     // 0-based line and byte column of the misspelt target.
     assert_eq!(d[0]["lnum"], 8, "{v}");
     assert_eq!(d[0]["col"], 13, "{v}");

@@ -546,7 +546,10 @@ impl Analysis {
                 .filter(|(_, m, _)| *m == module || module.is_empty())
                 .flat_map(|(id, _, name)| [id.as_str(), name.as_str()]);
             if let Some(best) = did_you_mean(&target, names) {
-                issue.message.push_str(&format!("\ndid you mean `{best}`?"));
+                // The compile may say it already (`did you mean `pkg: x`?`).
+                if !d.notes.iter().any(|n| n.starts_with("did you mean")) {
+                    issue.message.push_str(&format!("\ndid you mean `{best}`?"));
+                }
                 issue.fix = Some(Fix {
                     title: format!("Replace with `{best}`"),
                     range: r,
