@@ -18,17 +18,9 @@ cd "$(dirname "$0")/.."
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(2000)
 
-cargo build --release --quiet
-bin=$PWD/target/release/lowstate
-venv=${HEAT_VENV:-$PWD/.heat-venv}
-hot_case=$PWD/../shared/oracle/hot-case
-[ -x "$venv/bin/python" ] && [ -x "$hot_case" ] || venv=""
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
 # shellcheck source=benches/lib.sh
 . benches/lib.sh
+heat_bench_setup
 
 lowstate_on() {
   local dir=$1

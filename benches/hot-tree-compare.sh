@@ -16,17 +16,9 @@ cd "$(dirname "$0")/.."
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(200)
 
-cargo build --release --quiet
-bin=$PWD/target/release/lowstate
-venv=${HEAT_VENV:-$PWD/.heat-venv}
-hot_case=$PWD/../shared/oracle/hot-case
-[ -x "$venv/bin/python" ] && [ -x "$hot_case" ] || venv=""
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
 # shellcheck source=benches/lib.sh
 . benches/lib.sh
+heat_bench_setup
 
 printf '%-8s %10s %9s %9s %10s %9s\n' members resources ls_sec ls_MiB heat_sec speedup
 largest=0

@@ -1,4 +1,18 @@
-# Shared by the benchmark scripts (source it after setting $work, a temp dir).
+# Shared by the benchmark scripts. The functions below write their scratch
+# files under $work, a temp dir the script sets (heat_bench_setup does).
+
+# For the Heat benchmarks: a release build ($bin), Heat's venv and
+# ../shared/oracle/hot-case when both are there ($venv, else empty;
+# $hot_case), and a temp dir ($work) removed on exit.
+heat_bench_setup() {
+  cargo build --release --quiet
+  bin=$PWD/target/release/lowstate
+  venv=${HEAT_VENV:-$PWD/.heat-venv}
+  hot_case=$PWD/../shared/oracle/hot-case
+  [ -x "$venv/bin/python" ] && [ -x "$hot_case" ] || venv=""
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+}
 
 # Wall seconds (4 decimals) and peak RSS (KiB) of one run of a command; its
 # output goes to $to (default /dev/null). The clock is bash's (time's %e

@@ -1307,15 +1307,7 @@ fn minion_d_files_layer_over_minion_and_config_explains_them() {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let leaf = |k: &str| {
-        v["leaves"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|l| l["path"] == k)
-            .cloned()
-            .unwrap()
-    };
+    let leaf = |k: &str| common::explain_leaf(&v, k).clone();
     // Sorted by name: 20-b.conf is read last and wins.
     assert!(leaf("failhard")["from"]["origin"]
         .as_str()
@@ -1365,15 +1357,7 @@ fn settings_files_layer_under_the_flags() {
         );
         serde_json::from_slice(&out.stdout).unwrap()
     };
-    let leaf = |v: &serde_json::Value, k: &str| {
-        v["leaves"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|l| l["path"] == k)
-            .cloned()
-            .unwrap()
-    };
+    let leaf = |v: &serde_json::Value, k: &str| common::explain_leaf(v, k).clone();
     let v = explain(&[]);
     assert_eq!(leaf(&v, "id")["value"], "from-user-env");
     assert_eq!(
@@ -1641,15 +1625,7 @@ fn hot_explain_and_parameter_files_read_yaml_as_the_compile_does() {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let leaf = |k: &str| {
-        v["leaves"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|l| l["path"] == k)
-            .cloned()
-            .unwrap_or_else(|| panic!("no leaf {k}: {v}"))
-    };
+    let leaf = |k: &str| common::explain_leaf(&v, k).clone();
     for (k, want) in [
         ("mode", serde_json::json!(493)),
         ("name", serde_json::json!("second")),

@@ -2,6 +2,8 @@
 //! the rough edges a first run hits (summaries, did-you-mean, readable
 //! plans, drawings of a broken tree).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -97,15 +99,7 @@ fn flags_beat_their_keys_and_explain_names_the_flag() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let leaf = |k: &str| {
-        v["leaves"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|l| l["path"] == k)
-            .cloned()
-            .unwrap_or_else(|| panic!("no leaf {k}"))
-    };
+    let leaf = |k: &str| common::explain_leaf(&v, k).clone();
     assert_eq!(leaf("lowstate_salt_version")["value"], 3007);
     assert_eq!(
         leaf("lowstate_salt_version")["from"]["origin"],

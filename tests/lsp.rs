@@ -2,6 +2,8 @@
 //! feature on a copy of the example tree and on a HOT template, the
 //! workspace boundary, a caught panic, and a bounded soak of random edits.
 
+mod common;
+
 #[path = "lsp_client/mod.rs"]
 mod client;
 
@@ -13,24 +15,11 @@ use std::path::{Path, PathBuf};
 pub fn example_tree(name: &str) -> PathBuf {
     let dst = std::env::temp_dir().join(format!("lowstate-lsp-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dst);
-    copy_dir(
+    common::copy_dir(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("state_tree"),
         &dst,
     );
     dst.canonicalize().unwrap()
-}
-
-fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for e in std::fs::read_dir(src).unwrap().flatten() {
-        let p = e.path();
-        let to = dst.join(e.file_name());
-        if p.is_dir() {
-            copy_dir(&p, &to);
-        } else {
-            std::fs::copy(&p, &to).unwrap();
-        }
-    }
 }
 
 /// Every file under `dir`, with its bytes.

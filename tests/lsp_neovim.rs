@@ -4,6 +4,8 @@
 //! to a file this test reads back. Skipped, with a message, where `nvim`
 //! is not installed (CI installs it in `.ci/run`).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -37,19 +39,6 @@ vim.fn.writefile({ vim.fn.json_encode(out) }, vim.env.LS_OUT)
 vim.cmd('qa!')
 "#;
 
-fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for e in std::fs::read_dir(src).unwrap().flatten() {
-        let p = e.path();
-        let to = dst.join(e.file_name());
-        if p.is_dir() {
-            copy_dir(&p, &to);
-        } else {
-            std::fs::copy(&p, &to).unwrap();
-        }
-    }
-}
-
 #[test]
 fn neovim_shows_the_diagnostic_and_jumps_to_the_definition() {
     if Command::new("nvim").arg("--version").output().is_err() {
@@ -59,7 +48,7 @@ fn neovim_shows_the_diagnostic_and_jumps_to_the_definition() {
     let dir: PathBuf = std::env::temp_dir().join(format!("lowstate-nvim-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let root = dir.join("tree");
-    copy_dir(
+    common::copy_dir(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("state_tree"),
         &root,
     );

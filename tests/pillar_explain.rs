@@ -50,12 +50,7 @@ fn explain(id: &str, extra: &[&str]) -> serde_json::Value {
 }
 
 fn leaf<'a>(doc: &'a serde_json::Value, path: &str) -> &'a serde_json::Value {
-    doc["leaves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|l| l["path"] == path)
-        .unwrap_or_else(|| panic!("no leaf {path}"))
+    common::explain_leaf(doc, path)
 }
 
 /// The file name (and line) an origin points at, without the directory.

@@ -192,6 +192,22 @@ pub fn build_all(
     'each: for ((k, def), (ty, constraints)) in defs.iter().zip(schemas) {
         let name = k.py_str();
         let get = |key: &str| def.get(key).filter(|v| !v.is_null());
+        // The parameter with its value, as the document shows it.
+        let param = |display: String, value: Value, source: &'static str, hidden: bool| Param {
+            display,
+            name: name.clone(),
+            ty,
+            value,
+            source,
+            hidden,
+            immutable: get("immutable").is_some_and(Value::truthy),
+            label: get("label")
+                .cloned()
+                .unwrap_or_else(|| Value::str(name.as_str())),
+            description: get("description")
+                .cloned()
+                .unwrap_or_else(|| Value::str("")),
+        };
         let default = get("default");
         if let Some(d) = default {
             for c in &constraints {
@@ -218,21 +234,12 @@ pub fn build_all(
             // A value the parent stack has only once its resources exist:
             // kept as the parent's expression, unchecked (Heat leaves it out
             // before create).
-            out.push(Param {
-                display: String::new(),
-                name: name.clone(),
-                ty,
-                value: expr.clone(),
-                source: "deferred",
-                hidden: get("hidden").is_some_and(Value::truthy),
-                immutable: get("immutable").is_some_and(Value::truthy),
-                label: get("label")
-                    .cloned()
-                    .unwrap_or_else(|| Value::str(name.as_str())),
-                description: get("description")
-                    .cloned()
-                    .unwrap_or_else(|| Value::str("")),
-            });
+            out.push(param(
+                String::new(),
+                expr.clone(),
+                "deferred",
+                get("hidden").is_some_and(Value::truthy),
+            ));
             continue;
         }
         let (raw, source) = match (
@@ -305,21 +312,7 @@ pub fn build_all(
                 continue 'each;
             }
         }
-        out.push(Param {
-            display: display(ty, &value),
-            name: name.clone(),
-            ty,
-            value,
-            source,
-            hidden,
-            immutable: get("immutable").is_some_and(Value::truthy),
-            label: get("label")
-                .cloned()
-                .unwrap_or_else(|| Value::str(name.as_str())),
-            description: get("description")
-                .cloned()
-                .unwrap_or_else(|| Value::str("")),
-        });
+        out.push(param(display(ty, &value), value, source, hidden));
     }
     Ok((out, errors))
 }

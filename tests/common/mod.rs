@@ -166,3 +166,30 @@ pub fn help_commands() -> Vec<String> {
     assert!(commands.len() >= 8, "{help}");
     commands
 }
+
+/// The leaf at `path` of an `--explain-format json` document (`pillar`,
+/// `config`, `grains` and `hot --explain` print the same shape).
+#[allow(dead_code)] // not every test binary that includes this module uses it
+pub fn explain_leaf<'a>(doc: &'a Json, path: &str) -> &'a Json {
+    doc["leaves"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no leaves in {doc}"))
+        .iter()
+        .find(|l| l["path"] == path)
+        .unwrap_or_else(|| panic!("no leaf {path}: {doc}"))
+}
+
+/// Copy the directory tree `src` to `dst` (files and folders).
+#[allow(dead_code)] // not every test binary that includes this module uses it
+pub fn copy_dir(src: &std::path::Path, dst: &std::path::Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap().flatten() {
+        let p = e.path();
+        let to = dst.join(e.file_name());
+        if p.is_dir() {
+            copy_dir(&p, &to);
+        } else {
+            std::fs::copy(&p, &to).unwrap();
+        }
+    }
+}
