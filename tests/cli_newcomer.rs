@@ -57,7 +57,7 @@ fn salt_tree(name: &str, files: &[(&str, &str)]) -> TempDir {
     let t = TempDir::new(name);
     t.write(
         "minion",
-        "id: web1\nfile_roots:\n  base: [salt]\npillar_roots:\n  base: [pillar]\n",
+        "id: web1\nlowstate_os: debian-12\nfile_roots:\n  base: [salt]\npillar_roots:\n  base: [pillar]\n",
     );
     for (rel, text) in files {
         t.write(&format!("salt/{rel}"), text);
