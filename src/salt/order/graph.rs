@@ -1,20 +1,14 @@
-//! Ordering: turns compiled chunks into the lowstate sequence. For Salt 3008
-//! it builds the requisite graph (`RequisiteGraph`: one node per chunk plus
-//! prereq test nodes, typed edges dependency → dependent), reports missing
-//! requisites and cycles with Salt's messages, and sorts topologically with
-//! Salt's heap key; for 3006/3007 it sorts by `(order, state+name+fun)`.
-//! The graph is kept in the result so execution simulation and drawing can
-//! reuse it.
+//! The requisite graph: one node per chunk (plus prereq test nodes), typed
+//! edges dependency → dependent, built from the chunks' requisites with
+//! Salt's target matching (IDs, names, globs, `sls:`), kept for the
+//! ordering, the simulation and the drawings.
 
-use crate::diag::codes;
-use crate::diag::{Diagnostic, Label};
+use super::{cmp_concat, order_bits, own_order, seen_order, SortKey};
 use crate::fnmatch::fnmatch;
 use crate::salt::high::extend::py_iter;
-use crate::salt::high::SourceMap;
-use crate::salt::low::{normalise_order, sort_chunks, symbolic_order, LowOptions, Num};
-pub use crate::salt::requisite::ReqKind;
+use crate::salt::low::Num;
+use crate::salt::requisite::ReqKind;
 use crate::salt::requisite::{self, edge_rank, PREREQ_SUFFIX, TAG_SEP};
-use crate::salt::{ID, SLS};
 use crate::value::{Map, Value};
 use indexmap::IndexMap;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -28,10 +22,10 @@ use thin_vec::ThinVec;
 /// Hash builder for the graph's internal tables: deterministic and much
 /// cheaper than SipHash on tags and names (nothing here is attacker-facing
 /// in a way that matters: a slow compile of a hostile tree at worst).
-type Fast = foldhash::fast::FixedState;
+pub(super) type Fast = foldhash::fast::FixedState;
 
 /// Node-keyed maps hash with a multiply (indices are small, dense integers).
-type NodeMap<V> = HashMap<NodeIndex, V, BuildHasherDefault<NodeHasher>>;
+pub(super) type NodeMap<V> = HashMap<NodeIndex, V, BuildHasherDefault<NodeHasher>>;
 
 /// One node's neighbours in first-edge order, each with its edge kinds
 /// (Salt's adjacency dict). A single neighbour is stored inline (most
@@ -40,7 +34,7 @@ type NodeMap<V> = HashMap<NodeIndex, V, BuildHasherDefault<NodeHasher>>;
 /// index kept beside the lists (see [`Adj::entry`]) so adding edges stays
 /// linear.
 #[derive(Debug, Clone)]
-enum Adj {
+pub(super) enum Adj {
     One(NodeIndex, Kinds),
     Many(ThinVec<(NodeIndex, Kinds)>),
 }
@@ -105,7 +99,7 @@ impl Adj {
 }
 
 #[derive(Default)]
-struct NodeHasher(u64);
+pub(super) struct NodeHasher(u64);
 
 impl std::hash::Hasher for NodeHasher {
     fn finish(&self) -> u64 {
@@ -140,7 +134,7 @@ pub(crate) struct Interner {
 
 /// The interned strings themselves, end to end.
 #[derive(Debug, Clone, Default)]
-struct Strings {
+pub(super) struct Strings {
     text: String,
     ends: Vec<usize>,
 }
@@ -218,19 +212,19 @@ impl Interner {
 /// The kinds of the edges between one pair of nodes, in insertion order,
 /// packed 4 bits each (at most 12 distinct kinds exist; no allocation).
 #[derive(Debug, Clone, Copy, Default)]
-struct Kinds(u64);
+pub(super) struct Kinds(u64);
 
 impl Kinds {
-    fn len(self) -> usize {
+    pub(super) fn len(self) -> usize {
         (self.0 >> 60) as usize
     }
-    fn iter(self) -> impl Iterator<Item = ReqKind> {
+    pub(super) fn iter(self) -> impl Iterator<Item = ReqKind> {
         (0..self.len()).map(move |i| ReqKind::ALL[((self.0 >> (4 * i)) & 0xf) as usize])
     }
-    fn contains(self, k: ReqKind) -> bool {
+    pub(super) fn contains(self, k: ReqKind) -> bool {
         self.iter().any(|x| x == k)
     }
-    fn push(&mut self, k: ReqKind) {
+    pub(super) fn push(&mut self, k: ReqKind) {
         let n = self.len();
         debug_assert!(n < ReqKind::ALL.len());
         let low = (self.0 & ((1u64 << (4 * n)) - 1)) | ((k as u64) << (4 * n));
@@ -285,7 +279,7 @@ pub struct RequisiteGraph {
     sls_last: usize,
     /// Per chunk whose requisites are not added yet: how many keys its
     /// ahead-of-time `reconcile_watch` appended (see `flag`).
-    watch_tail: Vec<u8>,
+    pub(super) watch_tail: Vec<u8>,
     /// How many chunks the graph was sized for.
     chunks: usize,
 }
@@ -295,25 +289,25 @@ pub struct RequisiteGraph {
 /// then its first problem, if any. One flat list per run, not per chunk:
 /// these wait for every chunk until edges go in.
 #[derive(Default)]
-struct Resolved {
-    edges: Vec<(ReqKind, NodeIndex)>,
+pub(super) struct Resolved {
+    pub(super) edges: Vec<(ReqKind, NodeIndex)>,
     /// Per chunk: the end of its edges in `edges`.
-    ends: Vec<u32>,
+    pub(super) ends: Vec<u32>,
     /// (chunk position in the run, its first problem), in chunk order.
-    errors: Vec<(usize, (ReqKind, String))>,
+    pub(super) errors: Vec<(usize, (ReqKind, String))>,
     /// Per chunk: how many keys its `reconcile_watch` appended.
-    tails: Vec<u8>,
+    pub(super) tails: Vec<u8>,
 }
 
 impl Resolved {
     /// Chunks per run.
-    const RUN: usize = 256;
+    pub(super) const RUN: usize = 256;
 }
 
 /// One chunk's fields the graph reads, found in a single pass over its keys
 /// (the same values `chunk.get(key)` returns: keys are unique).
 #[derive(Default)]
-struct ChunkFields<'c> {
+pub(super) struct ChunkFields<'c> {
     state: Option<&'c Value>,
     id: Option<&'c Value>,
     name: Option<&'c Value>,
@@ -365,7 +359,7 @@ impl<'c> ChunkFields<'c> {
 /// A chunk's `order` as the sort last saw it (the map stays the truth;
 /// this spares reading it).
 #[derive(Debug, Clone, Copy, Default)]
-enum OrderCache {
+pub(super) enum OrderCache {
     #[default]
     Missing,
     Num(Num),
@@ -376,23 +370,23 @@ enum OrderCache {
 /// What ordering needs of a chunk besides its graph node, read in the same
 /// scan as its fields.
 #[derive(Debug, Clone, Copy, Default)]
-struct ChunkInfo {
+pub(super) struct ChunkInfo {
     /// Bit `r` set: the chunk has a requisite key of rank `r` in
     /// `EDGE_KINDS` (keys are unique, so a rank appears at most once),
     /// truthy or not.
     reqs: u16,
     /// Has a `watch` or `watch_any` key (reconcile_watch may move it).
-    has_watch: bool,
+    pub(super) has_watch: bool,
     /// The `OrderCache` variant (0 missing, 1 int, 2 float, 3 other) and
     /// the number's bits: packed, this is 16 bytes instead of 24.
     order_kind: u8,
     order_bits: u64,
     /// Has a `name_order` key.
-    name_order: bool,
+    pub(super) name_order: bool,
 }
 
 impl ChunkInfo {
-    fn order(&self) -> OrderCache {
+    pub(super) fn order(&self) -> OrderCache {
         match self.order_kind {
             1 => OrderCache::Num(Num::Int(self.order_bits as i64)),
             2 => OrderCache::Num(Num::Float(f64::from_bits(self.order_bits))),
@@ -401,7 +395,7 @@ impl ChunkInfo {
         }
     }
 
-    fn set_order(&mut self, order: OrderCache) {
+    pub(super) fn set_order(&mut self, order: OrderCache) {
         (self.order_kind, self.order_bits) = match order {
             OrderCache::Missing => (0, 0),
             OrderCache::Num(Num::Int(i)) => (1, i as u64),
@@ -418,7 +412,7 @@ impl ChunkInfo {
     }
 
     /// Find the requisite keys again (after reconcile_watch moved some).
-    fn rescan_reqs(&mut self, chunk: &Map) {
+    pub(super) fn rescan_reqs(&mut self, chunk: &Map) {
         self.reqs = 0;
         for k in chunk.keys() {
             if let Some(rank) = k.as_str().and_then(edge_rank) {
@@ -437,7 +431,7 @@ impl ChunkInfo {
     }
 
     /// `order` as an int, as Salt's cap counts it.
-    fn int_order(&self) -> Option<i64> {
+    pub(super) fn int_order(&self) -> Option<i64> {
         match self.order() {
             OrderCache::Num(Num::Int(i)) => Some(i),
             _ => None,
@@ -449,7 +443,7 @@ impl ChunkInfo {
 /// on the first glob lookup, a sorted view so a glob with a literal prefix
 /// scans only that range.
 #[derive(Debug, Clone, Default)]
-struct KeyIndex {
+pub(super) struct KeyIndex {
     /// (interned name: slot in `RequisiteGraph::names`, its node), in
     /// insertion order. Nearly every key has exactly one node, stored here;
     /// a node with the `MANY` bit set is instead the position in `more` of
@@ -497,7 +491,7 @@ impl KeyIndex {
     /// Index `n` under `key`: appended unless it is the key's last node
     /// (the same chunk indexed under equal keys, e.g. name == ID). Rarer
     /// repeats are harmless: edges are deduplicated.
-    fn add(&mut self, key: u32, n: NodeIndex) {
+    pub(super) fn add(&mut self, key: u32, n: NodeIndex) {
         match self.position(key) {
             Some(i) => {
                 let entry = self.keys[i].1.index() as u32;
@@ -555,7 +549,7 @@ impl KeyIndex {
     }
 
     /// Node lists of every key matching a glob, in insertion order.
-    fn glob(&self, names: &Interner, pattern: &str) -> Vec<&[NodeIndex]> {
+    pub(super) fn glob(&self, names: &Interner, pattern: &str) -> Vec<&[NodeIndex]> {
         let keys = &self.keys;
         let key = |slot: usize| {
             keys.get(slot)
@@ -580,13 +574,13 @@ impl KeyIndex {
     }
 }
 
-fn push_tag(tag: &mut String, f: &ChunkFields<'_>) {
+pub(super) fn push_tag(tag: &mut String, f: &ChunkFields<'_>) {
     requisite::push_tag(tag, [f.state, f.id, f.name, f.fun]);
 }
 
 /// Append unless it is the last entry (the same chunk indexed under equal
 /// keys). Rarer repeats are harmless: edges are deduplicated.
-fn push_unique(v: &mut Vec<NodeIndex>, n: NodeIndex) {
+pub(super) fn push_unique(v: &mut Vec<NodeIndex>, n: NodeIndex) {
     if v.last() != Some(&n) {
         v.push(n);
     }
@@ -595,7 +589,7 @@ fn push_unique(v: &mut Vec<NodeIndex>, n: NodeIndex) {
 /// A chunk's node and its interned name and ID (slots of
 /// `RequisiteGraph::names`), as the lookups index them.
 #[derive(Debug, Clone, Copy)]
-struct Named {
+pub(super) struct Named {
     node: NodeIndex,
     name: Option<u32>,
     id: Option<u32>,
@@ -604,7 +598,7 @@ struct Named {
 /// The module lookups and the SLS index of a [`RequisiteGraph`], taken out
 /// of it while chunks are indexed (they can then be filled on another
 /// thread than the nodes).
-struct Lookups {
+pub(super) struct Lookups {
     by_module: HashMap<String, KeyIndex, Fast>,
     sls: IndexMap<String, Vec<NodeIndex>, Fast>,
     sls_last: usize,
@@ -683,7 +677,7 @@ impl Lookups {
 }
 
 /// `str(chunk["state"])` as the indexes spell it (empty when missing).
-fn state_str<'c>(f: &ChunkFields<'c>) -> std::borrow::Cow<'c, str> {
+pub(super) fn state_str<'c>(f: &ChunkFields<'c>) -> std::borrow::Cow<'c, str> {
     match f.state {
         Some(Value::Str(s)) => std::borrow::Cow::Borrowed(s.as_str()),
         Some(other) => std::borrow::Cow::Owned(other.py_str()),
@@ -693,7 +687,7 @@ fn state_str<'c>(f: &ChunkFields<'c>) -> std::borrow::Cow<'c, str> {
 
 impl RequisiteGraph {
     /// An empty graph with room for `chunks` chunks.
-    fn with_capacity(chunks: usize) -> RequisiteGraph {
+    pub(super) fn with_capacity(chunks: usize) -> RequisiteGraph {
         RequisiteGraph {
             graph: DiGraph::with_capacity(chunks, 0),
             tag_parts: Vec::with_capacity(chunks),
@@ -820,7 +814,7 @@ impl RequisiteGraph {
     }
 
     /// Every chunk is indexed: free the growth slack of the indexes.
-    fn shrink_indexes(&mut self) {
+    pub(super) fn shrink_indexes(&mut self) {
         for index in self.lookup.values_mut() {
             index.shrink();
         }
@@ -829,7 +823,7 @@ impl RequisiteGraph {
 
     /// Every requisite is resolved: free the lookup indexes (the graph
     /// outlives ordering, and nothing looks names or SLS up any more).
-    fn drop_lookups(&mut self) {
+    pub(super) fn drop_lookups(&mut self) {
         self.lookup = HashMap::default();
         self.sls = IndexMap::default();
     }
@@ -915,7 +909,7 @@ impl RequisiteGraph {
     /// one adds the nodes, in chunk order, and a second follows it chunk by
     /// chunk, filling the lookups (which need only each chunk's node and
     /// interned name and ID).
-    fn index_chunks(&mut self, chunks: &[Map]) -> Vec<ChunkInfo> {
+    pub(super) fn index_chunks(&mut self, chunks: &[Map]) -> Vec<ChunkInfo> {
         /// Below this, a second thread costs more than it saves.
         const TWO_THREADS_FROM: usize = 2048;
         // Not inside the rayon pool (a fleet compiles minions there): its
@@ -925,7 +919,7 @@ impl RequisiteGraph {
     }
 
     /// [`RequisiteGraph::index_chunks`], on one thread or two.
-    fn index_chunks_on(&mut self, chunks: &[Map], two_threads: bool) -> Vec<ChunkInfo> {
+    pub(super) fn index_chunks_on(&mut self, chunks: &[Map], two_threads: bool) -> Vec<ChunkInfo> {
         use std::sync::atomic::{AtomicBool, Ordering};
         let mut info: Vec<ChunkInfo> = Vec::with_capacity(chunks.len());
         let mut tag = String::new();
@@ -1116,7 +1110,7 @@ impl RequisiteGraph {
 
     /// Salt's `add_requisites` for one chunk, lookup part: the edges to add
     /// and the first problem. Read-only (runs in parallel).
-    fn resolve(
+    pub(super) fn resolve(
         &self,
         chunk: &Map,
         info: &ChunkInfo,
@@ -1193,7 +1187,12 @@ impl RequisiteGraph {
 
     /// Add chunk `i`'s resolved edges, in order (prereqs flag chunks and
     /// add test nodes as they come).
-    fn add_edges(&mut self, chunks: &mut [Map], i: usize, edges: &[(ReqKind, NodeIndex)]) {
+    pub(super) fn add_edges(
+        &mut self,
+        chunks: &mut [Map],
+        i: usize,
+        edges: &[(ReqKind, NodeIndex)],
+    ) {
         let Some(&node) = self.chunk_nodes.get(i) else {
             return;
         };
@@ -1256,7 +1255,7 @@ impl RequisiteGraph {
 
     /// Salt's order between two nodes whose orders are equal: by
     /// `state + name + fun`, then by the whole tag, then by node.
-    fn tie_break(&self, a: NodeIndex, b: NodeIndex) -> std::cmp::Ordering {
+    pub(super) fn tie_break(&self, a: NodeIndex, b: NodeIndex) -> std::cmp::Ordering {
         let label = |n: NodeIndex| {
             let [state, _, name, fun] = self.tag_strs(n.index());
             [state, name, fun]
@@ -1275,14 +1274,14 @@ impl RequisiteGraph {
     /// normalising. The keys are then worked out in parallel first, and
     /// every chunk's order normalised in place, with the same results as
     /// computing each key when its node becomes ready.
-    fn sort(
+    pub(super) fn sort(
         &self,
         chunks: &mut [Map],
         info: &mut [ChunkInfo],
         cap: i64,
     ) -> Result<Vec<NodeIndex>, ()> {
         #[cfg(test)]
-        let ahead = !tests::LAZY_SORT.get();
+        let ahead = !super::tests::LAZY_SORT.get();
         #[cfg(not(test))]
         let ahead = true;
         if ahead && self.one_node_per_chunk(chunks.len()) {
@@ -1438,975 +1437,5 @@ impl RequisiteGraph {
             }
         }
         Vec::new()
-    }
-}
-
-/// A chunk's own sort order: its `order`, normalised in place unless that
-/// would change nothing (see [`normalise_order`]).
-fn own_order(chunk: &mut Map, ci: &mut ChunkInfo, cap: i64) -> Num {
-    match ci.order() {
-        OrderCache::Num(o) if !ci.name_order && !o.is_negative() => o,
-        _ => {
-            let o = normalise_order(chunk, cap);
-            ci.set_order(OrderCache::Num(o));
-            ci.name_order = false;
-            o
-        }
-    }
-}
-
-/// A chunk's order as the key of a node it depends on reads it: as it is
-/// (not normalised), a symbolic one as its number, none as infinity; and
-/// whether it was symbolic (Salt writes that number back).
-fn seen_order(chunk: &Map, ci: &ChunkInfo, cap: i64) -> (Num, bool) {
-    match ci.order() {
-        OrderCache::Missing => (Num::Float(f64::INFINITY), false),
-        OrderCache::Num(o) => (o, false),
-        OrderCache::Other => match chunk.get("order") {
-            None => (Num::Float(f64::INFINITY), false),
-            Some(v) => match Num::of(v) {
-                Some(o) => (o, false),
-                None => (symbolic_order(Some(v), cap), true),
-            },
-        },
-    }
-}
-
-/// Salt's sort key of a node: `rank`, then the `state + name + fun` label,
-/// the tag and the node ([`RequisiteGraph::tie_break`], from the node's tag
-/// parts, as if spelled out: most keys differ in their ranks). The rank is
-/// (effective order, own order), or both folded into one integer
-/// ([`order_bits`]).
-#[derive(Debug, Clone)]
-struct SortKey<'g, R> {
-    rank: R,
-    node: NodeIndex,
-    graph: &'g RequisiteGraph,
-}
-
-impl<R: Ord> Ord for SortKey<'_, R> {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.rank
-            .cmp(&other.rank)
-            .then_with(|| self.graph.tie_break(self.node, other.node))
-    }
-}
-
-impl<R: Ord> PartialOrd for SortKey<'_, R> {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl<R: Ord> PartialEq for SortKey<'_, R> {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other).is_eq()
-    }
-}
-
-impl<R: Ord> Eq for SortKey<'_, R> {}
-
-/// An order as bits that sort as [`Num`] compares: floats by `total_cmp`,
-/// integers exactly, so only while no integer is past 2^53.
-fn order_bits(n: Num) -> Option<u64> {
-    let x = match n {
-        Num::Int(i) if i.unsigned_abs() <= 1 << 53 => i as f64,
-        Num::Int(_) => return None,
-        Num::Float(f) => f,
-    };
-    // `f64::total_cmp`'s key, shifted to sort unsigned.
-    let bits = x.to_bits() as i64;
-    let key = bits ^ ((((bits >> 63) as u64) >> 1) as i64);
-    Some((key as u64) ^ (1 << 63))
-}
-
-/// Compare the concatenations of two lists of strings (byte order, as
-/// `str` compares) without building them.
-fn cmp_concat(a: &[&str], b: &[&str]) -> std::cmp::Ordering {
-    use std::cmp::Ordering;
-    let (mut a, mut b) = (
-        a.iter().map(|s| s.as_bytes()),
-        b.iter().map(|s| s.as_bytes()),
-    );
-    let (mut x, mut y): (&[u8], &[u8]) = (&[], &[]);
-    loop {
-        while x.is_empty() {
-            match a.next() {
-                Some(next) => x = next,
-                None => break,
-            }
-        }
-        while y.is_empty() {
-            match b.next() {
-                Some(next) => y = next,
-                None => break,
-            }
-        }
-        match (x.is_empty(), y.is_empty()) {
-            (true, true) => return Ordering::Equal,
-            (true, false) => return Ordering::Less,
-            (false, true) => return Ordering::Greater,
-            (false, false) => {}
-        }
-        let n = x.len().min(y.len());
-        match x[..n].cmp(&y[..n]) {
-            Ordering::Equal => (x, y) = (&x[n..], &y[n..]),
-            unequal => return unequal,
-        }
-    }
-}
-
-/// The ordered result: the chunks and the sequence in which the lowstate
-/// lists them (a prerequired chunk appears twice in 3008).
-#[derive(Debug, Clone)]
-pub struct Lowstate {
-    /// The compiled chunks (each once).
-    pub chunks: Vec<Map>,
-    /// Indices into `chunks`, in lowstate order.
-    pub sequence: Vec<usize>,
-    /// 3008 only: the requisite graph.
-    pub graph: Option<RequisiteGraph>,
-    /// 3008 only: the graph's nodes in lowstate order (parallel to
-    /// `sequence`; prereq test nodes included). Empty for 3006/3007.
-    pub nodes: Vec<NodeIndex>,
-}
-
-impl Lowstate {
-    /// The lowstate as `state.show_lowstate` prints it.
-    pub fn to_list(&self) -> Vec<Map> {
-        self.sequence
-            .iter()
-            .map(|&i| self.chunks[i].clone())
-            .collect()
-    }
-
-    /// Like [`Lowstate::to_list`], moving chunks out (cloning only the
-    /// ones listed twice).
-    pub fn into_list(self) -> Vec<Map> {
-        let mut uses = vec![0usize; self.chunks.len()];
-        for &i in &self.sequence {
-            uses[i] += 1;
-        }
-        let mut slots: Vec<Option<Map>> = self.chunks.into_iter().map(Some).collect();
-        let mut out = Vec::with_capacity(self.sequence.len());
-        for &i in &self.sequence {
-            uses[i] -= 1;
-            let chunk = if uses[i] == 0 {
-                slots[i].take()
-            } else {
-                slots[i].clone()
-            };
-            out.extend(chunk);
-        }
-        out
-    }
-}
-
-/// 3008: `watch` on a module without `mod_watch` becomes `require`
-/// (`watch_any` → `require_any`), appended to any existing list.
-pub fn reconcile_watch(chunk: &mut Map, opts: &LowOptions) {
-    if !chunk.contains_key("watch") && !chunk.contains_key("watch_any") {
-        return;
-    }
-    let state = chunk.get("state").map(Value::py_str).unwrap_or_default();
-    if opts.has_mod_watch(&state) {
-        return;
-    }
-    for (from, to) in [("watch", "require"), ("watch_any", "require_any")] {
-        if !chunk.contains_key(from) {
-            continue;
-        }
-        if !chunk.contains_key(to) {
-            chunk.insert(to.into(), Value::List(crate::value::List::new()));
-        }
-        let moved = chunk
-            .shift_remove(from)
-            .map(|v| py_iter(&v))
-            .unwrap_or_default();
-        if let Some(Value::List(l)) = chunk.get_mut(to) {
-            l.extend(moved);
-        }
-    }
-}
-
-/// Order compiled chunks into the lowstate (see the module doc). Errors:
-/// 3008's missing-requisite messages (first per chunk) and the cycle message.
-pub fn order_chunks(
-    mut chunks: Vec<Map>,
-    opts: &LowOptions,
-    sources: &SourceMap,
-) -> Result<Lowstate, Vec<Diagnostic>> {
-    if !opts.version.uses_graph() {
-        let chunks = sort_chunks(chunks);
-        let sequence = (0..chunks.len()).collect();
-        return Ok(Lowstate {
-            chunks,
-            sequence,
-            graph: None,
-            nodes: Vec::new(),
-        });
-    }
-    let mut g = RequisiteGraph::with_capacity(chunks.len());
-    // Indexing goes in chunk order (a parallel scan first was no faster:
-    // the indexing is bound on its hash tables, and reads the chunks again).
-    let mut info = g.index_chunks(&chunks);
-    g.shrink_indexes();
-    // With every chunk indexed, each chunk's requisites resolve on their
-    // own: `reconcile_watch` touches only its chunk, and the lookups only
-    // read the indexes. Edges then go in sequentially, in chunk order, so
-    // nodes, edges and errors come out as with Salt's single pass.
-    let disabled = &opts.disabled_requisites;
-    let resolved: Vec<Resolved> = {
-        let g = &g;
-        chunks
-            .par_chunks_mut(Resolved::RUN)
-            .zip(info.par_chunks_mut(Resolved::RUN))
-            .map(|(run, infos)| {
-                let mut r = Resolved {
-                    ends: Vec::with_capacity(run.len()),
-                    tails: Vec::with_capacity(run.len()),
-                    ..Resolved::default()
-                };
-                for (j, (chunk, ci)) in run.iter_mut().zip(infos).enumerate() {
-                    r.tails.push(watch_ahead(chunk, ci, opts));
-                    if let Err(e) = g.resolve(chunk, ci, disabled, &mut r.edges) {
-                        r.errors.push((j, e));
-                    }
-                    r.ends
-                        .push(u32::try_from(r.edges.len()).unwrap_or(u32::MAX));
-                }
-                r.edges.shrink_to_fit();
-                r
-            })
-            .collect()
-    };
-    g.drop_lookups();
-    g.watch_tail = resolved
-        .iter()
-        .flat_map(|r| r.tails.iter().copied())
-        .collect();
-    let mut errors = Vec::new();
-    let mut cap: i64 = 1;
-    // Each run's resolution is freed once its edges are in.
-    for (run, r) in resolved.into_iter().enumerate() {
-        let mut problems = r.errors.into_iter().peekable();
-        let mut start = 0;
-        for (j, &end) in r.ends.iter().enumerate() {
-            let i = run * Resolved::RUN + j;
-            let end = end as usize;
-            // Salt reconciles this chunk now: flags set from here on append.
-            g.watch_tail[i] = 0;
-            g.add_edges(&mut chunks, i, r.edges.get(start..end).unwrap_or(&[]));
-            start = end;
-            match problems.next_if(|(at, _)| *at == j) {
-                Some((_, (kind, message))) => {
-                    let code = if message.starts_with("Referenced") {
-                        codes::MISSING_REQUISITE
-                    } else {
-                        codes::BAD_REQUISITE
-                    };
-                    let (id, state) = id_state(&chunks[i]);
-                    let near = near_target(&chunks, &message);
-                    errors.push(
-                        Diagnostic::new(code, message)
-                            .with_subject(
-                                SLS,
-                                chunks[i]
-                                    .get("__sls__")
-                                    .map(Value::py_str)
-                                    .unwrap_or_default(),
-                            )
-                            .with_subject(ID, id.clone())
-                            .or_primary(sources.arg(&id, &state, kind.as_str()))
-                            .or_primary(sources.id(&id))
-                            .with_notes(near.map(|n| format!("did you mean `{n}`?"))),
-                    );
-                }
-                None => cap = compute_cap_step(cap, info[i].int_order()),
-            }
-        }
-    }
-    g.watch_tail = Vec::new();
-    match g.sort(&mut chunks, &mut info, cap) {
-        Ok(nodes) => {
-            if !errors.is_empty() {
-                return Err(errors);
-            }
-            let sequence = nodes.iter().map(|n| g.graph[*n].chunk).collect();
-            Ok(Lowstate {
-                chunks,
-                sequence,
-                graph: Some(g),
-                nodes,
-            })
-        }
-        Err(()) => {
-            errors.push(cycle_error(&g, &chunks, sources));
-            Err(errors)
-        }
-    }
-}
-
-/// The 3008 requisite graph of chunks already compiled and ordered (a
-/// lowstate as `state.show_lowstate` prints it, each chunk once): the same
-/// indexes, resolver and edge rules as [`order_chunks`], without
-/// reconciling `watch` or sorting. Chunks get the `__prereq__` /
-/// `__prerequiring__` flags Salt sets. Errors: each failing chunk's first
-/// problem, in chunk order.
-pub fn requisite_graph(chunks: &mut [Map]) -> Result<RequisiteGraph, Vec<(usize, String)>> {
-    let mut g = RequisiteGraph::with_capacity(chunks.len());
-    let info = g.index_chunks(chunks);
-    g.shrink_indexes();
-    let mut errors = Vec::new();
-    let mut edges = Vec::new();
-    for (i, ci) in info.iter().enumerate() {
-        edges.clear();
-        if let Err((_, message)) = g.resolve(&chunks[i], ci, &[], &mut edges) {
-            errors.push((i, message));
-        }
-        g.add_edges(chunks, i, &edges);
-    }
-    g.drop_lookups();
-    if errors.is_empty() {
-        Ok(g)
-    } else {
-        Err(errors)
-    }
-}
-
-/// Chunk `ci`'s `reconcile_watch`, done ahead of its turn: how many keys it
-/// appended (see `RequisiteGraph::flag`). Rescans the requisite keys.
-fn watch_ahead(chunk: &mut Map, ci: &mut ChunkInfo, opts: &LowOptions) -> u8 {
-    if !ci.has_watch {
-        return 0;
-    }
-    let had = [
-        chunk.contains_key("require"),
-        chunk.contains_key("require_any"),
-    ];
-    reconcile_watch(chunk, opts);
-    let has = [
-        chunk.contains_key("require"),
-        chunk.contains_key("require_any"),
-    ];
-    ci.rescan_reqs(chunk);
-    had.iter().zip(has).filter(|(h, n)| !**h && *n).count() as u8
-}
-
-fn compute_cap_step(cap: i64, order: Option<i64>) -> i64 {
-    match order {
-        Some(o) if o > cap - 1 && o > 0 => o.saturating_add(100),
-        _ => cap,
-    }
-}
-
-fn id_state(chunk: &Map) -> (String, String) {
-    (
-        chunk.get("__id__").map(Value::py_str).unwrap_or_default(),
-        chunk.get("state").map(Value::py_str).unwrap_or_default(),
-    )
-}
-
-/// `{'SLS': ..., 'ID': ...[, 'NAME': ...]}` as Python prints it.
-fn chunk_str(chunk: &Map) -> String {
-    let mut m = Map::new();
-    m.insert(
-        "SLS".into(),
-        chunk.get("__sls__").cloned().unwrap_or_default(),
-    );
-    let id = chunk.get("__id__").cloned().unwrap_or_default();
-    let name = chunk.get("name").cloned().unwrap_or_default();
-    m.insert("ID".into(), id.clone());
-    if id != name {
-        m.insert("NAME".into(), name);
-    }
-    Value::Map(m).py_repr()
-}
-
-/// For a requisite that names no state (`Referenced state does not exist
-/// for requisite [require: (pkg: ngnix)] ...`): the closest ID or name of
-/// a state of that module, written as the requisite would be
-/// (`pkg: nginx`).
-fn near_target(chunks: &[Map], message: &str) -> Option<String> {
-    let target = message.strip_prefix("Referenced state does not exist for requisite [")?;
-    let (_, target) = target.split_once(": (")?;
-    let (module, rest) = target.split_once(": ")?;
-    let (name, _) = rest.split_once(")] in state [")?;
-    let known: std::collections::BTreeSet<String> = chunks
-        .iter()
-        .filter(|c| c.get("state").and_then(Value::as_str) == Some(module))
-        .flat_map(|c| ["__id__", "name"].map(|k| c.get(k).map(Value::py_str)))
-        .flatten()
-        .collect();
-    let near = crate::rules::suggest(name, known.iter().map(String::as_str))?;
-    Some(format!("{module}: {near}"))
-}
-
-fn cycle_error(g: &RequisiteGraph, chunks: &[Map], sources: &SourceMap) -> Diagnostic {
-    let mut parts = Vec::new();
-    let mut labels: Vec<Label> = Vec::new();
-    for (dependency, dependent, kind) in g.find_cycle() {
-        let dep_chunk = &chunks[g.graph[dependency].chunk];
-        let chunk = &chunks[g.graph[dependent].chunk];
-        let shown = if kind == ReqKind::Require && !chunk.contains_key(kind.as_str()) {
-            ReqKind::Prereq
-        } else {
-            kind
-        };
-        parts.push(format!(
-            "({}, '{shown}', {})",
-            chunk_str(chunk),
-            chunk_str(dep_chunk)
-        ));
-        // Point at the declaration: on the dependent, or (for *_in / prereq)
-        // on the dependency.
-        let declaring = if chunk.contains_key(shown.as_str()) {
-            chunk
-        } else {
-            dep_chunk
-        };
-        let (id, state) = id_state(declaring);
-        if let Some(l) = sources.arg(&id, &state, shown.as_str()) {
-            labels.push(l);
-        }
-    }
-    let mut d = Diagnostic::new(
-        codes::REQUISITE_CYCLE,
-        format!("Recursive requisites were found: {}", parts.join(", ")),
-    );
-    if let Some(first) = labels.first().cloned() {
-        d = d.with_primary(first);
-    }
-    for l in labels {
-        d = d.with_secondary(l);
-    }
-    d
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{KeyIndex, Kinds, ReqKind};
-    use petgraph::graph::NodeIndex;
-
-    #[test]
-    fn indexing_on_two_threads_builds_the_same_graph_as_on_one() {
-        use super::RequisiteGraph;
-        use crate::value::{list, Map, Value};
-        let s = |v: &str| Value::Str(v.into());
-        // Varied chunks: names equal to or apart from IDs, repeated tags,
-        // a non-string module, missing fields, SLS and includer lists,
-        // prereq flags; more of them than one run of the follower.
-        let chunks: Vec<Map> = (0..3000)
-            .map(|i| {
-                let mut m = Map::new();
-                let module = match i % 7 {
-                    0 => Value::Int(7),
-                    1 => s("pkg"),
-                    _ => s("test"),
-                };
-                m.insert("state".into(), module);
-                let id = format!("id-{}", i / 3);
-                if i % 5 != 4 {
-                    let name = if i % 2 == 0 {
-                        id.clone()
-                    } else {
-                        format!("name {i}")
-                    };
-                    m.insert("name".into(), s(&name));
-                }
-                m.insert("__id__".into(), s(&id));
-                if i % 11 != 0 {
-                    m.insert("__sls__".into(), s(&format!("sls{}", i / 40)));
-                }
-                match i % 13 {
-                    0 => {
-                        m.insert(
-                            "__sls_included_from__".into(),
-                            Value::List(list![s("top"), s(&format!("inc{}", i % 4))]),
-                        );
-                    }
-                    1 => {
-                        m.insert("__sls_included_from__".into(), s("one"));
-                    }
-                    _ => {}
-                }
-                if i % 17 == 0 {
-                    m.insert("prereq".into(), Value::List(list![s("id-1")]));
-                }
-                if i % 19 != 0 {
-                    m.insert(
-                        "fun".into(),
-                        s(if i % 3 == 0 { "installed" } else { "run" }),
-                    );
-                }
-                m
-            })
-            .collect();
-        let build = |two_threads: bool| {
-            let mut g = RequisiteGraph::with_capacity(chunks.len());
-            let info = g.index_chunks_on(&chunks, two_threads);
-            format!("{g:?}\n{info:?}")
-        };
-        let one = build(false);
-        assert!(one.contains("sls74") && one.contains("inc3") && one.contains("name 2997"));
-        assert_eq!(one, build(true));
-    }
-
-    #[test]
-    fn prereq_flag_on_a_later_watching_chunk_keeps_salts_key_order() {
-        use crate::salt::low::LowOptions;
-        use crate::value::{Map, Value};
-        let chunk = |id: &str, extra: &[(&str, Value)]| {
-            let mut m = Map::new();
-            for (k, v) in [
-                ("state", "nomodwatch"),
-                ("__id__", id),
-                ("name", id),
-                ("fun", "run"),
-                ("__sls__", "s"),
-            ] {
-                m.insert(k.into(), Value::Str(v.into()));
-            }
-            for (k, v) in extra {
-                m.insert((*k).into(), v.clone());
-            }
-            m
-        };
-        let req = |id: &str| Value::List(crate::value::list![Value::Str(id.into())]);
-        let chunks = vec![
-            chunk("a", &[("prereq", req("b"))]),
-            chunk("b", &[("watch", req("c"))]),
-            chunk("c", &[]),
-        ];
-        let opts = LowOptions::default();
-        let low = super::order_chunks(chunks, &opts, &Default::default()).expect("orders");
-        let keys: Vec<String> = low.chunks[1].keys().map(|k| k.py_str()).collect();
-        assert_eq!(
-            keys,
-            [
-                "state",
-                "__id__",
-                "name",
-                "fun",
-                "__sls__",
-                "__prereq__",
-                "require",
-                "order"
-            ]
-        );
-    }
-
-    #[test]
-    fn interner_keeps_slots_in_insertion_order() {
-        let mut i = super::Interner::default();
-        let words = ["web", "", "db", "web-1", "w", "eb"];
-        for (n, w) in words.iter().enumerate() {
-            assert_eq!(i.insert(w), n);
-        }
-        assert_eq!(i.insert("db"), 2);
-        assert_eq!(i.len(), words.len());
-        for (n, w) in words.iter().enumerate() {
-            assert_eq!(i.get(n), Some(*w));
-            assert_eq!(i.find(w), Some(n));
-        }
-        assert_eq!(i.find("we"), None);
-        assert_eq!(i.get(words.len()), None);
-    }
-
-    #[test]
-    fn packed_kinds_keep_insertion_order() {
-        let mut k = Kinds::default();
-        assert_eq!(k.len(), 0);
-        for kind in ReqKind::ALL.iter().rev() {
-            assert!(!k.contains(*kind));
-            k.push(*kind);
-            assert!(k.contains(*kind));
-        }
-        let back: Vec<ReqKind> = k.iter().collect();
-        let want: Vec<ReqKind> = ReqKind::ALL.iter().rev().copied().collect();
-        assert_eq!(back, want);
-    }
-
-    #[test]
-    fn edge_rank_matches_edge_kinds() {
-        for (i, k) in ReqKind::EDGE_KINDS.iter().enumerate() {
-            assert_eq!(super::edge_rank(k.as_str()), Some(i as u8));
-        }
-        assert_eq!(super::edge_rank("listen"), None);
-        assert_eq!(super::edge_rank("require_in"), None);
-    }
-
-    #[test]
-    fn key_index_globs_in_insertion_order_after_late_inserts() {
-        let mut names = super::Interner::default();
-        let mut slot = |s: &str| names.insert(s) as u32;
-        let (wb, db, wa, w0) = (slot("web-b"), slot("db"), slot("web-a"), slot("web-0"));
-        let mut idx = KeyIndex::default();
-        for (i, key) in [wb, db, wa].into_iter().enumerate() {
-            idx.add(key, NodeIndex::new(i));
-        }
-        let flat = |hits: Vec<&[NodeIndex]>| -> Vec<Vec<NodeIndex>> {
-            hits.into_iter().map(<[NodeIndex]>::to_vec).collect()
-        };
-        let hits = flat(idx.glob(&names, "web-*"));
-        assert_eq!(hits, [vec![NodeIndex::new(0)], vec![NodeIndex::new(2)]]);
-        // A key added after the sorted view was built is still found.
-        idx.add(w0, NodeIndex::new(3));
-        idx.add(wa, NodeIndex::new(4));
-        let hits = flat(idx.glob(&names, "web-?"));
-        assert_eq!(
-            hits,
-            [
-                vec![NodeIndex::new(0)],
-                vec![NodeIndex::new(2), NodeIndex::new(4)],
-                vec![NodeIndex::new(3)]
-            ]
-        );
-        assert!(idx.glob(&names, "x*").is_empty());
-    }
-
-    use crate::salt::config::SaltVersion;
-    use crate::salt::high::SourceMap;
-    use crate::salt::low::LowOptions;
-    use crate::salt::pipeline::high_to_low;
-    use crate::value::Value;
-    use serde_json::{json, Value as Json};
-
-    /// Build high data from `(id, module, fun, order, extra args)` rows in SLS `main`.
-    fn high(states: &[(&str, &str, Json, Vec<Json>)]) -> crate::value::Map {
-        let mut m = serde_json::Map::new();
-        for (id, module, order, extra) in states {
-            let mut args = vec![json!("nop")];
-            args.extend(extra.iter().cloned());
-            if !order.is_null() {
-                args.push(json!({ "order": order }));
-            }
-            m.insert(
-                id.to_string(),
-                json!({ *module: args, "__sls__": "main", "__env__": "base" }),
-            );
-        }
-        match Value::from_json(&Json::Object(m)) {
-            Value::Map(m) => m,
-            _ => unreachable!(),
-        }
-    }
-
-    fn run(h: crate::value::Map, version: SaltVersion) -> Result<Vec<Json>, Vec<String>> {
-        high_to_low(h, &LowOptions::new(version), &SourceMap::default())
-            .map(|l| l.into_iter().map(|c| Value::Map(c).to_json()).collect())
-            .map_err(|e| e.into_iter().map(|d| d.message).collect())
-    }
-
-    fn ids(chunks: &[Json]) -> Vec<String> {
-        chunks
-            .iter()
-            .map(|c| c["__id__"].as_str().unwrap_or("?").to_string())
-            .collect()
-    }
-
-    fn req(kind: &str, target: &str) -> Json {
-        json!({ kind: [{"test": target}] })
-    }
-
-    thread_local! {
-        /// Makes [`super::RequisiteGraph::sort`] take each key when its
-        /// node becomes ready, as Salt does, even with one node per chunk.
-        pub(super) static LAZY_SORT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    }
-
-    #[test]
-    fn order_bits_sort_as_nums_compare() {
-        use super::{order_bits, Num};
-        let big = 1i64 << 53;
-        let nums = [
-            Num::Float(-f64::NAN),
-            Num::Float(f64::NEG_INFINITY),
-            Num::Int(-big),
-            Num::Float(-1.5),
-            Num::Int(-1),
-            Num::Float(-0.0),
-            Num::Int(0),
-            Num::Float(0.0),
-            Num::Float(1e-300),
-            Num::Float(0.0002),
-            Num::Int(1),
-            Num::Float(1.0),
-            Num::Float(50.0002),
-            Num::Int(10000),
-            Num::Float(10000.5),
-            Num::Int(big),
-            Num::Float(f64::INFINITY),
-            Num::Float(f64::NAN),
-        ];
-        for a in nums {
-            for b in nums {
-                let (x, y) = (order_bits(a).unwrap(), order_bits(b).unwrap());
-                assert_eq!(x.cmp(&y), a.cmp(&b), "{a:?} vs {b:?}");
-            }
-        }
-        assert_eq!(order_bits(Num::Int(big + 1)), None);
-        assert_eq!(order_bits(Num::Int(i64::MIN)), None);
-    }
-
-    #[test]
-    fn keys_worked_out_ahead_sort_as_keys_taken_when_ready() {
-        // Random trees of states with every kind of order (numbers of both
-        // types, symbolic, missing, negative, past 2^53, `names`) and
-        // requisites, sorted with keys worked out ahead and with keys taken
-        // when each node becomes ready: same chunks, same order.
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
-        let kinds = [
-            "require",
-            "watch",
-            "onchanges",
-            "onfail",
-            "use",
-            "listen",
-            "prereq",
-        ];
-        for round in 0..60 {
-            let count = 2 + next(40) as usize;
-            let mut rows = Vec::new();
-            for i in 0..count {
-                let order = match next(9) {
-                    0 => json!("first"),
-                    1 => json!("last"),
-                    2 => Json::Null,
-                    3 => json!(-(next(5) as i64) - 1),
-                    4 => json!(next(4) as f64 + 0.5),
-                    5 if round % 3 == 0 => json!((1i64 << 60) + next(3) as i64),
-                    _ => json!(10000 + next(6)),
-                };
-                let mut extra = Vec::new();
-                if next(4) == 0 {
-                    extra.push(json!({"names": ["a", {"b": [{"order": next(3)}]}, "c"]}));
-                }
-                for _ in 0..next(3) {
-                    // Mostly earlier states; a later one may close a cycle.
-                    let target = if next(8) == 0 {
-                        next(count as u64)
-                    } else {
-                        next(i as u64 + 1)
-                    };
-                    // prereq makes test nodes: the sort then takes keys when ready anyway.
-                    let kind = kinds[next(if round % 5 == 0 { 7 } else { 6 }) as usize];
-                    if target as usize != i {
-                        extra.push(req(kind, &format!("s{target}")));
-                    }
-                }
-                rows.push((format!("s{i}"), order, extra));
-            }
-            let rows: Vec<(&str, &str, Json, Vec<Json>)> = rows
-                .iter()
-                .map(|(id, order, extra)| (id.as_str(), "test", order.clone(), extra.clone()))
-                .collect();
-            let h = high(&rows);
-            let ahead = run(h.clone(), SaltVersion::V3008);
-            LAZY_SORT.set(true);
-            let lazy = run(h, SaltVersion::V3008);
-            LAZY_SORT.set(false);
-            assert_eq!(ahead, lazy, "round {round}");
-        }
-    }
-
-    #[test]
-    fn pull_forward_is_one_level() {
-        let h = high(&[
-            ("X", "test", json!(10000), vec![req("require", "D")]),
-            ("Y", "test", json!(10001), vec![]),
-            ("P", "test", json!(10002), vec![]),
-            ("D", "test", json!(10003), vec![req("require", "E")]),
-            ("Q", "test", json!(10004), vec![]),
-            ("E", "test", json!(10005), vec![]),
-        ]);
-        assert_eq!(
-            ids(&run(h.clone(), SaltVersion::V3008).unwrap()),
-            ["Y", "P", "E", "D", "X", "Q"]
-        );
-        assert_eq!(
-            ids(&run(h, SaltVersion::V3006).unwrap()),
-            ["X", "Y", "P", "D", "Q", "E"]
-        );
-    }
-
-    #[test]
-    fn weight_filter_ignores_lighter_later_edges() {
-        let watched_first = high(&[
-            ("X", "test", json!(20), vec![req("watch", "D")]),
-            ("Y", "test", json!(10), vec![req("require", "D")]),
-            ("Z", "test", json!(15), vec![]),
-            ("D", "test", json!(25), vec![]),
-        ]);
-        assert_eq!(
-            ids(&run(watched_first, SaltVersion::V3008).unwrap()),
-            ["Z", "D", "Y", "X"]
-        );
-        let required_first = high(&[
-            ("Y", "test", json!(10), vec![req("require", "D")]),
-            ("X", "test", json!(20), vec![req("watch", "D")]),
-            ("Z", "test", json!(15), vec![]),
-            ("D", "test", json!(25), vec![]),
-        ]);
-        assert_eq!(
-            ids(&run(required_first, SaltVersion::V3008).unwrap()),
-            ["D", "Y", "Z", "X"]
-        );
-    }
-
-    #[test]
-    fn first_last_negative_and_cap() {
-        let h = high(&[
-            ("last", "test", json!("last"), vec![]),
-            ("neg", "test", json!(-1), vec![]),
-            ("plain", "test", json!(10000), vec![]),
-            ("first", "test", json!("first"), vec![]),
-            ("none", "test", Json::Null, vec![]),
-        ]);
-        let out = run(h, SaltVersion::V3008).unwrap();
-        assert_eq!(ids(&out), ["first", "plain", "none", "neg", "last"]);
-        let orders: Vec<&Json> = out.iter().map(|c| &c["order"]).collect();
-        assert_eq!(
-            orders,
-            [
-                &json!(0),
-                &json!(10000),
-                &json!(10100),
-                &json!(1010099),
-                &json!(1010100)
-            ]
-        );
-        // A missing order is added at the end of the chunk, after `fun`.
-        let keys: Vec<&String> = out[2].as_object().unwrap().keys().collect();
-        assert_eq!(keys.last().map(|s| s.as_str()), Some("order"));
-    }
-
-    #[test]
-    fn prereq_lists_the_target_twice() {
-        let h = high(&[
-            ("first", "test", json!(10000), vec![]),
-            ("down", "test", json!(10001), vec![req("prereq", "deploy")]),
-            ("deploy", "test", json!(10002), vec![]),
-        ]);
-        let out = run(h, SaltVersion::V3008).unwrap();
-        assert_eq!(ids(&out), ["first", "deploy", "down", "deploy"]);
-        assert_eq!(out[1], out[3]);
-        assert_eq!(out[1]["__prereq__"], json!(true));
-        assert_eq!(out[2]["__prerequiring__"], json!(true));
-    }
-
-    #[test]
-    fn graph_exposes_prereq_nodes_and_typed_edges() {
-        let h = high(&[
-            ("down", "test", json!(10001), vec![req("prereq", "deploy")]),
-            ("deploy", "test", json!(10002), vec![req("require", "base")]),
-            ("base", "test", json!(10000), vec![]),
-        ]);
-        let low = crate::salt::pipeline::high_to_lowstate(
-            h,
-            &LowOptions::default(),
-            &SourceMap::default(),
-        )
-        .unwrap();
-        let g = low.graph.as_ref().unwrap();
-        assert_eq!(g.graph.node_count(), 4);
-        let deploy = g.node("test_|-deploy_|-deploy_|-nop").unwrap();
-        let check = g.prereq_node(deploy).unwrap();
-        assert!(g.graph[check].prereq_test);
-        assert_eq!(g.graph[check].chunk, g.graph[deploy].chunk);
-        let down = g.node("test_|-down_|-down_|-nop").unwrap();
-        let base = g.node("test_|-base_|-base_|-nop").unwrap();
-        assert_eq!(
-            g.dependents(check).collect::<Vec<_>>(),
-            [(down, super::ReqKind::Prereq)]
-        );
-        assert_eq!(
-            g.dependents(down).collect::<Vec<_>>(),
-            [(deploy, super::ReqKind::Require)]
-        );
-        // The test node inherits the target's dependencies (added later here).
-        assert_eq!(
-            g.dependencies(check).collect::<Vec<_>>(),
-            [(base, super::ReqKind::Require)]
-        );
-        assert_eq!(low.nodes.len(), low.sequence.len());
-        assert_eq!(
-            ids(&low
-                .to_list()
-                .into_iter()
-                .map(|c| Value::Map(c).to_json())
-                .collect::<Vec<_>>()),
-            ["base", "deploy", "down", "deploy"]
-        );
-    }
-
-    #[test]
-    fn watch_without_mod_watch_becomes_require() {
-        let h = high(&[
-            (
-                "cfg",
-                "file",
-                json!(10000),
-                vec![req("require", "a"), req("watch", "b")],
-            ),
-            ("a", "test", json!(10001), vec![]),
-            ("b", "test", json!(10002), vec![]),
-            ("svc", "test", json!(10003), vec![req("watch", "a")]),
-        ]);
-        let out = run(h, SaltVersion::V3008).unwrap();
-        let cfg = out.iter().find(|c| c["__id__"] == "cfg").unwrap();
-        assert_eq!(cfg["require"], json!([{"test": "a"}, {"test": "b"}]));
-        assert!(cfg.get("watch").is_none());
-        let svc = out.iter().find(|c| c["__id__"] == "svc").unwrap();
-        assert_eq!(svc["watch"], json!([{"test": "a"}]));
-    }
-
-    #[test]
-    fn missing_requisite_and_cycle_messages() {
-        let h = high(&[
-            (
-                "a",
-                "test",
-                json!(1),
-                vec![json!({"require": [{"test": "ghost"}, {"test": "b"}]})],
-            ),
-            ("b", "test", json!(2), vec![req("require", "c")]),
-            ("c", "test", json!(3), vec![json!({"require": ["b"]})]),
-        ]);
-        assert_eq!(
-            run(h, SaltVersion::V3008).unwrap_err(),
-            [
-                "Referenced state does not exist for requisite [require: (test: ghost)] in state [a] in SLS [main]",
-                "Recursive requisites were found: ({'SLS': 'main', 'ID': 'c'}, 'require', {'SLS': 'main', 'ID': 'b'}), ({'SLS': 'main', 'ID': 'b'}, 'require', {'SLS': 'main', 'ID': 'c'})",
-            ]
-        );
-    }
-
-    #[test]
-    fn references_by_name_glob_and_sls() {
-        let mut h = high(&[
-            (
-                "needs",
-                "test",
-                json!(1),
-                vec![json!({"require": [{"file": "/etc/*"}, {"sls": "lib"}, {"id": "x"}]})],
-            ),
-            ("x", "test", json!(2), vec![]),
-        ]);
-        let extra = json!({
-            "conf": {"file": [{"name": "/etc/app.conf"}, "managed", {"order": 3}], "__sls__": "main", "__env__": "base"},
-            "inner": {"test": ["nop", {"order": 4}], "__sls__": "lib.inner", "__env__": "base", "__sls_included_from__": ["lib"]}
-        });
-        if let Value::Map(m) = Value::from_json(&extra) {
-            h.extend(m);
-        }
-        let out = run(h, SaltVersion::V3008).unwrap();
-        assert_eq!(ids(&out), ["x", "conf", "inner", "needs"]);
     }
 }
