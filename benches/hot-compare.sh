@@ -39,17 +39,7 @@ for n in "${sizes[@]}"; do
   ht="-"; hm="-"; speed="-"; frac="-"
   if [ -n "$venv" ]; then
     read -r ht hm < <(HEAT_VENV=$venv to=$dir/heat.json measure "$hot_case" "$dir" --print)
-    python3 - "$dir/heat.json" "$dir/ours.json" <<'PY'
-import json, sys
-def canon(x):
-    if isinstance(x, dict): return {k: canon(v) for k, v in x.items()}
-    if isinstance(x, list): return [canon(v) for v in x]
-    if isinstance(x, float): return ("float", x)
-    return x
-a, b = (json.load(open(p)) for p in sys.argv[1:3])
-if canon(a) != canon(b):
-    sys.exit("lowstate and Heat disagree on " + sys.argv[1])
-PY
+    same_documents "$dir/heat.json" "$dir/ours.json"
     speed=$(awk "BEGIN{printf \"%.0fx\", $ht / $lt}")
     frac=$(awk "BEGIN{printf \"%.2f\", $lm / $hm}")
     hm=$(awk "BEGIN{printf \"%.0f\", $hm / 1024}")

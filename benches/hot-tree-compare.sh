@@ -29,17 +29,7 @@ for n in "${sizes[@]}"; do
   ht="-"; speed="-"
   if [ -n "$venv" ]; then
     read -r ht _ < <(HEAT_VENV=$venv to=$dir/heat.json measure "$hot_case" "$dir" --print)
-    python3 - "$dir/heat.json" "$dir/ours.json" <<'PY'
-import json, sys
-def canon(x):
-    if isinstance(x, dict): return {k: canon(v) for k, v in x.items()}
-    if isinstance(x, list): return [canon(v) for v in x]
-    if isinstance(x, float): return ("float", x)
-    return x
-a, b = (json.load(open(p)) for p in sys.argv[1:3])
-if canon(a) != canon(b):
-    sys.exit("lowstate and Heat disagree on " + sys.argv[1])
-PY
+    same_documents "$dir/heat.json" "$dir/ours.json"
     speed=$(awk "BEGIN{printf \"%.0fx\", $ht / $lt}")
   fi
   printf '%-8s %10d %9s %9.0f %10s %9s\n' "$n" $((2 + n * 14)) "$lt" "$(awk "BEGIN{print $lm/1024}")" "$ht" "$speed"

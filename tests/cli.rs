@@ -421,26 +421,31 @@ fn hot_text_plan_masks_hidden_values_by_the_redactors_rule() {
 
 #[test]
 fn docs_hot_md_shows_the_real_output() {
-    let doc =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/hot.md")).unwrap();
     for format in ["text", "order"] {
         let mut args = HOT_EXAMPLE.to_vec();
         args.extend(["--format", format]);
-        let out = lowstate(&args);
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            doc.contains(text.trim_end()),
-            "docs/hot.md does not show the current `--format {format}` output:\n{text}"
-        );
+        hot_md_shows(&args);
     }
+}
+
+/// Runs `lowstate ARGS` and asserts that docs/hot.md shows its current
+/// stdout; returns the run.
+fn hot_md_shows(args: &[&str]) -> Output {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/hot.md")).unwrap();
+    let out = lowstate(args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        doc.contains(text.trim_end()),
+        "docs/hot.md does not show the current output of {args:?}:\n{text}"
+    );
+    out
 }
 
 /// docs/hot.md shows the current text of `--nested` and `--diff-from` on
 /// its example tree.
 #[test]
 fn docs_hot_md_shows_the_nested_tree_and_the_update_preview() {
-    let doc =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/hot.md")).unwrap();
     let stack = "docs/examples/hot-tree/stack.yaml";
     for args in [
         vec!["hot", stack, "--nested", "--format", "text"],
@@ -453,13 +458,8 @@ fn docs_hot_md_shows_the_nested_tree_and_the_update_preview() {
             "text",
         ],
     ] {
-        let out = lowstate(&args);
+        let out = hot_md_shows(&args);
         assert_eq!(out.status.code(), Some(0), "{args:?}");
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            doc.contains(text.trim_end()),
-            "docs/hot.md does not show the current output of {args:?}:\n{text}"
-        );
     }
 }
 
