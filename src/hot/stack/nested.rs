@@ -29,7 +29,7 @@ pub(super) struct Level {
     /// Parameters whose value is the parent's expression.
     pub(super) deferred: Map,
     /// 0 for the root.
-    depth: usize,
+    pub(super) depth: usize,
     /// The generated template of a group: `{from_parent: ...}` is opaque.
     pub(super) generated: bool,
     /// Resources the whole tree may still create (the `hot-resources`
@@ -208,8 +208,19 @@ impl Stack<'_> {
             ..self.input.clone()
         };
         let (doc, _plan, warnings, secrets): Output =
-            run_stack(&input, &child.template, &environment, &level)
-                .map_err(|d| wrap(d, &segment))?;
+            run_stack(&input, &child.template, &environment, &level).map_err(|d| {
+                // A group's generated template has no text: its errors point
+                // at the group's member definition.
+                let def = match r.resolved.resolved.as_str() {
+                    "OS::Heat::ResourceGroup" => "resource_def",
+                    _ => "resource",
+                };
+                let at = self
+                    .at(&["resources", &r.name, "properties", def])
+                    .or_else(|| self.at(&["resources", &r.name]));
+                wrap(d, &segment)
+                    .or_primary(at.map(|(f, range)| crate::diag::Label::new(f, range, "here")))
+            })?;
         let mut view = Map::new();
         view.insert(
             "template".into(),
@@ -472,11 +483,22 @@ impl Stack<'_> {
             .map(py_name)
             .collect();
         self.check_count(r, count)?;
+        let skip: std::collections::HashSet<String> = skip.into_iter().collect();
         let names: Vec<String> = (0..)
             .map(|i: u64| i.to_string())
             .filter(|n| !skip.contains(n))
             .take(count as usize)
             .collect();
+        // Heat's ResourceGroup.validate looks the member type up before
+        // any member exists: its refusal carries no nested path.
+        if let Some(first) = names.first() {
+            let written = def.get("type").map(Value::py_str).unwrap_or_default();
+            let t = crate::hot::env::resolve_type(&self.env.registry, first, &written);
+            let at = ["resources", &r.name, "properties", "resource_def", "type"];
+            if let Some(d) = self.unknown_type(&r.name, &t, &at) {
+                return Err(d);
+            }
+        }
         let mut resources = Map::new();
         for name in &names {
             resources.insert(Value::str(name.as_str()), self.member(def, &var, name));
