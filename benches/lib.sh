@@ -56,3 +56,29 @@ if canon(a) != canon(b):
     sys.exit("lowstate and Heat disagree on " + sys.argv[1])
 PY
 }
+
+# Wall seconds, CPU seconds (user + system, children included) and peak RSS
+# (KiB) of one run of a command; its output goes to $to. On a shared,
+# loaded machine the CPU time is the steadier measure of the work done.
+measure_cpu() {
+  local out=$work/time.txt start end
+  start=$EPOCHREALTIME
+  /usr/bin/time -f '%U %S %M' -o "$out" "$@" > "${to:-/dev/null}" 2> "$work/stderr.txt" || {
+    cat "$work/stderr.txt" >&2; return 1; }
+  end=$EPOCHREALTIME
+  read -r u s m < "$out"
+  echo "$(awk "BEGIN{printf \"%.4f %.2f\", $end - $start, $u + $s}") $m"
+}
+
+# The best wall time, the best CPU time and the largest peak RSS of five
+# runs of a command (its output goes to $to).
+best_cpu_of_5() {
+  local best="" cbest="" mem=0 t c m
+  for _ in 1 2 3 4 5; do
+    read -r t c m < <(measure_cpu "$@")
+    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
+    if [ -z "$cbest" ] || awk "BEGIN{exit !($c < $cbest)}"; then cbest=$c; fi
+    if [ "$m" -gt "$mem" ]; then mem=$m; fi
+  done
+  echo "$best $cbest $mem"
+}

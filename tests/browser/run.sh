@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Open the HTML plan viewer in a real headless browser (Debian's chromium):
-# the example tree, the generated 200x25 tree (5,200 states) and the
-# example HOT stack. For each: the time to first paint the page reports
+# the example tree, the generated 200x25 tree (5,200 states), the
+# example HOT stack and the example tree of stacks (--nested). For each: the time to first paint the page reports
 # (target: under 2 s), a search, a click (select) and a path between two
 # states driven through the page's URL hash actions, and screenshots. Prints the timings; screenshots go to $OUT (default: a temp
 # dir), never into the repository.
@@ -28,6 +28,7 @@ printf 'id: bench-minion\ngrains: {os: Debian, os_family: Debian, kernel: Linux}
 "$bin" graph --format html -o "$work/example.html"
 "$bin" graph -c "$work/big" --format html -o "$work/big.html"
 "$bin" hot docs/examples/hot/stack.yaml -e docs/examples/hot/env/site.yaml --format html -o "$work/hot.html"
+"$bin" hot docs/examples/hot-tree/stack.yaml --nested --format html -o "$work/hot-tree.html"
 
 # Headless flags that work on a machine without network or GPU. Chromium's
 # own stderr goes to $work/chrome.err, shown when a page fails.
@@ -75,4 +76,8 @@ check example-path "$work/example.html" "path=nginx-package,app-service" "path:[
 check big "$work/big.html" "" 
 check big-search "$work/big.html" "search=b17-loop-3&select=b17-loop-3" "search:[1-9]" "select:b17-loop-3"
 check hot "$work/hot.html" "search=OS::Neutron&select=lb" "search:2" "select:lb"
+# The tree of stacks: the group and its two members' stacks start collapsed;
+# a search opens the member stacks it finds.
+check hot-tree "$work/hot-tree.html" "folded=1" "folded:3"
+check hot-tree-open "$work/hot-tree.html" "search=OS::Nova&select=nodes.1.server" "search:2" "select:nodes.1.server"
 exit $status

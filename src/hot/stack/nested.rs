@@ -133,7 +133,8 @@ fn py_name(v: &Value) -> String {
 }
 
 /// A nested view, its warnings and its hidden values.
-type Expanded = (Value, Vec<Diagnostic>, Vec<String>);
+/// A nested stack's view, its plan, warnings and hidden values.
+type Expanded = (Value, crate::plan::Plan, Vec<Diagnostic>, Vec<String>);
 
 /// A child stack to compile: its template, the parameters the parent
 /// passes, the deferred ones, and the label of its template.
@@ -207,7 +208,7 @@ impl Stack<'_> {
             context,
             ..self.input.clone()
         };
-        let (doc, _plan, warnings, secrets): Output =
+        let (doc, plan, warnings, secrets): Output =
             run_stack(&input, &child.template, &environment, &level).map_err(|d| {
                 // A group's generated template has no text: its errors point
                 // at the group's member definition.
@@ -243,7 +244,7 @@ impl Stack<'_> {
                 doc.get(key).cloned().unwrap_or(Value::Null),
             );
         }
-        Ok(Some((Value::Map(view), warnings, secrets)))
+        Ok(Some((Value::Map(view), plan, warnings, secrets)))
     }
 
     fn spend(&self, budget: &Cell<usize>, n: usize, r: &Resource) -> Result<(), Diagnostic> {
