@@ -32,7 +32,7 @@ growth=()
 for n in "${sizes[@]}"; do
   dir=$work/tree-$n
   python3 benches/gen-hot-tree "$dir" --members "$n"
-  read -r lt lc lm < <(to=$dir/ours.json best_cpu_of_5 "$bin" hot "$dir/template.yaml" --nested)
+  read -r lt lc lm < <(to=$dir/ours.json best_cpu_of_5 "$bin" hot "$dir/template.yaml" --nested "${oracle_context[@]}")
   ht="-" hc="-" cr="-" wr="-"
   if [ -n "$venv" ]; then
     read -r ht hc _ < <(HEAT_VENV=$venv to=$dir/heat.json measure_cpu "$hot_case" "$dir" --print)

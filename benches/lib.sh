@@ -1,18 +1,28 @@
 # Shared by the benchmark scripts. The functions below write their scratch
 # files under $work, a temp dir the script sets (heat_bench_setup does).
 
-# For the Heat benchmarks: a release build ($bin), Heat's venv and
-# ../shared/oracle/hot-case when both are there ($venv, else empty;
+# For the Heat benchmarks: a release build ($bin; $LOWSTATE names another
+# binary, then nothing is built), Heat's venv and ../shared/oracle/hot-case
+# ($HOT_CASE names another) when both are there ($venv, else empty;
 # $hot_case), and a temp dir ($work) removed on exit.
 heat_bench_setup() {
-  cargo build --release --quiet
-  bin=$PWD/target/release/lowstate
+  if [ -n "${LOWSTATE:-}" ]; then
+    bin=$LOWSTATE
+  else
+    cargo build --release --quiet
+    bin=$PWD/target/release/lowstate
+  fi
   venv=${HEAT_VENV:-$PWD/.heat-venv}
-  hot_case=$PWD/../shared/oracle/hot-case
+  hot_case=${HOT_CASE:-$PWD/../shared/oracle/hot-case}
   [ -x "$venv/bin/python" ] && [ -x "$hot_case" ] || venv=""
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
 }
+
+# The pseudo parameters the HOT oracle's cases use (hot-case's defaults),
+# for lowstate runs compared with it.
+oracle_context=(--stack-name oracle_stack --stack-id 00000000-0000-4000-8000-000000000001
+  --project-id oracle-project)
 
 # Wall seconds (4 decimals) and peak RSS (KiB) of one run of a command; its
 # output goes to $to (default /dev/null). The clock is bash's (time's %e

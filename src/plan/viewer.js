@@ -205,7 +205,9 @@
     var html = "<h2>" + text(n.data("kind")) + ": " + text(n.data("title")) + "</h2>";
     // A group already named with its kind (`wave 2`) is not named twice.
     var groupOf = n.data("groupName");
-    var kind = String(groupOf).indexOf(data.groupName + " ") === 0 ? "" : text(data.groupName) + " ";
+    // A nested group (a stack's nested stack) is named by its path alone.
+    var nested = data.groups[data.nodes[n.data("idx")].lane].folded;
+    var kind = nested || String(groupOf).indexOf(data.groupName + " ") === 0 ? "" : text(data.groupName) + " ";
     html += "<p class='meta'>" + kind + "<b>" + text(groupOf) + "</b> · position " +
       text(n.data("pos")) + " · order " + text(n.data("rank")) + "</p>";
     html += "<h3>Why here</h3><ul>";

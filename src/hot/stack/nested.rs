@@ -17,7 +17,8 @@ use crate::hot::params::Type;
 use crate::hot::template::{self, Template, Version};
 use crate::hot::Input;
 use crate::value::{List, Map, Value};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 /// Heat's `max_nested_stack_depth`.
@@ -35,6 +36,9 @@ pub(super) struct Level {
     /// Resources the whole tree may still create (the `hot-resources`
     /// limit), shared by every level.
     budget: Option<Rc<Cell<usize>>>,
+    /// Provider templates read and parsed so far, by path, shared by every
+    /// level: a group of N members of one template reads it once.
+    templates: Rc<RefCell<HashMap<String, Rc<Template>>>>,
 }
 
 impl Level {
@@ -139,7 +143,7 @@ type Expanded = (Value, crate::plan::Plan, Vec<Diagnostic>, Vec<String>);
 /// A child stack to compile: its template, the parameters the parent
 /// passes, the deferred ones, and the label of its template.
 struct Child {
-    template: Template,
+    template: Rc<Template>,
     parameters: Map,
     deferred: Map,
     label: Option<String>,
@@ -194,6 +198,7 @@ impl Stack<'_> {
             depth,
             generated: child.generated,
             budget: Some(budget),
+            templates: self.level.templates.clone(),
         };
         // Heat names a child stack after its parent and the resource; its
         // id exists only once it is created (Heat's offline stack: None).
@@ -238,11 +243,13 @@ impl Stack<'_> {
             }
         }
         view.insert("parameters".into(), Value::Map(params));
+        // Moved, not copied: a deep tree would copy each subtree per level.
+        let mut doc = match doc {
+            Value::Map(m) => m,
+            _ => Map::new(),
+        };
         for key in ["resources", "waves", "outputs"] {
-            view.insert(
-                Value::str(key),
-                doc.get(key).cloned().unwrap_or(Value::Null),
-            );
+            view.insert(Value::str(key), doc.shift_remove(key).unwrap_or(Value::Null));
         }
         Ok(Some((Value::Map(view), plan, warnings, secrets)))
     }
@@ -325,6 +332,15 @@ impl Stack<'_> {
     /// A provider template: read inside the files directory, its
     /// parameters are the resource's properties (Heat's `child_params`).
     fn provider(&self, r: &Resource, path: &str) -> Result<Child, Diagnostic> {
+        let t = self.provider_template(r, path)?;
+        self.provider_child(r, path, t)
+    }
+
+    /// The provider template at `path`, read and parsed once per tree.
+    fn provider_template(&self, r: &Resource, path: &str) -> Result<Rc<Template>, Diagnostic> {
+        if let Some(t) = self.level.templates.borrow().get(path) {
+            return Ok(t.clone());
+        }
         let text = self.read_file(path).map_err(|why| {
             let heat = format!("Could not fetch remote template \"{path}\": Invalid URL scheme ");
             self.resource_error(
@@ -337,7 +353,17 @@ impl Stack<'_> {
             )
         })?;
         let file = SourceFile::new(path.to_string(), text);
-        let t = self.parse_child(&file)?;
+        let t = Rc::new(self.parse_child(&file)?);
+        self.level
+            .templates
+            .borrow_mut()
+            .insert(path.to_string(), t.clone());
+        Ok(t)
+    }
+
+    /// A provider template's child stack: its parameters are the
+    /// resource's properties (Heat's `child_params`).
+    fn provider_child(&self, r: &Resource, path: &str, t: Rc<Template>) -> Result<Child, Diagnostic> {
         // (name, type, has a default): the provider's property schema.
         let declared: Vec<(String, Option<Type>, bool)> = t
             .section("parameters")
@@ -356,9 +382,11 @@ impl Stack<'_> {
             .unwrap_or_default();
         let empty = Map::new();
         let props = self.properties(r).unwrap_or(&empty);
+        let names: std::collections::HashSet<&str> =
+            declared.iter().map(|(n, _, _)| n.as_str()).collect();
         for (k, _) in props {
             let k = k.py_str();
-            if !declared.iter().any(|(n, _, _)| *n == k) {
+            if !names.contains(k.as_str()) {
                 return Err(self.property_error(r, "", format!("Unknown Property {k}")));
             }
         }
@@ -670,13 +698,13 @@ impl Stack<'_> {
         let name = format!("{}<nested_stack>", r.name);
         let file = SourceFile::new(name, String::new());
         Ok(Child {
-            template: Template {
+            template: Rc::new(Template {
                 file,
                 tree: None,
                 data,
                 version: Version::V20150430,
                 version_text: "2015-04-30".into(),
-            },
+            }),
             parameters: Map::new(),
             deferred: Map::new(),
             label: None,
@@ -705,7 +733,7 @@ impl Stack<'_> {
             }
         }
         Ok(Child {
-            template: t,
+            template: Rc::new(t),
             parameters,
             deferred,
             label: None,
