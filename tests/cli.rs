@@ -476,7 +476,10 @@ fn hot_nested_views_show_the_tree_of_stacks() {
         .lines()
         .find(|l| l.contains(" nodes.1.server "))
         .unwrap_or_else(|| panic!("no nodes.1.server row:\n{text}"));
-    assert!(row.contains(" nodes.1 ") && row.contains("OS::Nova::Server"), "{row}");
+    assert!(
+        row.contains(" nodes.1 ") && row.contains("OS::Nova::Server"),
+        "{row}"
+    );
     let out = lowstate(&["hot", stack, "--nested", "--format", "html"]);
     assert_eq!(out.status.code(), Some(0));
     let html = String::from_utf8_lossy(&out.stdout);
@@ -484,7 +487,10 @@ fn hot_nested_views_show_the_tree_of_stacks() {
         let group = format!(r#"{{"name":"{lane}","count":2,"folded":true,"#);
         assert!(html.contains(&group), "lane {lane} is not drawn collapsed");
     }
-    assert!(html.contains(r#""folded":false"#), "the root's waves are open");
+    assert!(
+        html.contains(r#""folded":false"#),
+        "the root's waves are open"
+    );
     // Without --nested: one stack, nothing folded.
     let out = lowstate(&["hot", stack, "--format", "html"]);
     let html = String::from_utf8_lossy(&out.stdout);

@@ -555,7 +555,9 @@ impl<'a> Stack<'a> {
         // single-stack behaviour: `check` reports it, `hot-unknown-type`).
         if self.level.depth > 0 {
             for r in built.iter().flatten() {
-                if let Some(d) = self.unknown_type(&r.name, &r.resolved, &["resources", &r.name, "type"]) {
+                if let Some(d) =
+                    self.unknown_type(&r.name, &r.resolved, &["resources", &r.name, "type"])
+                {
                     return Err(d);
                 }
             }

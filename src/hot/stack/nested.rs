@@ -249,7 +249,10 @@ impl Stack<'_> {
             _ => Map::new(),
         };
         for key in ["resources", "waves", "outputs"] {
-            view.insert(Value::str(key), doc.shift_remove(key).unwrap_or(Value::Null));
+            view.insert(
+                Value::str(key),
+                doc.shift_remove(key).unwrap_or(Value::Null),
+            );
         }
         Ok(Some((Value::Map(view), plan, warnings, secrets)))
     }
@@ -363,7 +366,12 @@ impl Stack<'_> {
 
     /// A provider template's child stack: its parameters are the
     /// resource's properties (Heat's `child_params`).
-    fn provider_child(&self, r: &Resource, path: &str, t: Rc<Template>) -> Result<Child, Diagnostic> {
+    fn provider_child(
+        &self,
+        r: &Resource,
+        path: &str,
+        t: Rc<Template>,
+    ) -> Result<Child, Diagnostic> {
         // (name, type, has a default): the provider's property schema.
         let declared: Vec<(String, Option<Type>, bool)> = t
             .section("parameters")
