@@ -28,12 +28,9 @@ oracle_context=(--stack-name oracle_stack --stack-id 00000000-0000-4000-8000-000
 # output goes to $to (default /dev/null). The clock is bash's (time's %e
 # has 10 ms steps).
 measure() {
-  local out=$work/time.txt start end
-  start=$EPOCHREALTIME
-  /usr/bin/time -f '%M' -o "$out" "$@" > "${to:-/dev/null}" 2> "$work/stderr.txt" || {
-    cat "$work/stderr.txt" >&2; return 1; }
-  end=$EPOCHREALTIME
-  echo "$(awk "BEGIN{printf \"%.4f\", $end - $start}") $(cat "$out")"
+  local t c m
+  read -r t c m < <(measure_cpu "$@")
+  echo "$t $m"
 }
 
 # The median of the numbers on stdin, one per line.
@@ -71,7 +68,7 @@ PY
 # (KiB) of one run of a command; its output goes to $to. On a shared,
 # loaded machine the CPU time is the steadier measure of the work done.
 measure_cpu() {
-  local out=$work/time.txt start end
+  local out=$work/time.txt start end u s m
   start=$EPOCHREALTIME
   /usr/bin/time -f '%U %S %M' -o "$out" "$@" > "${to:-/dev/null}" 2> "$work/stderr.txt" || {
     cat "$work/stderr.txt" >&2; return 1; }
