@@ -64,25 +64,17 @@ if canon(a) != canon(b):
 PY
 }
 
-# Wall seconds, CPU seconds (user + system, children included; from
-# getrusage, microseconds, where time's %U has 10 ms steps) and peak RSS
+# Wall seconds, CPU seconds (user + system, children included) and peak RSS
 # (KiB) of one run of a command; its output goes to $to. On a shared,
 # loaded machine the CPU time is the steadier measure of the work done.
 measure_cpu() {
-  # (time's %M for the peak RSS: the forked interpreter's own would count)
-  python3 - "${to:-/dev/null}" "$work/stderr.txt" "$work/rss.txt" "$@" <<'PY'
-import resource, subprocess, sys, time
-out, err, rss, cmd = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-start = time.monotonic()
-with open(out, "wb") as o, open(err, "wb") as e:
-    rc = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss] + cmd, stdout=o, stderr=e).returncode
-wall = time.monotonic() - start
-if rc != 0:
-    sys.stderr.write(open(err).read())
-    sys.exit(1)
-r = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(f"{wall:.4f} {r.ru_utime + r.ru_stime:.4f} {open(rss).read().split()[-1]}")
-PY
+  local out=$work/time.txt start end u s m
+  start=$EPOCHREALTIME
+  /usr/bin/time -f '%U %S %M' -o "$out" "$@" > "${to:-/dev/null}" 2> "$work/stderr.txt" || {
+    cat "$work/stderr.txt" >&2; return 1; }
+  end=$EPOCHREALTIME
+  read -r u s m < "$out"
+  echo "$(awk "BEGIN{printf \"%.4f %.2f\", $end - $start, $u + $s}") $m"
 }
 
 # The best wall time, the best CPU time and the largest peak RSS of five
