@@ -5,9 +5,11 @@
 //! old and new values, managed files' content diffs, order changes,
 //! failures); this module diffs values and texts (with `similar`), masks
 //! secrets, groups targets with identical change sets and ranks the
-//! groups. The renderers: [`json`].
+//! groups. The renderers are [`json`], [`text`] and [`markdown`].
 
 pub mod json;
+pub mod markdown;
+pub mod text;
 
 use crate::redact::{Redactor, REDACTED};
 use crate::value::Value;

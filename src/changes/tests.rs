@@ -219,3 +219,67 @@ fn redaction_shows_a_change_but_never_the_secret() {
 fn json_layout() {
     insta::assert_snapshot!(json::render(&sample()));
 }
+
+#[test]
+fn text_layout() {
+    insta::assert_snapshot!(text::render(&sample()));
+}
+
+#[test]
+fn markdown_layout() {
+    insta::assert_snapshot!(markdown::render(&sample(), &markdown::Options::default()));
+}
+
+/// 1,000 targets, each with its own change (a distinct group each, with a
+/// file diff): the Markdown stays within the limit and says what it cut.
+#[test]
+fn markdown_of_a_thousand_distinct_changes_stays_under_the_limit() {
+    let targets = (0..1000)
+        .map(|i| {
+            let mut c = changed("conf", 80, 1000 + i);
+            let old: String = (0..30).map(|l| format!("line {l}\n")).collect();
+            let new = format!("{old}minion {i}\n");
+            c.files = vec![file_change(
+                "/etc/app.conf",
+                item("app"),
+                Content::Bytes(old.as_bytes()),
+                Content::Bytes(new.as_bytes()),
+            )
+            .unwrap()];
+            Target {
+                id: format!("m{i:04}"),
+                changes: c,
+            }
+        })
+        .collect();
+    let r = Report {
+        noun: Noun::MINION,
+        old: "main".into(),
+        new: "HEAD".into(),
+        targets,
+    };
+    let opts = markdown::Options {
+        full_report: "see the job's `report.html` artifact".into(),
+        ..markdown::Options::default()
+    };
+    let md = markdown::render(&r, &opts);
+    let n = md.chars().count();
+    assert!(n <= markdown::GITHUB_COMMENT_LIMIT, "{n} characters");
+    assert!(
+        n > markdown::GITHUB_COMMENT_LIMIT / 2,
+        "{n}: the budget is used"
+    );
+    assert!(
+        md.contains("> **Cut to fit the comment limit:**"),
+        "{}",
+        &md[md.len() - 300..]
+    );
+    assert!(md.contains("not shown;"));
+    assert!(md.ends_with("see the job's `report.html` artifact.\n"));
+    assert!(md.contains("| | … 950 more groups | 950 | | | |"));
+    // Every section opened is closed.
+    assert_eq!(
+        md.matches("<details>").count(),
+        md.matches("</details>").count()
+    );
+}
