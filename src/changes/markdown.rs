@@ -1,7 +1,7 @@
 //! The Markdown form of a change report (`--format markdown`), fit for a
 //! pull-request comment on GitHub or GitLab: a summary line and table, one
 //! collapsible `<details>` section per group, value and file diffs in
-//! ```` ```diff ```` blocks. The whole stays within a length limit
+//! ```` ```diff ```` blocks, under a first-line [`MARKER`]. The whole stays within a length limit
 //! (GitHub's comment limit by default): groups that do not fit are shown
 //! without their diffs, then left out, and a closing note says what was
 //! cut and where the full report is.
@@ -15,6 +15,10 @@ pub const GITHUB_COMMENT_LIMIT: usize = 65_536;
 
 /// The most groups the summary table lists.
 pub const MAX_TABLE_ROWS: usize = 50;
+
+/// The first line of the document, an HTML comment GitHub and GitLab do
+/// not show: CI finds its earlier comment by it to update it in place.
+pub const MARKER: &str = "<!-- lowstate:change-report -->";
 
 /// Room kept for the closing note.
 const NOTE_ROOM: usize = 1_000;
@@ -247,7 +251,7 @@ fn section(r: &Report, g: &Group, diffs: bool) -> String {
 pub fn render(r: &Report, opts: &Options) -> String {
     let groups = r.groups();
     let mut out = String::new();
-    let _ = writeln!(out, "### lowstate: what this change does\n");
+    let _ = writeln!(out, "{MARKER}\n### lowstate: what this change does\n");
     let _ = writeln!(out, "{}\n", html(&summary_line(r, &groups)));
     if !groups.is_empty() {
         let _ = writeln!(
