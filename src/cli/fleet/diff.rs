@@ -18,7 +18,6 @@ use std::path::Path;
 pub(super) fn run(
     ctx: &Ctx,
     args: &Args,
-    old_name: &str,
     minions: &[FleetMinion],
     new_dir: &Path,
     old_dir: &Path,
@@ -51,7 +50,7 @@ pub(super) fn run(
     }
     let report = Report {
         noun: Noun::MINION,
-        old: old_name.to_string(),
+        old: args.diff.clone().unwrap_or_default(),
         new: new_dir.display().to_string(),
         targets,
     };

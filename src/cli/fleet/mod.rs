@@ -86,9 +86,7 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
             )));
         }
         let (old_dir, _guard) = super::diff::old_tree(&dir, old)?;
-        return diff::run(
-            ctx, &args, old, &minions, &dir, &old_dir, &overrides, &options,
-        );
+        return diff::run(ctx, &args, &minions, &dir, &old_dir, &overrides, &options);
     }
     if args.report.format != super::diff::ReportFormat::Text || args.report.full_report.is_some() {
         return Err(Failure::Config(anyhow!(
