@@ -163,6 +163,8 @@ mod tests {
         assert_eq!(b.which("/bin/sh"), Some("/bin/sh".to_string()));
         assert_eq!(b.which("git"), None);
         assert!(b.files.contains("/etc/os-release"));
+        // Made by tzdata's maintainer scripts, in no package's contents.
+        assert!(b.files.contains("/etc/localtime"));
         assert!(b.packages.contains_key("dpkg"));
         let www = b.user_info("www-data");
         assert_eq!(www.get("uid"), Some(&Value::Int(33)));
