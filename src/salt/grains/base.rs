@@ -178,10 +178,17 @@ mod tests {
     fn every_data_file_parses_as_its_profile() {
         for (name, _) in DATA {
             let b = base_system(name).unwrap_or_else(|| panic!("{name} data"));
-            assert!(crate::salt::grains::profile(name).is_some(), "{name} is a profile");
+            assert!(
+                crate::salt::grains::profile(name).is_some(),
+                "{name} is a profile"
+            );
             assert!(b.packages.contains_key("base-files"), "{name}");
             assert!(b.files.contains("/etc/os-release"), "{name}");
-            assert_eq!(b.user_info("root").get("uid"), Some(&Value::Int(0)), "{name}");
+            assert_eq!(
+                b.user_info("root").get("uid"),
+                Some(&Value::Int(0)),
+                "{name}"
+            );
         }
         let noble = base_system("ubuntu-24.04").expect("ubuntu-24.04 data");
         assert_eq!(noble.which("sh"), Some("/usr/bin/sh".to_string()));
