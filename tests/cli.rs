@@ -760,8 +760,8 @@ fn no_internal_markers_in_messages() {
 
 /// The HTML viewer in a real headless browser (tests/browser/run.sh): the
 /// example tree and a 5,200-state tree, a search, a click, a path; the
-/// first paint is reported against its 2 s target and fails only past 10 s
-/// (a timed check must not fail on a busy machine). Skipped, with a
+/// first paint is reported against its 2 s target, never judged (no timed
+/// test: a busy machine must not fail it). Skipped, with a
 /// message, where chromium is missing.
 /// `OUT=DIR cargo test browser_viewer` keeps the screenshots in DIR.
 #[test]
