@@ -123,8 +123,11 @@ enum Found {
 /// finds. Each check keeps only the entries it used.
 #[derive(Default)]
 pub struct CheckCache {
-    entries: std::sync::Mutex<HashMap<u64, Vec<(Map, std::sync::Arc<Vec<Found>>)>>>,
+    entries: std::sync::Mutex<Checked>,
 }
+
+/// Checked chunks and their findings, by [`chunk_hash`].
+type Checked = HashMap<u64, Vec<(Map, std::sync::Arc<Vec<Found>>)>>;
 
 impl CheckCache {
     /// Forget the findings that point into the file named `name` (or
@@ -224,8 +227,7 @@ pub fn check_with(
     let mut once: BTreeSet<String> = BTreeSet::new();
     let low = &plan.lowstate;
     let mut old = std::mem::take(&mut *cache.entries.lock().unwrap_or_else(|e| e.into_inner()));
-    let mut kept: HashMap<u64, Vec<(Map, std::sync::Arc<Vec<Found>>)>> =
-        HashMap::with_capacity(old.len());
+    let mut kept: Checked = HashMap::with_capacity(old.len());
     for &i in &low.sequence {
         let Some(chunk) = low.chunks.get(i) else {
             continue;
