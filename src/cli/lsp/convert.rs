@@ -121,12 +121,14 @@ pub fn range_of(text: &str, r: &std::ops::Range<usize>) -> lsp::Range {
     Lines::new(text).range(r)
 }
 
+/// A file's text and the offsets its lines start at.
+type Indexed = (String, Vec<usize>);
+
 /// The current texts of files, each read (and its lines indexed) once
 /// however many places point into it.
 pub struct Texts<'a> {
     read: &'a dyn Fn(&Path) -> Option<String>,
-    files:
-        std::cell::RefCell<std::collections::HashMap<PathBuf, std::rc::Rc<(String, Vec<usize>)>>>,
+    files: std::cell::RefCell<std::collections::HashMap<PathBuf, std::rc::Rc<Indexed>>>,
 }
 
 impl<'a> Texts<'a> {
