@@ -48,11 +48,6 @@ pub const TEST_FUNCTIONS: &[&str] = &[
     "check_pillar",
 ];
 
-/// State modules with a `mod_watch` function in Salt 3008.5 core.
-pub const CORE_MOD_WATCH: &[&str] = &[
-    "at", "cmd", "etcd", "event", "module", "mount", "pkg", "service", "test",
-];
-
 /// Keyword arguments a state function receives: the chunk minus Salt's
 /// internal keywords.
 fn kwarg<'a>(chunk: &'a GraphChunk, key: &str) -> Option<&'a Value> {
