@@ -425,10 +425,14 @@ fn entry(pattern: Option<String>, v: &Value) -> Result<Assumption, AssumeError> 
         Value::Map(m) => m,
         Value::Null => &empty,
         other => {
+            let which = match &pattern {
+                Some(p) => format!("assumption {p}"),
+                None => "an assumption list entry".to_string(),
+            };
             return Err(AssumeError(format!(
-                "assumption for {pattern:?} must be a map, not {}",
+                "{which} must be a map, not {}",
                 other.py_type_name()
-            )))
+            )));
         }
     };
     let pattern = match pattern {
