@@ -528,8 +528,14 @@ fn first_contact_config_errors_name_the_path() {
                 "as JSON",
                 &["compile", "-c", "nodir", "--error-format", "json"],
             ),
-            ("missing --grains file", &["compile", "--grains", "missing.json"]),
-            ("--grains not a mapping", &["compile", "--grains", "list.json"]),
+            (
+                "missing --grains file",
+                &["compile", "--grains", "missing.json"],
+            ),
+            (
+                "--grains not a mapping",
+                &["compile", "--grains", "list.json"],
+            ),
             ("grains file not a mapping", &["compile", "-c", "bad"]),
             ("unknown OS profile", &["compile", "--os", "debain-12"]),
         ],
@@ -573,7 +579,10 @@ fn undefined_pillar_key_gets_a_note_and_a_folded_path() {
         "pillar-undefined",
         &[
             ("top.sls", "base:\n  '*': [a]\n"),
-            ("a.sls", "a:\n  test.nop:\n    - name: {{ pillar['nginx']['prot'] }}\n"),
+            (
+                "a.sls",
+                "a:\n  test.nop:\n    - name: {{ pillar['nginx']['prot'] }}\n",
+            ),
         ],
     );
     t.write(
