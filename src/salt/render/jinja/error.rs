@@ -338,7 +338,11 @@ fn undefined_text(detail: &str) -> String {
         "loop" => "jinja2.runtime.LoopContext object",
         // A module the minion has not loaded (`salt.mysql` without MySQLdb).
         "salt" => "salt.utils.templates.AliasedLoader object",
-        _ => "dict object",
+        // Any other dict: its type as the lookup that missed found it.
+        _ => match super::py::missed_in_ordered_dict(key) {
+            Some(true) => "collections.OrderedDict object",
+            _ => "dict object",
+        },
     };
     format!("'{owner}' has no attribute '{key}'")
 }
