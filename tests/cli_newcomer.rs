@@ -538,6 +538,10 @@ fn first_contact_config_errors_name_the_path() {
             ),
             ("grains file not a mapping", &["compile", "-c", "bad"]),
             ("unknown OS profile", &["compile", "--os", "debain-12"]),
+            (
+                "a bad --limit as JSON",
+                &["compile", "--limit", "bogus=1", "--error-format", "json"],
+            ),
         ],
     );
     insta::assert_snapshot!("first-contact-config-errors", text);

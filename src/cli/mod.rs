@@ -438,10 +438,18 @@ impl Command {
 /// findings, 2 usage or config errors). `set_memory_cap` applies the
 /// `memory` limit to the binary's allocator.
 pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
-    let ctx = match Ctx::new(cli.color, &cli.limit, cli.command.error_format()) {
+    let format = cli.command.error_format();
+    let ctx = match Ctx::new(cli.color, &cli.limit, format) {
         Ok(ctx) => ctx,
         Err(e) => {
-            let _ = writeln!(std::io::stderr(), "lowstate: {e:#}");
+            let text = match format {
+                ErrorFormat::Human => format!("lowstate: {e:#}\n"),
+                ErrorFormat::Json => {
+                    let d = Diagnostic::new(lowstate::diag::codes::CONFIG, format!("{e:#}"));
+                    diag_render::json(&[d]) + "\n"
+                }
+            };
+            let _ = write!(std::io::stderr(), "{text}");
             return 2;
         }
     };
