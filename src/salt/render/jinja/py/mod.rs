@@ -166,30 +166,6 @@ fn err(msg: impl Into<String>) -> Error {
     Error::new(ErrorKind::InvalidOperation, msg.into())
 }
 
-thread_local! {
-    /// The last key a dict lookup of this thread missed, and whether that
-    /// dict was an `OrderedDict`: the owner Salt's undefined-attribute
-    /// message names (`'collections.OrderedDict object' has no attribute
-    /// 'k'`), whatever expression reached the dict (`.items()`,
-    /// `pillar.get`, a merge).
-    static MISSING_KEY: std::cell::RefCell<Option<(bool, String)>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-fn note_missing_key(ordered: bool, key: &Value) {
-    let key = key.as_str().map_or_else(|| key.to_string(), str::to_string);
-    MISSING_KEY.with(|m| *m.borrow_mut() = Some((ordered, key)));
-}
-
-/// Whether the dict whose lookup of `key` was this thread's last miss
-/// is an `OrderedDict` (`None`: the last miss was another key).
-pub(crate) fn missed_in_ordered_dict(key: &str) -> Option<bool> {
-    MISSING_KEY.with(|m| match &*m.borrow() {
-        Some((ordered, k)) if k == key => Some(*ordered),
-        _ => None,
-    })
-}
-
 /// Is `v` an `OrderedDict` (a mutable dict made ordered)?
 pub(crate) fn is_ordered_map(v: &Value) -> bool {
     v.downcast_object_ref::<MutMap>()
@@ -377,7 +353,8 @@ impl Object for MutMap {
         self.note_key(key);
         let mut m = self.raw();
         let Some(v) = m.get_mut(key) else {
-            note_missing_key(self.is_ordered(), key);
+            let name = key.as_str().map_or_else(|| key.to_string(), str::to_string);
+            super::error::note_missing_key(self.is_ordered(), name);
             return None;
         };
         promote(v);
