@@ -24,12 +24,27 @@ pub struct Host {
     /// `salt.utils.systemd.booted`: `/run/systemd/system` exists.
     pub systemd_booted: bool,
     /// Commands on the `PATH` that some `__virtual__` looks for.
-    pub commands: &'static [&'static str],
+    pub commands: Vec<&'static str>,
 }
+
+/// The commands some `__virtual__` looks for on the `PATH`.
+const COMMANDS: &[&str] = &[
+    "systemctl",
+    "crontab",
+    "at",
+    "dnf",
+    "yum",
+    "zypper",
+    "brew",
+    "port",
+    "launchctl",
+    "plutil",
+];
 
 /// The host facts of `profile`: its platform from its `kernel`, systemd
 /// from its `init`, and the commands its minimal install has (the package
-/// manager, `crontab`, `at`, `launchctl`/`plutil`), as documented in
+/// manager, `crontab`, `at`, `launchctl`/`plutil`): from its base-system
+/// data when it has some (as `cmd.which` answers), else as documented in
 /// `docs/minion-model.md`.
 pub fn host(profile: &OsProfile) -> Host {
     let grain = |k: &str| profile.grains.get(k).map(Value::py_str).unwrap_or_default();
@@ -51,6 +66,14 @@ pub fn host(profile: &OsProfile) -> Host {
             ("MacOS", _) => &["launchctl", "plutil", "crontab", "at"],
             _ => &[],
         };
+    let commands = match super::base_system(&profile.name) {
+        Some(base) => COMMANDS
+            .iter()
+            .copied()
+            .filter(|c| base.which(c).is_some())
+            .collect(),
+        None => commands.to_vec(),
+    };
     Host {
         platform,
         systemd_booted: grain("init") == "systemd",
