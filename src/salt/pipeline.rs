@@ -461,7 +461,9 @@ impl Session {
         let (g, _) = Self::graph_of(self.located_from(hs)?)?;
         let opts = SimOptions {
             failhard: self.config.failhard,
-            extra_mod_watch: self.config.mod_watch.clone(),
+            mod_watch: Some(
+                crate::salt::low::LowOptions::from_config(&self.config, self.version).mod_watch,
+            ),
         };
         Ok(simulate_with(&g, assume, &opts))
     }

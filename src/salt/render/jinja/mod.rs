@@ -16,6 +16,7 @@ mod loader;
 mod macros;
 mod markup;
 mod prepass;
+mod query;
 pub(crate) use prepass::check_one_pass as check_prepass;
 pub(crate) mod py;
 pub mod reads;
