@@ -151,8 +151,9 @@ pub(super) fn run(
         let mut err = std::io::stderr().lock();
         let _ = writeln!(
             err,
-            "lowstate: fleet diff: {} minions, {changed_minions} with changes, {failed} failed",
-            minions.len()
+            "lowstate: fleet diff: {} minions, {changed_minions} with changes, {failed} failed; {}",
+            minions.len(),
+            renders_summary(&fleet.stats())
         );
         for (sls, c) in &by_sls {
             let _ = writeln!(
@@ -167,4 +168,12 @@ pub(super) fn run(
     } else {
         Ok(())
     }
+}
+
+/// What the two trees' compiles rendered and what they reused.
+fn renders_summary(s: &lowstate::salt::share::CacheStats) -> String {
+    format!(
+        "renders: {} done, {} shared between minions, {} taken from the other tree",
+        s.misses, s.hits, s.from_twin
+    )
 }

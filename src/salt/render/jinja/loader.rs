@@ -123,6 +123,12 @@ pub(super) fn normalize(path: &str) -> Option<String> {
 
 /// The environment's path-join callback.
 pub(super) fn join_path(name: &str) -> String {
+    let joined = join_in_frame(name);
+    super::reads::template(&joined);
+    joined
+}
+
+fn join_in_frame(name: &str) -> String {
     with_frame(|frame| {
         if is_relative(name) {
             if let Some(r) = frame.relative.get(name) {
