@@ -20,6 +20,7 @@
 #![allow(clippy::result_large_err)]
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod changes;
 pub mod diag;
 pub mod editor;
 pub mod emit;

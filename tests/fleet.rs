@@ -203,10 +203,10 @@ fn shards_partition_the_fleet() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
-/// `--diff OLD`: per minion, the states a change adds and changes, and a
-/// summary by SLS; against a directory and against a git revision.
+/// `--diff OLD`: one change report, minions with the same changes grouped,
+/// old and new values; against a directory and against a git revision.
 #[test]
-fn diff_names_added_and_changed_states_per_minion() {
+fn diff_reports_changes_per_group_of_minions() {
     let d = temp("diff");
     for tree in ["old", "new"] {
         std::fs::create_dir_all(d.join(tree).join("salt")).unwrap();
@@ -230,29 +230,37 @@ fn diff_names_added_and_changed_states_per_minion() {
     .unwrap();
     std::fs::write(
         d.join("m.yaml"),
-        "- id: db\n  grains: {role: db}\n- id: web\n  grains: {role: web}\n",
+        "- id: db\n  grains: {role: db}\n- id: web\n  grains: {role: web}\n- id: web2\n  grains: {role: web}\n",
     )
     .unwrap();
     let out = lowstate(
         &d,
-        &["fleet", "-c", "new", "--minions", "m.yaml", "--diff", "old"],
+        &[
+            "fleet",
+            "-c",
+            "new",
+            "--minions",
+            "m.yaml",
+            "--diff",
+            "old",
+            "--format",
+            "json",
+        ],
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
-    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(lines[0]["id"], "db");
-    assert_eq!(lines[0]["added"], serde_json::json!([]));
-    assert_eq!(lines[0]["changed"], serde_json::json!([]));
-    assert_eq!(lines[1]["added"][0]["id"], "w2");
-    assert_eq!(lines[1]["changed"][0]["id"], "w");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["unchanged"], serde_json::json!(["db"]));
+    let group = &report["groups"][0];
+    assert_eq!(group["label"], "web, web2 (2 minions)");
+    assert_eq!(group["items"][0]["id"], "w");
+    assert_eq!(group["items"][0]["change"], "changed");
     assert_eq!(
-        lines[1]["changed"][0]["arguments"],
-        serde_json::json!(["port"])
+        group["items"][0]["values"],
+        serde_json::json!([{"path": ["port"], "old": 80, "new": 8080, "diff": null, "masked": false}])
     );
-    assert!(err.contains("2 minions, 1 with changes, 0 failed"), "{err}");
+    assert_eq!(group["items"][1]["id"], "w2");
+    assert_eq!(group["items"][1]["change"], "added");
     // The top file and `a` read the same in both trees: the new tree's
     // compile takes them from the old tree's.
     // (How many depends on which minion gets there first.)
@@ -264,7 +272,7 @@ fn diff_names_added_and_changed_states_per_minion() {
         .unwrap_or(0);
     assert!(taken >= 2, "{err}");
     assert!(
-        err.contains("web: 1 minions; 1 states added, 0 removed, 1 changed"),
+        err.contains("3 minions, 2 with changes in 1 group, 0 failing"),
         "{err}"
     );
     // The same against a git revision of the repository holding -c DIR.
@@ -304,6 +312,8 @@ fn diff_names_added_and_changed_states_per_minion() {
             "m.yaml",
             "--diff",
             "HEAD",
+            "--format",
+            "json",
         ],
     );
     assert_eq!(
@@ -312,11 +322,9 @@ fn diff_names_added_and_changed_states_per_minion() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let again: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(again, lines);
+    let mut again: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    again["old"] = report["old"].clone();
+    assert_eq!(again, report);
     let _ = std::fs::remove_dir_all(&d);
 }
 

@@ -35,6 +35,7 @@ const CORE: &[&str] = &[
     "redact",
     "pyre",
     "editor",
+    "changes",
 ];
 /// The front ends.
 const FRONT_ENDS: &[&str] = &["salt", "hot"];

@@ -359,7 +359,7 @@ fn yaml_blocks(doc: &str, marker: &str) -> Vec<String> {
 }
 
 /// The GitHub Action, the release workflow and the CI snippets the docs
-/// give to copy validate against SchemaStore's schemas (vendored in
+/// (check.md, diff.md) give to copy validate against SchemaStore's schemas (vendored in
 /// check-jsonschema: no network); a broken copy fails, so the check bites.
 #[test]
 fn action_workflows_and_ci_snippets_match_their_schemas() {
@@ -375,21 +375,24 @@ fn action_workflows_and_ci_snippets_match_their_schemas() {
     };
     let mut workflows = vec![root().join(".github/workflows/release.yml")];
     let mut gitlab = Vec::new();
-    let docs = std::fs::read_to_string(root().join("docs/check.md")).unwrap();
-    for (i, w) in yaml_blocks(&docs, "runs-on:").iter().enumerate() {
-        let f = dir.join(format!("workflow-{i}.yml"));
-        std::fs::write(&f, w).unwrap();
-        workflows.push(f);
+    for (page, gitlab_marker) in [("check", "codequality:"), ("diff", "merge_request_event")] {
+        let docs = std::fs::read_to_string(root().join(format!("docs/{page}.md"))).unwrap();
+        let (w0, g0) = (workflows.len(), gitlab.len());
+        for (i, w) in yaml_blocks(&docs, "runs-on:").iter().enumerate() {
+            let f = dir.join(format!("{page}-workflow-{i}.yml"));
+            std::fs::write(&f, w).unwrap();
+            workflows.push(f);
+        }
+        for (i, g) in yaml_blocks(&docs, gitlab_marker).iter().enumerate() {
+            let f = dir.join(format!("{page}-gitlab-ci-{i}.yml"));
+            std::fs::write(&f, g).unwrap();
+            gitlab.push(f);
+        }
+        assert!(
+            workflows.len() > w0 && gitlab.len() > g0,
+            "docs/{page}.md has the snippets"
+        );
     }
-    for (i, g) in yaml_blocks(&docs, "codequality:").iter().enumerate() {
-        let f = dir.join(format!("gitlab-ci-{i}.yml"));
-        std::fs::write(&f, g).unwrap();
-        gitlab.push(f);
-    }
-    assert!(
-        workflows.len() > 1 && !gitlab.is_empty(),
-        "docs/check.md has the snippets"
-    );
     for (schema, files) in [
         ("vendor.github-actions", vec![root().join("action.yml")]),
         ("vendor.github-workflows", workflows),

@@ -10,6 +10,7 @@ mod codes;
 mod compile;
 mod completions;
 mod config;
+mod diff;
 mod files;
 mod fleet;
 mod grains;
@@ -257,6 +258,9 @@ pub enum Command {
     /// Print the grains a compile uses, as `salt-call grains.items` does;
     /// `--explain` says where each came from, `--list-os` lists the OS profiles.
     Grains(grains::Args),
+    /// What a change of the tree does to this minion: its states' old and
+    /// new values, managed files' diffs, order changes (a change report).
+    Diff(diff::Args),
     /// Compile every minion of a fleet (grains from `salt '*' grains.items`).
     Fleet(fleet::Args),
     /// Validate state arguments (or, with --hot, resource properties)
@@ -420,6 +424,7 @@ impl Command {
             Command::Check(a) => a.common.error_format,
             Command::Compile(a) => a.common.error_format,
             Command::Fleet(a) => a.common.error_format,
+            Command::Diff(a) => a.common.error_format,
             Command::Highstate(a) => a.common.error_format,
             Command::Pillar(a) => a.common.error_format,
             Command::Config(a) => a.common.error_format,
@@ -455,6 +460,7 @@ pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
         Command::Compile(a) => compile::run(a, &ctx),
         Command::Check(a) => check::run(*a, &ctx),
         Command::Fleet(a) => fleet::run(a, &ctx),
+        Command::Diff(a) => diff::run(a, &ctx),
         Command::Highstate(a) => highstate::run(a, &ctx),
         Command::Pillar(a) => pillar::run(a, &ctx),
         Command::Config(a) => config::run(a, &ctx),

@@ -32,6 +32,7 @@ pub const ID: SubjectKind = SubjectKind {
     word: "ID",
 };
 
+pub mod changes;
 pub mod check;
 pub mod config;
 pub mod dictupdate;

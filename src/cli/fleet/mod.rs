@@ -43,10 +43,14 @@ pub struct Args {
     #[arg(short, long)]
     pub quiet: bool,
     /// Compare with another version of the tree: a config directory, or a
-    /// git revision of the repository that holds `-c DIR`. Prints, per
-    /// minion, the states added, removed and changed, and a summary by SLS.
+    /// git revision of the repository that holds `-c DIR`. Prints one
+    /// change report: per group of minions with the same changes, the
+    /// states added, removed and changed (old and new values), the
+    /// managed files' diffs and order changes; failures first.
     #[arg(long, value_name = "OLD_DIR|REV")]
     pub diff: Option<String>,
+    #[command(flatten)]
+    pub report: super::diff::ReportArgs,
     #[command(flatten)]
     pub selection: super::Selection,
 }
@@ -81,8 +85,13 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
                 "fleet: --diff prints to stdout; it does not take -o"
             )));
         }
-        let (old_dir, _guard) = old_tree(&dir, old)?;
+        let (old_dir, _guard) = super::diff::old_tree(&dir, old)?;
         return diff::run(ctx, &args, &minions, &dir, &old_dir, &overrides, &options);
+    }
+    if args.report.format != super::diff::ReportFormat::Text || args.report.full_report.is_some() {
+        return Err(Failure::Config(anyhow!(
+            "fleet: --format and --full-report are for the report of --diff"
+        )));
     }
     if let Some(out) = &args.output_dir {
         std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
@@ -191,6 +200,16 @@ fn compile_minion(
     options: &Options,
     m: &FleetMinion,
 ) -> Result<Vec<Map>, lowstate::Diagnostics> {
+    minion_session(fleet, tree, options, m)?.lowstate()
+}
+
+/// The compile session of one minion of the fleet (see [`compile_minion`]).
+fn minion_session(
+    fleet: &Fleet,
+    tree: &Tree,
+    options: &Options,
+    m: &FleetMinion,
+) -> Result<Session, lowstate::Diagnostics> {
     let mut raw = tree.raw.clone()?;
     raw.insert("id".into(), Value::str(m.id.as_str()));
     raw.insert("grains".into(), m.grains.clone());
@@ -204,69 +223,7 @@ fn compile_minion(
         lowstate::salt::dictupdate::update_map(&mut merged, p, true, false);
         opts.pillar_override = Some(Value::Map(merged));
     }
-    Session::in_fleet(config, opts, fleet).lowstate()
-}
-
-/// The config directory of the old tree for `--diff`: a directory as
-/// given, or `REV` of the git repository holding `dir`, extracted into a
-/// temp directory (removed when the guard drops).
-fn old_tree(dir: &Path, old: &str) -> Result<(PathBuf, Option<TempTree>), Failure> {
-    let as_dir = Path::new(old);
-    if as_dir.join("minion").is_file() {
-        return Ok((as_dir.to_path_buf(), None));
-    }
-    let git = |args: &[&str], cwd: &Path| -> Result<Vec<u8>, Failure> {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(cwd)
-            .output()
-            .map_err(|e| anyhow!("--diff {old}: cannot run git: {e}"))?;
-        if !out.status.success() {
-            return Err(Failure::Config(anyhow!(
-                "--diff {old}: not a config directory, and git says: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            )));
-        }
-        Ok(out.stdout)
-    };
-    let abs = std::path::absolute(dir).map_err(|e| anyhow!("{}: {e}", dir.display()))?;
-    let top = String::from_utf8_lossy(&git(&["rev-parse", "--show-toplevel"], &abs)?)
-        .trim()
-        .to_string();
-    let rel = abs
-        .canonicalize()
-        .ok()
-        .and_then(|a| a.strip_prefix(&top).ok().map(Path::to_path_buf))
-        .unwrap_or_default();
-    let tmp = std::env::temp_dir().join(format!("lowstate-fleet-diff-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).map_err(|e| anyhow!("{}: {e}", tmp.display()))?;
-    let guard = TempTree(tmp.clone());
-    let archive = git(&["archive", "--format=tar", old], Path::new(&top))?;
-    let mut tar = std::process::Command::new("tar")
-        .args(["-x", "-C"])
-        .arg(&tmp)
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .map_err(|e| anyhow!("--diff {old}: cannot run tar: {e}"))?;
-    if let Some(mut stdin) = tar.stdin.take() {
-        stdin
-            .write_all(&archive)
-            .map_err(|e| anyhow!("--diff {old}: {e}"))?;
-    }
-    let status = tar.wait().map_err(|e| anyhow!("--diff {old}: {e}"))?;
-    if !status.success() {
-        return Err(Failure::Config(anyhow!("--diff {old}: tar failed")));
-    }
-    Ok((tmp.join(rel), Some(guard)))
-}
-
-/// A temp directory removed on drop.
-struct TempTree(PathBuf);
-
-impl Drop for TempTree {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+    Ok(Session::in_fleet(config, opts, fleet))
 }
 
 /// One minion's output: a JSON line, or `OUTDIR/<id>.json` with what
