@@ -460,7 +460,14 @@ mod tests {
             .unwrap()
             .insert("id".into(), Value::str("m2"));
         assert_eq!(*get(&other), "Some(Str(\"Debian\"))");
-        assert_eq!(share.stats(), CacheStats { hits: 1, misses: 1, from_twin: 0 });
+        assert_eq!(
+            share.stats(),
+            CacheStats {
+                hits: 1,
+                misses: 1,
+                from_twin: 0
+            }
+        );
         // A read value that differs, even only by type, is a miss.
         assert_eq!(
             *get(&data(Value::str("CentOS"), Value::Null)),
@@ -479,7 +486,14 @@ mod tests {
             .unwrap()
             .insert("missing".into(), Value::Int(0));
         get(&present);
-        assert_eq!(share.stats(), CacheStats { hits: 1, misses: 5, from_twin: 0 });
+        assert_eq!(
+            share.stats(),
+            CacheStats {
+                hits: 1,
+                misses: 5,
+                from_twin: 0
+            }
+        );
         assert_eq!(renders.get(), 6);
     }
 
@@ -503,7 +517,14 @@ mod tests {
         get(&data(Value::Null, Value::Null));
         get(&data(Value::Null, Value::Null));
         get(&data(Value::Null, Value::str("x")));
-        assert_eq!(share.stats(), CacheStats { hits: 1, misses: 2, from_twin: 0 });
+        assert_eq!(
+            share.stats(),
+            CacheStats {
+                hits: 1,
+                misses: 2,
+                from_twin: 0
+            }
+        );
     }
 
     #[test]

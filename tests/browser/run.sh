@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Open the HTML plan viewer in a real headless browser (Debian's chromium):
 # the example tree, the generated 200x25 tree (5,200 states) and the
-# example HOT stack. For each: the time to first paint the page reports
+# example HOT stack; and the HTML change report of `fleet --diff`. For each: the time to first paint the page reports
 # (target: under 2 s), a search, a click (select) and a path between two
 # states driven through the page's URL hash actions, and screenshots. Prints the timings; screenshots go to $OUT (default: a temp
 # dir), never into the repository.
@@ -28,6 +28,20 @@ printf 'id: bench-minion\ngrains: {os: Debian, os_family: Debian, kernel: Linux}
 "$bin" graph --format html -o "$work/example.html"
 "$bin" graph -c "$work/big" --format html -o "$work/big.html"
 "$bin" hot docs/examples/hot/stack.yaml -e docs/examples/hot/env/site.yaml --format html -o "$work/hot.html"
+# A change report (`fleet --diff --format html`): two trees that differ in
+# a state's argument and a managed file's template, three minions; the
+# group of the two Debian minions comes first.
+for side in old new; do
+  mkdir -p "$work/$side/salt"
+  printf 'file_roots: {base: [salt]}\n' > "$work/$side/minion"
+  printf "base:\n  '*':\n    - web\n" > "$work/$side/salt/top.sls"
+done
+printf 'web:\n  pkg.installed:\n    - name: nginx\n/etc/motd:\n  file.managed:\n    - source: salt://motd.j2\n    - template: jinja\n' > "$work/old/salt/web.sls"
+printf 'web:\n  pkg.installed:\n    - name: nginx-full\n/etc/motd:\n  file.managed:\n    - source: salt://motd.j2\n    - template: jinja\n' > "$work/new/salt/web.sls"
+printf 'Welcome to {{ grains["os"] }}\nline two\n' > "$work/old/salt/motd.j2"
+printf 'Welcome to {{ grains["os"] }} <b>today</b>\nline two\n' > "$work/new/salt/motd.j2"
+printf -- "- id: deb1\n  grains: {osfinger: Debian-12}\n- id: deb2\n  grains: {osfinger: Debian-12}\n- id: rocky1\n  grains: {osfinger: Rocky Linux-9}\n" > "$work/minions.yaml"
+"$bin" fleet -q -c "$work/new" --minions "$work/minions.yaml" --diff "$work/old" --format html > "$work/report.html"
 
 # Headless flags that work on a machine without network or GPU. Chromium's
 # own stderr goes to $work/chrome.err, shown when a page fails.
@@ -75,4 +89,6 @@ check example-path "$work/example.html" "path=nginx-package,app-service" "path:[
 check big "$work/big.html" "" 
 check big-search "$work/big.html" "search=b17-loop-3&select=b17-loop-3" "search:[1-9]" "select:b17-loop-3"
 check hot "$work/hot.html" "search=OS::Neutron&select=lb" "search:2" "select:lb"
+check report "$work/report.html" "open=1" "groups:2" "open:1" "diffs:1"
+check report-all "$work/report.html" "open=all" "groups:2" "open:2" "diffs:2"
 exit $status
