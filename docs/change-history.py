@@ -124,37 +124,36 @@ def summary(stdout, stderr, code):
 
 
 def summary_report(doc, code):
-    """One line for a change report (the JSON of `--format json`)."""
-    groups = doc.get("groups", [])
+    """One line for a change report (the JSON of `--format json`): per
+    group, its minions, failures, states by change and section, files."""
     parts = []
-    for g in groups:
-        n = len(g.get("targets", g.get("minions", [])))
-        cs = g.get("changes", g)
-        items = cs.get("items", [])
-        files = cs.get("files", [])
-        fails = cs.get("failures", [])
-        order = cs.get("order", [])
-        if not (items or files or fails or order):
-            continue
-        kinds = {}
-        for it in items:
-            k = it.get("change", it.get("kind", "?"))
-            kinds[k] = kinds.get(k, 0) + 1
+    for g in doc.get("groups", []):
+        n = len(g.get("targets", []))
         desc = []
-        if fails:
-            desc.append("FAIL " + "/".join(f.get("side", "?") for f in fails))
+        for f in g.get("failures", []):
+            msg = (f.get("messages") or [""])[0].splitlines()[0][:80]
+            desc.append(f"{f.get('side')} tree FAILS: {msg}")
+        kinds = {}
+        for it in g.get("items", []):
+            kinds[it["change"]] = kinds.get(it["change"], 0) + 1
         if kinds:
-            desc.append(" ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
+            sections = sorted({it["section"] for it in g["items"]})
+            desc.append(" ".join(f"{v} {k}" for k, v in sorted(kinds.items()))
+                        + " states in " + ", ".join(sections))
+        changed_args = sorted({":".join(v["path"]) for it in g.get("items", [])
+                               for v in it.get("values", [])})
+        if changed_args:
+            desc.append("args " + ", ".join(changed_args[:6]) + (" …" if len(changed_args) > 6 else ""))
+        files = g.get("files", [])
         if files:
-            desc.append(f"{len(files)} file(s)")
-        if order:
-            desc.append(f"{len(order)} order change(s)")
-        sections = sorted({(it.get("item") or it).get("section", "") for it in items} - {""})
-        where = f" in {', '.join(sections)}" if sections else ""
-        parts.append(f"{n} minion(s): {', '.join(desc)}{where}")
+            desc.append("files " + ", ".join(f"{f['path']} ({f['change']})" for f in files[:4])
+                        + (" …" if len(files) > 4 else ""))
+        if g.get("order"):
+            desc.append(f"{len(g['order'])} order change(s)")
+        parts.append(f"[{n}] " + "; ".join(desc))
     if not parts:
         return "no change on any minion" + (f" (exit {code})" if code else "")
-    return "; ".join(parts)
+    return " || ".join(parts)
 
 
 def main(argv):
@@ -172,6 +171,10 @@ def main(argv):
     with open(fleet, "w") as fh:
         for mid, finger in MINIONS:
             fh.write(f"- id: {mid}\n  grains: {{osfinger: '{finger}'}}\n")
+    # A lowstate with the change report takes `fleet --diff --format json`;
+    # an older one prints a JSON line per minion.
+    helptext = subprocess.run([a.lowstate, "fleet", "--help"], capture_output=True, text=True).stdout
+    report_json = "--format" in helptext
     try:
         for url in a.repos:
             repo_name = os.path.basename(url.rstrip("/")).removesuffix(".git")
@@ -193,7 +196,7 @@ def main(argv):
                 cmd = [a.lowstate, "fleet", "-c", os.path.join(pair, "new"), "--minions", fleet,
                        "--diff", os.path.join(pair, "old")]
                 has_format = a.format is not None
-                r = subprocess.run(cmd + (["--format", "json"] if has_format else []),
+                r = subprocess.run(cmd + (["--format", "json"] if report_json else []),
                                    capture_output=True, text=True)
                 if r.returncode == 2:
                     line = "USAGE " + r.stderr.strip().splitlines()[-1]
