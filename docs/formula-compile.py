@@ -9,7 +9,10 @@ Each FORMULA_DIR is a formula checkout (e.g. a clone of
 saltstack-formulas/nginx-formula). The tree gets a top file that applies
 the formula's main SLS (the one named like the directory) to the minion;
 both sides run `state.show_lowstate` with the grains and mocked minion-side
-functions of docs/formula-check.py. Prints one line per formula:
+functions of docs/formula-check.py, or, with --os NAME, lowstate with only
+`--os NAME` (no grains, no mocks) and Salt with the grains `lowstate grains
+--os NAME` prints as its config grains (its host answers the minion-side
+functions). Prints one line per formula:
 
   SAME        both printed the same lowstate (list order and values)
   DIFF        both compiled, to different lists (first differing chunk)
@@ -28,6 +31,7 @@ Options:
   --salt-python PY      python of a Salt 3008.5 venv (default: $SALT_VENV/bin/python)
   --pillar-example      give both sides the formula's `pillar.example` as pillar
   --keep                keep the work directories of formulas that differ
+  --os NAME             lowstate gets only `--os NAME`; Salt gets that profile's grains
 
 Nothing here is needed by `cargo test`.
 """
@@ -82,9 +86,20 @@ def salt_worker(spec_path, out_path):
         json.dump(out, fh, default=repr)
 
 
-def tree(root, name, fc, pillar_example):
+def profile_grains(binary, os_name, config_dir):
+    """The grains `lowstate grains --os NAME` prints for lowstate's config
+    (what a minion of that OS profile has), for Salt's config."""
+    out = subprocess.run([binary, "grains", "-c", config_dir, "--os", os_name, "--format", "json"],
+                         capture_output=True, text=True, check=True).stdout
+    grains = json.loads(out)
+    return grains.get("local", grains)
+
+
+def tree(root, name, fc, pillar_example, binary, os_name=None):
     """The work directory of one formula: a top file applying its main SLS,
-    the pillar, and the two minion configs (Salt's, lowstate's)."""
+    the pillar, and the two minion configs (Salt's, lowstate's). With
+    `os_name` (--os), lowstate's config sets no grains and no mocks and
+    Salt's sets that profile's grains over its own core grains."""
     work = tempfile.mkdtemp(prefix="formula-compile-")
     for d in ("top", "pillar", "root", "salt-cfg", "ours"):
         os.makedirs(os.path.join(work, d))
@@ -95,20 +110,21 @@ def tree(root, name, fc, pillar_example):
         shutil.copy(example, os.path.join(work, "pillar", "example.sls"))
         with open(os.path.join(work, "pillar", "top.sls"), "w") as fh:
             fh.write("base:\n  '*':\n    - example\n")
-    grains = fc.DEBIAN12_GRAINS
     common = {
-        "id": grains["id"],
-        "grains": grains,
+        "id": fc.DEBIAN12_GRAINS["id"],
         "file_roots": {"base": [os.path.join(work, "top"), root]},
         "pillar_roots": {"base": [os.path.join(work, "pillar")]},
     }
-    salt_cfg = dict(common, file_client="local", root_dir=os.path.join(work, "root"),
-                    grains_blacklist=["*"], enable_fqdns_grains=False,
-                    log_file=os.path.join(work, "root", "log"))
+    ours = common if os_name else dict(common, grains=fc.DEBIAN12_GRAINS, mocks=fc.DEFAULT_MOCKS)
+    with open(os.path.join(work, "ours", "minion"), "w") as fh:
+        json.dump(ours, fh)
+    grains = profile_grains(binary, os_name, os.path.join(work, "ours")) if os_name else fc.DEBIAN12_GRAINS
+    salt_cfg = dict(common, grains=grains, file_client="local", root_dir=os.path.join(work, "root"),
+                    enable_fqdns_grains=False, log_file=os.path.join(work, "root", "log"))
+    if os_name is None:
+        salt_cfg["grains_blacklist"] = ["*"]
     with open(os.path.join(work, "salt-cfg", "minion"), "w") as fh:
         json.dump(salt_cfg, fh)
-    with open(os.path.join(work, "ours", "minion"), "w") as fh:
-        json.dump(dict(common, mocks=fc.DEFAULT_MOCKS), fh)
     return work
 
 
@@ -124,7 +140,7 @@ def check(froot, fc, binary, pillar_example, listing, totals):
     root, name = main_sls(froot, fc)
     if name is None:
         return f"SKIP        {os.path.basename(root)}: no main SLS"
-    work = tree(root, name, fc, pillar_example)
+    work = tree(root, name, fc, pillar_example, binary)
     r = subprocess.run([binary, "check", "-c", os.path.join(work, "ours"), "--format", "json"],
                        capture_output=True, text=True)
     shutil.rmtree(work)
@@ -146,14 +162,15 @@ def check(froot, fc, binary, pillar_example, listing, totals):
     return f"CHECKED     {name}: {summary}"
 
 
-def compare(froot, fc, binary, salt_python, pillar_example, keep):
+def compare(froot, fc, binary, salt_python, pillar_example, keep, os_name=None):
     root, name = main_sls(froot, fc)
     if name is None:
         return f"SKIP        {os.path.basename(root)}: no main SLS"
-    work = tree(root, name, fc, pillar_example)
+    work = tree(root, name, fc, pillar_example, binary, os_name)
     spec = os.path.join(work, "spec.json")
+    mocks = {} if os_name else fc.DEFAULT_MOCKS
     with open(spec, "w") as fh:
-        json.dump({"config": os.path.join(work, "salt-cfg", "minion"), "mocks": fc.DEFAULT_MOCKS}, fh)
+        json.dump({"config": os.path.join(work, "salt-cfg", "minion"), "mocks": mocks}, fh)
     salt_out = os.path.join(work, "salt.json")
     subprocess.run([salt_python, os.path.abspath(__file__), "--salt-worker", spec, salt_out],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -162,10 +179,11 @@ def compare(froot, fc, binary, salt_python, pillar_example, keep):
             salt = json.load(fh)
     except (OSError, ValueError):
         salt = {"ok": False, "error": "Salt printed nothing"}
-    r = subprocess.run([binary, "compile", "-c", os.path.join(work, "ours")],
+    os_args = ["--os", os_name] if os_name else []
+    r = subprocess.run([binary, "compile", "-c", os.path.join(work, "ours")] + os_args,
                        capture_output=True, text=True)
     ours = json.loads(r.stdout) if r.returncode == 0 else None
-    tag = f"{name}{' (pillar.example)' if pillar_example else ''}"
+    tag = f"{name}{' (pillar.example)' if pillar_example else ''}{f' --os {os_name}' if os_name else ''}"
     value = salt.get("value")
     salt_ok = salt["ok"] and isinstance(value, list) and all(isinstance(c, dict) for c in value)
     same = salt_ok and ours == value
@@ -197,6 +215,7 @@ def main(argv):
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--os", dest="os_name")
     a = ap.parse_args(argv)
     fc = formula_check()
     binary = os.path.abspath(a.lowstate)
@@ -212,7 +231,7 @@ def main(argv):
         print("findings: " + (", ".join(f"{k} {v}" for k, v in sorted(totals.items())) or "none"))
         return 0
     for froot in a.formulas:
-        line = compare(froot, fc, binary, a.salt_python, a.pillar_example, a.keep)
+        line = compare(froot, fc, binary, a.salt_python, a.pillar_example, a.keep, a.os_name)
         print(line, flush=True)
         verdict = line.split()[0]
         counts[verdict] = counts.get(verdict, 0) + 1

@@ -760,8 +760,8 @@ fn no_internal_markers_in_messages() {
 
 /// The HTML viewer in a real headless browser (tests/browser/run.sh): the
 /// example tree and a 5,200-state tree, a search, a click, a path; the
-/// first paint is reported against its 2 s target and fails only past 10 s
-/// (a timed check must not fail on a busy machine). Skipped, with a
+/// first paint is reported against its 2 s target, never judged (no timed
+/// test: a busy machine must not fail it). Skipped, with a
 /// message, where chromium is missing.
 /// `OUT=DIR cargo test browser_viewer` keeps the screenshots in DIR.
 #[test]
@@ -1572,7 +1572,8 @@ fn os_profile_answers_a_fresh_minions_queries_from_its_base_system() {
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let chunk = &v[0];
-    assert_eq!(chunk["sh"], "/bin/sh");
+    // Merged /usr: `salt-call --local cmd.which sh` on Debian 12 prints /usr/bin/sh.
+    assert_eq!(chunk["sh"], "/usr/bin/sh");
     assert_eq!(chunk["git"], false);
     assert_eq!(chunk["www"], "/var/www");
     assert_eq!(chunk["release"], "Debian-12");

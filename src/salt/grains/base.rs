@@ -1,5 +1,5 @@
 //! The base system of an OS profile, from the distribution's own package
-//! data (`tests/data/grains/gen-base-debian`): its base packages with
+//! data (`tests/data/grains/gen-base-archive`): its base packages with
 //! versions, executables, files, systemd services, users and groups. The
 //! fresh-minion answers (`pkg.version`, `cmd.which`, `user.info`, ...)
 //! answer from it; a profile without data answers as an empty system.
@@ -30,7 +30,14 @@ pub struct BaseSystem {
 }
 
 /// The generated data files, by profile.
-const DATA: &[(&str, &str)] = &[("debian-12", include_str!("base/debian-12.json"))];
+const DATA: &[(&str, &str)] = &[
+    ("debian-11", include_str!("base/debian-11.json")),
+    ("debian-12", include_str!("base/debian-12.json")),
+    ("debian-13", include_str!("base/debian-13.json")),
+    ("ubuntu-20.04", include_str!("base/ubuntu-20.04.json")),
+    ("ubuntu-22.04", include_str!("base/ubuntu-22.04.json")),
+    ("ubuntu-24.04", include_str!("base/ubuntu-24.04.json")),
+];
 
 /// The base system of `profile`, when there is data for it.
 pub fn base_system(profile: &str) -> Option<&'static BaseSystem> {
@@ -151,9 +158,13 @@ mod tests {
     #[test]
     fn debian_12_has_its_base_system() {
         let b = base_system("debian-12").expect("debian-12 data");
-        assert_eq!(b.which("sh"), Some("/bin/sh".to_string()));
+        // Merged /usr: `salt-call cmd.which sh` on Debian 12 says /usr/bin/sh.
+        assert_eq!(b.which("sh"), Some("/usr/bin/sh".to_string()));
+        assert_eq!(b.which("/bin/sh"), Some("/bin/sh".to_string()));
         assert_eq!(b.which("git"), None);
         assert!(b.files.contains("/etc/os-release"));
+        // Made by tzdata's maintainer scripts, in no package's contents.
+        assert!(b.files.contains("/etc/localtime"));
         assert!(b.packages.contains_key("dpkg"));
         let www = b.user_info("www-data");
         assert_eq!(www.get("uid"), Some(&Value::Int(33)));
@@ -161,5 +172,26 @@ mod tests {
         assert_eq!(b.user_info("nosuch"), Value::Map(Map::new()));
         assert_eq!(b.group_info("root").get("gid"), Some(&Value::Int(0)));
         assert!(base_system("freebsd-14").is_none());
+    }
+
+    #[test]
+    fn every_data_file_parses_as_its_profile() {
+        for (name, _) in DATA {
+            let b = base_system(name).unwrap_or_else(|| panic!("{name} data"));
+            assert!(
+                crate::salt::grains::profile(name).is_some(),
+                "{name} is a profile"
+            );
+            assert!(b.packages.contains_key("base-files"), "{name}");
+            assert!(b.files.contains("/etc/os-release"), "{name}");
+            assert_eq!(
+                b.user_info("root").get("uid"),
+                Some(&Value::Int(0)),
+                "{name}"
+            );
+        }
+        let noble = base_system("ubuntu-24.04").expect("ubuntu-24.04 data");
+        assert_eq!(noble.which("sh"), Some("/usr/bin/sh".to_string()));
+        assert!(noble.packages.contains_key("ubuntu-minimal"));
     }
 }

@@ -609,7 +609,12 @@ impl Inner {
                 // would (nothing installed, no users, no mine), with one
                 // warning per function; --strict makes them errors.
                 if !self.data.queries.strict {
-                    if let Some(answer) = fresh_minion_answer(name, &pos, self.data.queries.base) {
+                    // `status.time(format=...)`: the format by keyword.
+                    let mut args = pos.clone();
+                    if let (Some(f), true) = (kwargs.get("format"), args.is_empty()) {
+                        args.push(f.clone());
+                    }
+                    if let Some(answer) = fresh_minion_answer(name, &args, self.data.queries.base) {
                         if let Ok(mut used) = self.data.queries.answered.lock() {
                             used.insert(name.to_string());
                         }
@@ -634,7 +639,8 @@ impl Inner {
 /// the OS profile's base system when it has one (`base`: its packages,
 /// executables, services, users, groups and files), else an empty system
 /// (nothing installed or running, no users or groups); an empty mine, no
-/// files outside the base system. Only functions that exist in Salt 3008.5
+/// files outside the base system, a clock that reads the Unix epoch
+/// (`status.time`). Only functions that exist in Salt 3008.5
 /// and that real trees call at render time (`docs/COMPATIBILITY.md` lists
 /// them); anything else still needs a mock.
 pub fn fresh_minion_answer(
@@ -671,6 +677,12 @@ pub fn fresh_minion_answer(
                 .collect(),
         ),
         "pkg.version" => version(&arg()),
+        // Salt formats `datetime.today()`; the clock is not known offline.
+        "status.time" => Value::from(super::strftime::at_epoch(
+            &args
+                .first()
+                .map_or_else(|| "%A, %d. %B %Y %I:%M%p".to_string(), Value::py_str),
+        )?),
         _ => return None,
     })
 }
@@ -708,6 +720,10 @@ pub const FRESH_MINION_ANSWERS: &[(&str, &str)] = &[
     ),
     ("service.enabled", "`False`"),
     ("service.status", "`False`"),
+    (
+        "status.time",
+        "the Unix epoch (1970-01-01 00:00:00) in the format asked",
+    ),
     (
         "user.info",
         "the base system's user (Debian: base-passwd's), else `{}`",

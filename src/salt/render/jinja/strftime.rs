@@ -67,6 +67,14 @@ pub(super) fn filter(
     render(&dt, format).map(Value::from)
 }
 
+/// `format` applied to the Unix epoch (1970-01-01 00:00:00, a naive
+/// datetime): what the fresh-minion answer to `status.time` reads, since the
+/// minion's clock is not known at compile time. `None` for a format this
+/// module does not render.
+pub(super) fn at_epoch(format: &str) -> Option<String> {
+    render(&from_days(0, 0, 0, 0, 0)?, format).ok()
+}
+
 fn unsupported(what: &str) -> Error {
     Error::new(
         ErrorKind::InvalidOperation,

@@ -1112,3 +1112,20 @@ fn reads_note_loaded_templates_on_every_render_and_listings() {
     let (_, log) = reads::record(|| j.render("{{ salt['cp.list_master']() }}", &ctx("t", "t.sls")));
     assert!(log.listed);
 }
+
+#[test]
+fn a_fresh_minions_clock_reads_the_unix_epoch() {
+    // Salt formats `datetime.today()`; offline the clock reads 1970-01-01.
+    assert_eq!(
+        r("{{ salt['status.time']('%y-%m-%d_%H:%M:%S') }}"),
+        "70-01-01_00:00:00"
+    );
+    assert_eq!(r("{{ salt['status.time'](format='%s') }}"), "0");
+    assert_eq!(
+        r("{{ salt['status.time']() }}"),
+        "Thursday, 01. January 1970 12:00AM"
+    );
+    // A format the strftime filter refuses is still an unmocked call.
+    let e = render_files(&[], "{{ salt['status.time']('%Q') }}").unwrap_err();
+    assert!(e.message.contains("status.time"), "{}", e.message);
+}
