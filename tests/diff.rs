@@ -14,6 +14,24 @@ fn lowstate(dir: &Path, args: &[&str]) -> Output {
     common::lowstate_in(dir, args)
 }
 
+/// `fleet -c new --minions m.yaml --diff OLD --format FORMAT` in `dir`.
+fn fleet_diff(dir: &Path, old: &str, format: &str) -> Output {
+    lowstate(
+        dir,
+        &[
+            "fleet",
+            "-c",
+            "new",
+            "--minions",
+            "m.yaml",
+            "--diff",
+            old,
+            "--format",
+            format,
+        ],
+    )
+}
+
 fn temp(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("lowstate-diff-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -210,18 +228,7 @@ fn failures_exit_1_and_a_bad_old_exits_2_naming_it() {
         );
         assert!(out.stdout.is_empty());
         write(&d.join("m.yaml"), "- id: web1\n");
-        let out = lowstate(
-            &d,
-            &[
-                "fleet",
-                "-c",
-                "new",
-                "--minions",
-                "m.yaml",
-                "--diff",
-                "no-such-rev",
-            ],
-        );
+        let out = fleet_diff(&d, "no-such-rev", "text");
         assert_eq!(out.status.code(), Some(2), "{tag}: {}", stderr(&out));
         assert!(stderr(&out).contains("no-such-rev"), "{}", stderr(&out));
     }
@@ -246,20 +253,7 @@ fn fleet_groups_minions_and_masks_secrets_in_every_format() {
             .collect::<String>(),
     );
     for format in ["text", "json", "markdown"] {
-        let out = lowstate(
-            &d,
-            &[
-                "fleet",
-                "-c",
-                "new",
-                "--minions",
-                "m.yaml",
-                "--diff",
-                "old",
-                "--format",
-                format,
-            ],
-        );
+        let out = fleet_diff(&d, "old", format);
         assert_eq!(out.status.code(), Some(0), "{format}: {}", stderr(&out));
         no_secret(&stdout(&out));
         no_secret(&stderr(&out));

@@ -77,23 +77,18 @@ fn longest_backtick_run(text: &str) -> usize {
     best
 }
 
-/// `text` safe inside HTML (a `<summary>`) and as Markdown text.
+/// `text` safe inside HTML (a `<summary>`) and as Markdown text: Markdown's
+/// punctuation backslash-escaped, then the HTML escapes of the core's one
+/// escaper.
 fn html(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '*' | '_' | '[' | ']' | '\\' | '#' | '~' | '`' => {
-                out.push('\\');
-                out.push(c);
-            }
-            c => out.push(c),
+        if matches!(c, '*' | '_' | '[' | ']' | '\\' | '#' | '~' | '`') {
+            out.push('\\');
         }
+        out.push(c);
     }
-    out
+    crate::plan::esc(&out)
 }
 
 /// Markdown text made safe in a table cell: GFM ends a cell at any

@@ -172,7 +172,8 @@ pub struct ValueChange {
     pub old: Option<Value>,
     /// The new value (absent: the key went).
     pub new: Option<Value>,
-    /// For long or multi-line strings: a unified diff of old and new.
+    /// For long or multi-line strings, and long lists (one element a
+    /// line): a unified diff of old and new.
     pub diff: Option<TextDiff>,
     /// The value is secret: old and new are masked; it changed.
     pub masked: bool,
@@ -469,8 +470,8 @@ impl Report {
 }
 
 /// The values that differ between `old` and `new`, by path: mappings are
-/// compared key by key, anything else whole. Long or multi-line strings
-/// carry a unified diff.
+/// compared key by key, anything else whole. Long or multi-line strings,
+/// and long lists, carry a unified diff.
 pub fn diff_values(old: &Value, new: &Value) -> Vec<ValueChange> {
     let mut out = Vec::new();
     walk(&mut Vec::new(), Some(old), Some(new), &mut out);
@@ -524,6 +525,10 @@ fn walk(
         (Some(Value::Str(o)), Some(Value::Str(n))) if is_long(o) || is_long(n) => {
             Some(text_diff(o, n))
         }
+        (Some(Value::List(o)), Some(Value::List(n))) => {
+            let (o, n) = (element_lines(o), element_lines(n));
+            (o.len() > LONG_STRING || n.len() > LONG_STRING).then(|| text_diff(&o, &n))
+        }
         _ => None,
     };
     out.push(ValueChange {
@@ -533,6 +538,12 @@ fn walk(
         diff,
         masked: false,
     });
+}
+
+/// A list as lines, one element (compact JSON) per line: long lists are
+/// diffed element by element.
+fn element_lines(l: &[Value]) -> String {
+    l.iter().map(|v| format!("{}\n", v.to_json())).collect()
 }
 
 fn is_long(s: &str) -> bool {

@@ -125,6 +125,28 @@ fn values_diff_by_path_and_long_strings_get_a_unified_diff() {
     let text = d[2].diff.as_ref().unwrap();
     assert!(text.unified.contains("-two\n+three\n"), "{}", text.unified);
     assert!(d[0].diff.is_none());
+    // A long list: element by element.
+    let long = |last: &str| {
+        Value::List(
+            [
+                "salt://files/m1/sshd_config",
+                "salt://files/Debian/sshd_config",
+                last,
+            ]
+            .into_iter()
+            .map(Value::str)
+            .collect(),
+        )
+    };
+    let d = diff_values(
+        &long("salt://files/default/a"),
+        &long("salt://files/default/b"),
+    );
+    let text = &d[0].diff.as_ref().unwrap().unified;
+    assert!(
+        text.contains("-\"salt://files/default/a\"\n+\"salt://files/default/b\"\n"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -113,9 +113,15 @@ fn change_set(out: &mut String, c: &ChangeSet) {
             }
             ItemChangeKind::Changed(vs) => {
                 for v in vs {
-                    let _ = writeln!(out, "      {}: {}", v.path.join(":"), old_new(v));
-                    if let Some(d) = &v.diff {
-                        diff(out, d, "        ");
+                    match &v.diff {
+                        None => {
+                            let _ = writeln!(out, "      {}: {}", v.path.join(":"), old_new(v));
+                        }
+                        Some(d) => {
+                            let masked = if v.masked { " (masked)" } else { "" };
+                            let _ = writeln!(out, "      {}:{masked}", v.path.join(":"));
+                            diff(out, d, "        ");
+                        }
                     }
                 }
             }
