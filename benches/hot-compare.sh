@@ -25,7 +25,7 @@ heat_bench_setup
 lowstate_on() {
   local dir=$1
   "$bin" hot "$dir/template.yaml" -e "$dir/env/10-base.yaml" -e "$dir/env/20-site.yaml" \
-    --max-template-size 100000000
+    --max-template-size 100000000 $oracle_flags
 }
 
 printf '%-10s %9s %9s %10s %10s %9s %9s\n' resources ls_sec ls_MiB heat_sec heat_MiB speedup mem_frac
@@ -34,7 +34,7 @@ for n in "${sizes[@]}"; do
   dir=$work/stack-$n
   python3 benches/gen-hot-stack "$dir" --resources "$n"
   printf 'description: bench\nexpect: ok\n' > "$dir/case.yaml"
-  export -f lowstate_on; export bin
+  export -f lowstate_on; export bin oracle_flags="${oracle_context[*]}"
   read -r lt lm < <(to=$dir/ours.json best_of_5 bash -c "lowstate_on $dir")
   ht="-"; hm="-"; speed="-"; frac="-"
   if [ -n "$venv" ]; then

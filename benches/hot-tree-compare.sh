@@ -2,42 +2,51 @@
 # Benchmark: `lowstate hot --nested` vs Heat 27.0.1's engine
 # (heat-nested-oracle) on a generated tree of stacks.
 #
-#   benches/hot-tree-compare.sh [MEMBERS...]     default: 200
+#   benches/hot-tree-compare.sh [MEMBERS...]     default: 50 100 200 400
+#   NO_HEAT=1 benches/hot-tree-compare.sh ...    lowstate only
 #
 # Generates each tree with benches/gen-hot-tree (a ResourceGroup of MEMBERS
 # members, each a provider template with 10 resources and an inner group of
 # 3), times `lowstate hot --nested` (best of 5) and, when a Heat venv is
 # found ($HEAT_VENV, else ./.heat-venv), Heat's engine through
 # ../shared/oracle/hot-case (one run), checks that both documents are
-# equal, and prints the time ratio. Always also times lowstate at twice the
-# largest size, for its growth. Nothing here is needed by `cargo test`.
+# equal, and prints the time ratios: of CPU time (user + system, the
+# steady measure on a shared machine) and of wall time. Then lowstate's
+# growth: the CPU time per member at each size and the factor per doubling
+# of the member count (1.00 is linear). Nothing here is needed by
+# `cargo test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@")
-[ ${#sizes[@]} -gt 0 ] || sizes=(200)
+[ ${#sizes[@]} -gt 0 ] || sizes=(50 100 200 400)
 
 # shellcheck source=benches/lib.sh
 . benches/lib.sh
 heat_bench_setup
+[ -z "${NO_HEAT:-}" ] || venv=""
 
-printf '%-8s %10s %9s %9s %10s %9s\n' members resources ls_sec ls_MiB heat_sec speedup
-largest=0
+printf '%-8s %9s %8s %8s %7s %9s %9s %9s %9s\n' \
+  members resources ls_wall ls_cpu ls_MiB heat_wall heat_cpu cpu_ratio wall_ratio
+prev_n="" prev_c=""
+growth=()
 for n in "${sizes[@]}"; do
   dir=$work/tree-$n
   python3 benches/gen-hot-tree "$dir" --members "$n"
-  read -r lt lm < <(to=$dir/ours.json best_of_5 "$bin" hot "$dir/template.yaml" --nested)
-  ht="-"; speed="-"
+  read -r lt lc lm < <(to=$dir/ours.json best_cpu_of_5 "$bin" hot "$dir/template.yaml" --nested "${oracle_context[@]}")
+  ht="-" hc="-" cr="-" wr="-"
   if [ -n "$venv" ]; then
-    read -r ht _ < <(HEAT_VENV=$venv to=$dir/heat.json measure "$hot_case" "$dir" --print)
+    read -r ht hc _ < <(HEAT_VENV=$venv to=$dir/heat.json measure_cpu "$hot_case" "$dir" --print)
     same_documents "$dir/heat.json" "$dir/ours.json"
-    speed=$(awk "BEGIN{printf \"%.0fx\", $ht / $lt}")
+    # CPU times below the clock's 10 ms step count as 10 ms.
+    cr=$(awk "BEGIN{c = $lc < 0.01 ? 0.01 : $lc; printf \"%.0fx\", $hc / c}")
+    wr=$(awk "BEGIN{printf \"%.0fx\", $ht / $lt}")
   fi
-  printf '%-8s %10d %9s %9.0f %10s %9s\n' "$n" $((2 + n * 14)) "$lt" "$(awk "BEGIN{print $lm/1024}")" "$ht" "$speed"
-  [ "$n" -gt "$largest" ] && { largest=$n; largest_t=$lt; }
+  printf '%-8s %9d %8s %8s %7.1f %9s %9s %9s %9s\n' "$n" $((2 + n * 14)) "$lt" "$lc" \
+    "$(awk "BEGIN{print $lm/1024}")" "$ht" "$hc" "$cr" "$wr"
+  if [ -n "$prev_n" ]; then
+    growth+=("$(awk "BEGIN{printf \"%d->%d members: %.2fx the CPU time for %.1fx the members\", $prev_n, $n, $lc / ($prev_c < 0.01 ? 0.01 : $prev_c), $n / $prev_n}")")
+  fi
+  prev_n=$n prev_c=$lc
 done
-double=$((largest * 2))
-dir=$work/tree-$double
-python3 benches/gen-hot-tree "$dir" --members "$double"
-read -r dt _ < <(best_of_5 "$bin" hot "$dir/template.yaml" --nested)
-printf 'growth: %d members %ss, %d members %ss: %.2fx the time for 2x the members\n' \
-  "$largest" "$largest_t" "$double" "$dt" "$(awk "BEGIN{print $dt / $largest_t}")"
+[ -n "$venv" ] && echo "documents: lowstate's equal Heat's at every size"
+for g in "${growth[@]}"; do echo "growth: $g"; done

@@ -1,29 +1,36 @@
 # Shared by the benchmark scripts. The functions below write their scratch
 # files under $work, a temp dir the script sets (heat_bench_setup does).
 
-# For the Heat benchmarks: a release build ($bin), Heat's venv and
-# ../shared/oracle/hot-case when both are there ($venv, else empty;
+# For the Heat benchmarks: a release build ($bin; $LOWSTATE names another
+# binary, then nothing is built), Heat's venv and ../shared/oracle/hot-case
+# ($HOT_CASE names another) when both are there ($venv, else empty;
 # $hot_case), and a temp dir ($work) removed on exit.
 heat_bench_setup() {
-  cargo build --release --quiet
-  bin=$PWD/target/release/lowstate
+  if [ -n "${LOWSTATE:-}" ]; then
+    bin=$LOWSTATE
+  else
+    cargo build --release --quiet
+    bin=$PWD/target/release/lowstate
+  fi
   venv=${HEAT_VENV:-$PWD/.heat-venv}
-  hot_case=$PWD/../shared/oracle/hot-case
+  hot_case=${HOT_CASE:-$PWD/../shared/oracle/hot-case}
   [ -x "$venv/bin/python" ] && [ -x "$hot_case" ] || venv=""
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
 }
 
+# The pseudo parameters the HOT oracle's cases use (hot-case's defaults),
+# for lowstate runs compared with it.
+oracle_context=(--stack-name oracle_stack --stack-id 00000000-0000-4000-8000-000000000001
+  --project-id oracle-project)
+
 # Wall seconds (4 decimals) and peak RSS (KiB) of one run of a command; its
 # output goes to $to (default /dev/null). The clock is bash's (time's %e
 # has 10 ms steps).
 measure() {
-  local out=$work/time.txt start end
-  start=$EPOCHREALTIME
-  /usr/bin/time -f '%M' -o "$out" "$@" > "${to:-/dev/null}" 2> "$work/stderr.txt" || {
-    cat "$work/stderr.txt" >&2; return 1; }
-  end=$EPOCHREALTIME
-  echo "$(awk "BEGIN{printf \"%.4f\", $end - $start}") $(cat "$out")"
+  local t c m
+  read -r t c m < <(measure_cpu "$@")
+  echo "$t $m"
 }
 
 # The median of the numbers on stdin, one per line.
@@ -55,4 +62,30 @@ a, b = (json.load(open(p)) for p in sys.argv[1:3])
 if canon(a) != canon(b):
     sys.exit("lowstate and Heat disagree on " + sys.argv[1])
 PY
+}
+
+# Wall seconds, CPU seconds (user + system, children included) and peak RSS
+# (KiB) of one run of a command; its output goes to $to. On a shared,
+# loaded machine the CPU time is the steadier measure of the work done.
+measure_cpu() {
+  local out=$work/time.txt start end u s m
+  start=$EPOCHREALTIME
+  /usr/bin/time -f '%U %S %M' -o "$out" "$@" > "${to:-/dev/null}" 2> "$work/stderr.txt" || {
+    cat "$work/stderr.txt" >&2; return 1; }
+  end=$EPOCHREALTIME
+  read -r u s m < "$out"
+  echo "$(awk "BEGIN{printf \"%.4f %.2f\", $end - $start, $u + $s}") $m"
+}
+
+# The best wall time, the best CPU time and the largest peak RSS of five
+# runs of a command (its output goes to $to).
+best_cpu_of_5() {
+  local best="" cbest="" mem=0 t c m
+  for _ in 1 2 3 4 5; do
+    read -r t c m < <(measure_cpu "$@")
+    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
+    if [ -z "$cbest" ] || awk "BEGIN{exit !($c < $cbest)}"; then cbest=$c; fi
+    if [ "$m" -gt "$mem" ]; then mem=$m; fi
+  done
+  echo "$best $cbest $mem"
 }

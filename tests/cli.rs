@@ -463,6 +463,40 @@ fn docs_hot_md_shows_the_nested_tree_and_the_update_preview() {
     }
 }
 
+/// The drawings of a tree of stacks: every nested resource keyed by its
+/// path and grouped by its stack; the HTML viewer starts the nested
+/// stacks collapsed.
+#[test]
+fn hot_nested_views_show_the_tree_of_stacks() {
+    let stack = "docs/examples/hot-tree/stack.yaml";
+    let out = lowstate(&["hot", stack, "--nested", "--format", "order"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let row = text
+        .lines()
+        .find(|l| l.contains(" nodes.1.server "))
+        .unwrap_or_else(|| panic!("no nodes.1.server row:\n{text}"));
+    assert!(
+        row.contains(" nodes.1 ") && row.contains("OS::Nova::Server"),
+        "{row}"
+    );
+    let out = lowstate(&["hot", stack, "--nested", "--format", "html"]);
+    assert_eq!(out.status.code(), Some(0));
+    let html = String::from_utf8_lossy(&out.stdout);
+    for lane in ["nodes", "nodes.0", "nodes.1"] {
+        let group = format!(r#"{{"name":"{lane}","count":2,"folded":true,"#);
+        assert!(html.contains(&group), "lane {lane} is not drawn collapsed");
+    }
+    assert!(
+        html.contains(r#""folded":false"#),
+        "the root's waves are open"
+    );
+    // Without --nested: one stack, nothing folded.
+    let out = lowstate(&["hot", stack, "--format", "html"]);
+    let html = String::from_utf8_lossy(&out.stdout);
+    assert!(!html.contains("nodes.0") && !html.contains(r#""folded":true"#));
+}
+
 /// An update whose old side does not compile: the old side's diagnostics,
 /// exit 1.
 #[test]

@@ -26,9 +26,12 @@ pub fn plugins() -> impl Iterator<Item = &'static str> {
     PLUGINS.lines().filter(|l| !l.is_empty())
 }
 
-/// Whether Heat has a plugin for `t`.
+/// Whether Heat has a plugin for `t` (a set built once: every resource of
+/// a tree of stacks asks).
 pub fn is_plugin(t: &str) -> bool {
-    PLUGINS.lines().any(|l| l == t)
+    static SET: std::sync::OnceLock<std::collections::HashSet<&'static str>> =
+        std::sync::OnceLock::new();
+    SET.get_or_init(|| plugins().collect()).contains(t)
 }
 
 /// One environment file, read and checked.

@@ -208,14 +208,25 @@ pub fn to_html(g: &Plan) -> String {
         );
     }
     out.push_str("</span></div>\n<div id=\"cy\"></div>\n<div id=\"side\">");
+    let clusters = g.clusters();
+    let nested: std::collections::HashSet<&str> = g.folded.iter().map(String::as_str).collect();
+    let folded = clusters
+        .iter()
+        .filter(|(name, _)| nested.contains(name.as_str()))
+        .count();
     let _ = write!(
         out,
-        "<p><b>{}</b> {}, <b>{}</b> edges in <b>{}</b> {} groups. Click a {} for its {} and why it sits where it does; shift-click another for the path between them; click a group's title to collapse it.{}</p>",
+        "<p><b>{}</b> {}, <b>{}</b> edges in <b>{}</b> {} groups{}. Click a {} for its {} and why it sits where it does; shift-click another for the path between them; click a group's title to collapse it.{}</p>",
         g.nodes.len(),
         esc(&g.words.nodes),
         g.edges.len(),
-        g.clusters().len(),
+        clusters.len() - folded,
         esc(&g.group_name),
+        if folded > 0 {
+            format!(" and <b>{folded}</b> nested ones, collapsed until you click them")
+        } else {
+            String::new()
+        },
         esc(&g.words.node),
         esc(&g.words.edges),
         // Only dialects with secondary nodes (Salt's prereq test run) say

@@ -156,6 +156,10 @@ pub struct Plan {
     pub secondary_name: String,
     /// The dialect's words for nodes and edges in the HTML view.
     pub words: Words,
+    /// Groups that stand for a unit of their own (a nested stack): the
+    /// HTML viewer starts them collapsed, and [`Plan::grouped_by_rank`]
+    /// keeps them.
+    pub folded: Vec<String>,
 }
 
 /// A dialect's words for what the drawing shows (Salt: a state and its
@@ -199,8 +203,12 @@ impl Plan {
     /// view then lays a stack out by creation wave, one lane per wave.
     pub fn grouped_by_rank(&self, name: &str) -> Plan {
         let mut p = self.clone();
+        let keep: std::collections::HashSet<&str> =
+            self.folded.iter().map(String::as_str).collect();
         for n in &mut p.nodes {
-            n.group = format!("{name} {}", n.rank);
+            if !keep.contains(n.group.as_str()) {
+                n.group = format!("{name} {}", n.rank);
+            }
         }
         p.group_name = name.to_string();
         p
@@ -332,6 +340,7 @@ pub(crate) mod tests {
                 edge(1, 2, EdgeFamily::Watches),
             ],
             order: vec![1, 0, 2],
+            folded: Vec::new(),
             group_name: "group".into(),
             legend: Vec::new(),
             secondary_name: "secondary".into(),

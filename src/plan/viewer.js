@@ -7,7 +7,8 @@
 // does; shift-click a second state for the path between them; click a
 // group's title bar to collapse or expand it.
 // The page also takes its actions from the URL hash (for scripted tests):
-// #search=TEXT&select=KEY&path=KEY,KEY&collapse=all
+// #search=TEXT&select=KEY&path=KEY,KEY&collapse=all (and folded=1: report how
+// many groups start collapsed)
 (function () {
   "use strict";
   var started = performance.now();
@@ -24,7 +25,8 @@
   data.nodes.forEach(function (n, i) { rowOf[i] = byGroup[n.lane].length; byGroup[n.lane].push(i); });
   data.edges.forEach(function (e, i) { edgesOf[e.from].push(i); edgesOf[e.to].push(i); });
   var created = data.nodes.map(function () { return false; });
-  var folded = data.groups.map(function () { return many; });
+  // Nested units (a stack's nested stacks) start collapsed too.
+  var folded = data.groups.map(function (g) { return many || !!g.folded; });
   var edgeMade = data.edges.map(function () { return false; });
   function groupBox(gi) { return { x: data.groups[gi].x, y: data.groups[gi].y }; }
   function nodeElement(i) {
@@ -61,13 +63,13 @@
     var along = tall ? g.h : g.w, across = tall ? g.w : g.h;
     var fs = Math.max(12, Math.min(110, across * 0.4, along / (title.length * 0.62)));
     var el = { group: "nodes", data: { id: "g" + i, gi: i, label: g.name, name: g.name, isGroup: 1, count: g.count, w: g.w, h: g.h, fs: fs, rot: tall ? -Math.PI / 2 : 0 } };
-    if (many) { el.position = groupBox(i); el.classes = "collapsed"; el.data.label = g.name + " (" + g.count + ")"; }
+    if (folded[i]) { el.position = groupBox(i); el.classes = "collapsed"; el.data.label = g.name + " (" + g.count + ")"; }
     elements.push(el);
   });
-  if (!many) {
-    data.nodes.forEach(function (n, i) { created[i] = true; elements.push(nodeElement(i)); });
-    data.edges.forEach(function (e, k) { edgeMade[k] = true; elements.push(edgeElement(k)); });
-  }
+  data.nodes.forEach(function (n, i) { if (!folded[n.lane]) { created[i] = true; elements.push(nodeElement(i)); } });
+  data.edges.forEach(function (e, k) {
+    if (created[e.from] && created[e.to]) { edgeMade[k] = true; elements.push(edgeElement(k)); }
+  });
   var cy = cytoscape({
     container: $("cy"),
     elements: elements,
@@ -203,7 +205,9 @@
     var html = "<h2>" + text(n.data("kind")) + ": " + text(n.data("title")) + "</h2>";
     // A group already named with its kind (`wave 2`) is not named twice.
     var groupOf = n.data("groupName");
-    var kind = String(groupOf).indexOf(data.groupName + " ") === 0 ? "" : text(data.groupName) + " ";
+    // A nested group (a stack's nested stack) is named by its path alone.
+    var nested = data.groups[data.nodes[n.data("idx")].lane].folded;
+    var kind = nested || String(groupOf).indexOf(data.groupName + " ") === 0 ? "" : text(data.groupName) + " ";
     html += "<p class='meta'>" + kind + "<b>" + text(groupOf) + "</b> · position " +
       text(n.data("pos")) + " · order " + text(n.data("rank")) + "</p>";
     html += "<h3>Why here</h3><ul>";
@@ -319,6 +323,7 @@
       if (i > 0) h[decodeURIComponent(kv.slice(0, i))] = decodeURIComponent(kv.slice(i + 1));
     });
     var did = [];
+    if (h.folded !== undefined) did.push("folded:" + cy.nodes("[?isGroup].collapsed").length);
     if (h.collapse === "all") { $("collapse").onclick(); did.push("collapse"); }
     if (h.search) { $("q").value = h.search; did.push("search:" + search(h.search)); }
     if (h.select) { var n = keyNode(h.select); select(n); did.push("select:" + (n ? n.data("title") : "none")); }

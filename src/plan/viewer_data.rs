@@ -100,9 +100,10 @@ pub(super) fn viewer_data(g: &Plan) -> String {
         .iter()
         .map(|e| json!({"from": e.from, "to": e.to, "kind": e.kind, "label": e.label, "color": e.style.color, "line": e.style.line}))
         .collect();
+    let folded: std::collections::HashSet<&str> = g.folded.iter().map(String::as_str).collect();
     let groups: Vec<serde_json::Value> = lanes
         .iter()
-        .map(|(name, count, b)| json!({"name": name, "count": count, "x": b[0], "y": b[1], "w": b[2], "h": b[3]}))
+        .map(|(name, count, b)| json!({"name": name, "count": count, "folded": folded.contains(name.as_str()), "x": b[0], "y": b[1], "w": b[2], "h": b[3]}))
         .collect();
     let w = &g.words;
     let words = json!({"node": w.node, "nodes": w.nodes, "edges": w.edges, "needs": w.needs, "neededBy": w.needed_by});

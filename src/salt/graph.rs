@@ -501,6 +501,7 @@ impl ChunkGraph {
             nodes,
             edges,
             order: self.order.clone(),
+            folded: Vec::new(),
             group_name: "sls".into(),
             legend: ReqKind::EDGE_KINDS
                 .iter()

@@ -51,6 +51,8 @@ pub struct Workspace {
     config: Config,
     share: Arc<FleetShare>,
     catalogue: Arc<Catalogue>,
+    /// The findings of chunks checked by earlier compiles.
+    checked: check::CheckCache,
     /// The editor's texts, by the path the fileserver forms for them.
     open: BTreeMap<PathBuf, String>,
     /// The directories whose files belong to this workspace (canonical).
@@ -62,6 +64,9 @@ pub struct Workspace {
 pub enum Reach {
     /// One SLS file's renders.
     OneSls,
+    /// The pillar: its renders (a state render is reused only while the
+    /// pillar values it read stay the same).
+    Pillar,
     /// Every render (a Jinja library, a top file, the pillar, the config).
     Everything,
     /// Nothing the compile reads.
@@ -89,6 +94,7 @@ impl Workspace {
             config,
             share,
             catalogue: Arc::new(Catalogue::new()),
+            checked: check::CheckCache::default(),
             open: BTreeMap::new(),
             dirs,
         })
@@ -127,10 +133,18 @@ impl Workspace {
             Reach::Nothing => {}
             Reach::OneSls => {
                 self.share.fs.set_text(&key, text.as_deref());
+                self.checked.forget_file(&key.display().to_string());
+                self.checked.forget_file(&path.display().to_string());
                 let fs = self.share.fs.clone();
                 self.share
                     .sls
                     .retain(|env, sls| fs.find_sls(env, sls).is_none_or(|f| f.path != key));
+            }
+            Reach::Pillar => {
+                self.share.pillar.set_text(path, text.as_deref());
+                // What templates print may change: findings pointing into
+                // rendered texts with it.
+                self.checked.clear();
             }
             Reach::Everything => self.restart(),
         }
@@ -144,15 +158,22 @@ impl Workspace {
         if !self.contains(path) {
             return Reach::Nothing;
         }
-        let Some((env, rel, _)) = self.share.fs.locate(path) else {
-            return Reach::Everything;
-        };
         let pillar = self
             .config
             .pillar_roots
             .values()
             .flatten()
             .any(|r| path.starts_with(r.canonicalize().unwrap_or_else(|_| r.clone())));
+        let Some((env, rel, _)) = self.share.fs.locate(path) else {
+            // A pillar SLS: the pillar's renders read it afresh (a Jinja
+            // file is cached in the Jinja environments: start again).
+            let sls = path.extension().is_some_and(|e| e == "sls");
+            return if pillar && sls {
+                Reach::Pillar
+            } else {
+                Reach::Everything
+            };
+        };
         let top = self.config.state_top.trim_start_matches("salt://");
         if pillar || !rel.ends_with(".sls") || rel == top || self.imported(&env, &rel) {
             Reach::Everything
@@ -174,12 +195,14 @@ impl Workspace {
     /// A fresh render cache and fileserver (with the editor's texts), and
     /// the config read again.
     fn restart(&mut self) {
+        self.checked.clear();
         if let Ok(c) = load_config(&self.config.dir) {
             self.config = c;
         }
         self.share = Arc::new(FleetShare::new(&self.config, false));
         for (p, t) in &self.open {
             self.share.fs.set_text(p, Some(t));
+            self.share.pillar.set_text(p, Some(t));
         }
     }
 
@@ -192,22 +215,26 @@ impl Workspace {
         let mut secrets =
             crate::salt::secrets::secret_values(&session.data.pillar, &self.config.secret_pillar);
         let mut known = Known::default();
-        let plan = match session.located_lowstate() {
+        let mut reached: BTreeSet<String> = BTreeSet::new();
+        let plan = match session.located_lowstate_noting(&mut reached) {
             Ok(plan) => {
                 diags.extend(self.check(&session, &plan));
                 Some(plan)
             }
             Err(e) => {
                 diags.extend(e.0);
-                if let Ok(hs) = session.highstate() {
-                    known.add_high(&hs.high, hs.sources);
-                }
                 None
             }
         };
-        if let Some(plan) = plan {
-            known.add_chunks(&plan.lowstate.chunks);
-            known.plans.push(plan);
+        match plan {
+            Some(plan) => {
+                known.add_chunks(&plan.lowstate.chunks);
+                known.plans.push(plan);
+            }
+            None => {
+                known.sls.extend(reached);
+                known.failed.push(session);
+            }
         }
         // Open SLS files the highstate does not reach: compiled alone.
         let mut reached: BTreeSet<String> = known.sls.clone();
@@ -225,7 +252,8 @@ impl Workspace {
                 ..Options::default()
             };
             let alone = Session::in_share(self.config.clone(), options, self.share.clone());
-            match alone.located_lowstate() {
+            let mut alone_reached = BTreeSet::new();
+            match alone.located_lowstate_noting(&mut alone_reached) {
                 Ok(p) => {
                     diags.extend(self.check(&alone, &p));
                     known.add_chunks(&p.lowstate.chunks);
@@ -233,9 +261,8 @@ impl Workspace {
                 }
                 Err(e) => {
                     diags.extend(e.0);
-                    if let Ok(hs) = alone.highstate() {
-                        known.add_high(&hs.high, hs.sources);
-                    }
+                    known.sls.extend(alone_reached);
+                    known.failed.push(alone);
                 }
             }
             reached.insert(format!("{env}:{sls}"));
@@ -251,6 +278,7 @@ impl Workspace {
             open: self.open.clone(),
             report: OnceLock::new(),
             provenance: OnceLock::new(),
+            states: OnceLock::new(),
         };
         a.locate(diags);
         a
@@ -262,7 +290,13 @@ impl Workspace {
             allow: session.config.check_allow.clone(),
             version: session.version,
         };
-        check::check(plan, &session.config, &options, &self.catalogue)
+        check::check_with(
+            plan,
+            &session.config,
+            &options,
+            &self.catalogue,
+            &self.checked,
+        )
     }
 }
 
@@ -288,39 +322,32 @@ pub fn sls_name(rel: &str) -> Option<String> {
 struct Known {
     /// `env:sls` of every compiled file.
     sls: BTreeSet<String>,
-    /// Where states were written (the highstate's first).
-    sources: Vec<crate::salt::high::SourceMap>,
     /// The plans made: the highstate's (when it compiled), then those of
     /// open files compiled alone.
     plans: Vec<Plan>,
-    /// IDs → state modules, from high data when no plan was made.
+    /// The compiles that made no plan: their high data is read (rendered
+    /// again from the render cache) when a question needs it, not for
+    /// the diagnostics.
+    failed: Vec<Session>,
+    /// Their high data, once read.
+    high_part: OnceLock<HighPart>,
+}
+
+/// What the compiles that made no plan know.
+#[derive(Default)]
+struct HighPart {
+    /// Where states were written.
+    sources: Vec<crate::salt::high::SourceMap>,
+    /// IDs → state modules.
     high_ids: BTreeMap<String, Vec<String>>,
-    /// IDs → their high data, when no plan was made.
+    /// IDs → their high data.
     high: Map,
 }
 
-impl Known {
-    /// Every chunk (the highstate's, then the open files' compiled alone).
-    fn chunks(&self) -> impl Iterator<Item = &Map> {
-        self.plans.iter().flat_map(|p| p.lowstate.chunks.iter())
-    }
-
-    fn add_chunks(&mut self, chunks: &[Map]) {
-        for c in chunks {
-            if let Some(s) = c.get("__sls__") {
-                let env = c.get("__env__").map_or("base".into(), Value::py_str);
-                self.sls.insert(format!("{env}:{}", s.py_str()));
-            }
-        }
-    }
-
+impl HighPart {
     fn add_high(&mut self, high: &Map, sources: crate::salt::high::SourceMap) {
         for (id, body) in high.iter() {
             let Some(body) = body.as_map() else { continue };
-            if let Some(s) = body.get("__sls__") {
-                let env = body.get("__env__").map_or("base".into(), Value::py_str);
-                self.sls.insert(format!("{env}:{}", s.py_str()));
-            }
             let modules = body
                 .keys()
                 .filter_map(|k| k.as_str())
@@ -332,6 +359,42 @@ impl Known {
         }
         self.sources.push(sources);
     }
+}
+
+impl Known {
+    /// Every chunk (the highstate's, then the open files' compiled alone).
+    fn chunks(&self) -> impl Iterator<Item = &Map> {
+        self.plans.iter().flat_map(|p| p.lowstate.chunks.iter())
+    }
+
+    /// Note the SLS files of `chunks` (each `env:sls` formed once per run
+    /// of chunks from one file).
+    fn add_chunks(&mut self, chunks: &[Map]) {
+        let mut last: Option<(&Value, Option<&Value>)> = None;
+        for c in chunks {
+            let Some(s) = c.get("__sls__") else { continue };
+            let here = (s, c.get("__env__"));
+            if last == Some(here) {
+                continue;
+            }
+            last = Some(here);
+            let env = here.1.map_or("base".into(), Value::py_str);
+            self.sls.insert(format!("{env}:{}", s.py_str()));
+        }
+    }
+
+    /// The high data of the compiles that made no plan.
+    fn high_part(&self) -> &HighPart {
+        self.high_part.get_or_init(|| {
+            let mut part = HighPart::default();
+            for session in &self.failed {
+                if let Ok(hs) = session.highstate() {
+                    part.add_high(&hs.high, hs.sources);
+                }
+            }
+            part
+        })
+    }
 
     /// Every (ID, state module, name) the compiles know.
     fn states(&self) -> Vec<(String, String, String)> {
@@ -342,7 +405,7 @@ impl Known {
                 (g("__id__"), g("state"), g("name"))
             })
             .collect();
-        for (id, modules) in &self.high_ids {
+        for (id, modules) in &self.high_part().high_ids {
             for m in modules {
                 out.push((id.clone(), m.clone(), id.clone()));
             }
@@ -358,7 +421,7 @@ impl Known {
         self.plans
             .iter()
             .map(|p| &p.sources)
-            .chain(self.sources.iter())
+            .chain(self.high_part().sources.iter())
     }
 }
 
@@ -374,6 +437,8 @@ pub struct Analysis {
     open: BTreeMap<PathBuf, String>,
     report: OnceLock<Option<crate::plan::Plan>>,
     provenance: OnceLock<Option<crate::provenance::Provenance>>,
+    /// [`Known::states`], made once.
+    states: OnceLock<Vec<(String, String, String)>>,
 }
 
 /// The lines above `line` that hold it, innermost first: (indent, key,
@@ -458,6 +523,8 @@ impl Analysis {
     /// Turn the compile's diagnostics into issues of the workspace's files.
     fn locate(&mut self, diags: Vec<Diagnostic>) {
         let mut seen = BTreeSet::new();
+        // Did-you-mean searches left (see `refine`).
+        let mut budget = 64;
         for d in diags {
             let fallback = d
                 .subject(crate::salt::SLS)
@@ -473,7 +540,7 @@ impl Analysis {
             for (_, m) in &mut issue.related {
                 *m = self.redactor.text(m);
             }
-            self.refine(&d, &mut issue);
+            self.refine(&d, &mut issue, &mut budget);
             // The other side of a conflict in another file shows it too
             // (the duplicate ID where it is declared again).
             let mut mirrors = Vec::new();
@@ -519,16 +586,26 @@ impl Analysis {
     }
 
     /// The text of `path`: the editor's, else the file's.
-    fn text(&self, path: &Path) -> Option<String> {
-        self.open
-            .get(path)
-            .cloned()
-            .or_else(|| self.share.fs.read_text(path).ok())
+    fn text(&self, path: &Path) -> Option<std::borrow::Cow<'_, str>> {
+        match self.open.get(path) {
+            Some(t) => Some(std::borrow::Cow::Borrowed(t)),
+            None => self
+                .share
+                .fs
+                .read_text(path)
+                .ok()
+                .map(std::borrow::Cow::Owned),
+        }
+    }
+
+    /// Every (ID, state module, name) the compiles know.
+    fn states(&self) -> &[(String, String, String)] {
+        self.states.get_or_init(|| self.known.states())
     }
 
     /// Point a missing requisite at its target, and offer the closest
     /// existing state; point an unknown argument's fix at its key.
-    fn refine(&self, d: &Diagnostic, issue: &mut Issue) {
+    fn refine(&self, d: &Diagnostic, issue: &mut Issue, budget: &mut usize) {
         if d.code == codes::MISSING_REQUISITE {
             let Some((module, target)) = missing_target(&d.message) else {
                 return;
@@ -540,16 +617,30 @@ impl Analysis {
                 return;
             };
             issue.at.range = r.clone();
-            let states = self.known.states();
-            let names = states
-                .iter()
-                .filter(|(_, m, _)| *m == module || module.is_empty())
-                .flat_map(|(id, _, name)| [id.as_str(), name.as_str()]);
-            if let Some(best) = did_you_mean(&target, names) {
-                // The compile may say it already (`did you mean `pkg: x`?`).
-                if !d.notes.iter().any(|n| n.starts_with("did you mean")) {
-                    issue.message.push_str(&format!("\ndid you mean `{best}`?"));
+            // The compile may say it already (`did you mean `pkg: x`?`):
+            // the fix is what it says; else the closest known state, for
+            // at most `budget` issues (each search reads every state).
+            let said = d.notes.iter().find_map(|n| {
+                let s = n.strip_prefix("did you mean `")?.strip_suffix("`?")?;
+                Some(s.split_once(": ").map_or(s, |(_, t)| t).to_string())
+            });
+            let best = match said {
+                Some(best) => Some(best),
+                None if *budget > 0 => {
+                    *budget -= 1;
+                    let states = self.states();
+                    let names = states
+                        .iter()
+                        .filter(|(_, m, _)| *m == module || module.is_empty())
+                        .flat_map(|(id, _, name)| [id.as_str(), name.as_str()]);
+                    did_you_mean(&target, names).map(|best| {
+                        issue.message.push_str(&format!("\ndid you mean `{best}`?"));
+                        best.to_string()
+                    })
                 }
+                None => None,
+            };
+            if let Some(best) = best {
                 issue.fix = Some(Fix {
                     title: format!("Replace with `{best}`"),
                     range: r,
@@ -680,7 +771,7 @@ impl Analysis {
     /// a requisite naming one).
     fn id_at(&self, text: &str, offset: usize) -> Option<String> {
         let (_, word) = word_at(text, offset)?;
-        let states = self.known.states();
+        let states = self.states();
         let target = word.rsplit(':').next().unwrap_or(word);
         states
             .iter()
@@ -839,7 +930,7 @@ impl Analysis {
             }
         }
         if chunks.is_empty() {
-            if let Some(body) = self.known.high.get(id) {
+            if let Some(body) = self.known.high_part().high.get(id) {
                 out.push_str(
                     "\nhigh data (the tree does not compile, so no run order):\n\n```yaml\n",
                 );
@@ -890,7 +981,7 @@ impl Analysis {
 
     fn pillar_hover(&self, key: &str) -> Option<String> {
         let prov = self.provenance.get_or_init(|| {
-            let (_, _, p) = crate::salt::pillar::compile_traced(
+            let (_, _, p) = crate::salt::pillar::compile_traced_in(
                 crate::salt::pillar::PillarInputs {
                     config: &self.config,
                     mocks: self.config.mocks.clone(),
@@ -899,7 +990,7 @@ impl Analysis {
                     queries: &Default::default(),
                     call_pillarenv: None,
                 },
-                true,
+                &self.share.pillar,
             );
             p
         });
@@ -976,7 +1067,7 @@ impl Analysis {
                 .is_some_and(|(_, k, _)| REQUISITES.contains(&k.as_str())) =>
             {
                 let mut seen = BTreeSet::new();
-                for (id, m, _) in self.known.states() {
+                for (id, m, _) in self.states() {
                     let label = format!("{m}: {id}");
                     if seen.insert(label.clone()) {
                         out.push(Completion::new(label, "state", CompletionKind::Reference));
@@ -1222,5 +1313,112 @@ mod tests {
         assert_eq!(r[0].1, "./m.jinja");
         assert_eq!(r[1].1, "lib/a.jinja");
         assert_eq!(sls_name("a/b/init.sls").as_deref(), Some("a.b"));
+    }
+}
+
+#[cfg(test)]
+mod incremental {
+    use super::*;
+
+    /// A small tree: three SLS files under a top file, a macro file and a
+    /// pillar, in a fresh temp dir.
+    fn tree(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("lowstate-ide-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let files = [
+            (
+                "minion",
+                "id: web1\ngrains: {os: Debian, os_family: Debian, kernel: Linux}\nfile_roots: {base: [salt]}\npillar_roots: {base: [pillar]}\n",
+            ),
+            ("salt/top.sls", "base:\n  '*':\n    - a\n    - b\n    - c\n"),
+            (
+                "salt/macros.jinja",
+                "{% macro noop(id) %}\n{{ id }}:\n  test.nop: []\n{% endmacro %}\n",
+            ),
+            (
+                "salt/a.sls",
+                "a-one:\n  test.nop:\n    - name: {{ pillar.get('name', 'none') }}\na-two:\n  test.succeed_without_changes:\n    - require:\n      - test: a-one\n",
+            ),
+            (
+                "salt/b.sls",
+                "{% from 'macros.jinja' import noop %}\ninclude:\n  - a\n{{ noop('b-macro') }}\nb-one:\n  test.nop:\n    - require:\n      - test: a-two\n",
+            ),
+            ("salt/c.sls", "c-one:\n  test.nop: []\n"),
+            ("pillar/top.sls", "base:\n  '*':\n    - p\n"),
+            ("pillar/p.sls", "name: first\n"),
+        ];
+        for (rel, text) in files {
+            let p = dir.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        dir.canonicalize().unwrap()
+    }
+
+    fn shown(a: &Analysis) -> String {
+        format!("{:#?}", a.issues)
+    }
+
+    /// After every edit, the workspace that saw the edits one by one
+    /// reports what a fresh workspace given the same texts reports: IDs
+    /// added and removed, includes, requisites and `require_in` across
+    /// files, `extend`, duplicates, a cycle, a misspelt argument, the
+    /// pillar and the macro file edited in the editor.
+    #[test]
+    fn edits_one_by_one_equal_a_fresh_compile() {
+        let dir = tree("steps");
+        let edits: &[(&str, &str)] = &[
+            // A requisite on an ID that does not exist yet, then does.
+            ("salt/c.sls", "c-one:\n  test.nop:\n    - require:\n      - test: a-three\n"),
+            ("salt/a.sls", "a-one:\n  test.nop:\n    - name: {{ pillar.get('name', 'none') }}\na-two:\n  test.succeed_without_changes:\n    - require:\n      - test: a-one\na-three:\n  test.nop: []\n"),
+            // Removed again; a duplicate ID across files.
+            ("salt/a.sls", "a-one:\n  test.nop:\n    - name: {{ pillar.get('name', 'none') }}\na-two:\n  test.succeed_without_changes:\n    - require:\n      - test: a-one\nc-one:\n  test.nop: []\n"),
+            ("salt/a.sls", "a-one:\n  test.nop:\n    - name: {{ pillar.get('name', 'none') }}\na-two:\n  test.succeed_without_changes:\n    - require:\n      - test: a-one\na-three:\n  test.nop: []\n"),
+            // require_in across files, a cycle, then fixed.
+            ("salt/c.sls", "c-one:\n  test.nop:\n    - require:\n      - test: a-three\n    - require_in:\n      - test: a-one\n"),
+            ("salt/c.sls", "c-one:\n  test.nop:\n    - require:\n      - test: a-three\n    - require_in:\n      - test: a-three\n"),
+            ("salt/c.sls", "include:\n  - b\nc-one:\n  test.nop:\n    - require:\n      - test: b-macro\n"),
+            // extend of another file's ID, and of a missing one.
+            ("salt/c.sls", "include:\n  - a\nextend:\n  a-one:\n    test.nop:\n      - name: extended\nc-one:\n  test.nop: []\n"),
+            ("salt/c.sls", "include:\n  - a\nextend:\n  a-gone:\n    test.nop:\n      - name: extended\nc-one:\n  test.nop: []\n"),
+            // A misspelt argument, an unknown function.
+            ("salt/c.sls", "c-one:\n  test.nop:\n    - nmae: x\nc-two:\n  test.nopp: []\n"),
+            // The pillar and the macro file in the editor.
+            ("pillar/p.sls", "name: second\n"),
+            ("pillar/p.sls", "name: [unclosed\n"),
+            ("salt/macros.jinja", "{% macro noop(id) %}\n{{ id }}:\n  test.nop:\n    - require:\n      - test: nowhere\n{% endmacro %}\n"),
+            ("pillar/p.sls", "name: third\n"),
+            ("salt/b.sls", "include:\n  - a\n  - missing\nb-one:\n  test.nop: []\n"),
+            ("salt/b.sls", "b-one: [broken\n"),
+            ("salt/b.sls", "b-one:\n  test.nop:\n    - require:\n      - test: a-one\n"),
+        ];
+        let mut ws = Workspace::open(&dir).unwrap();
+        let mut open: BTreeMap<PathBuf, String> = BTreeMap::new();
+        for (rel, text) in edits {
+            let path = dir.join(rel);
+            ws.set_text(&path, Some(text.to_string()));
+            open.insert(path, text.to_string());
+            let got = shown(&ws.analyse());
+            let mut fresh = Workspace::open(&dir).unwrap();
+            for (p, t) in &open {
+                fresh.set_text(p, Some(t.clone()));
+            }
+            assert_eq!(
+                got,
+                shown(&fresh.analyse()),
+                "after the edit of {rel}:\n{text}"
+            );
+        }
+        // What the editor had is what the compile read: the pillar buffer's
+        // value reaches the state (no diagnostic names it, so compare the
+        // chunk).
+        let a = ws.analyse();
+        let names: Vec<String> = a
+            .known
+            .chunks()
+            .filter_map(|c| c.get("name").map(Value::py_str))
+            .collect();
+        assert!(names.iter().any(|n| n == "third"), "{names:?}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -81,6 +81,18 @@ impl PillarShare {
     pub fn stats(&self) -> crate::salt::share::CacheStats {
         self.renders.stats()
     }
+
+    /// Read `path` (absolute, under a pillar root) as `text` instead of
+    /// the file on disk (`None`: the file again), and forget every pillar
+    /// render: the editor's buffer of a pillar file feeds the compile.
+    pub fn set_text(&self, path: &std::path::Path, text: Option<&str>) {
+        let key = self
+            .fs
+            .locate(path)
+            .map_or_else(|| path.to_path_buf(), |(_, _, p)| p);
+        self.fs.set_text(&key, text);
+        self.renders.retain(|_, _| false);
+    }
 }
 
 /// What one pillar file rendered to: its data, and with the yamlex
@@ -122,6 +134,19 @@ pub fn compile_traced(
     Option<crate::provenance::Provenance>,
 ) {
     compile_in(inputs, trace, None)
+}
+
+/// [`compile_traced`] with the provenance, reading the files of `share`
+/// (an editor's unsaved texts among them) but rendering each afresh.
+pub fn compile_traced_in(
+    inputs: PillarInputs<'_>,
+    share: &PillarShare,
+) -> (
+    Value,
+    Vec<Diagnostic>,
+    Option<crate::provenance::Provenance>,
+) {
+    compile_in(inputs, true, Some(share))
 }
 
 fn compile_in(
@@ -202,7 +227,9 @@ fn compile_layers(
         queries,
         ..
     } = inputs;
-    // A traced compile renders everything itself (the trace needs the parse trees).
+    // A traced compile renders everything itself (the trace needs the parse
+    // trees), reading the share's files (an editor's texts among them).
+    let files = share.map(|s| s.fs.clone());
     let share = share.filter(|_| !trace);
     let trace_log: std::cell::RefCell<LayerLog> = Default::default();
     let mut errors = Vec::new();
@@ -264,8 +291,8 @@ fn compile_layers(
     let pillar = if config.pillar_roots.is_empty() {
         initial.clone()
     } else {
-        let fs = match share {
-            Some(s) => s.fs.clone(),
+        let fs = match files {
+            Some(fs) => fs,
             None => Arc::new(FileServer::with_links(
                 &config.pillar_roots,
                 &config.link_policy(),
@@ -878,7 +905,9 @@ impl Compiler<'_> {
     ) -> Result<PillarRender, Diagnostic> {
         // An unreadable or non-UTF-8 pillar file fails the pillar, as in
         // Salt (it used to be dropped silently).
-        let read = std::fs::read(path)
+        let read = self
+            .fs
+            .read_path(path)
             .map_err(|e| e.to_string())
             .and_then(|b| crate::salt::fileserver::decode_utf8(b).map_err(|(_, why)| why));
         let text = match read {

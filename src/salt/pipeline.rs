@@ -23,6 +23,7 @@ use crate::salt::share::{Dep, Twin};
 use crate::salt::simulate::{simulate_with, Assumptions, RunResult, SimOptions};
 use crate::salt::top::{self, TopLoader, TopMatches, TopOptions};
 use crate::value::{Map, Value};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// What to compile, beyond the minion config: the call's own settings
@@ -369,6 +370,30 @@ impl Session {
     /// with extend, verify and requisite_in errors, as Salt does).
     pub fn located_lowstate(&self) -> Result<LocatedLowstate, Diagnostics> {
         self.located_from(self.highstate_with(false)?)
+    }
+
+    /// [`Session::located_lowstate`], noting in `reached` the `env:sls` of
+    /// every file the high data holds states of once it is rendered (what
+    /// an editor needs of a compile that fails later, without rendering
+    /// it again).
+    pub fn located_lowstate_noting(
+        &self,
+        reached: &mut BTreeSet<String>,
+    ) -> Result<LocatedLowstate, Diagnostics> {
+        let hs = self.highstate_with(false)?;
+        let mut last: Option<(&Value, Option<&Value>)> = None;
+        for body in hs.high.values().filter_map(Value::as_map) {
+            let Some(sls) = body.get("__sls__") else {
+                continue;
+            };
+            let here = (sls, body.get("__env__"));
+            if last != Some(here) {
+                last = Some(here);
+                let env = here.1.map_or("base".into(), Value::py_str);
+                reached.insert(format!("{env}:{}", sls.py_str()));
+            }
+        }
+        self.located_from(hs)
     }
 
     /// The plan for an already built highstate.

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Open the HTML plan viewer in a real headless browser (Debian's chromium):
 # the example tree, the generated 200x25 tree (5,200 states), the example
-# HOT stack, and the HTML change report of `fleet --diff` (a group opened
-# by `#open=N`, every group by `#open=all`, with their diffs). For each:
-# the time to first paint the page reports
+# HOT stack, the example tree of stacks (--nested), and the HTML change
+# report of `fleet --diff` (a group opened by `#open=N`, every group by
+# `#open=all`, with their diffs). For each: the time to first paint the
+# page reports
 # (target: under 2 s), a search, a click (select) and a path between two
 # states driven through the page's URL hash actions, and screenshots. Prints the timings; screenshots go to $OUT (default: a temp
 # dir), never into the repository.
@@ -30,6 +31,7 @@ printf 'id: bench-minion\ngrains: {os: Debian, os_family: Debian, kernel: Linux}
 "$bin" graph --format html -o "$work/example.html"
 "$bin" graph -c "$work/big" --format html -o "$work/big.html"
 "$bin" hot docs/examples/hot/stack.yaml -e docs/examples/hot/env/site.yaml --format html -o "$work/hot.html"
+"$bin" hot docs/examples/hot-tree/stack.yaml --nested --format html -o "$work/hot-tree.html"
 # A change report (`fleet --diff --format html`): two trees that differ in
 # a state's argument and a managed file's template, three minions; the
 # group of the two Debian minions comes first.
@@ -89,6 +91,10 @@ check example-path "$work/example.html" "path=nginx-package,app-service" "path:[
 check big "$work/big.html" "" 
 check big-search "$work/big.html" "search=b17-loop-3&select=b17-loop-3" "search:[1-9]" "select:b17-loop-3"
 check hot "$work/hot.html" "search=OS::Neutron&select=lb" "search:2" "select:lb"
+# The tree of stacks: the group and its two members' stacks start collapsed;
+# a search opens the member stacks it finds.
+check hot-tree "$work/hot-tree.html" "folded=1" "folded:3"
+check hot-tree-open "$work/hot-tree.html" "search=OS::Nova&select=nodes.1.server" "search:2" "select:nodes.1.server"
 check report "$work/report.html" "open=1" "groups:2" "open:1" "diffs:1"
 check report-all "$work/report.html" "open=all" "groups:2" "open:2" "diffs:2"
 exit $status

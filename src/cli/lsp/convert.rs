@@ -71,41 +71,108 @@ pub fn offset_of(text: &str, pos: lsp::Position) -> usize {
     line_end
 }
 
-/// The LSP position of a byte offset in `text`.
-pub fn position_of(text: &str, offset: usize) -> lsp::Position {
-    let offset = lowstate::text::floor_char_boundary(text, offset.min(text.len()));
-    let before = &text[..offset];
-    let line = before.matches('\n').count() as u32;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let character = before[line_start..]
-        .chars()
-        .map(|c| c.len_utf16() as u32)
-        .sum();
-    lsp::Position { line, character }
+/// A text with the byte offsets its lines start at: a position is found
+/// by a binary search and a walk along its own line, so converting every
+/// diagnostic or symbol of a file reads the file once.
+pub struct Lines<'t> {
+    text: &'t str,
+    starts: std::borrow::Cow<'t, [usize]>,
+}
+
+impl<'t> Lines<'t> {
+    /// Index `text`.
+    pub fn new(text: &'t str) -> Self {
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect::<Vec<_>>()
+            .into();
+        Lines { text, starts }
+    }
+
+    /// The LSP position of a byte offset.
+    pub fn position(&self, offset: usize) -> lsp::Position {
+        let offset = lowstate::text::floor_char_boundary(self.text, offset.min(self.text.len()));
+        let line = self
+            .starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1);
+        let start = self.starts.get(line).copied().unwrap_or(0);
+        let character = self.text[start..offset]
+            .chars()
+            .map(|c| c.len_utf16() as u32)
+            .sum();
+        lsp::Position {
+            line: line as u32,
+            character,
+        }
+    }
+
+    /// The LSP range of a byte range.
+    pub fn range(&self, r: &std::ops::Range<usize>) -> lsp::Range {
+        lsp::Range {
+            start: self.position(r.start),
+            end: self.position(r.end.max(r.start)),
+        }
+    }
 }
 
 /// The LSP range of a byte range in `text`.
 pub fn range_of(text: &str, r: &std::ops::Range<usize>) -> lsp::Range {
-    lsp::Range {
-        start: position_of(text, r.start),
-        end: position_of(text, r.end.max(r.start)),
+    Lines::new(text).range(r)
+}
+
+/// A file's text and the offsets its lines start at.
+type Indexed = (String, Vec<usize>);
+
+/// The current texts of files, each read (and its lines indexed) once
+/// however many places point into it.
+pub struct Texts<'a> {
+    read: &'a dyn Fn(&Path) -> Option<String>,
+    files: std::cell::RefCell<std::collections::HashMap<PathBuf, std::rc::Rc<Indexed>>>,
+}
+
+impl<'a> Texts<'a> {
+    /// Texts read by `read` (the editor's, else the file's).
+    pub fn new(read: &'a dyn Fn(&Path) -> Option<String>) -> Self {
+        Texts {
+            read,
+            files: Default::default(),
+        }
+    }
+
+    /// The LSP range of `range` in the file at `path` (empty text when it
+    /// cannot be read).
+    pub fn range(&self, path: &Path, range: &std::ops::Range<usize>) -> lsp::Range {
+        let file = self
+            .files
+            .borrow_mut()
+            .entry(path.to_path_buf())
+            .or_insert_with(|| {
+                let text = (self.read)(path).unwrap_or_default();
+                let starts = Lines::new(&text).starts.into_owned();
+                std::rc::Rc::new((text, starts))
+            })
+            .clone();
+        let lines = Lines {
+            text: &file.0,
+            starts: std::borrow::Cow::Borrowed(&file.1),
+        };
+        lines.range(range)
     }
 }
 
-/// A place as an LSP location (`text` reads a file's current text).
-pub fn location(p: &Place, text: &dyn Fn(&Path) -> Option<String>) -> lsp::Location {
-    let t = text(&p.path).unwrap_or_default();
+/// A place as an LSP location.
+pub fn location(p: &Place, texts: &Texts) -> lsp::Location {
     lsp::Location {
         uri: uri_of(&p.path),
-        range: range_of(&t, &p.range),
+        range: texts.range(&p.path, &p.range),
     }
 }
 
 /// An issue as an LSP diagnostic.
-pub fn diagnostic(issue: &Issue, text: &dyn Fn(&Path) -> Option<String>) -> lsp::Diagnostic {
-    let own = text(&issue.at.path).unwrap_or_default();
+pub fn diagnostic(issue: &Issue, texts: &Texts) -> lsp::Diagnostic {
     lsp::Diagnostic {
-        range: range_of(&own, &issue.at.range),
+        range: texts.range(&issue.at.path, &issue.at.range),
         severity: Some(match issue.severity {
             Severity::Error => lsp::DiagnosticSeverity::ERROR,
             Severity::Warning => lsp::DiagnosticSeverity::WARNING,
@@ -119,7 +186,7 @@ pub fn diagnostic(issue: &Issue, text: &dyn Fn(&Path) -> Option<String>) -> lsp:
                 .related
                 .iter()
                 .map(|(p, m)| lsp::DiagnosticRelatedInformation {
-                    location: location(p, text),
+                    location: location(p, texts),
                     message: m.clone(),
                 })
                 .collect()
@@ -130,15 +197,15 @@ pub fn diagnostic(issue: &Issue, text: &dyn Fn(&Path) -> Option<String>) -> lsp:
 
 /// A symbol as an LSP document symbol.
 #[allow(deprecated)] // `deprecated` is a required field of the struct.
-pub fn document_symbol(s: &Symbol, text: &str) -> lsp::DocumentSymbol {
+pub fn document_symbol(s: &Symbol, text: &Lines) -> lsp::DocumentSymbol {
     lsp::DocumentSymbol {
         name: s.name.clone(),
         detail: (!s.detail.is_empty()).then(|| s.detail.clone()),
         kind: symbol_kind(s.kind),
         tags: None,
         deprecated: None,
-        range: range_of(text, &s.at.range),
-        selection_range: range_of(text, &s.name_at),
+        range: text.range(&s.at.range),
+        selection_range: text.range(&s.name_at),
         children: (!s.children.is_empty()).then(|| {
             s.children
                 .iter()
@@ -150,16 +217,13 @@ pub fn document_symbol(s: &Symbol, text: &str) -> lsp::DocumentSymbol {
 
 /// A symbol as an LSP workspace symbol.
 #[allow(deprecated)]
-pub fn symbol_information(
-    s: &Symbol,
-    text: &dyn Fn(&Path) -> Option<String>,
-) -> lsp::SymbolInformation {
+pub fn symbol_information(s: &Symbol, texts: &Texts) -> lsp::SymbolInformation {
     lsp::SymbolInformation {
         name: s.name.clone(),
         kind: symbol_kind(s.kind),
         tags: None,
         deprecated: None,
-        location: location(&s.at, text),
+        location: location(&s.at, texts),
         container_name: (!s.detail.is_empty()).then(|| s.detail.clone()),
     }
 }
@@ -198,7 +262,7 @@ mod tests {
             character: 3,
         };
         assert_eq!(offset_of(t, p), 3 + 2 + 4);
-        assert_eq!(position_of(t, 9), p);
+        assert_eq!(Lines::new(t).position(9), p);
         assert_eq!(
             offset_of(
                 t,

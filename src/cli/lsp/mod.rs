@@ -312,7 +312,14 @@ impl<'c> Server<'c> {
         }));
         match analysed {
             Ok((salt, hot)) => {
-                self.analysis = salt;
+                // The last analysis holds a whole compile: freeing it is
+                // no part of the answer, so another thread does it.
+                let old = std::mem::replace(&mut self.analysis, salt);
+                if old.is_some() {
+                    let _ = std::thread::Builder::new()
+                        .name("lowstate-lsp-free".into())
+                        .spawn(move || drop(old));
+                }
                 self.hot_issues = hot;
             }
             Err(_) => {
@@ -324,6 +331,8 @@ impl<'c> Server<'c> {
             }
         }
         let mut now = BTreeSet::new();
+        let read = |p: &Path| self.text(p);
+        let texts = convert::Texts::new(&read);
         let open: Vec<PathBuf> = self.docs.keys().cloned().collect();
         for path in open {
             if !self.inside(&path) {
@@ -337,10 +346,9 @@ impl<'c> Server<'c> {
                 .flatten()
                 .chain(self.hot_issues.get(&path).into_iter().flatten())
                 .collect();
-            let text = |p: &Path| self.text(p);
             let diagnostics = issues
                 .iter()
-                .map(|i| convert::diagnostic(i, &text))
+                .map(|i| convert::diagnostic(i, &texts))
                 .collect();
             self.publish(&path, diagnostics);
             now.insert(path);
@@ -414,12 +422,13 @@ impl<'c> Server<'c> {
     }
 
     fn locations(&self, places: Vec<Place>) -> Json {
-        let text = |p: &Path| self.text(p);
+        let read = |p: &Path| self.text(p);
+        let texts = convert::Texts::new(&read);
         let list: Vec<lsp::Location> = places
             .iter()
             .filter(|p| self.inside(&p.path))
             .map(|p| {
-                let mut l = convert::location(p, &text);
+                let mut l = convert::location(p, &texts);
                 if let Some(name) = self.names.get(&p.path) {
                     l.uri = uri_of(name);
                 }
@@ -512,9 +521,10 @@ impl<'c> Server<'c> {
                     Kind::Salt => lowstate::salt::ide::document_symbols(&path, &text),
                     Kind::Hot => lowstate::hot::ide::document_symbols(&path, &text),
                 };
+                let lines = convert::Lines::new(&text);
                 let out: Vec<lsp::DocumentSymbol> = symbols
                     .iter()
-                    .map(|s| convert::document_symbol(s, &text))
+                    .map(|s| convert::document_symbol(s, &lines))
                     .collect();
                 Ok(json!(out))
             }
@@ -527,11 +537,12 @@ impl<'c> Server<'c> {
                     .map(|a| a.workspace_symbols(&p.query))
                     .unwrap_or_default();
                 symbols.extend(self.hot.workspace_symbols(&p.query));
-                let text = |p: &Path| self.text(p);
+                let read = |p: &Path| self.text(p);
+                let texts = convert::Texts::new(&read);
                 let out: Vec<lsp::SymbolInformation> = symbols
                     .iter()
                     .filter(|s| self.inside(&s.at.path))
-                    .map(|s| convert::symbol_information(s, &text))
+                    .map(|s| convert::symbol_information(s, &texts))
                     .collect();
                 Ok(json!(out))
             }
@@ -571,6 +582,7 @@ impl<'c> Server<'c> {
             .flatten()
             .chain(self.hot_issues.get(&path).into_iter().flatten());
         let get = |q: &Path| self.text(q);
+        let texts = convert::Texts::new(&get);
         let mut out = Vec::new();
         for issue in issues {
             let Some(fix) = &issue.fix else { continue };
@@ -585,7 +597,7 @@ impl<'c> Server<'c> {
             let action = lsp::CodeAction {
                 title: fix.title.clone(),
                 kind: Some(lsp::CodeActionKind::QUICKFIX),
-                diagnostics: Some(vec![convert::diagnostic(issue, &get)]),
+                diagnostics: Some(vec![convert::diagnostic(issue, &texts)]),
                 edit: Some(lsp::WorkspaceEdit {
                     changes: Some([(uri, vec![edit])].into_iter().collect()),
                     ..Default::default()

@@ -95,6 +95,8 @@ impl Stack<'_> {
             ],
             ..Plan::default()
         };
+        // Nested stacks' plans, merged once this stack's nodes are placed.
+        let mut children: Vec<(usize, String, Plan)> = Vec::new();
         let mut index: HashMap<&str, usize> = HashMap::new();
         for w in &waves {
             for n in w {
@@ -131,8 +133,9 @@ impl Stack<'_> {
                     m.insert("description".into(), d.clone());
                 }
                 if self.input.nested {
-                    if let Some((view, w, s)) = self.expand(r, &referenced)? {
+                    if let Some((view, child, w, s)) = self.expand(r, &referenced)? {
                         m.insert("nested".into(), view);
+                        children.push((plan.nodes.len(), r.name.clone(), child));
                         warnings.extend(w);
                         child_secrets.extend(s);
                     }
@@ -143,7 +146,7 @@ impl Stack<'_> {
                 plan.nodes.push(PlanNode {
                     key: r.name.clone(),
                     label: vec![r.resolved.resolved.clone(), r.name.clone()],
-                    group: "stack".into(),
+                    group: OWN.into(),
                     secondary: false,
                     title: r.name.clone(),
                     kind: r.written_type.clone(),
@@ -194,6 +197,9 @@ impl Stack<'_> {
                 }
             }
         }
+        for (parent, name, child) in children {
+            merge_child(&mut plan, parent, &name, child);
+        }
         doc.insert("resources".into(), Value::List(list));
         doc.insert(
             "waves".into(),
@@ -227,10 +233,65 @@ impl Stack<'_> {
 fn edge_style(kind: &str) -> EdgeStyle {
     EdgeStyle {
         color: EdgeFamily::Requires.color(),
-        line: if kind == "depends_on" {
-            "solid"
-        } else {
-            "dashed"
+        line: match kind {
+            "depends_on" => "solid",
+            NESTED => "dotted",
+            _ => "dashed",
         },
     }
 }
+
+/// The group of a stack's own resources in its plan.
+const OWN: &str = "stack";
+
+/// Adds a nested stack's plan (of resource `name`, node `parent`) to its
+/// parent's: its nodes keyed and titled by their path (`group.0.server`),
+/// grouped by the nested stack they belong to (`group.0`), such groups
+/// drawn collapsed; a `nested` edge from the stack resource to each
+/// resource its child creates first.
+fn merge_child(plan: &mut Plan, parent: usize, name: &str, child: Plan) {
+    let base = plan.nodes.len();
+    let path = |rel: &str| {
+        if rel == OWN {
+            name.to_string()
+        } else {
+            format!("{name}.{rel}")
+        }
+    };
+    for (i, mut n) in child.nodes.into_iter().enumerate() {
+        let first = n.group == OWN && n.rank == "0";
+        n.key = format!("{name}.{}", n.key);
+        n.title = n.key.clone();
+        if let Some(last) = n.label.last_mut() {
+            *last = format!("{name}.{last}");
+        }
+        n.group = path(&n.group);
+        if first {
+            plan.edges.push(PlanEdge {
+                from: parent,
+                to: base + i,
+                kind: NESTED.into(),
+                label: NESTED.into(),
+                style: edge_style(NESTED),
+                family: EdgeFamily::Requires,
+                fields: Map::new(),
+            });
+        }
+        plan.nodes.push(n);
+    }
+    plan.folded.push(name.to_string());
+    plan.folded
+        .extend(child.folded.iter().map(|g| format!("{name}.{g}")));
+    plan.order.extend(child.order.iter().map(|i| base + i));
+    plan.edges.extend(child.edges.into_iter().map(|e| PlanEdge {
+        from: base + e.from,
+        to: base + e.to,
+        ..e
+    }));
+    if !plan.legend.iter().any(|(k, _)| k == NESTED) {
+        plan.legend.push((NESTED.into(), edge_style(NESTED)));
+    }
+}
+
+/// The edge kind from a stack resource to what its nested stack creates.
+const NESTED: &str = "nested";

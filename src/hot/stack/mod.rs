@@ -212,6 +212,23 @@ impl<'a> Stack<'a> {
         Ok(s)
     }
 
+    /// Heat's refusal of a type it has no plugin, registry mapping or
+    /// template for (`The Resource Type (X) could not be found.`), about
+    /// resource `name`, located at `path` of this template.
+    fn unknown_type(&self, name: &str, t: &env::ResolvedType, path: &[&str]) -> Option<Diagnostic> {
+        if t.template.is_some() || env::is_plugin(&t.resolved) {
+            return None;
+        }
+        Some(
+            error(
+                codes::HOT_VALIDATION,
+                format!("The Resource Type ({}) could not be found.", t.resolved),
+                self.at(path).or_else(|| self.at(&["resources", name])),
+            )
+            .with_subject(RESOURCE, name),
+        )
+    }
+
     /// An error located at resource `name`'s definition, about it.
     fn resource_error(&self, code: crate::diag::Code, message: String, name: &str) -> Diagnostic {
         error(code, message, self.at(&["resources", name])).with_subject(RESOURCE, name)
@@ -530,6 +547,18 @@ impl<'a> Stack<'a> {
             if let Err((e, path)) = o {
                 if e.phase == Phase::Parse {
                     return Err(located(e, path));
+                }
+            }
+        }
+        // A nested stack's resources are built for real: a type Heat has
+        // no plugin, mapping or template for stops it (the root keeps the
+        // single-stack behaviour: `check` reports it, `hot-unknown-type`).
+        if self.level.depth > 0 {
+            for r in built.iter().flatten() {
+                if let Some(d) =
+                    self.unknown_type(&r.name, &r.resolved, &["resources", &r.name, "type"])
+                {
+                    return Err(d);
                 }
             }
         }

@@ -17,7 +17,8 @@ use crate::hot::params::Type;
 use crate::hot::template::{self, Template, Version};
 use crate::hot::Input;
 use crate::value::{List, Map, Value};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 /// Heat's `max_nested_stack_depth`.
@@ -29,12 +30,15 @@ pub(super) struct Level {
     /// Parameters whose value is the parent's expression.
     pub(super) deferred: Map,
     /// 0 for the root.
-    depth: usize,
+    pub(super) depth: usize,
     /// The generated template of a group: `{from_parent: ...}` is opaque.
     pub(super) generated: bool,
     /// Resources the whole tree may still create (the `hot-resources`
     /// limit), shared by every level.
     budget: Option<Rc<Cell<usize>>>,
+    /// Provider templates read and parsed so far, by path, shared by every
+    /// level: a group of N members of one template reads it once.
+    templates: Rc<RefCell<HashMap<String, Rc<Template>>>>,
 }
 
 impl Level {
@@ -133,12 +137,13 @@ fn py_name(v: &Value) -> String {
 }
 
 /// A nested view, its warnings and its hidden values.
-type Expanded = (Value, Vec<Diagnostic>, Vec<String>);
+/// A nested stack's view, its plan, warnings and hidden values.
+type Expanded = (Value, crate::plan::Plan, Vec<Diagnostic>, Vec<String>);
 
 /// A child stack to compile: its template, the parameters the parent
 /// passes, the deferred ones, and the label of its template.
 struct Child {
-    template: Template,
+    template: Rc<Template>,
     parameters: Map,
     deferred: Map,
     label: Option<String>,
@@ -193,6 +198,7 @@ impl Stack<'_> {
             depth,
             generated: child.generated,
             budget: Some(budget),
+            templates: self.level.templates.clone(),
         };
         // Heat names a child stack after its parent and the resource; its
         // id exists only once it is created (Heat's offline stack: None).
@@ -207,9 +213,20 @@ impl Stack<'_> {
             context,
             ..self.input.clone()
         };
-        let (doc, _plan, warnings, secrets): Output =
-            run_stack(&input, &child.template, &environment, &level)
-                .map_err(|d| wrap(d, &segment))?;
+        let (doc, plan, warnings, secrets): Output =
+            run_stack(&input, &child.template, &environment, &level).map_err(|d| {
+                // A group's generated template has no text: its errors point
+                // at the group's member definition.
+                let def = match r.resolved.resolved.as_str() {
+                    "OS::Heat::ResourceGroup" => "resource_def",
+                    _ => "resource",
+                };
+                let at = self
+                    .at(&["resources", &r.name, "properties", def])
+                    .or_else(|| self.at(&["resources", &r.name]));
+                wrap(d, &segment)
+                    .or_primary(at.map(|(f, range)| crate::diag::Label::new(f, range, "here")))
+            })?;
         let mut view = Map::new();
         view.insert(
             "template".into(),
@@ -226,13 +243,18 @@ impl Stack<'_> {
             }
         }
         view.insert("parameters".into(), Value::Map(params));
+        // Moved, not copied: a deep tree would copy each subtree per level.
+        let mut doc = match doc {
+            Value::Map(m) => m,
+            _ => Map::new(),
+        };
         for key in ["resources", "waves", "outputs"] {
             view.insert(
                 Value::str(key),
-                doc.get(key).cloned().unwrap_or(Value::Null),
+                doc.shift_remove(key).unwrap_or(Value::Null),
             );
         }
-        Ok(Some((Value::Map(view), warnings, secrets)))
+        Ok(Some((Value::Map(view), plan, warnings, secrets)))
     }
 
     fn spend(&self, budget: &Cell<usize>, n: usize, r: &Resource) -> Result<(), Diagnostic> {
@@ -313,6 +335,15 @@ impl Stack<'_> {
     /// A provider template: read inside the files directory, its
     /// parameters are the resource's properties (Heat's `child_params`).
     fn provider(&self, r: &Resource, path: &str) -> Result<Child, Diagnostic> {
+        let t = self.provider_template(r, path)?;
+        self.provider_child(r, path, t)
+    }
+
+    /// The provider template at `path`, read and parsed once per tree.
+    fn provider_template(&self, r: &Resource, path: &str) -> Result<Rc<Template>, Diagnostic> {
+        if let Some(t) = self.level.templates.borrow().get(path) {
+            return Ok(t.clone());
+        }
         let text = self.read_file(path).map_err(|why| {
             let heat = format!("Could not fetch remote template \"{path}\": Invalid URL scheme ");
             self.resource_error(
@@ -325,7 +356,22 @@ impl Stack<'_> {
             )
         })?;
         let file = SourceFile::new(path.to_string(), text);
-        let t = self.parse_child(&file)?;
+        let t = Rc::new(self.parse_child(&file)?);
+        self.level
+            .templates
+            .borrow_mut()
+            .insert(path.to_string(), t.clone());
+        Ok(t)
+    }
+
+    /// A provider template's child stack: its parameters are the
+    /// resource's properties (Heat's `child_params`).
+    fn provider_child(
+        &self,
+        r: &Resource,
+        path: &str,
+        t: Rc<Template>,
+    ) -> Result<Child, Diagnostic> {
         // (name, type, has a default): the provider's property schema.
         let declared: Vec<(String, Option<Type>, bool)> = t
             .section("parameters")
@@ -344,9 +390,11 @@ impl Stack<'_> {
             .unwrap_or_default();
         let empty = Map::new();
         let props = self.properties(r).unwrap_or(&empty);
+        let names: std::collections::HashSet<&str> =
+            declared.iter().map(|(n, _, _)| n.as_str()).collect();
         for (k, _) in props {
             let k = k.py_str();
-            if !declared.iter().any(|(n, _, _)| *n == k) {
+            if !names.contains(k.as_str()) {
                 return Err(self.property_error(r, "", format!("Unknown Property {k}")));
             }
         }
@@ -472,11 +520,22 @@ impl Stack<'_> {
             .map(py_name)
             .collect();
         self.check_count(r, count)?;
+        let skip: std::collections::HashSet<String> = skip.into_iter().collect();
         let names: Vec<String> = (0..)
             .map(|i: u64| i.to_string())
             .filter(|n| !skip.contains(n))
             .take(count as usize)
             .collect();
+        // Heat's ResourceGroup.validate looks the member type up before
+        // any member exists: its refusal carries no nested path.
+        if let Some(first) = names.first() {
+            let written = def.get("type").map(Value::py_str).unwrap_or_default();
+            let t = crate::hot::env::resolve_type(&self.env.registry, first, &written);
+            let at = ["resources", &r.name, "properties", "resource_def", "type"];
+            if let Some(d) = self.unknown_type(&r.name, &t, &at) {
+                return Err(d);
+            }
+        }
         let mut resources = Map::new();
         for name in &names {
             resources.insert(Value::str(name.as_str()), self.member(def, &var, name));
@@ -647,13 +706,13 @@ impl Stack<'_> {
         let name = format!("{}<nested_stack>", r.name);
         let file = SourceFile::new(name, String::new());
         Ok(Child {
-            template: Template {
+            template: Rc::new(Template {
                 file,
                 tree: None,
                 data,
                 version: Version::V20150430,
                 version_text: "2015-04-30".into(),
-            },
+            }),
             parameters: Map::new(),
             deferred: Map::new(),
             label: None,
@@ -682,7 +741,7 @@ impl Stack<'_> {
             }
         }
         Ok(Child {
-            template: t,
+            template: Rc::new(t),
             parameters,
             deferred,
             label: None,

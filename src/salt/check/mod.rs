@@ -12,7 +12,8 @@ use crate::diag::{codes, Diagnostic};
 use crate::rules::{self, Schema};
 use crate::salt::config::{Config, SaltVersion};
 use crate::salt::pipeline::LocatedLowstate;
-use crate::value::Value;
+use crate::salt::render::jinja::reads::{strict_eq, strict_hash};
+use crate::value::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 pub use crate::salt::low::{chunk_args, INTERNAL_KEYWORDS};
@@ -101,6 +102,79 @@ pub fn custom_modules(config: &Config) -> BTreeSet<String> {
     out
 }
 
+/// What checking one chunk found, before the findings of all chunks are
+/// put together (said once per module, merged across `names`).
+#[derive(Debug, Clone)]
+enum Found {
+    /// Said at the first chunk of its kind only (a custom or stub module).
+    Once(String, Diagnostic),
+    /// Said as it is.
+    Plain(Diagnostic),
+    /// An argument finding: whether it aborts the run, and the chunk's
+    /// `name` (for one finding standing for several `names` chunks).
+    Arg(bool, Diagnostic, String),
+}
+
+/// The findings of chunks checked before, by the chunk's exact content,
+/// for an editor's compiles after each edit: a chunk the edit left alone
+/// is not checked again. Its findings point into files; an edit of a
+/// file forgets every finding pointing into it
+/// ([`CheckCache::forget_file`]), so what is kept is what a fresh check
+/// finds. Each check keeps only the entries it used.
+#[derive(Default)]
+pub struct CheckCache {
+    entries: std::sync::Mutex<Checked>,
+}
+
+/// Checked chunks and their findings, by [`chunk_hash`].
+type Checked = HashMap<u64, Vec<(Map, std::sync::Arc<Vec<Found>>)>>;
+
+impl CheckCache {
+    /// Forget the findings that point into the file named `name` (or
+    /// into its rendered text).
+    pub fn forget_file(&self, name: &str) {
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        for list in entries.values_mut() {
+            list.retain(|(_, found)| {
+                !found.iter().any(|f| {
+                    let d = match f {
+                        Found::Once(_, d) | Found::Plain(d) | Found::Arg(_, d, _) => d,
+                    };
+                    d.primary.iter().chain(d.secondary.iter()).any(|l| {
+                        let f = l.file.name.as_str();
+                        f == name || f.strip_suffix(" (rendered)") == Some(name)
+                    })
+                })
+            });
+        }
+    }
+
+    /// Forget everything.
+    pub fn clear(&self) {
+        self.entries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+}
+
+fn chunk_hash(chunk: &Map) -> u64 {
+    use std::hash::Hasher;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for (k, v) in chunk.iter() {
+        strict_hash(k, &mut h);
+        strict_hash(v, &mut h);
+    }
+    h.finish()
+}
+
+fn same_chunk(a: &Map, b: &Map) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b.iter())
+            .all(|((k1, v1), (k2, v2))| strict_eq(k1, k2) && strict_eq(v1, v2))
+}
+
 /// Check every chunk of a compiled plan. Findings come in lowstate order,
 /// except that those which abort the whole run lead (they lose every
 /// result of the run).
@@ -109,6 +183,18 @@ pub fn check(
     config: &Config,
     options: &CheckOptions,
     catalogue: &Catalogue,
+) -> Vec<Diagnostic> {
+    check_with(plan, config, options, catalogue, &CheckCache::default())
+}
+
+/// [`check`], reusing (and keeping) the findings of unchanged chunks in
+/// `cache`.
+pub fn check_with(
+    plan: &LocatedLowstate,
+    config: &Config,
+    options: &CheckOptions,
+    catalogue: &Catalogue,
+    cache: &CheckCache,
 ) -> Vec<Diagnostic> {
     let custom = custom_modules(config);
     let mut versions = options.assume_versions.clone();
@@ -140,124 +226,67 @@ pub fn check(
     let mut seen: HashMap<(&'static str, String, Place), usize> = HashMap::new();
     let mut once: BTreeSet<String> = BTreeSet::new();
     let low = &plan.lowstate;
+    let mut old = std::mem::take(&mut *cache.entries.lock().unwrap_or_else(|e| e.into_inner()));
+    let mut kept: Checked = HashMap::with_capacity(old.len());
     for &i in &low.sequence {
         let Some(chunk) = low.chunks.get(i) else {
             continue;
         };
-        let module = chunk.get("state").map(Value::py_str).unwrap_or_default();
-        let fun = chunk.get("fun").map(Value::py_str).unwrap_or_default();
-        let id = chunk.get("__id__").map(Value::py_str).unwrap_or_default();
-        let sls = chunk.get("__sls__").map(Value::py_str).unwrap_or_default();
-        let full = format!("{module}.{fun}");
-        let id_label = plan.sources.id(&id);
-        let locate = |d: Diagnostic| {
-            d.or_primary(id_label.clone())
-                .with_subject(crate::salt::SLS, sls.as_str())
-                .with_subject(crate::salt::ID, id.as_str())
-        };
-        if custom.contains(&module) {
-            if once.insert(format!("custom:{module}")) {
-                out.push((
-                    false,
-                    locate(Diagnostic::new(
-                        codes::NOT_VALIDATED,
-                        format!("state module `{module}` comes from the tree's `_states/`; its arguments are not validated"),
-                    )),
-                ));
-            }
-            continue;
-        }
-        let Some(schema) = catalogue.schema(&full) else {
-            let d = match catalogue.not_loaded.get(module.as_str()) {
-                Some(reason) => Diagnostic::new(
-                    codes::MODULE_NOT_LOADED,
-                    format!("State '{full}' was not found in SLS '{sls}'\nReason: '{module}' __virtual__ returned False: {reason}"),
-                )
-                .with_note("Salt 3008.5 could not load this module where the argument data was made; on a minion that has what it needs it may load"),
-                None if catalogue.modules.contains(module.as_str()) => Diagnostic::new(
-                    codes::UNKNOWN_FUNCTION,
-                    format!("State '{full}' was not found in SLS '{sls}'\nReason: '{full}' is not available."),
-                )
-                .with_note("Salt 3008.5 fails this state at run time; the run goes on"),
-                None => Diagnostic::new(
-                    codes::UNKNOWN_FUNCTION,
-                    format!("State '{full}' was not found in SLS '{sls}'\nReason: '{full}' is not available."),
-                )
-                .with_note(format!(
-                    "Salt 3008.5 has no state module `{module}`; a custom one belongs in `_states/{module}.py` in a file root"
-                )),
-            };
-            let d = match plan.sources.state(&id, &module) {
-                Some(l) => d.with_primary(l),
-                None => d,
-            };
-            // A misspelt function (`service.runing`) or module.
-            let d = match (d.code == codes::UNKNOWN_FUNCTION)
-                .then(|| {
-                    // In name order: the closest first-named wins a tie.
-                    let known: BTreeSet<&str> = catalogue.schemas.keys().copied().collect();
-                    rules::suggest(&full, known.into_iter())
-                })
-                .flatten()
-            {
-                Some(near) => d.with_note(format!("did you mean `{near}`?")),
-                None => d,
-            };
-            out.push((false, locate(d)));
-            continue;
-        };
-        if let rules::Loaded::Stub(needs) = &schema.loaded {
-            if once.insert(format!("stub:{module}")) {
-                out.push((
-                    false,
-                    locate(Diagnostic::new(
-                        codes::NEEDS_BINARY,
-                        format!(
-                            "state module `{module}` loads only where {} installed on the minion",
-                            match needs.as_slice() {
-                                [one] => format!("`{one}` is"),
-                                many => format!(
-                                    "{} are",
-                                    many.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
-                                ),
-                            }
-                        ),
-                    ))
-                    .with_note(format!(
-                        "elsewhere Salt fails the state with: `State '{full}' was not found in SLS '{sls}'`"
-                    )),
-                ));
-            }
-        }
-        let args = chunk_args(chunk);
-        for f in rules::check(&schema, &args, &hints, &ctx) {
-            let aborts_run = f.aborts_run;
-            let d = f.into_diagnostic(rules::Placement {
-                arg: &|a| plan.sources.arg(&id, &module, a),
-                owner: plan.sources.id(&id),
-                owner_beside_arg: true,
-                involved: None,
+        let hash = chunk_hash(chunk);
+        let reused = kept
+            .get(&hash)
+            .and_then(|l| l.iter().find(|(c, _)| same_chunk(c, chunk)))
+            .map(|(_, f)| f.clone())
+            .or_else(|| {
+                let list = old.get_mut(&hash)?;
+                let at = list.iter().position(|(c, _)| same_chunk(c, chunk))?;
+                let entry = list.swap_remove(at);
+                let found = entry.1.clone();
+                kept.entry(hash).or_default().push(entry);
+                Some(found)
             });
-            let d = locate(d);
-            // A state `names` expanded into several chunks has one finding
-            // per chunk at the same place: say it once, naming the chunks.
-            let name = chunk.get("name").map(Value::py_str).unwrap_or_default();
-            let key = (
-                d.code.name,
-                d.message.clone(),
-                d.primary
-                    .as_ref()
-                    .map(|l| (l.file.name.clone(), l.range.start, l.range.end)),
-            );
-            if let Some(&i) = seen.get(&key) {
-                names_of.entry(i).or_default().push(name);
-                continue;
+        let found = match reused {
+            Some(f) => f,
+            None => {
+                let f =
+                    std::sync::Arc::new(check_chunk(chunk, plan, &custom, catalogue, &hints, &ctx));
+                kept.entry(hash)
+                    .or_default()
+                    .push((chunk.clone(), f.clone()));
+                f
             }
-            seen.insert(key, out.len());
-            names_of.insert(out.len(), vec![name]);
-            out.push((aborts_run, d));
+        };
+        for f in found.iter() {
+            match f {
+                Found::Once(key, d) => {
+                    if once.insert(key.clone()) {
+                        out.push((false, d.clone()));
+                    }
+                }
+                Found::Plain(d) => out.push((false, d.clone())),
+                Found::Arg(aborts_run, d, name) => {
+                    // A state `names` expanded into several chunks has one
+                    // finding per chunk at the same place: say it once,
+                    // naming the chunks.
+                    let key = (
+                        d.code.name,
+                        d.message.clone(),
+                        d.primary
+                            .as_ref()
+                            .map(|l| (l.file.name.clone(), l.range.start, l.range.end)),
+                    );
+                    if let Some(&i) = seen.get(&key) {
+                        names_of.entry(i).or_default().push(name.clone());
+                        continue;
+                    }
+                    seen.insert(key, out.len());
+                    names_of.insert(out.len(), vec![name.clone()]);
+                    out.push((*aborts_run, d.clone()));
+                }
+            }
         }
     }
+    *cache.entries.lock().unwrap_or_else(|e| e.into_inner()) = kept;
     for (i, (_, d)) in out.iter_mut().enumerate() {
         if let Some(names) = names_of.get(&i).filter(|n| n.len() > 1) {
             d.notes.push(format!(
@@ -272,6 +301,117 @@ pub fn check(
     diags.extend(out.into_iter().filter(|(a, _)| !*a).map(|(_, d)| d));
     diags.retain(|d| !allowed(d, &options.allow));
     diags
+}
+
+/// What checking one chunk finds.
+fn check_chunk(
+    chunk: &Map,
+    plan: &LocatedLowstate,
+    custom: &BTreeSet<String>,
+    catalogue: &Catalogue,
+    hints: &rules::Hints,
+    ctx: &rules::Context,
+) -> Vec<Found> {
+    let mut out = Vec::new();
+    let module = chunk.get("state").map(Value::py_str).unwrap_or_default();
+    let fun = chunk.get("fun").map(Value::py_str).unwrap_or_default();
+    let id = chunk.get("__id__").map(Value::py_str).unwrap_or_default();
+    let sls = chunk.get("__sls__").map(Value::py_str).unwrap_or_default();
+    let full = format!("{module}.{fun}");
+    let id_label = plan.sources.id(&id);
+    let locate = |d: Diagnostic| {
+        d.or_primary(id_label.clone())
+            .with_subject(crate::salt::SLS, sls.as_str())
+            .with_subject(crate::salt::ID, id.as_str())
+    };
+    if custom.contains(&module) {
+        out.push(Found::Once(
+            format!("custom:{module}"),
+            locate(Diagnostic::new(
+                codes::NOT_VALIDATED,
+                format!("state module `{module}` comes from the tree's `_states/`; its arguments are not validated"),
+            )),
+        ));
+        return out;
+    }
+    let Some(schema) = catalogue.schema(&full) else {
+        let d = match catalogue.not_loaded.get(module.as_str()) {
+            Some(reason) => Diagnostic::new(
+                codes::MODULE_NOT_LOADED,
+                format!("State '{full}' was not found in SLS '{sls}'\nReason: '{module}' __virtual__ returned False: {reason}"),
+            )
+            .with_note("Salt 3008.5 could not load this module where the argument data was made; on a minion that has what it needs it may load"),
+            None if catalogue.modules.contains(module.as_str()) => Diagnostic::new(
+                codes::UNKNOWN_FUNCTION,
+                format!("State '{full}' was not found in SLS '{sls}'\nReason: '{full}' is not available."),
+            )
+            .with_note("Salt 3008.5 fails this state at run time; the run goes on"),
+            None => Diagnostic::new(
+                codes::UNKNOWN_FUNCTION,
+                format!("State '{full}' was not found in SLS '{sls}'\nReason: '{full}' is not available."),
+            )
+            .with_note(format!(
+                "Salt 3008.5 has no state module `{module}`; a custom one belongs in `_states/{module}.py` in a file root"
+            )),
+        };
+        let d = match plan.sources.state(&id, &module) {
+            Some(l) => d.with_primary(l),
+            None => d,
+        };
+        // A misspelt function (`service.runing`) or module.
+        let d = match (d.code == codes::UNKNOWN_FUNCTION)
+            .then(|| {
+                // In name order: the closest first-named wins a tie.
+                let known: BTreeSet<&str> = catalogue.schemas.keys().copied().collect();
+                rules::suggest(&full, known.into_iter())
+            })
+            .flatten()
+        {
+            Some(near) => d.with_note(format!("did you mean `{near}`?")),
+            None => d,
+        };
+        out.push(Found::Plain(locate(d)));
+        return out;
+    };
+    if let rules::Loaded::Stub(needs) = &schema.loaded {
+        out.push(Found::Once(
+            format!("stub:{module}"),
+            locate(
+                Diagnostic::new(
+                    codes::NEEDS_BINARY,
+                    format!(
+                        "state module `{module}` loads only where {} installed on the minion",
+                        match needs.as_slice() {
+                            [one] => format!("`{one}` is"),
+                            many => format!(
+                                "{} are",
+                                many.iter()
+                                    .map(|n| format!("`{n}`"))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        }
+                    ),
+                )
+                .with_note(format!(
+                    "elsewhere Salt fails the state with: `State '{full}' was not found in SLS '{sls}'`"
+                )),
+            ),
+        ));
+    }
+    let args = chunk_args(chunk);
+    let name = chunk.get("name").map(Value::py_str).unwrap_or_default();
+    for f in rules::check(&schema, &args, hints, ctx) {
+        let aborts_run = f.aborts_run;
+        let d = f.into_diagnostic(rules::Placement {
+            arg: &|a| plan.sources.arg(&id, &module, a),
+            owner: plan.sources.id(&id),
+            owner_beside_arg: true,
+            involved: None,
+        });
+        out.push(Found::Arg(aborts_run, locate(d), name.clone()));
+    }
+    out
 }
 
 /// Is `d` suppressed: by the config's list, or by a

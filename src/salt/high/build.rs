@@ -8,7 +8,7 @@
 //! what a file includes is known once it is rendered, so each wave renders
 //! the includes discovered by the previous one.
 
-use super::source_map::SourceMap;
+use super::source_map::{SourceMap, SpanMemo};
 use crate::diag::codes;
 use crate::diag::{Diagnostic, Label, SourceFile};
 use crate::fnmatch::fnmatch;
@@ -58,6 +58,8 @@ struct Body {
     /// The parse tree, kept for the source map only when its spans are
     /// empty (data not from YAML).
     spanless: Option<Node>,
+    /// The spans of `text`, once the source map worked them out.
+    spans: Arc<SpanMemo>,
     /// The state dict, or the value the file rendered to when it is not a
     /// dict (the error is then in `errors`).
     state: Result<Map, Value>,
@@ -432,6 +434,7 @@ fn prepare(
             template,
             text,
             spanless,
+            spans: Arc::default(),
             state: Ok(state),
             include,
             shared,
@@ -787,6 +790,7 @@ impl<'a> Builder<'a> {
             template,
             text,
             spanless,
+            spans,
             state,
             include,
             shared,
@@ -795,7 +799,8 @@ impl<'a> Builder<'a> {
         } = body?;
         // Spans are worked out only if a diagnostic asks for one.
         let key = (!found.is_empty()).then(|| what.clone());
-        self.sources.defer_file(what, template, text, spanless);
+        self.sources
+            .defer_file(what, template, text, spanless, spans);
         for (d, at) in found {
             // Where the problem was written; else the SLS file itself.
             let label = at
@@ -1062,6 +1067,7 @@ impl NotDict {
                 template: self.template,
                 text: self.text,
                 spanless: self.spanless,
+                spans: Arc::default(),
                 state: Err(self.state),
                 include: Vec::new(),
                 shared: self.shared,

@@ -69,6 +69,8 @@ impl SourceRef {
 /// A file whose spans are not indexed yet.
 #[derive(Debug, Clone)]
 struct Pending {
+    /// Its spans once worked out, kept with the render they came from.
+    memo: Arc<SpanMemo>,
     /// `env:sls`.
     sls: String,
     template: Arc<SourceFile>,
@@ -85,6 +87,22 @@ impl Clone for SourceMap {
             pending: self.pending.clone(),
             index: Mutex::new(index.clone()),
         }
+    }
+}
+
+/// The spans of one rendered file, worked out once: a render kept in the
+/// render cache (an editor's compiles after each edit, a fleet's minions)
+/// parses its text for spans once, not once per compile.
+#[derive(Default)]
+pub struct SpanMemo(std::sync::OnceLock<Index>);
+
+impl std::fmt::Debug for SpanMemo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() {
+            "SpanMemo(indexed)"
+        } else {
+            "SpanMemo(pending)"
+        })
     }
 }
 
@@ -141,15 +159,19 @@ impl SourceMap {
     /// spans into `text`, which `template` rendered to. `spanless` is the
     /// parse tree when its spans are empty (data not from YAML): `text`
     /// cannot be parsed again to it then.
+    /// `memo` keeps the file's spans once worked out (share it with the
+    /// render).
     pub fn defer_file(
         &mut self,
         sls: String,
         template: Arc<SourceFile>,
         text: Arc<SourceFile>,
         spanless: Option<Node>,
+        memo: Arc<SpanMemo>,
     ) {
         let node = spanless;
         self.pending.push(Pending {
+            memo,
             sls,
             template,
             text,
@@ -312,6 +334,15 @@ impl Index {
 
 /// Index one file's spans, parsing its rendered text again if needed.
 fn index_file(index: &mut Index, p: &Pending) {
+    let spans = p.memo.0.get_or_init(|| {
+        let mut own = Index::default();
+        index_file_afresh(&mut own, p);
+        own
+    });
+    index.merge(spans.clone());
+}
+
+fn index_file_afresh(index: &mut Index, p: &Pending) {
     let parsed;
     let node = match &p.node {
         Some(n) => n,
@@ -458,6 +489,7 @@ mod tests {
             template,
             text,
             node.span.is_empty().then(|| node.clone()),
+            Arc::default(),
         );
     }
 

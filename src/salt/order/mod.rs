@@ -269,6 +269,7 @@ pub fn order_chunks(
         .flat_map(|r| r.tails.iter().copied())
         .collect();
     let mut errors = Vec::new();
+    let mut near = NearTargets::default();
     let mut cap: i64 = 1;
     // Each run's resolution is freed once its edges are in.
     for (run, r) in resolved.into_iter().enumerate() {
@@ -289,7 +290,7 @@ pub fn order_chunks(
                         codes::BAD_REQUISITE
                     };
                     let (id, state) = id_state(&chunks[i]);
-                    let near = near_target(&chunks, &message);
+                    let near = near.suggest(&chunks, &message);
                     errors.push(
                         Diagnostic::new(code, message)
                             .with_subject(
@@ -406,23 +407,52 @@ fn chunk_str(chunk: &Map) -> String {
     Value::Map(m).py_repr()
 }
 
-/// For a requisite that names no state (`Referenced state does not exist
-/// for requisite [require: (pkg: ngnix)] ...`): the closest ID or name of
-/// a state of that module, written as the requisite would be
-/// (`pkg: nginx`).
-fn near_target(chunks: &[Map], message: &str) -> Option<String> {
-    let target = message.strip_prefix("Referenced state does not exist for requisite [")?;
-    let (_, target) = target.split_once(": (")?;
-    let (module, rest) = target.split_once(": ")?;
-    let (name, _) = rest.split_once(")] in state [")?;
-    let known: std::collections::BTreeSet<String> = chunks
-        .iter()
-        .filter(|c| c.get("state").and_then(Value::as_str) == Some(module))
-        .flat_map(|c| ["__id__", "name"].map(|k| c.get(k).map(Value::py_str)))
-        .flatten()
-        .collect();
-    let near = crate::rules::suggest(name, known.iter().map(String::as_str))?;
-    Some(format!("{module}: {near}"))
+/// Did-you-mean for requisites that name no state: the IDs and names of
+/// each state module's chunks, gathered once (at the first missing
+/// target), and at most [`NearTargets::MAX`] suggestions a compile, so
+/// that a tree whose every requisite misses stays linear.
+#[derive(Default)]
+struct NearTargets {
+    by_module: Option<std::collections::HashMap<String, std::collections::BTreeSet<String>>>,
+    made: usize,
+}
+
+impl NearTargets {
+    /// Suggestions a compile makes at most.
+    const MAX: usize = 64;
+
+    /// For `Referenced state does not exist for requisite [require: (pkg:
+    /// ngnix)] ...`: the closest ID or name of a state of that module,
+    /// written as the requisite would be (`pkg: nginx`).
+    fn suggest(&mut self, chunks: &[Map], message: &str) -> Option<String> {
+        let target = message.strip_prefix("Referenced state does not exist for requisite [")?;
+        let (_, target) = target.split_once(": (")?;
+        let (module, rest) = target.split_once(": ")?;
+        let (name, _) = rest.split_once(")] in state [")?;
+        if self.made >= Self::MAX {
+            return None;
+        }
+        self.made += 1;
+        let index = self.by_module.get_or_insert_with(|| {
+            let mut m: std::collections::HashMap<String, std::collections::BTreeSet<String>> =
+                std::collections::HashMap::new();
+            for c in chunks {
+                let Some(state) = c.get("state").and_then(Value::as_str) else {
+                    continue;
+                };
+                let known = m.entry(state.to_string()).or_default();
+                for k in ["__id__", "name"] {
+                    if let Some(v) = c.get(k) {
+                        known.insert(v.py_str());
+                    }
+                }
+            }
+            m
+        });
+        let known = index.get(module)?;
+        let near = crate::rules::suggest(name, known.iter().map(String::as_str))?;
+        Some(format!("{module}: {near}"))
+    }
 }
 
 fn cycle_error(g: &RequisiteGraph, chunks: &[Map], sources: &SourceMap) -> Diagnostic {
