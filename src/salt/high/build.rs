@@ -209,9 +209,11 @@ impl<'a> RenderCache<'a> {
                 } else {
                     b.text.clone()
                 };
+                // The span memo points into the other tree's files.
                 Some(Body {
                     template,
                     text,
+                    spans: Arc::default(),
                     ..b.clone()
                 })
             }
