@@ -25,6 +25,9 @@ Options:
   --lowstate BIN   lowstate binary (default: target/release/lowstate)
   --commits N      commits per formula (default 20)
   --work DIR       where to clone and extract (default: a temp dir, removed)
+  --sls LIST       more SLS for the top file, comma-separated; a leading
+                   dot is relative to the main SLS (`.config` is
+                   `openssh.config` for openssh-formula)
   --format FMT     also keep each report in FMT (text, markdown, html...)
                    under WORK/reports (needs --work)
 
@@ -62,15 +65,16 @@ def git(repo, *args):
     return subprocess.run(["git", "-C", repo, *args], check=True, capture_output=True, text=True).stdout
 
 
-def side(repo, rev, dest, name, mocks):
-    """A config directory compiling `name` from `rev` of `repo`."""
+def side(repo, rev, dest, name, mocks, extra=()):
+    """A config directory compiling `name` (and the `extra` SLS) from `rev`
+    of `repo`."""
     src = os.path.join(dest, "src")
     os.makedirs(src)
     archive = subprocess.run(["git", "-C", repo, "archive", "--format=tar", rev], check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", src], input=archive, check=True)
     os.makedirs(os.path.join(dest, "top"))
     with open(os.path.join(dest, "top", "top.sls"), "w") as fh:
-        fh.write(f"base:\n  '*':\n    - {name}\n")
+        fh.write(f"base:\n  '*':\n" + "".join(f"    - {sls}\n" for sls in [name, *extra]))
     os.makedirs(os.path.join(dest, "pillar"))
     example = os.path.join(src, "pillar.example")
     if os.path.isfile(example):
@@ -163,6 +167,7 @@ def main(argv):
     ap.add_argument("--commits", type=int, default=20)
     ap.add_argument("--work")
     ap.add_argument("--format")
+    ap.add_argument("--sls", default="")
     a = ap.parse_args(argv)
     mocks = formula_check().DEFAULT_MOCKS
     work = a.work or tempfile.mkdtemp(prefix="change-history-")
@@ -191,8 +196,9 @@ def main(argv):
                     continue
                 pair = os.path.join(work, "trees", name, sha[:12])
                 shutil.rmtree(pair, ignore_errors=True)
-                side(repo, parents[0], os.path.join(pair, "old"), name, mocks)
-                side(repo, sha, os.path.join(pair, "new"), name, mocks)
+                extra = [name + x if x.startswith(".") else x for x in a.sls.split(",") if x]
+                side(repo, parents[0], os.path.join(pair, "old"), name, mocks, extra)
+                side(repo, sha, os.path.join(pair, "new"), name, mocks, extra)
                 cmd = [a.lowstate, "fleet", "-c", os.path.join(pair, "new"), "--minions", fleet,
                        "--diff", os.path.join(pair, "old")]
                 has_format = a.format is not None
