@@ -235,11 +235,13 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
         let text = args.explain_format.render(&p, &|_, v| v.clone());
         ctx.emit(&text, args.output.as_deref())?;
     } else {
-        let document = || {
+        // Borrowed unless redacted: the document of a tree of stacks is
+        // megabytes, not worth a copy only to print it.
+        let document = || -> std::borrow::Cow<'_, Value> {
             if args.redact {
-                ctx.secrets.value(&compiled.document)
+                std::borrow::Cow::Owned(ctx.secrets.value(&compiled.document))
             } else {
-                compiled.document.clone()
+                std::borrow::Cow::Borrowed(&compiled.document)
             }
         };
         let text = match args.format {
@@ -285,11 +287,11 @@ fn run_diff(args: &Args, ctx: &Ctx, new: &Input, old_template: &Path) -> CmdResu
     }
     // Human outputs are masked; like the plan, JSON/YAML keep hidden
     // values unless --redact (an executor needs them).
-    let document = || {
+    let document = || -> std::borrow::Cow<'_, Value> {
         if args.redact {
-            ctx.secrets.value(&preview.document)
+            std::borrow::Cow::Owned(ctx.secrets.value(&preview.document))
         } else {
-            preview.document.clone()
+            std::borrow::Cow::Borrowed(&preview.document)
         }
     };
     let text = match args.format {

@@ -30,14 +30,28 @@ const DYNAMIC_ATTRIBUTES: &[&str] = &[
     "OS::Heat::StructuredDeploymentGroup",
 ];
 
+/// The attribute names of each type of [`ATTRIBUTES`], a table built once
+/// (every `get_attr` of a tree of stacks asks).
+fn table() -> &'static HashMap<&'static str, Vec<&'static str>> {
+    static TABLE: std::sync::OnceLock<HashMap<&'static str, Vec<&'static str>>> =
+        std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = HashMap::new();
+        for line in ATTRIBUTES.lines() {
+            let mut words = line.split(' ');
+            if let Some(ty) = words.next() {
+                // The first line of a type wins, as a scan would find it.
+                t.entry(ty).or_insert_with(|| words.collect());
+            }
+        }
+        t
+    })
+}
+
 /// The attribute names of resource type `type_name` in Heat 27.0.1's
 /// schemas (`show` included; empty for a type lowstate has no schema for).
 pub fn attributes_of(type_name: &str) -> Vec<&'static str> {
-    let mut out: Vec<&str> = ATTRIBUTES
-        .lines()
-        .find(|l| l.split(' ').next() == Some(type_name))
-        .map(|l| l.split(' ').skip(1).collect())
-        .unwrap_or_default();
+    let mut out: Vec<&str> = table().get(type_name).cloned().unwrap_or_default();
     if !out.is_empty() || env::is_plugin(type_name) {
         out.push("show");
     }
@@ -48,14 +62,11 @@ fn has_attribute(t: &env::ResolvedType, attr: &str) -> bool {
     if t.template.is_some() || attr == "show" || DYNAMIC_ATTRIBUTES.contains(&t.resolved.as_str()) {
         return true;
     }
-    let Some(line) = ATTRIBUTES
-        .lines()
-        .find(|l| l.split(' ').next() == Some(t.resolved.as_str()))
-    else {
+    let Some(attrs) = table().get(t.resolved.as_str()) else {
         return true;
     };
     let group = t.resolved.contains("Group") || t.resolved.ends_with("::Stack");
-    line.split(' ').skip(1).any(|a| a == attr) || (group && attr.starts_with("resource."))
+    attrs.contains(&attr) || (group && attr.starts_with("resource."))
 }
 
 impl Stack<'_> {
