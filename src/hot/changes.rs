@@ -3,7 +3,8 @@
 //! target, so that `lowstate hot NEW --diff-from OLD --format markdown`
 //! gives the same pull-request comment as `lowstate diff` does for Salt.
 //! Replaced resources come first (with Heat's reason), then resources
-//! updated in place, added and deleted, each with the old and new values of
+//! updated in place (a stack resource only when its own definition
+//! changes: its children are listed themselves), added and deleted, each with the old and new values of
 //! its definition; hidden parameters' values are masked.
 
 use super::update::Preview;
@@ -55,6 +56,15 @@ pub fn report(p: &Preview, old: &str, new: &str) -> Report {
                     (Some(b), Some(a)) => diff_values(b, a),
                     _ => Vec::new(),
                 };
+                // A stack resource updated only for its children: they
+                // are listed themselves.
+                let kind = e.get("reason").and_then(|r| r.get("kind"));
+                if key == "updated"
+                    && values.is_empty()
+                    && kind.and_then(Value::as_str) == Some("nested_stack")
+                {
+                    continue;
+                }
                 let empty = || Value::Map(Map::new());
                 let change = match key {
                     "replaced" => ItemChangeKind::Replaced {
