@@ -167,3 +167,85 @@ mod tests {
         assert_eq!(i.line_range(t, 2), 2..2);
     }
 }
+
+/// An I/O error as people read it: the system's reason without Rust's
+/// ` (os error N)` suffix, lower-cased (`no such file or directory`).
+pub fn io_reason(e: &std::io::Error) -> String {
+    let text = without_os_error(&e.to_string());
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => text,
+    }
+}
+
+/// `text` with every ` (os error N)` that Rust's I/O errors append taken
+/// out.
+pub fn without_os_error(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(" (os error ") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + " (os error ".len()..];
+        let digits = after.chars().take_while(char::is_ascii_digit).count();
+        if digits > 0 && after[digits..].starts_with(')') {
+            rest = &after[digits + 1..];
+        } else {
+            out.push_str(" (os error ");
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `path` with `x/..` pairs and inner `.` components folded away, as
+/// messages print it (`site/../f/x.sls` → `f/x.sls`); a leading `./` and
+/// leading `..` components stay. Purely lexical: the file system is not
+/// asked.
+pub fn normal_path(path: &std::path::Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir if !out.is_empty() => {}
+            Component::ParentDir => match out.last() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(c),
+            },
+            _ => out.push(c),
+        }
+    }
+    if out.is_empty() {
+        return std::path::PathBuf::from(".");
+    }
+    out.iter().collect()
+}
+
+#[cfg(test)]
+mod path_tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn paths_are_folded_lexically() {
+        let n = |p: &str| normal_path(Path::new(p)).display().to_string();
+        assert_eq!(n("site/../f/x.sls"), "f/x.sls");
+        assert_eq!(n("./site/../salt/a.sls"), "./salt/a.sls");
+        assert_eq!(n("t1/../t1/site/./../salt"), "t1/salt");
+        assert_eq!(n("../up/x"), "../up/x");
+        assert_eq!(n("/a/../../b"), "/b");
+        assert_eq!(n("a/.."), ".");
+        assert_eq!(
+            io_reason(&std::io::Error::from(std::io::ErrorKind::NotFound)),
+            "entity not found"
+        );
+        assert_eq!(
+            without_os_error("x: No such file or directory (os error 2)"),
+            "x: No such file or directory"
+        );
+    }
+}

@@ -482,3 +482,139 @@ fn hot_html_lays_the_stack_out_by_wave_in_heats_words() {
     let out = lowstate_in(&t.0, &["graph", "-c", ".", "--format", "html"]);
     assert!(stdout(&out).contains("Click a state for its requisites"));
 }
+
+/// Several runs' exit codes and stderr, one labelled section each, for
+/// one snapshot.
+fn runs(dir: &Path, cases: &[(&str, &[&str])]) -> String {
+    let mut text = String::new();
+    for (label, args) in cases {
+        let out = lowstate_in(dir, args);
+        text.push_str(&format!(
+            "== {label}: lowstate {}\nexit {}\n{}",
+            args.join(" "),
+            out.status.code().unwrap_or(-1),
+            stderr(&out)
+        ));
+    }
+    text
+}
+
+/// `-c` given the minion file itself works; another file, a missing
+/// directory, a missing or malformed `--grains` file, a `grains` file that
+/// is not a mapping and an unknown OS name are exit 2 with a message that
+/// names the path (as JSON too with `--error-format json`).
+#[test]
+fn first_contact_config_errors_name_the_path() {
+    let t = salt_tree(
+        "first-contact",
+        &[
+            ("top.sls", "base:\n  '*': [a]\n"),
+            ("a.sls", "a:\n  test.nop\n"),
+        ],
+    );
+    t.write("other.conf", "id: x\n");
+    t.write("list.json", "[1, 2]\n");
+    t.write("bad/minion", "id: x\n");
+    t.write("bad/grains", "- not\n- a mapping\n");
+    let ok = lowstate_in(&t.0, &["compile", "-c", "minion"]);
+    assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
+    assert!(stdout(&ok).contains("\"__id__\": \"a\""));
+    let text = runs(
+        &t.0,
+        &[
+            ("a file other than minion", &["compile", "-c", "other.conf"]),
+            ("no such directory", &["compile", "-c", "nodir"]),
+            (
+                "as JSON",
+                &["compile", "-c", "nodir", "--error-format", "json"],
+            ),
+            (
+                "missing --grains file",
+                &["compile", "--grains", "missing.json"],
+            ),
+            (
+                "--grains not a mapping",
+                &["compile", "--grains", "list.json"],
+            ),
+            ("grains file not a mapping", &["compile", "-c", "bad"]),
+            ("unknown OS profile", &["compile", "--os", "debain-12"]),
+            (
+                "a bad --limit as JSON",
+                &["compile", "--limit", "bogus=1", "--error-format", "json"],
+            ),
+        ],
+    );
+    insta::assert_snapshot!("first-contact-config-errors", text);
+}
+
+/// `pillar --explain KEY` for a key the pillar lacks is exit 1 with a
+/// did-you-mean; `lowstate pillar` prints Salt's `_errors` document and
+/// exits 1 when a pillar file fails.
+#[test]
+fn pillar_explain_of_a_missing_key_and_a_failing_pillar_exit_1() {
+    let t = salt_tree("pillar-errors", &[("top.sls", "base:\n  '*': []\n")]);
+    t.write("pillar/top.sls", "base:\n  '*': [p]\n");
+    t.write("pillar/p.sls", "nginx:\n  port: 80\n");
+    let good = lowstate_in(&t.0, &["pillar", "--explain", "nginx:port"]);
+    assert_eq!(good.status.code(), Some(0), "{}", stderr(&good));
+    let mut text = runs(
+        &t.0,
+        &[
+            ("a misspelt key", &["pillar", "--explain", "ngnix"]),
+            ("a misspelt leaf", &["pillar", "--explain", "nginx:prot"]),
+        ],
+    );
+    t.write("pillar/p.sls", "nginx: [1\n");
+    let out = lowstate_in(&t.0, &["pillar"]);
+    text.push_str(&format!(
+        "== a pillar file that fails: lowstate pillar\nexit {}\n{}",
+        out.status.code().unwrap_or(-1),
+        stdout(&out)
+    ));
+    insta::assert_snapshot!("pillar-explain-missing-key", text);
+}
+
+/// Printed paths are folded (`site/../salt/a.sls` → `./salt/a.sls`), and a
+/// Jinja undefined on a `pillar[...]` lookup keeps Salt's message and adds
+/// a note naming the key and `pillar.get`.
+#[test]
+fn undefined_pillar_key_gets_a_note_and_a_folded_path() {
+    let t = salt_tree(
+        "pillar-undefined",
+        &[
+            ("top.sls", "base:\n  '*': [a]\n"),
+            (
+                "a.sls",
+                "a:\n  test.nop:\n    - name: {{ pillar['nginx']['prot'] }}\n",
+            ),
+        ],
+    );
+    t.write(
+        "minion",
+        "id: web1\nlowstate_os: debian-12\nfile_roots:\n  base: [site/../salt]\npillar_roots:\n  base: [pillar]\n",
+    );
+    t.write("pillar/top.sls", "base:\n  '*': [p]\n");
+    t.write("pillar/p.sls", "nginx:\n  port: 80\n");
+    let out = lowstate_in(&t.0, &["compile", "-c", "."]);
+    assert_eq!(out.status.code(), Some(1));
+    insta::assert_snapshot!("undefined-pillar-key-note", stderr(&out));
+}
+
+/// An `--assume` entry that is not a mapping is named as written, with no
+/// Rust `Some("...")` around it.
+#[test]
+fn assume_errors_name_the_pattern_plainly() {
+    let t = salt_tree(
+        "assume-error",
+        &[
+            ("top.sls", "base:\n  '*': [a]\n"),
+            ("a.sls", "nginx_install:\n  test.nop\n"),
+        ],
+    );
+    t.write("assume.yaml", "nginx_install: passed\n");
+    let out = lowstate_in(&t.0, &["simulate", "--assume", "assume.yaml"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(!err.contains("Some("), "{err}");
+    insta::assert_snapshot!("assume-error-plain", err);
+}

@@ -261,6 +261,16 @@ fn diff_reports_changes_per_group_of_minions() {
     );
     assert_eq!(group["items"][1]["id"], "w2");
     assert_eq!(group["items"][1]["change"], "added");
+    // The top file and `a` read the same in both trees: the new tree's
+    // compile takes them from the old tree's.
+    // (How many depends on which minion gets there first.)
+    let taken: usize = err
+        .split(" taken from the other tree")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(taken >= 2, "{err}");
     assert!(
         err.contains("3 minions, 2 with changes in 1 group, 0 failing"),
         "{err}"
@@ -682,4 +692,124 @@ fn verified_fleet(dir: &std::path::Path, config: &str) -> (std::process::Output,
         .unwrap_or_else(|| panic!("no cache summary: {err}"))
         .to_string();
     (out, shared)
+}
+
+/// Two trees of `fleet --diff`, compiled in one fleet run: the new tree
+/// takes the renders of every file that reads the same in both trees
+/// (itself and the templates it imports) from the old tree's cache, and
+/// renders the rest; what it compiles (plans and the text of every
+/// diagnostic, whose labels point at the new tree's files) is byte for
+/// byte what a run without the old tree gives.
+#[test]
+fn diff_reuses_renders_of_unchanged_files_between_trees() {
+    use lowstate::salt::config::Config;
+    use lowstate::salt::fleet::Fleet;
+    use lowstate::salt::pipeline::{Options, Session};
+    use lowstate::value::Value;
+
+    let d = temp("twin");
+    for tree in ["old", "new"] {
+        let w = |rel: &str, text: &str| {
+            let p = d.join(tree).join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        w("minion", "file_roots:\n  base: [salt]\n");
+        w(
+            "salt/top.sls",
+            "base:\n  '*':\n    - same\n    - mapped\n    - edited\n    - common\n  'dup*':\n    - clash\n",
+        );
+        // Unchanged, and reads a grain: one render per OS in each tree.
+        w(
+            "salt/same.sls",
+            "same-{{ grains['os'] }}:\n  test.nop:\n    - os: {{ grains['os'] }}\n",
+        );
+        // Unchanged itself, but imports a template that changes.
+        w(
+            "salt/mapped.sls",
+            "{% from 'map.jinja' import m with context %}\nmapped:\n  test.nop:\n    - port: {{ m.port }}\n",
+        );
+        // Unchanged, and imports an unchanged template.
+        w(
+            "salt/lib/common.jinja",
+            "{% set c = {'user': grains['os'] | lower} %}\n",
+        );
+        w(
+            "salt/common.sls",
+            "{% from 'lib/common.jinja' import c with context %}\ncommon:\n  test.nop:\n    - user: {{ c.user }}\n",
+        );
+        // Unchanged; the new `edited` declares the same ID for some.
+        w(
+            "salt/clash.sls",
+            "shared-id:\n  test.nop:\n    - from: clash\n",
+        );
+    }
+    let w = |rel: &str, text: &str| std::fs::write(d.join(rel), text).unwrap();
+    w("old/salt/map.jinja", "{% set m = {'port': 80} %}\n");
+    w("new/salt/map.jinja", "{% set m = {'port': 8080} %}\n");
+    w("old/salt/edited.sls", "edited:\n  test.nop: []\n");
+    w(
+        "new/salt/edited.sls",
+        "edited:\n  test.nop:\n    - v: 2\n{% if grains['id'].startswith('dup') %}\nshared-id:\n  test.nop:\n    - from: edited\n{% endif %}\n",
+    );
+    let minions: Vec<(String, &str)> = (0..8)
+        .map(|i| {
+            let id = if i == 3 {
+                "dup3".to_string()
+            } else {
+                format!("m{i}")
+            };
+            (id, ["Debian", "CentOS", "Ubuntu"][i % 3])
+        })
+        .collect();
+    let compile = |fleet: &Fleet, tree: &str, id: &str, os: &str| -> String {
+        let dir = d.join(tree);
+        let mut raw = Config::read_raw(&dir).unwrap();
+        raw.insert("id".into(), Value::str(id));
+        let mut grains = lowstate::value::Map::new();
+        grains.insert("id".into(), Value::str(id));
+        grains.insert("os".into(), Value::str(os));
+        raw.insert("grains".into(), Value::Map(grains));
+        let config = Config::from_raw(&dir, raw).unwrap();
+        match Session::in_fleet(config, Options::default(), fleet).lowstate() {
+            Ok(chunks) => {
+                let list = Value::List(chunks.into_iter().map(Value::Map).collect());
+                list.to_json().to_string()
+            }
+            Err(e) => lowstate::diag::render::human(&e.0, false),
+        }
+    };
+    // Both trees in one run (as `fleet --diff` compiles them), verifying
+    // every reused render against a fresh one.
+    let both = Fleet::new(true);
+    let mut with_twin = Vec::new();
+    for (id, os) in &minions {
+        compile(&both, "old", id, os);
+        with_twin.push(compile(&both, "new", id, os));
+    }
+    let stats = both.stats();
+    // The new tree's top file, `same` and `common` (per OS) and `clash`
+    // come from the old tree; `mapped` (its import changed) and `edited`
+    // are rendered again.
+    assert!(stats.from_twin >= 8, "{stats:?}");
+    let alone = Fleet::new(false);
+    let fresh: Vec<String> = minions
+        .iter()
+        .map(|(id, os)| compile(&alone, "new", id, os))
+        .collect();
+    assert_eq!(alone.stats().from_twin, 0);
+    assert_eq!(with_twin, fresh);
+    assert!(fresh[0].contains("8080"), "{}", fresh[0]);
+    // The clash names both files of the new tree.
+    let new_dir = d.join("new").join("salt");
+    assert!(
+        fresh[3].contains(&*new_dir.join("clash.sls").to_string_lossy()),
+        "{}",
+        fresh[3]
+    );
+    assert!(
+        !with_twin.iter().any(|t| t.contains("old/salt")),
+        "{with_twin:?}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
 }

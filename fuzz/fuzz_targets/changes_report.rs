@@ -2,13 +2,14 @@
 //! file content (split at the first NUL byte; either may be binary), made
 //! into a file change, a changed string value and a report of a few
 //! targets. Every renderer finishes, the Markdown stays within a small
-//! limit with its `<details>` balanced, and a secret in either content
+//! limit with its `<details>` balanced, the HTML page's sections close and
+//! it has no script but its own, and a secret in either content
 //! never reaches an output.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use lowstate::changes::{
-    diff_values, file_change, json, markdown, text, ChangeSet, Content, Item, ItemChange,
+    diff_values, file_change, html, json, markdown, text, ChangeSet, Content, Item, ItemChange,
     ItemChangeKind, Noun, Report, Target,
 };
 use lowstate::redact::Redactor;
@@ -73,7 +74,15 @@ fuzz_target!(|data: &[u8]| {
         .count();
     let closed = md.lines().filter(|l| *l == "</details>").count();
     assert_eq!(opened, closed);
-    for out in [md, text::render(&report), json::render(&report)] {
+    // The page: every group's section closed, nothing the contents wrote
+    // unescaped (the only tags are the page's own).
+    let page = html::render(&report);
+    assert_eq!(
+        page.matches("<details class=\"group").count(),
+        page.matches("</details>").count()
+    );
+    assert_eq!(page.matches("<script").count(), 1);
+    for out in [md, text::render(&report), json::render(&report), page] {
         assert!(!out.contains(SECRET));
     }
 });

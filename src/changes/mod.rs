@@ -5,8 +5,9 @@
 //! old and new values, managed files' content diffs, order changes,
 //! failures); this module diffs values and texts (with `similar`), masks
 //! secrets, groups targets with identical change sets and ranks the
-//! groups. The renderers are [`json`], [`text`] and [`markdown`].
+//! groups. The renderers are [`json`], [`text`], [`markdown`] and [`html`].
 
+pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod text;

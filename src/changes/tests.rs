@@ -362,4 +362,39 @@ fn a_replaced_item_in_every_format() {
     for out in [&text, &json, &md] {
         assert!(!out.contains("topsecret"), "{out}");
     }
+    let page = html::render(&r);
+    assert!(page.contains("<th>Resource</th>"), "{page}");
+    assert!(
+        page.contains("replaced: flavor cannot be updated"),
+        "{page}"
+    );
+    assert!(!page.contains("topsecret"), "{page}");
+}
+
+#[test]
+fn html_layout() {
+    insta::assert_snapshot!(html::render(&sample()));
+}
+
+/// The page fetches nothing (no external script, style, image or font),
+/// escapes what the tree wrote, and has one section per group.
+#[test]
+fn html_is_self_contained_and_escaped() {
+    let mut r = sample();
+    r.targets.push(Target {
+        id: "evil".into(),
+        changes: changed("<script>alert(1)</script>", 1, 2),
+    });
+    let page = html::render(&r);
+    for fetch in ["src=", "<link", "@import", "url(", "http://", "https://"] {
+        assert!(!page.contains(fetch), "{fetch}");
+    }
+    assert!(!page.contains("<script>alert"), "{page}");
+    assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    let groups = r.groups();
+    assert_eq!(page.matches("<details class=\"group").count(), groups.len());
+    assert_eq!(page.matches("</details>").count(), groups.len());
+    // Failures first, marked.
+    assert!(page.contains("<details class=\"group fail\" id=\"g1\">"));
+    assert!(page.contains("<span class=\"add\">+there</span>"), "{page}");
 }

@@ -30,9 +30,11 @@ pub struct Args {
 /// The options of a change report (`diff`, `fleet --diff`).
 #[derive(clap::Args, Debug, Clone)]
 pub struct ReportArgs {
-    /// Report format: text, json (structured old and new values), or
+    /// Report format: text, json (structured old and new values),
     /// markdown (a pull-request comment: summary table, one collapsible
-    /// section per group, diffs; within GitHub's 65,536-character limit).
+    /// section per group, diffs; within GitHub's 65,536-character limit),
+    /// or html (one self-contained page, every group expandable, nothing
+    /// cut).
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
     /// Where the full report is (a URL, e.g. the CI job's artifact),
@@ -50,6 +52,8 @@ pub enum ReportFormat {
     Json,
     /// GitHub-flavoured Markdown.
     Markdown,
+    /// One self-contained HTML page (expandable groups, no network).
+    Html,
 }
 
 /// Run `lowstate diff`.
@@ -114,6 +118,7 @@ pub(super) fn print_report(ctx: &Ctx, mut report: Report, args: &ReportArgs) -> 
             }
             markdown::render(&report, &opts)
         }
+        ReportFormat::Html => lowstate::changes::html::render(&report),
     };
     ctx.print(&text, None)?;
     if report.failed() {

@@ -280,7 +280,8 @@ pub enum Command {
 
 #[derive(Args, Debug, Clone)]
 pub struct Common {
-    /// Config directory holding `minion` (default: the shipped `state_tree/`).
+    /// Config directory holding `minion`, or that file (default: the shipped
+    /// `state_tree/`).
     #[arg(short = 'c', long = "config-dir", value_name = "DIR")]
     pub config_dir: Option<PathBuf>,
     /// How to print errors.
@@ -442,10 +443,18 @@ impl Command {
 /// findings, 2 usage or config errors). `set_memory_cap` applies the
 /// `memory` limit to the binary's allocator.
 pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
-    let ctx = match Ctx::new(cli.color, &cli.limit, cli.command.error_format()) {
+    let format = cli.command.error_format();
+    let ctx = match Ctx::new(cli.color, &cli.limit, format) {
         Ok(ctx) => ctx,
         Err(e) => {
-            let _ = writeln!(std::io::stderr(), "lowstate: {e:#}");
+            let text = match format {
+                ErrorFormat::Human => format!("lowstate: {e:#}\n"),
+                ErrorFormat::Json => {
+                    let d = Diagnostic::new(lowstate::diag::codes::CONFIG, format!("{e:#}"));
+                    diag_render::json(&[d]) + "\n"
+                }
+            };
+            let _ = write!(std::io::stderr(), "{text}");
             return 2;
         }
     };
@@ -482,12 +491,34 @@ pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
         // An output over the `output` limit is the input's doing, like a
         // compile error.
         Err(Failure::Config(e)) if output_too_large(&e) => {
-            let _ = writeln!(std::io::stderr(), "lowstate: {e:#}");
+            ctx.print_failure(&e, lowstate::diag::codes::OUTPUT_TOO_LARGE);
             1
         }
         Err(Failure::Config(e)) => {
-            let _ = writeln!(std::io::stderr(), "lowstate: {e:#}");
+            let io = e
+                .chain()
+                .any(|c| c.downcast_ref::<std::io::Error>().is_some());
+            let code = if io {
+                lowstate::diag::codes::IO
+            } else {
+                lowstate::diag::codes::CONFIG
+            };
+            ctx.print_failure(&e, code);
             2
+        }
+    }
+}
+
+impl Ctx {
+    /// A usage, config or I/O error: one `lowstate: ...` line, or with
+    /// `--error-format json` one diagnostic with `code` in the JSON form.
+    fn print_failure(&self, e: &anyhow::Error, code: lowstate::diag::Code) {
+        let text = lowstate::text::without_os_error(&format!("{e:#}"));
+        match self.error_format {
+            ErrorFormat::Human => {
+                let _ = writeln!(std::io::stderr(), "lowstate: {text}");
+            }
+            ErrorFormat::Json => self.print_diagnostics(&[Diagnostic::new(code, text)]),
         }
     }
 }
@@ -578,12 +609,19 @@ impl Common {
         }
     }
 
-    /// The config directory, as a Salt user expects to find it: `-c DIR`,
-    /// else the current directory when it holds `minion`, else `/etc/salt`
+    /// The config directory, as a Salt user expects to find it: `-c DIR`
+    /// (or `-c DIR/minion`, the file itself), else the current directory when it holds `minion`, else `/etc/salt`
     /// when `/etc/salt/minion` exists; else the shipped example tree, said
     /// on stderr.
     pub fn dir(&self) -> PathBuf {
         if let Some(d) = &self.config_dir {
+            // `-c path/to/minion`: the file Salt's `-c` would find there.
+            if d.is_file() && d.file_name().is_some_and(|n| n == "minion") {
+                return match d.parent() {
+                    Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                    _ => PathBuf::from("."),
+                };
+            }
             return d.clone();
         }
         if Path::new("minion").is_file() {

@@ -1,7 +1,7 @@
 //! `lowstate pillar`: the compiled pillar, as `pillar.items` prints it;
 //! with `--explain [PATH]`, where every value came from.
 
-use super::{CmdResult, Common, Ctx, Output};
+use super::{CmdResult, Common, Ctx, Failure, Output};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -62,7 +62,14 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
             &session.config.secret_pillar,
             unmask,
         );
-        return args.out.write(ctx, &shown);
+        args.out.write(ctx, &shown)?;
+        // Salt's `pillar.items` prints `_errors` and succeeds; lowstate
+        // prints the same document, and a failed pillar file is exit 1.
+        return if session.pillar_diagnostics.iter().any(|d| d.is_error()) {
+            Err(Failure::Reported)
+        } else {
+            Ok(())
+        };
     };
     let (config, options) = args.common.config(ctx, None)?;
     let mocks = config.mocks.clone();
@@ -80,7 +87,11 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
     if !errors.is_empty() {
         ctx.print_diagnostics(&errors);
     }
-    let provenance = provenance.unwrap_or_default().filter(path);
+    let provenance = provenance.unwrap_or_default();
+    if let Some(d) = unknown_path(&provenance, path) {
+        return Err(lowstate::diag::Diagnostics(vec![d]).into());
+    }
+    let provenance = provenance.filter(path);
     let warnings = provenance.type_change_warnings();
     if !warnings.is_empty() {
         ctx.print_diagnostics(&warnings);
@@ -92,4 +103,45 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
     let text = args.explain_format.render(&provenance, &show);
     ctx.emit(&text, args.out.output.as_deref())?;
     Ok(())
+}
+
+/// The error for `--explain PATH` when no value of the pillar is at or
+/// under `PATH`, with the closest path the pillar has.
+fn unknown_path(
+    p: &lowstate::provenance::Provenance,
+    path: &str,
+) -> Option<lowstate::diag::Diagnostic> {
+    let sep = p.separator.as_str();
+    let want: Vec<&str> = path.split(sep).filter(|s| !s.is_empty()).collect();
+    if want.is_empty() {
+        return None;
+    }
+    let paths = p
+        .leaves
+        .iter()
+        .map(|l| &l.path)
+        .chain(p.dropped.iter().map(|d| &d.path));
+    let mut known: Vec<String> = Vec::new();
+    for full in paths {
+        if full.len() >= want.len() && full[..want.len()].iter().zip(&want).all(|(a, b)| a == b) {
+            return None;
+        }
+        for n in 1..=full.len() {
+            let prefix = full[..n].join(sep);
+            if !known.contains(&prefix) {
+                known.push(prefix);
+            }
+        }
+    }
+    let wanted = want.join(sep);
+    let hint = lowstate::diag::did_you_mean(&wanted, known.iter().map(String::as_str))
+        .map(|s| format!("; did you mean `{s}`?"))
+        .unwrap_or_default();
+    Some(
+        lowstate::diag::Diagnostic::new(
+            lowstate::diag::codes::CONFIG,
+            format!("the pillar has no `{wanted}`{hint}"),
+        )
+        .with_note("`lowstate pillar` prints the whole pillar; `--explain` with no PATH explains all of it"),
+    )
 }

@@ -5,6 +5,7 @@
 use crate::diag::codes;
 use crate::diag::{Diagnostic, Label, SourceFile};
 use crate::provenance::{Layer, LayerWrites};
+use crate::text::normal_path;
 use crate::value::{Map, Value};
 use indexmap::IndexMap;
 use std::path::{Path, PathBuf};
@@ -290,11 +291,27 @@ impl Config {
 
     /// [`Config::read_raw`] with each file's layer as it was merged.
     fn read_raw_traced(dir: &Path) -> Result<(Map, Vec<(Layer, LayerWrites)>), Diagnostic> {
+        if dir.is_file() {
+            return Err(Diagnostic::new(
+                codes::CONFIG,
+                format!(
+                    "{} is a file: -c takes the config directory, the one that holds `minion`",
+                    dir.display()
+                ),
+            )
+            .with_note(
+                "pass the directory (`-c DIR`), or name the file `minion` and pass its path",
+            ));
+        }
         let path = dir.join("minion");
         let text = std::fs::read_to_string(&path).map_err(|e| {
             Diagnostic::new(
                 codes::CONFIG,
-                format!("cannot read minion config {}: {e}", path.display()),
+                format!(
+                    "cannot read minion config {}: {}",
+                    path.display(),
+                    crate::text::io_reason(&e)
+                ),
             )
         })?;
         let file = SourceFile::new(path.display().to_string(), text);
@@ -388,8 +405,11 @@ impl Config {
                     for (env, dirs) in m {
                         let env = env.py_str();
                         let list: Vec<PathBuf> = match dirs {
-                            Value::List(l) => l.iter().map(|d| dir.join(d.py_str())).collect(),
-                            Value::Str(s) => vec![dir.join(s)],
+                            Value::List(l) => l
+                                .iter()
+                                .map(|d| normal_path(&dir.join(d.py_str())))
+                                .collect(),
+                            Value::Str(s) => vec![normal_path(&dir.join(s))],
                             Value::Null => vec![],
                             _ => {
                                 return Err(bad(k, "a mapping of saltenv to a list of directories"))
@@ -509,7 +529,7 @@ impl Config {
             .collect();
 
         Ok(Config {
-            dir: dir.to_path_buf(),
+            dir: normal_path(dir),
             id,
             grains: Value::Map(grains),
             grains_model,
@@ -532,8 +552,11 @@ impl Config {
             failhard: boolean("failhard", false)?,
             follow_symlinks: boolean("fileserver_followsymlinks", true)?,
             symlink_roots: match get("lowstate_symlink_roots") {
-                Some(Value::List(l)) => l.iter().map(|d| dir.join(d.py_str())).collect(),
-                Some(Value::Str(d)) => vec![dir.join(d.as_str())],
+                Some(Value::List(l)) => l
+                    .iter()
+                    .map(|d| normal_path(&dir.join(d.py_str())))
+                    .collect(),
+                Some(Value::Str(d)) => vec![normal_path(&dir.join(d.as_str()))],
                 _ => Vec::new(),
             },
             pillar_source_merging_strategy: string("pillar_source_merging_strategy", "smart")?,

@@ -8,8 +8,9 @@ use crate::diag::{codes, Diagnostic};
 use crate::salt::config::Config;
 use crate::salt::fileserver::FileServer;
 use crate::salt::render::jinja::Environments;
-use crate::salt::share::{CacheStats, RenderShare};
+use crate::salt::share::{CacheStats, Dep, RenderShare};
 use crate::value::{Map, Value};
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -19,7 +20,8 @@ use std::sync::{Arc, Mutex};
 /// (`Session::in_fleet` says which settings count).
 pub struct Fleet {
     verify: bool,
-    shares: Mutex<Vec<(String, Arc<FleetShare>)>>,
+    /// (settings, settings with the config directory left out, share).
+    shares: Mutex<Vec<(String, String, Arc<FleetShare>)>>,
 }
 
 impl Fleet {
@@ -34,14 +36,31 @@ impl Fleet {
     }
 
     /// The share of the minions whose settings are `settings` (made from
-    /// `config` the first time).
-    pub fn share_for(&self, settings: String, config: &Config) -> Arc<FleetShare> {
+    /// `config` the first time). `portable` is the same settings with the
+    /// config directory left out: a new share takes the first share of
+    /// another tree with equal `portable` settings as its twin (the other
+    /// side of `fleet --diff`), and reuses its renders where every file
+    /// they read is the same in both trees.
+    pub fn share_for(
+        &self,
+        settings: String,
+        portable: String,
+        config: &Config,
+    ) -> Arc<FleetShare> {
         let mut shares = self.shares.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, s)) = shares.iter().find(|(k, _)| *k == settings) {
+        if let Some((_, _, s)) = shares.iter().find(|(k, _, _)| *k == settings) {
             return s.clone();
         }
-        let share = Arc::new(FleetShare::new(config, self.verify));
-        shares.push((settings, share.clone()));
+        let mut share = FleetShare::new(config, self.verify);
+        share.twin = shares
+            .iter()
+            .find(|(_, p, _)| *p == portable)
+            .map(|(_, _, s)| TwinShare {
+                share: s.clone(),
+                same: Mutex::default(),
+            });
+        let share = Arc::new(share);
+        shares.push((settings, portable, share.clone()));
         share
     }
 
@@ -49,7 +68,7 @@ impl Fleet {
     pub fn stats(&self) -> CacheStats {
         let shares = self.shares.lock().unwrap_or_else(|e| e.into_inner());
         let mut total = CacheStats::default();
-        for (_, s) in shares.iter() {
+        for (_, _, s) in shares.iter() {
             total.add(&s.sls.stats());
             total.add(&s.tops.stats());
             total.add(&s.pillar.stats());
@@ -72,6 +91,63 @@ pub struct FleetShare {
     pub pillar: crate::salt::pillar::PillarShare,
     /// Render every hit afresh too and compare.
     pub verify: bool,
+    /// The share of the other tree with the same settings, if any.
+    pub twin: Option<TwinShare>,
+}
+
+/// The other tree's share, and which files read the same in both trees
+/// (each file compared once).
+pub struct TwinShare {
+    /// The other tree's share.
+    pub share: Arc<FleetShare>,
+    same: Mutex<HashMap<(bool, String, String), bool>>,
+}
+
+impl FleetShare {
+    /// Whether `dep` reads the same in this share's tree and its twin's
+    /// (false without a twin).
+    pub fn same_in_twin(&self, dep: Dep) -> bool {
+        let Some(twin) = &self.twin else {
+            return false;
+        };
+        let key = match dep {
+            Dep::Sls(env, sls) => (true, env.to_string(), sls.to_string()),
+            Dep::File(env, rel) => (false, env.to_string(), rel.to_string()),
+        };
+        if let Some(same) = twin
+            .same
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            return *same;
+        }
+        let (this, other) = (&self.fs, &twin.share.fs);
+        let same = match dep {
+            Dep::Sls(env, sls) => match (this.find_sls(env, sls), other.find_sls(env, sls)) {
+                (Some(a), Some(b)) => {
+                    a.rel == b.rel
+                        && matches!((this.read_sls(&a), other.read_sls(&b)), (Ok(x), Ok(y)) if x == y)
+                }
+                (None, None) => true,
+                _ => false,
+            },
+            Dep::File(env, rel) => match (this.find_file(env, rel), other.find_file(env, rel)) {
+                (Some(a), Some(b)) => {
+                    matches!((this.read_path(&a), other.read_path(&b)), (Ok(x), Ok(y)) if x == y)
+                }
+                (None, None) => {
+                    this.refused_link(env, rel).is_none() && other.refused_link(env, rel).is_none()
+                }
+                _ => false,
+            },
+        };
+        twin.same
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, same);
+        same
+    }
 }
 
 impl FleetShare {
@@ -88,6 +164,7 @@ impl FleetShare {
             tops: RenderShare::default(),
             pillar: crate::salt::pillar::PillarShare::new(config, verify),
             verify,
+            twin: None,
         }
     }
 }

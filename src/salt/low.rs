@@ -6,19 +6,12 @@
 //! Salt's order of steps.
 
 use crate::salt::config::{Config, SaltVersion};
+use crate::salt::grains::modules::{host, mod_watch_states, MOD_WATCH_STATES};
 use crate::salt::high::extend::{is_dunder, py_iter};
 use crate::value::{Map, Value};
 use indexmap::IndexSet;
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
-
-/// State modules of Salt 3008.5 that have `mod_watch` (from
-/// `shared/data/salt-3008.5-mod-watch.json`, `with_stubs`). `watch` on any
-/// other module is turned into `require` when ordering. (`etcd` also has
-/// one but only loads with its Python library; add it via `mod_watch`.)
-pub const CORE_MOD_WATCH: &[&str] = &[
-    "at", "cmd", "event", "module", "mount", "pkg", "service", "test",
-];
 
 /// What the high → low stages need to know about the minion.
 #[derive(Debug, Clone)]
@@ -38,18 +31,27 @@ impl Default for LowOptions {
 }
 
 impl LowOptions {
-    /// Defaults for a release: core `mod_watch` modules, nothing disabled.
+    /// Defaults for a release: every core state module with `mod_watch`
+    /// loaded, nothing disabled.
     pub fn new(version: SaltVersion) -> LowOptions {
         LowOptions {
             version,
-            mod_watch: CORE_MOD_WATCH.iter().map(|s| s.to_string()).collect(),
+            mod_watch: MOD_WATCH_STATES
+                .iter()
+                .map(|(s, _)| s.to_string())
+                .collect(),
             disabled_requisites: Vec::new(),
         }
     }
 
-    /// Options from a minion config (`mod_watch` extras, `disabled_requisites`).
+    /// Options from a minion config: the state modules with `mod_watch`
+    /// that a minion of its OS loads (`grains::modules`), the `mod_watch`
+    /// extras, `disabled_requisites`.
     pub fn from_config(config: &Config, version: SaltVersion) -> LowOptions {
         let mut o = LowOptions::new(version);
+        let empty = Map::new();
+        let grains = config.grains.as_map().unwrap_or(&empty);
+        o.mod_watch = mod_watch_states(grains, &host(config.grains_model.profile));
         o.mod_watch.extend(config.mod_watch.iter().cloned());
         match config.opts.get("disabled_requisites") {
             Some(Value::List(l)) => o.disabled_requisites = l.iter().map(Value::py_str).collect(),

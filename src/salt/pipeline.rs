@@ -19,6 +19,7 @@ use crate::salt::matcher::Minion;
 use crate::salt::order::{order_chunks, Lowstate};
 use crate::salt::render::jinja::{Jinja, RenderData, SlsContext, TemplateLoader};
 use crate::salt::render::{render_file, RenderEnv};
+use crate::salt::share::{Dep, Twin};
 use crate::salt::simulate::{simulate_with, Assumptions, RunResult, SimOptions};
 use crate::salt::top::{self, TopLoader, TopMatches, TopOptions};
 use crate::value::{Map, Value};
@@ -143,7 +144,9 @@ impl Session {
     /// renders come from (and go to) `fleet`'s share for these settings.
     pub fn in_fleet(mut config: Config, options: Options, fleet: &Fleet) -> Session {
         options.apply_to(&mut config);
-        let share = fleet.share_for(fleet_settings(&config, &options), &config);
+        let settings = fleet_settings(&config, &options);
+        let portable = portable_settings(&settings, &config);
+        let share = fleet.share_for(settings, portable, &config);
         Session::build(config, options, Some(share))
     }
 
@@ -305,8 +308,15 @@ impl Session {
         let known = top::known_envs(&opts, &avail);
         let steps =
             top::plan_highstate(&matches, &known, &mut |env| self.fs.list_sls(env).to_vec());
+        let same = |dep: Dep<'_>| self.share.as_ref().is_some_and(|s| s.same_in_twin(dep));
+        let twin = self
+            .share
+            .as_ref()
+            .and_then(|s| s.twin.as_ref())
+            .map(|t| (&t.share.sls, &same as &(dyn Fn(Dep) -> bool + Sync)));
         let cache = RenderCache::new(&self.fs, self.sls_env(), self.config.state_auto_order)
-            .with_share(self.share.as_deref().map(|s| (&s.sls, s.verify)));
+            .with_share(self.share.as_deref().map(|s| (&s.sls, s.verify)))
+            .with_twin(twin);
         let top_line = |needle: &str| self.top_label(needle);
         let hs = Builder::new(&self.fs, &cache)
             .for_version(self.version)
@@ -461,7 +471,9 @@ impl Session {
         let (g, _) = Self::graph_of(self.located_from(hs)?)?;
         let opts = SimOptions {
             failhard: self.config.failhard,
-            extra_mod_watch: self.config.mod_watch.clone(),
+            mod_watch: Some(
+                crate::salt::low::LowOptions::from_config(&self.config, self.version).mod_watch,
+            ),
         };
         Ok(simulate_with(&g, assume, &opts))
     }
@@ -505,6 +517,26 @@ fn fleet_settings(config: &Config, options: &Options) -> String {
         options.limits,
         options.queries.strict
     )
+}
+
+/// `settings` with the config directory left out, so that two trees of
+/// `fleet --diff` set up alike compare equal (the cache directory, which a
+/// file template sees as `tplpath`, still counts as written).
+fn portable_settings(settings: &str, config: &Config) -> String {
+    let mut dirs = vec![config.dir.display().to_string()];
+    if let Ok(abs) = std::path::absolute(&config.dir) {
+        dirs.push(abs.display().to_string());
+    }
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.len()));
+    let mut out = settings.to_string();
+    // As Debug quotes them: the directory itself and paths under it.
+    for d in dirs.iter().filter(|d| !d.is_empty()) {
+        out = out
+            .replace(&format!("{d:?}"), "\"\u{0}tree\"")
+            .replace(&format!("\"{}/", d.escape_debug()), "\"\u{0}tree/");
+    }
+    let opt = |k: &str| config.opts.get(k).map(Value::py_str);
+    format!("{out}\n{:?}\n{:?}", opt("root_dir"), opt("cachedir"))
 }
 
 /// A compiled tree: the ordered lowstate (with its graph) and where every
@@ -676,8 +708,17 @@ impl TopFiles<'_> {
         let Some(share) = &self.session.share else {
             return self.render(env, rel, path);
         };
-        let r = crate::salt::share::cached(
+        let same = |dep: Dep<'_>| share.same_in_twin(dep);
+        let relocate =
+            |r: &Result<Option<Value>, Diagnostic>| r.as_ref().ok().map(|v| Ok(v.clone()));
+        let twin = share.twin.as_ref().map(|t| Twin {
+            share: &t.share.tops,
+            same: &same,
+            relocate: &relocate,
+        });
+        let r = crate::salt::share::cached_twin(
             &share.tops,
+            twin.as_ref().map(|t| (t, Dep::File(env, rel))),
             share.verify,
             (env, rel),
             &self.session.data,

@@ -12,6 +12,15 @@
 //! sharing one cache: `Fleet` gives minions whose settings differ
 //! different caches.
 //!
+//! Two trees (`fleet --diff`): the share of one tree may have a twin, the
+//! share of the other tree with the same settings ([`Twin`]). A render the
+//! own cache misses is taken from the twin's cache when it read the same
+//! minion data there and every file it read (the file itself, each
+//! template it loaded) has the same bytes in both trees; it is then moved
+//! to this tree's paths, or not taken when it cannot be (a failed render:
+//! its messages may name the other tree's files). A render that listed
+//! the fileserver is never taken.
+//!
 //! Memory: a file keeps at most [`MAX_ENTRIES_PER_FILE`] renders, one per
 //! distinct combination of (reads, values seen); past that, new
 //! combinations are rendered but not kept. So the cache is bounded by the
@@ -36,6 +45,8 @@ pub struct CacheStats {
     pub hits: usize,
     /// Renders done (and kept, unless the file's cap was reached).
     pub misses: usize,
+    /// Renders taken from the other tree's cache ([`Twin`]).
+    pub from_twin: usize,
 }
 
 impl CacheStats {
@@ -43,11 +54,12 @@ impl CacheStats {
     pub fn add(&mut self, o: &CacheStats) {
         self.hits += o.hits;
         self.misses += o.misses;
+        self.from_twin += o.from_twin;
     }
 
     /// Hits over lookups, in percent (0 when there were none).
     pub fn hit_rate(&self) -> f64 {
-        let all = self.hits + self.misses;
+        let all = self.hits + self.misses + self.from_twin;
         if all == 0 {
             0.0
         } else {
@@ -62,6 +74,33 @@ pub(crate) struct Hit<T> {
     pub result: Arc<T>,
     /// The functions it had answered as a fresh minion (to replay).
     pub answered: Vec<String>,
+    /// What it read of the minion's data, by source.
+    reads: [SourceReads; 3],
+    /// The templates it loaded, and whether it listed the fileserver.
+    files: (Vec<String>, bool),
+}
+
+/// A file a render read, as [`Twin::same`] compares it between two trees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dep<'a> {
+    /// An SLS (saltenv, name): it must be found at the same path relative
+    /// to the roots in both trees, with the same bytes.
+    Sls(&'a str, &'a str),
+    /// A file of the roots (saltenv, path relative to the roots): absent
+    /// in both, or present with the same bytes.
+    File(&'a str, &'a str),
+}
+
+/// The other tree of a two-tree run: its renders, whether a file reads
+/// the same in both trees, and how to move a render of the other tree to
+/// this one (`None`: it cannot be moved).
+pub struct Twin<'a, T> {
+    /// The other tree's renders of this kind.
+    pub share: &'a RenderShare<T>,
+    /// Whether `dep` has the same bytes in both trees.
+    pub same: &'a (dyn Fn(Dep) -> bool + Sync),
+    /// The other tree's render, as this tree's.
+    pub relocate: &'a (dyn Fn(&T) -> Option<T> + Sync),
 }
 
 /// Renders of one kind of file (SLS, top), by file and by what they read.
@@ -69,6 +108,7 @@ pub struct RenderShare<T> {
     files: Mutex<HashMap<(String, String), Slot<T>>>,
     hits: AtomicUsize,
     misses: AtomicUsize,
+    from_twin: AtomicUsize,
 }
 
 impl<T> Default for RenderShare<T> {
@@ -77,6 +117,7 @@ impl<T> Default for RenderShare<T> {
             files: Mutex::new(HashMap::new()),
             hits: AtomicUsize::new(0),
             misses: AtomicUsize::new(0),
+            from_twin: AtomicUsize::new(0),
         }
     }
 }
@@ -98,6 +139,7 @@ struct Entry<T> {
     seen: Vec<Option<Value>>,
     result: Arc<T>,
     answered: Vec<String>,
+    files: (Vec<String>, bool),
 }
 
 /// What `data` gives for the reads of a shape, in order.
@@ -140,23 +182,32 @@ impl<T> RenderShare<T> {
         files.retain(|(env, file), _| keep(env, file));
     }
 
-    /// A render of `file` in `saltenv` that read what `data` still gives.
-    pub(crate) fn lookup(&self, saltenv: &str, file: &str, data: &RenderData) -> Option<Hit<T>> {
+    /// A render of `file` in `saltenv` that read what `data` still gives
+    /// (not counted).
+    fn find(&self, saltenv: &str, file: &str, data: &RenderData) -> Option<Hit<T>> {
         let files = self.files.lock().unwrap_or_else(|e| e.into_inner());
-        let found = files
+        files
             .get(&(saltenv.to_string(), file.to_string()))
             .and_then(|slot| {
                 slot.shapes.iter().find_map(|shape| {
                     let seen = seen_for(&shape.reads, data);
                     let list = shape.entries.get(&hash_seen(seen.iter().copied()))?;
-                    list.iter().find(|e| same_seen(&e.seen, &seen))
+                    list.iter()
+                        .find(|e| same_seen(&e.seen, &seen))
+                        .map(|e| Hit {
+                            result: e.result.clone(),
+                            answered: e.answered.clone(),
+                            reads: shape.reads.clone(),
+                            files: e.files.clone(),
+                        })
                 })
             })
-            .map(|e| Hit {
-                result: e.result.clone(),
-                answered: e.answered.clone(),
-            });
-        drop(files);
+    }
+
+    /// A render of `file` in `saltenv` that read what `data` still gives
+    /// (counted as a hit or a miss).
+    pub(crate) fn lookup(&self, saltenv: &str, file: &str, data: &RenderData) -> Option<Hit<T>> {
+        let found = self.find(saltenv, file, data);
         let counter = if found.is_some() {
             &self.hits
         } else {
@@ -177,10 +228,34 @@ impl<T> RenderShare<T> {
     ) {
         let shape_reads: [SourceReads; 3] =
             Source::ALL.map(|s| reads::normalise(log.of(s), data.source(s)));
+        let files = (log.templates.clone(), log.listed);
+        self.insert_shaped(
+            saltenv,
+            file,
+            shape_reads,
+            files,
+            &log.answered,
+            data,
+            result,
+        );
+    }
+
+    /// [`RenderShare::insert`] with the reads already normalised.
+    #[allow(clippy::too_many_arguments)]
+    fn insert_shaped(
+        &self,
+        saltenv: &str,
+        file: &str,
+        shape_reads: [SourceReads; 3],
+        files: (Vec<String>, bool),
+        answered: &[String],
+        data: &RenderData,
+        result: Arc<T>,
+    ) {
         let seen_refs = seen_for(&shape_reads, data);
         let hash = hash_seen(seen_refs.iter().copied());
-        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
-        let slot = files
+        let mut slots = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        let slot = slots
             .entry((saltenv.to_string(), file.to_string()))
             .or_insert_with(|| Slot {
                 shapes: Vec::new(),
@@ -207,7 +282,8 @@ impl<T> RenderShare<T> {
         list.push(Entry {
             seen: seen_refs.into_iter().map(|v| v.cloned()).collect(),
             result,
-            answered: log.answered.clone(),
+            answered: answered.to_vec(),
+            files,
         });
         slot.entries += 1;
     }
@@ -217,8 +293,41 @@ impl<T> RenderShare<T> {
         CacheStats {
             hits: self.hits.load(Ordering::Relaxed),
             misses: self.misses.load(Ordering::Relaxed),
+            from_twin: self.from_twin.load(Ordering::Relaxed),
         }
     }
+}
+
+/// The render of `key` in `twin`'s cache that read what `data` gives, moved
+/// to this tree, when `dep` and every template it loaded are the same in
+/// both trees.
+fn from_twin<T>(
+    twin: &Twin<'_, T>,
+    dep: Dep,
+    key: (&str, &str),
+    data: &RenderData,
+) -> Option<Hit<T>> {
+    let hit = twin.share.find(key.0, key.1, data)?;
+    let (templates, listed) = &hit.files;
+    if *listed || !(twin.same)(dep) {
+        return None;
+    }
+    let saltenv = match dep {
+        Dep::Sls(env, _) | Dep::File(env, _) => env,
+    };
+    // A name the loader refuses reads nothing, in either tree.
+    let all_same = templates.iter().all(|name| {
+        crate::salt::render::jinja::template_path(name)
+            .is_none_or(|path| (twin.same)(Dep::File(saltenv, &path)))
+    });
+    if !all_same {
+        return None;
+    }
+    let moved = (twin.relocate)(&hit.result)?;
+    Some(Hit {
+        result: Arc::new(moved),
+        ..hit
+    })
 }
 
 /// Note the functions a reused render had answered as a fresh minion, as
@@ -255,8 +364,25 @@ pub(crate) fn cached<T: std::fmt::Debug>(
     failed: impl FnOnce(Diagnostic) -> T,
     render: impl Fn() -> T,
 ) -> Arc<T> {
+    cached_twin(share, None, verify, key, data, what, failed, render)
+}
+
+/// [`cached`], taking a render the own cache lacks from `twin`'s cache
+/// when `twin.1` (the file itself) and every template it loaded read the
+/// same in both trees and the render moves to this tree.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn cached_twin<T: std::fmt::Debug>(
+    share: &RenderShare<T>,
+    twin: Option<(&Twin<'_, T>, Dep)>,
+    verify: bool,
+    key: (&str, &str),
+    data: &RenderData,
+    what: &str,
+    failed: impl FnOnce(Diagnostic) -> T,
+    render: impl Fn() -> T,
+) -> Arc<T> {
     let (saltenv, file) = key;
-    if let Some(hit) = share.lookup(saltenv, file, data) {
+    let check = |hit: Hit<T>| -> Arc<T> {
         replay_answers(data, &hit.answered);
         if verify {
             let (fresh, _) = reads::record(&render);
@@ -265,7 +391,24 @@ pub(crate) fn cached<T: std::fmt::Debug>(
                 return Arc::new(failed(mismatch(what, &minion)));
             }
         }
-        return hit.result;
+        hit.result
+    };
+    if let Some(hit) = share.lookup(saltenv, file, data) {
+        return check(hit);
+    }
+    if let Some(hit) = twin.and_then(|(t, dep)| from_twin(t, dep, key, data)) {
+        share.misses.fetch_sub(1, Ordering::Relaxed);
+        share.from_twin.fetch_add(1, Ordering::Relaxed);
+        share.insert_shaped(
+            saltenv,
+            file,
+            hit.reads.clone(),
+            hit.files.clone(),
+            &hit.answered,
+            data,
+            hit.result.clone(),
+        );
+        return check(hit);
     }
     let (result, log) = reads::record(&render);
     let result = Arc::new(result);
@@ -317,7 +460,14 @@ mod tests {
             .unwrap()
             .insert("id".into(), Value::str("m2"));
         assert_eq!(*get(&other), "Some(Str(\"Debian\"))");
-        assert_eq!(share.stats(), CacheStats { hits: 1, misses: 1 });
+        assert_eq!(
+            share.stats(),
+            CacheStats {
+                hits: 1,
+                misses: 1,
+                from_twin: 0
+            }
+        );
         // A read value that differs, even only by type, is a miss.
         assert_eq!(
             *get(&data(Value::str("CentOS"), Value::Null)),
@@ -336,7 +486,14 @@ mod tests {
             .unwrap()
             .insert("missing".into(), Value::Int(0));
         get(&present);
-        assert_eq!(share.stats(), CacheStats { hits: 1, misses: 5 });
+        assert_eq!(
+            share.stats(),
+            CacheStats {
+                hits: 1,
+                misses: 5,
+                from_twin: 0
+            }
+        );
         assert_eq!(renders.get(), 6);
     }
 
@@ -360,7 +517,14 @@ mod tests {
         get(&data(Value::Null, Value::Null));
         get(&data(Value::Null, Value::Null));
         get(&data(Value::Null, Value::str("x")));
-        assert_eq!(share.stats(), CacheStats { hits: 1, misses: 2 });
+        assert_eq!(
+            share.stats(),
+            CacheStats {
+                hits: 1,
+                misses: 2,
+                from_twin: 0
+            }
+        );
     }
 
     #[test]

@@ -690,6 +690,15 @@ impl<'a> Composer<'a> {
                             (false, true) => ("while parsing a block mapping", "did not find expected key"),
                             (false, false) => ("while parsing a block collection", "did not find expected '-' indicator"),
                         };
+                        // libyaml stops at the offending token: for a block
+                        // entry in a mapping that is its `-`, not what follows.
+                        let (at, span) = match (open.flow, open.is_map) {
+                            (false, true) => {
+                                let dash = block_entry_start(src, at);
+                                (dash, dash..self.char_end(dash))
+                            }
+                            _ => (at, span),
+                        };
                         err(
                             marked(&self.text, Some((ctx, Some(open.token))), problem, Some(at)),
                             span,
@@ -898,4 +907,27 @@ pub(super) fn compose(
         return Err(tab);
     }
     Ok((c.nodes, c.root))
+}
+
+/// The `-` of the block entry whose content starts at `at` (the first of
+/// `- - x`), or `at` itself when no block entry leads to it.
+fn block_entry_start(src: &str, at: usize) -> usize {
+    let b = src.as_bytes();
+    let mut start = at.min(b.len());
+    loop {
+        let mut i = start;
+        while i > 0 && matches!(b[i - 1], b' ' | b'\t') {
+            i -= 1;
+        }
+        // A `-` right before the spaces, itself at a line start or after
+        // blanks, is a block entry indicator.
+        if i == start || i == 0 || b[i - 1] != b'-' {
+            return start;
+        }
+        let dash = i - 1;
+        if dash > 0 && !matches!(b[dash - 1], b' ' | b'\t' | b'\n' | b'\r') {
+            return start;
+        }
+        start = dash;
+    }
 }

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Open the HTML plan viewer in a real headless browser (Debian's chromium):
-# the example tree, the generated 200x25 tree (5,200 states), the
-# example HOT stack and the example tree of stacks (--nested). For each: the time to first paint the page reports
+# the example tree, the generated 200x25 tree (5,200 states), the example
+# HOT stack, the example tree of stacks (--nested), and the HTML change
+# report of `fleet --diff` (a group opened by `#open=N`, every group by
+# `#open=all`, with their diffs). For each: the time to first paint the
+# page reports
 # (target: under 2 s), a search, a click (select) and a path between two
 # states driven through the page's URL hash actions, and screenshots. Prints the timings; screenshots go to $OUT (default: a temp
 # dir), never into the repository.
@@ -29,6 +32,20 @@ printf 'id: bench-minion\ngrains: {os: Debian, os_family: Debian, kernel: Linux}
 "$bin" graph -c "$work/big" --format html -o "$work/big.html"
 "$bin" hot docs/examples/hot/stack.yaml -e docs/examples/hot/env/site.yaml --format html -o "$work/hot.html"
 "$bin" hot docs/examples/hot-tree/stack.yaml --nested --format html -o "$work/hot-tree.html"
+# A change report (`fleet --diff --format html`): two trees that differ in
+# a state's argument and a managed file's template, three minions; the
+# group of the two Debian minions comes first.
+for side in old new; do
+  mkdir -p "$work/$side/salt"
+  printf 'file_roots: {base: [salt]}\n' > "$work/$side/minion"
+  printf "base:\n  '*':\n    - web\n" > "$work/$side/salt/top.sls"
+done
+printf 'web:\n  pkg.installed:\n    - name: nginx\n/etc/motd:\n  file.managed:\n    - source: salt://motd.j2\n    - template: jinja\n' > "$work/old/salt/web.sls"
+printf 'web:\n  pkg.installed:\n    - name: nginx-full\n/etc/motd:\n  file.managed:\n    - source: salt://motd.j2\n    - template: jinja\n' > "$work/new/salt/web.sls"
+printf 'Welcome to {{ grains["os"] }}\nline two\n' > "$work/old/salt/motd.j2"
+printf 'Welcome to {{ grains["os"] }} <b>today</b>\nline two\n' > "$work/new/salt/motd.j2"
+printf -- "- id: deb1\n  grains: {osfinger: Debian-12}\n- id: deb2\n  grains: {osfinger: Debian-12}\n- id: rocky1\n  grains: {osfinger: Rocky Linux-9}\n" > "$work/minions.yaml"
+"$bin" fleet -q -c "$work/new" --minions "$work/minions.yaml" --diff "$work/old" --format html > "$work/report.html"
 
 # Headless flags that work on a machine without network or GPU. Chromium's
 # own stderr goes to $work/chrome.err, shown when a page fails.
@@ -78,4 +95,6 @@ check hot "$work/hot.html" "search=OS::Neutron&select=lb" "search:2" "select:lb"
 # a search opens the member stacks it finds.
 check hot-tree "$work/hot-tree.html" "folded=1" "folded:3"
 check hot-tree-open "$work/hot-tree.html" "search=OS::Nova&select=nodes.1.server" "search:2" "select:nodes.1.server"
+check report "$work/report.html" "open=1" "groups:2" "open:1" "diffs:1"
+check report-all "$work/report.html" "open=all" "groups:2" "open:2" "diffs:2"
 exit $status

@@ -24,7 +24,9 @@ pub(super) fn run(
     overrides: &Map,
     options: &Options,
 ) -> CmdResult {
-    // The two trees have different config directories, so different shares.
+    // The two trees have different config directories, so different
+    // shares; the new tree's takes renders from the old tree's where every
+    // file they read is the same in both (its twin).
     let fleet = super::fleet_from_env();
     let (old_tree, new_tree) = (
         Tree::read(old_dir, overrides),
@@ -58,9 +60,18 @@ pub(super) fn run(
         let groups = report.groups();
         let _ = writeln!(
             std::io::stderr(),
-            "lowstate: fleet diff: {}",
-            lowstate::changes::text::summary_line(&report, &groups)
+            "lowstate: fleet diff: {}; {}",
+            lowstate::changes::text::summary_line(&report, &groups),
+            renders_summary(&fleet.stats())
         );
     }
     print_report(ctx, report, &args.report)
+}
+
+/// What the two trees' compiles rendered and what they reused.
+fn renders_summary(s: &lowstate::salt::share::CacheStats) -> String {
+    format!(
+        "renders: {} done, {} shared between minions, {} taken from the other tree",
+        s.misses, s.hits, s.from_twin
+    )
 }

@@ -13,6 +13,7 @@
 //! the merge happens, for `lowstate grains --explain`.
 
 mod base;
+pub mod modules;
 
 pub use base::{base_system, profiles_with_data, BaseSystem};
 

@@ -15,7 +15,7 @@ use crate::fnmatch::fnmatch;
 use crate::salt::fileserver::{FileServer, SlsFile};
 use crate::salt::render::jinja::SlsContext;
 use crate::salt::render::{render_file, RenderEnv, Rendered};
-use crate::salt::share::RenderShare;
+use crate::salt::share::{Dep, RenderShare, Twin};
 use crate::salt::top::{missing_sls_message, RenderStep};
 use crate::salt::{ID, SLS};
 use crate::value::{Map, Value};
@@ -110,7 +110,13 @@ pub struct RenderCache<'a> {
     done: Mutex<HashMap<(String, String), Arc<SlsRender>>>,
     /// The fleet's cache of SLS renders, and whether to verify its hits.
     share: Option<(&'a RenderShare<SlsRender>, bool)>,
+    /// The other tree's cache, and whether a file reads the same in both.
+    twin: Option<TwinRenders<'a>>,
 }
+
+/// The other tree's SLS renders, and whether a file reads the same in both
+/// trees (see [`crate::salt::share::Twin`]).
+pub type TwinRenders<'a> = (&'a RenderShare<SlsRender>, &'a (dyn Fn(Dep) -> bool + Sync));
 
 impl<'a> RenderCache<'a> {
     /// A cache rendering with `env`; `auto_order` numbers declarations.
@@ -121,6 +127,7 @@ impl<'a> RenderCache<'a> {
             auto_order,
             done: Mutex::new(HashMap::new()),
             share: None,
+            twin: None,
         }
     }
 
@@ -128,6 +135,13 @@ impl<'a> RenderCache<'a> {
     /// With `verify`, a hit is also rendered afresh and compared.
     pub fn with_share(mut self, share: Option<(&'a RenderShare<SlsRender>, bool)>) -> Self {
         self.share = share;
+        self
+    }
+
+    /// Take renders the fleet's cache lacks from the other tree's cache
+    /// when every file they read is the same in both trees.
+    pub fn with_twin(mut self, twin: Option<TwinRenders<'a>>) -> Self {
+        self.twin = twin;
         self
     }
 
@@ -151,10 +165,17 @@ impl<'a> RenderCache<'a> {
     /// Render one SLS, or reuse a render from the fleet's cache that read
     /// what this minion's data gives.
     fn render(&self, saltenv: &str, sls: &str) -> Arc<SlsRender> {
+        let relocate = |r: &SlsRender| self.relocated(r, saltenv, sls);
+        let twin = self.twin.map(|(other, same)| Twin {
+            share: other,
+            same,
+            relocate: &relocate,
+        });
         match self.share {
             None => Arc::new(self.render_fresh(saltenv, sls)),
-            Some((share, verify)) => crate::salt::share::cached(
+            Some((share, verify)) => crate::salt::share::cached_twin(
                 share,
+                twin.as_ref().map(|t| (t, Dep::Sls(saltenv, sls))),
                 verify,
                 (saltenv, sls),
                 self.env.jinja.data(),
@@ -163,6 +184,41 @@ impl<'a> RenderCache<'a> {
                 || self.render_fresh(saltenv, sls),
             ),
         }
+    }
+
+    /// The other tree's render of `saltenv:sls`, as a render of this
+    /// tree's file: the file and the names of its sources moved. `None`
+    /// for a render with errors (their labels may point anywhere) or
+    /// anything but a rendered file.
+    fn relocated(&self, r: &SlsRender, saltenv: &str, sls: &str) -> Option<SlsRender> {
+        let SlsRender::Ok(p) = r else {
+            return None;
+        };
+        let file = self.fs.find_sls(saltenv, sls)?;
+        let body = match &p.body {
+            None => None,
+            Some(b) if !b.errors.is_empty() => return None,
+            Some(b) => {
+                let old = b.template.name.as_str();
+                let template = SourceFile::new(display_path(&file), b.template.text.clone());
+                let text = if Arc::ptr_eq(&b.text, &b.template) {
+                    template.clone()
+                } else if let Some(rest) = b.text.name.strip_prefix(old) {
+                    // `PATH (rendered)`.
+                    SourceFile::new(format!("{}{rest}", template.name), b.text.text.clone())
+                } else {
+                    b.text.clone()
+                };
+                // The span memo points into the other tree's files.
+                Some(Body {
+                    template,
+                    text,
+                    spans: Arc::default(),
+                    ..b.clone()
+                })
+            }
+        };
+        Some(SlsRender::Ok(Box::new(Prepared { file, body })))
     }
 
     fn render_fresh(&self, saltenv: &str, sls: &str) -> SlsRender {

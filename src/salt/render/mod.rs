@@ -493,6 +493,19 @@ pub(crate) fn jinja_diagnostic(
     let here =
         e.template.is_empty() || template.name.ends_with(&e.template) || e.template == "<template>";
     if here {
+        if code == codes::JINJA_UNDEFINED {
+            let line = e
+                .range
+                .as_ref()
+                .map(|r| template.line_col(r.start).0)
+                .or(e.line);
+            let text = line
+                .filter(|l| *l >= 1 && *l <= template.lines().line_count())
+                .map(|l| &template.text[template.line_range(l)]);
+            if let Some(note) = text.and_then(|t| missing_key_note(t, &e.message)) {
+                d = d.with_note(note);
+            }
+        }
         if let Some(r) = e.range.clone() {
             d = d.with_primary(Label::new(template, r, "here"));
         } else if let Some(l) = e.line {
@@ -516,9 +529,95 @@ pub(crate) fn jinja_diagnostic(
     d
 }
 
+/// For Salt's "has no attribute 'K'" on a `pillar[...]`/`grains[...]`
+/// lookup written on `line`: a note naming the missing key as a
+/// colon-separated path and the `.get` call that gives a default.
+fn missing_key_note(line: &str, message: &str) -> Option<String> {
+    let key = message
+        .split("has no attribute '")
+        .nth(1)?
+        .split('\'')
+        .next()?;
+    let bytes = line.as_bytes();
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    for root in ["pillar", "grains"] {
+        let mut from = 0;
+        while let Some(i) = line[from..].find(root).map(|i| i + from) {
+            from = i + root.len();
+            if i > 0 && (ident(bytes[i - 1]) || bytes[i - 1] == b'.') {
+                continue;
+            }
+            // The chain of `['k']`, `["k"]` and `.k` after the root.
+            let mut at = from;
+            let mut segs: Vec<(&str, usize)> = Vec::new();
+            loop {
+                let rest = &line[at..];
+                if let Some(r) = rest.strip_prefix('.') {
+                    let n = r.bytes().take_while(|b| ident(*b)).count();
+                    // `.get(` and friends are calls, not keys.
+                    if n == 0 || r[n..].starts_with('(') {
+                        break;
+                    }
+                    at += 1 + n;
+                    segs.push((&r[..n], at));
+                } else if let Some(r) = rest.strip_prefix('[') {
+                    let Some(q) = r.chars().next().filter(|c| *c == '\'' || *c == '"') else {
+                        break;
+                    };
+                    let Some(end) = r[1..].find(q) else { break };
+                    if !r[1 + end + 1..].starts_with(']') {
+                        break;
+                    }
+                    segs.push((&r[1..1 + end], at + 1 + 1 + end + 2));
+                    at += 1 + 1 + end + 2;
+                } else {
+                    break;
+                }
+            }
+            if let Some(pos) = segs.iter().position(|(k, _)| *k == key) {
+                let path: Vec<&str> = segs[..=pos].iter().map(|(k, _)| *k).collect();
+                let path = path.join(":");
+                let expr = &line[i..segs[pos].1];
+                let what = if root == "pillar" {
+                    "the pillar has"
+                } else {
+                    "the grains have"
+                };
+                return Some(format!(
+                    "`{expr}`: {what} no key `{path}`; `salt['{root}.get']('{path}', default)` gives a default when it may be missing"
+                ));
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn missing_pillar_and_grain_keys_get_a_note() {
+        let n = |line: &str, key: &str| {
+            missing_key_note(
+                line,
+                &format!("Jinja variable 'x object' has no attribute '{key}'; line 3"),
+            )
+        };
+        assert_eq!(
+            n("    - name: {{ pillar['nginx'][\"prot\"] }}", "prot").unwrap(),
+            "`pillar['nginx'][\"prot\"]`: the pillar has no key `nginx:prot`; `salt['pillar.get']('nginx:prot', default)` gives a default when it may be missing"
+        );
+        assert!(n("{{ pillar.nosuch.x }}", "nosuch")
+            .unwrap()
+            .starts_with("`pillar.nosuch`: the pillar has no key `nosuch`;"));
+        assert!(n("{{ grains['roles'] }}", "roles")
+            .unwrap()
+            .contains("salt['grains.get']('roles', default)"));
+        assert_eq!(n("{{ mypillar['a'] }}", "a"), None);
+        assert_eq!(n("{{ pillar.get('a') }}", "a"), None);
+        assert_eq!(n("{{ pillar['a'] }}", "b"), None);
+    }
 
     #[test]
     fn pipes_parse_like_salt() {

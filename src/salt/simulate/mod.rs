@@ -9,7 +9,7 @@ mod outcome;
 
 pub use outcome::{
     test_mod_watch, test_outcome, AssumeError, Assumption, Assumptions, CallError, Outcome,
-    CORE_MOD_WATCH, TEST_FUNCTIONS,
+    TEST_FUNCTIONS,
 };
 
 use crate::salt::graph::{gen_tag, ChunkGraph, EdgeBase, GraphChunk, ReqKind};
@@ -202,8 +202,10 @@ fn kind_name(k: RunKind) -> &'static str {
 pub struct SimOptions {
     /// Global `failhard` (minion config).
     pub failhard: bool,
-    /// State modules with `mod_watch` besides [`CORE_MOD_WATCH`].
-    pub extra_mod_watch: Vec<String>,
+    /// The state modules that have `mod_watch` on this minion
+    /// (`LowOptions::mod_watch`); `None`: every core one
+    /// (`grains::modules::MOD_WATCH_STATES`).
+    pub mod_watch: Option<std::collections::BTreeSet<String>>,
 }
 
 /// Run `graph.order` as Salt 3008.5 would. `failhard` is the minion's global
@@ -331,8 +333,13 @@ impl<'a> Executor<'a> {
                 listener: false,
             })
             .collect();
-        let mut mod_watch: HashSet<String> = CORE_MOD_WATCH.iter().map(|s| s.to_string()).collect();
-        mod_watch.extend(opts.extra_mod_watch.iter().cloned());
+        let mod_watch: HashSet<String> = match &opts.mod_watch {
+            Some(set) => set.iter().cloned().collect(),
+            None => crate::salt::grains::modules::MOD_WATCH_STATES
+                .iter()
+                .map(|(s, _)| s.to_string())
+                .collect(),
+        };
         Executor {
             graph,
             assume,

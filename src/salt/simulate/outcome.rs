@@ -48,11 +48,6 @@ pub const TEST_FUNCTIONS: &[&str] = &[
     "check_pillar",
 ];
 
-/// State modules with a `mod_watch` function in Salt 3008.5 core.
-pub const CORE_MOD_WATCH: &[&str] = &[
-    "at", "cmd", "etcd", "event", "module", "mount", "pkg", "service", "test",
-];
-
 /// Keyword arguments a state function receives: the chunk minus Salt's
 /// internal keywords.
 fn kwarg<'a>(chunk: &'a GraphChunk, key: &str) -> Option<&'a Value> {
@@ -430,10 +425,14 @@ fn entry(pattern: Option<String>, v: &Value) -> Result<Assumption, AssumeError> 
         Value::Map(m) => m,
         Value::Null => &empty,
         other => {
+            let which = match &pattern {
+                Some(p) => format!("assumption {p}"),
+                None => "an assumption list entry".to_string(),
+            };
             return Err(AssumeError(format!(
-                "assumption for {pattern:?} must be a map, not {}",
+                "{which} must be a map, not {}",
                 other.py_type_name()
-            )))
+            )));
         }
     };
     let pattern = match pattern {

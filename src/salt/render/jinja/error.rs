@@ -295,6 +295,30 @@ fn undefined_origin(detail: &str) -> Option<&str> {
     Some(&rest[..end])
 }
 
+thread_local! {
+    /// The last key a dict lookup of this thread missed, and whether that
+    /// dict was an `OrderedDict`: the owner Salt's undefined-attribute
+    /// message names (`'collections.OrderedDict object' has no attribute
+    /// 'k'`), whatever expression reached the dict (`.items()`,
+    /// `pillar.get`, a merge).
+    static MISSING_KEY: std::cell::RefCell<Option<(bool, String)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Record a dict lookup of `key` that missed (see `MISSING_KEY`).
+pub(crate) fn note_missing_key(ordered: bool, key: String) {
+    MISSING_KEY.with(|m| *m.borrow_mut() = Some((ordered, key)));
+}
+
+/// Whether the dict whose lookup of `key` was this thread's last miss
+/// is an `OrderedDict` (`None`: the last miss was another key).
+pub(crate) fn missed_in_ordered_dict(key: &str) -> Option<bool> {
+    MISSING_KEY.with(|m| match &*m.borrow() {
+        Some((ordered, k)) if k == key => Some(*ordered),
+        _ => None,
+    })
+}
+
 /// Jinja2's `StrictUndefined` text from minijinja's "`expr` is undefined".
 fn undefined_text(detail: &str) -> String {
     let expr = detail.split('`').nth(1).unwrap_or("");
@@ -338,7 +362,11 @@ fn undefined_text(detail: &str) -> String {
         "loop" => "jinja2.runtime.LoopContext object",
         // A module the minion has not loaded (`salt.mysql` without MySQLdb).
         "salt" => "salt.utils.templates.AliasedLoader object",
-        _ => "dict object",
+        // Any other dict: its type as the lookup that missed found it.
+        _ => match missed_in_ordered_dict(key) {
+            Some(true) => "collections.OrderedDict object",
+            _ => "dict object",
+        },
     };
     format!("'{owner}' has no attribute '{key}'")
 }

@@ -123,6 +123,12 @@ pub(super) fn normalize(path: &str) -> Option<String> {
 
 /// The environment's path-join callback.
 pub(super) fn join_path(name: &str) -> String {
+    let joined = join_in_frame(name);
+    super::reads::template(&joined);
+    joined
+}
+
+fn join_in_frame(name: &str) -> String {
     with_frame(|frame| {
         if is_relative(name) {
             if let Some(r) = frame.relative.get(name) {
@@ -263,6 +269,10 @@ pub(super) fn normalize_newlines(s: &str) -> std::borrow::Cow<'_, str> {
 /// through it, and `cp.list_*` list its roots.
 impl TemplateLoader for FileServer {
     fn read(&self, saltenv: &str, path: &str) -> Option<String> {
+        // Every read counts (the Jinja loader's are also noted where the
+        // name is joined, since minijinja asks the loader once; others,
+        // such as `hashutil.base64_encodefile`, read here each time).
+        super::reads::template(path);
         FileServer::read(self, saltenv, path)
     }
 

@@ -16,6 +16,7 @@ mod loader;
 mod macros;
 mod markup;
 mod prepass;
+mod query;
 pub(crate) use prepass::check_one_pass as check_prepass;
 pub(crate) mod py;
 pub mod reads;
@@ -65,6 +66,12 @@ pub trait TemplateLoader: Send + Sync {
 }
 
 pub use crate::salt::fileserver::FileListing;
+
+/// The path of the roots a template name (as the loader is asked for it)
+/// reads, or `None` when the loader refuses the name without reading.
+pub fn template_path(name: &str) -> Option<String> {
+    loader::resolve(name)
+}
 
 /// Minion data every render sees.
 #[derive(Debug, Default)]

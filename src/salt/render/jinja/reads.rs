@@ -73,6 +73,13 @@ pub struct ReadLog {
     sources: [SourceReads; 3],
     /// Functions answered as a fresh minion, in first-call order.
     pub answered: Vec<String>,
+    /// Template names the render loaded (imports, includes, `extends`,
+    /// `import_yaml` and friends), in first-load order: with the file
+    /// itself, every file of the roots it read.
+    pub templates: Vec<String>,
+    /// Whether it listed the fileserver (`cp.list_*`): then the whole tree
+    /// counts.
+    pub listed: bool,
 }
 
 impl ReadLog {
@@ -104,6 +111,16 @@ impl ReadLog {
             if !self.answered.contains(&f) {
                 self.answered.push(f);
             }
+        }
+        for t in other.templates {
+            self.template(&t);
+        }
+        self.listed |= other.listed;
+    }
+
+    fn template(&mut self, name: &str) {
+        if !self.templates.iter().any(|t| t == name) {
+            self.templates.push(name.to_string());
         }
     }
 }
@@ -184,6 +201,18 @@ pub(crate) fn path(source: Source, path: &str, delimiter: &str) {
     } else {
         key(source, first);
     }
+}
+
+/// Note that the render loaded template `name` (as the loader is asked
+/// for it: minijinja asks only once per environment, so this is noted
+/// where the name is resolved, on every use).
+pub(crate) fn template(name: &str) {
+    with_log(|l| l.template(name));
+}
+
+/// Note that the render listed the fileserver.
+pub(crate) fn listing() {
+    with_log(|l| l.listed = true);
 }
 
 /// Note that `function` got a fresh minion's answer.

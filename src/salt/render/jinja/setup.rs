@@ -233,6 +233,7 @@ pub(super) fn build_environment(
     super::ipaddr::register(&mut env);
     super::itertools::register(&mut env);
     super::encode::register(&mut env);
+    super::query::register(&mut env);
     env
 }
 

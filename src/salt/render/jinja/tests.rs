@@ -1092,6 +1092,27 @@ fn sum_is_pythons() {
     }
 }
 
+/// Every template a render loads is noted on every render (minijinja asks
+/// the loader only once per environment, so a second render of the same
+/// text must note the imports again), and a listing of the fileserver too.
+#[test]
+fn reads_note_loaded_templates_on_every_render_and_listings() {
+    let files = [
+        ("map.jinja", "{% set m = {'a': 1} %}"),
+        ("lib/inc.jinja", "inc"),
+    ];
+    let j = jinja_with(&files, JinjaOptions::default());
+    let src = "{% from 'map.jinja' import m %}{% include 'lib/inc.jinja' %}{{ m.a }}";
+    for _ in 0..2 {
+        let (r, log) = reads::record(|| j.render(src, &ctx("t", "t.sls")));
+        assert_eq!(r.unwrap().trim(), "inc1");
+        assert_eq!(log.templates, ["map.jinja", "lib/inc.jinja"]);
+        assert!(!log.listed);
+    }
+    let (_, log) = reads::record(|| j.render("{{ salt['cp.list_master']() }}", &ctx("t", "t.sls")));
+    assert!(log.listed);
+}
+
 #[test]
 fn a_fresh_minions_clock_reads_the_unix_epoch() {
     // Salt formats `datetime.today()`; offline the clock reads 1970-01-01.

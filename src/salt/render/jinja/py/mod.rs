@@ -352,7 +352,11 @@ impl Object for MutMap {
     fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
         self.note_key(key);
         let mut m = self.raw();
-        let v = m.get_mut(key)?;
+        let Some(v) = m.get_mut(key) else {
+            let name = key.as_str().map_or_else(|| key.to_string(), str::to_string);
+            super::error::note_missing_key(self.is_ordered(), name);
+            return None;
+        };
         promote(v);
         Some(v.clone())
     }

@@ -29,6 +29,7 @@ pub(super) fn listing_of(
     saltenv: &str,
     who: &str,
 ) -> Result<std::sync::Arc<crate::salt::render::jinja::FileListing>, Error> {
+    crate::salt::render::jinja::reads::listing();
     c.files
         .and_then(|f| f.listing(saltenv))
         .ok_or_else(|| py_error(format!("{who} needs the fileserver")))

@@ -1,0 +1,3 @@
+x:
+  test.nop:
+    - a: {{ salt['pillar.get']('app').nope }}

@@ -1,0 +1,6 @@
+app:
+  sub:
+    k: 1
+  top: 2
+list:
+  - {x: 1}

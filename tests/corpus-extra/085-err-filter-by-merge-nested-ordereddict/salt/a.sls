@@ -1,0 +1,3 @@
+{% set m = salt['grains.filter_by']({'Debian': {'a': 1}}, merge=salt['pillar.get']('app')) %}x:
+  test.nop:
+    - a: {{ m.sub.nope }}
