@@ -443,7 +443,7 @@ fn hot_md_shows(args: &[&str]) -> Output {
 }
 
 /// docs/hot.md shows the current text of `--nested` and `--diff-from` on
-/// its example tree.
+/// its example tree (the preview's text and its Markdown change report).
 #[test]
 fn docs_hot_md_shows_the_nested_tree_and_the_update_preview() {
     let stack = "docs/examples/hot-tree/stack.yaml";
@@ -456,6 +456,14 @@ fn docs_hot_md_shows_the_nested_tree_and_the_update_preview() {
             "docs/examples/hot-tree/old/stack.yaml",
             "--format",
             "text",
+        ],
+        vec![
+            "hot",
+            stack,
+            "--diff-from",
+            "docs/examples/hot-tree/old/stack.yaml",
+            "--format",
+            "markdown",
         ],
     ] {
         let out = hot_md_shows(&args);

@@ -3,7 +3,9 @@
 //! an error; a tree or a file that fails is), OLD that is neither a
 //! directory nor a git revision, secrets masked everywhere, and the
 //! Markdown through GitHub's own renderer (cmark-gfm, from PyPI's
-//! `cmarkgfm`; `.ci/run` installs it).
+//! `cmarkgfm`; `.ci/run` installs it); the same Markdown for a Heat stack
+//! from the update preview (`lowstate hot NEW --diff-from OLD --format
+//! markdown`) on cases of `tests/corpus-hot-update`.
 
 mod common;
 
@@ -293,6 +295,99 @@ fn gfm_python() -> Option<PathBuf> {
     None
 }
 
+/// The Markdown file `md` rendered by cmark-gfm as GitHub does (raw HTML
+/// kept).
+fn gfm_html(python: &Path, md: &Path) -> String {
+    let script = "import sys, cmarkgfm\n\
+from cmarkgfm.cmark import Options\n\
+text = open(sys.argv[1], encoding='utf-8').read()\n\
+sys.stdout.write(cmarkgfm.github_flavored_markdown_to_html(text, options=Options.CMARK_OPT_UNSAFE))\n";
+    let html = Command::new(python)
+        .args(["-c", script])
+        .arg(md)
+        .output()
+        .unwrap();
+    assert!(html.status.success(), "{}", stderr(&html));
+    stdout(&html)
+}
+
+/// `lowstate hot template.yaml --diff-from old/template.yaml --format
+/// markdown` in a case of `tests/corpus-hot-update`.
+fn hot_markdown(case: &str) -> Output {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus-hot-update")
+        .join(case);
+    let mut args = vec!["hot", "template.yaml", "--diff-from", "old/template.yaml"];
+    if dir.join("params.json").exists() {
+        args.extend(["--parameters", "params.json"]);
+    }
+    args.extend(["--format", "markdown"]);
+    lowstate(&dir, &args)
+}
+
+/// The update preview as a change report for one stack: replacements
+/// first with Heat's reason, then updates in place, additions and
+/// deletions (group members by `removal_policies` included), with old and
+/// new values; a hidden parameter's values never shown.
+#[test]
+fn hot_update_preview_as_markdown() {
+    for case in [
+        "006-server-flavor-replace-policy",
+        "018-group-removal-policy",
+        "032-hidden-parameter",
+    ] {
+        let out = hot_markdown(case);
+        assert_eq!(out.status.code(), Some(0), "{case}: {}", stderr(&out));
+        let md = stdout(&out);
+        assert!(md.starts_with("<!-- lowstate:change-report -->\n"), "{md}");
+        for secret in ["hunter2-new-secret", "s3cret-old-value"] {
+            assert!(!md.contains(secret), "{case}: secret shown:\n{md}");
+        }
+        insta::assert_snapshot!(format!("hot_update_markdown_{case}"), md);
+    }
+    // An update Heat refuses (an immutable parameter changed) is a
+    // failure of the new side: exit 1, the reason in the report.
+    let out = hot_markdown("015-err-immutable-parameter");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let md = stdout(&out);
+    assert!(md.contains("❌"), "{md}");
+    assert!(md.contains("immutable and may not be updated"), "{md}");
+    // Without --diff-from there is no report: a usage error.
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus-hot-update/006-server-flavor-replace-policy");
+    let out = lowstate(&dir, &["hot", "template.yaml", "--format", "markdown"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--diff-from"), "{}", stderr(&out));
+}
+
+/// The stack report renders on GitHub's flavour too: two tables, the
+/// masked value in its cell, the secret nowhere.
+#[test]
+fn hot_update_markdown_renders_as_github_does() {
+    let Some(python) = gfm_python() else {
+        return;
+    };
+    let out = hot_markdown("032-hidden-parameter");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let d = temp("hot-gfm");
+    let md = d.join("report.md");
+    std::fs::write(&md, &out.stdout).unwrap();
+    let html = gfm_html(&python, &md);
+    assert_eq!(html.matches("<table>").count(), 2, "{html}");
+    assert!(html.contains("<th>Resource</th>"), "{html}");
+    assert!(
+        html.contains("<details><summary><b>template</b></summary>"),
+        "{html}"
+    );
+    assert!(html.contains("&lt;redacted&gt;"), "{html}");
+    assert!(html.contains("<code>10 → 20</code>"), "{html}");
+    for secret in ["hunter2-new-secret", "s3cret-old-value"] {
+        assert!(!html.contains(secret), "{html}");
+    }
+    assert!(!html.contains("|---"), "{html}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// The Markdown report renders on GitHub's flavour: the summary table is a
 /// table, each group a `<details>` with its summary, the diffs `diff`
 /// code blocks, the masked values and pipes inside table cells intact.
@@ -312,17 +407,7 @@ fn markdown_renders_as_github_does() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let md = d.join("report.md");
     std::fs::write(&md, &out.stdout).unwrap();
-    let script = "import sys, cmarkgfm\n\
-from cmarkgfm.cmark import Options\n\
-text = open(sys.argv[1], encoding='utf-8').read()\n\
-sys.stdout.write(cmarkgfm.github_flavored_markdown_to_html(text, options=Options.CMARK_OPT_UNSAFE))\n";
-    let html = Command::new(&python)
-        .args(["-c", script])
-        .arg(&md)
-        .output()
-        .unwrap();
-    assert!(html.status.success(), "{}", stderr(&html));
-    let html = stdout(&html);
+    let html = gfm_html(&python, &md);
     // Summary table and each group's state table.
     assert_eq!(html.matches("<table>").count(), 2, "{html}");
     assert!(html.contains("<th>Group</th>"), "{html}");

@@ -87,17 +87,18 @@ fn diff_pre(out: &mut String, d: &TextDiff) {
 
 /// Counts of a change set for the table: states, files, order.
 fn counts(c: &ChangeSet) -> (String, usize, usize) {
-    let mut n = [0usize; 3];
+    let mut n = [0usize; 4];
     for i in &c.items {
         n[match i.change {
-            ItemChangeKind::Added(_) => 0,
-            ItemChangeKind::Removed(_) => 1,
-            ItemChangeKind::Changed(_) => 2,
+            ItemChangeKind::Replaced { .. } => 0,
+            ItemChangeKind::Added(_) => 1,
+            ItemChangeKind::Removed(_) => 2,
+            ItemChangeKind::Changed(_) => 3,
         }] += 1;
     }
     let states: Vec<String> = n
         .iter()
-        .zip(["added", "removed", "changed"])
+        .zip(["replaced", "added", "removed", "changed"])
         .filter(|(k, _)| **k > 0)
         .map(|(k, w)| format!("{k} {w}"))
         .collect();
@@ -134,7 +135,11 @@ fn section(out: &mut String, r: &Report, index: usize, g: &Group) {
         );
     }
     if !c.items.is_empty() {
-        out.push_str("<table><tr><th></th><th>State</th><th>SLS</th><th>Change</th></tr>\n");
+        let _ = writeln!(
+            out,
+            "<table><tr><th></th><th>{}</th><th>{}</th><th>Change</th></tr>",
+            r.noun.item, r.noun.section
+        );
         for i in &c.items {
             let kind = i.change.name();
             let mut what = String::new();
@@ -142,7 +147,10 @@ fn section(out: &mut String, r: &Report, index: usize, g: &Group) {
                 ItemChangeKind::Added(v) | ItemChangeKind::Removed(v) => {
                     let _ = write!(what, "<code>{}</code>", esc(&inline(v)));
                 }
-                ItemChangeKind::Changed(vs) => {
+                ItemChangeKind::Changed(vs) | ItemChangeKind::Replaced { changes: vs, .. } => {
+                    if let ItemChangeKind::Replaced { reason, .. } = &i.change {
+                        let _ = write!(what, "<div>replaced: {}</div>", esc(reason));
+                    }
                     for v in vs {
                         let _ = write!(what, "<div><code>{}</code> ", esc(&v.path.join(":")));
                         match &v.diff {
@@ -215,8 +223,9 @@ pub fn render(r: &Report) -> String {
         out.push_str("<p><button id=\"expand\">Expand all</button><button id=\"collapse\">Collapse all</button></p>\n");
         let _ = writeln!(
             out,
-            "<table><tr><th>Group</th><th>{}</th><th>States</th><th>Files</th><th>Order</th></tr>",
-            esc(r.noun.many)
+            "<table><tr><th>Group</th><th>{}</th><th>{}</th><th>Files</th><th>Order</th></tr>",
+            esc(r.noun.many),
+            r.noun.items
         );
         for (i, g) in groups.iter().enumerate() {
             let (states, files, order) = counts(&g.changes);

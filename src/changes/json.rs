@@ -107,6 +107,13 @@ pub fn change_set(c: &ChangeSet) -> Value {
                                         Value::List(vs.iter().map(value_change).collect()),
                                     );
                                 }
+                                ItemChangeKind::Replaced { reason, changes } => {
+                                    m.insert(Value::str("reason"), Value::str(reason.as_str()));
+                                    m.insert(
+                                        Value::str("values"),
+                                        Value::List(changes.iter().map(value_change).collect()),
+                                    );
+                                }
                             }
                         }
                         v

@@ -114,16 +114,22 @@ fn diff_block(out: &mut String, d: &TextDiff) {
 
 /// What a group's change set holds, in a few words per kind.
 fn counts(c: &ChangeSet) -> (String, String, String) {
-    let (mut added, mut removed, mut changed) = (0, 0, 0);
+    let (mut added, mut removed, mut changed, mut replaced) = (0, 0, 0, 0);
     for i in &c.items {
         match i.change {
             ItemChangeKind::Added(_) => added += 1,
             ItemChangeKind::Removed(_) => removed += 1,
             ItemChangeKind::Changed(_) => changed += 1,
+            ItemChangeKind::Replaced { .. } => replaced += 1,
         }
     }
     let mut items = Vec::new();
-    for (n, what) in [(added, "added"), (removed, "removed"), (changed, "changed")] {
+    for (n, what) in [
+        (replaced, "replaced"),
+        (added, "added"),
+        (removed, "removed"),
+        (changed, "changed"),
+    ] {
         if n > 0 {
             items.push(format!("{n} {what}"));
         }
@@ -139,6 +145,22 @@ fn counts(c: &ChangeSet) -> (String, String, String) {
         format!("{}", c.order.len())
     };
     (items.join(", "), files, order)
+}
+
+/// The values that differ, one `path` `old → new` per line (long ones
+/// point to their diff below when `diffs`).
+fn values(vs: &[super::ValueChange], diffs: bool) -> String {
+    vs.iter()
+        .map(|v| {
+            let text = if v.diff.is_some() && diffs {
+                "see the diff below".to_string()
+            } else {
+                old_new(v)
+            };
+            format!("{} {}", code(&v.path.join(":")), code(&text))
+        })
+        .collect::<Vec<_>>()
+        .join("<br>")
 }
 
 /// One group's `<details>` section; with `diffs` false, the lists only.
@@ -164,25 +186,24 @@ fn section(r: &Report, g: &Group, diffs: bool) -> String {
         let _ = writeln!(out, "{fence}text\n{}\n{fence}\n", block.unified);
     }
     if !c.items.is_empty() {
-        out.push_str("| | State | SLS | Change |\n|---|---|---|---|\n");
+        let _ = writeln!(
+            out,
+            "| | {} | {} | Change |\n|---|---|---|---|",
+            r.noun.item, r.noun.section
+        );
         for i in &c.items {
             let (sign, what) = match &i.change {
                 ItemChangeKind::Added(v) => ("➕", format!("added: {}", code(&inline(v)))),
                 ItemChangeKind::Removed(v) => ("➖", format!("removed: {}", code(&inline(v)))),
-                ItemChangeKind::Changed(vs) => (
-                    "✏️",
-                    vs.iter()
-                        .map(|v| {
-                            let text = if v.diff.is_some() && diffs {
-                                "see the diff below".to_string()
-                            } else {
-                                old_new(v)
-                            };
-                            format!("{} {}", code(&v.path.join(":")), code(&text))
-                        })
-                        .collect::<Vec<_>>()
-                        .join("<br>"),
-                ),
+                ItemChangeKind::Changed(vs) => ("✏️", values(vs, diffs)),
+                ItemChangeKind::Replaced { reason, changes } => {
+                    let mut what = format!("replaced: {}", html(reason));
+                    if !changes.is_empty() {
+                        what.push_str("<br>");
+                        what.push_str(&values(changes, diffs));
+                    }
+                    ("🔁", what)
+                }
             };
             let _ = writeln!(
                 out,
@@ -195,7 +216,9 @@ fn section(r: &Report, g: &Group, diffs: bool) -> String {
         out.push('\n');
         if diffs {
             for i in &c.items {
-                if let ItemChangeKind::Changed(vs) = &i.change {
+                if let ItemChangeKind::Changed(vs) | ItemChangeKind::Replaced { changes: vs, .. } =
+                    &i.change
+                {
                     for v in vs {
                         if let Some(d) = &v.diff {
                             let _ = writeln!(
@@ -251,8 +274,9 @@ pub fn render(r: &Report, opts: &Options) -> String {
     if !groups.is_empty() {
         let _ = writeln!(
             out,
-            "| | Group | {} | States | Files | Order |\n|---|---|---:|---|---:|---:|",
-            capitalized(r.noun.many)
+            "| | Group | {} | {} | Files | Order |\n|---|---|---:|---|---:|---:|",
+            capitalized(r.noun.many),
+            r.noun.items
         );
         for g in groups.iter().take(MAX_TABLE_ROWS) {
             let (items, files, order) = counts(&g.changes);

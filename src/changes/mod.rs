@@ -22,6 +22,13 @@ pub struct Noun {
     pub one: &'static str,
     /// Several (`minions`).
     pub many: &'static str,
+    /// What its items are called, capitalized, for table headers
+    /// (`State`).
+    pub item: &'static str,
+    /// Several items (`States`).
+    pub items: &'static str,
+    /// Where an item is written, for table headers (`SLS`).
+    pub section: &'static str,
 }
 
 impl Noun {
@@ -29,11 +36,17 @@ impl Noun {
     pub const MINION: Noun = Noun {
         one: "minion",
         many: "minions",
+        item: "State",
+        items: "States",
+        section: "SLS",
     };
     /// Heat's targets.
     pub const STACK: Noun = Noun {
         one: "stack",
         many: "stacks",
+        item: "Resource",
+        items: "Resources",
+        section: "Stack",
     };
 
     /// `n minion(s)`.
@@ -150,6 +163,15 @@ pub enum ItemChangeKind {
     Removed(Value),
     /// Both have it and these values differ.
     Changed(Vec<ValueChange>),
+    /// Both have it but the new one replaces the old one (deleted and
+    /// made again, as Heat does when a property cannot be updated in
+    /// place): why, and the values that differ.
+    Replaced {
+        /// Why it is replaced, in a few words.
+        reason: String,
+        /// The values that differ.
+        changes: Vec<ValueChange>,
+    },
 }
 
 impl ItemChangeKind {
@@ -159,6 +181,7 @@ impl ItemChangeKind {
             ItemChangeKind::Added(_) => "added",
             ItemChangeKind::Removed(_) => "removed",
             ItemChangeKind::Changed(_) => "changed",
+            ItemChangeKind::Replaced { .. } => "replaced",
         }
     }
 }
@@ -322,10 +345,13 @@ impl ChangeSet {
         }
         for c in &mut self.items {
             item(&mut c.item);
+            if let ItemChangeKind::Replaced { reason, .. } = &mut c.change {
+                *reason = r.text(reason);
+            }
             match &mut c.change {
                 ItemChangeKind::Added(v) | ItemChangeKind::Removed(v) => *v = r.value(v),
-                ItemChangeKind::Changed(vs) => {
-                    for v in vs {
+                ItemChangeKind::Changed(vs) | ItemChangeKind::Replaced { changes: vs, .. } => {
+                    for v in vs.iter_mut() {
                         let old = v.old.as_ref().map(|x| r.value(x));
                         let new = v.new.as_ref().map(|x| r.value(x));
                         if old != v.old || new != v.new {

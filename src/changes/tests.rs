@@ -306,6 +306,71 @@ fn markdown_of_a_thousand_distinct_changes_stays_under_the_limit() {
     );
 }
 
+/// A replaced item (a stack's resource Heat deletes and makes again) in
+/// every renderer: its reason and values, the stack's own nouns, and its
+/// reason masked like any other text.
+#[test]
+fn a_replaced_item_in_every_format() {
+    let mut changes = ChangeSet {
+        items: vec![ItemChange {
+            item: Item {
+                section: "app".into(),
+                id: "server".into(),
+                kind: "OS::Nova::Server".into(),
+                name: String::new(),
+            },
+            change: ItemChangeKind::Replaced {
+                reason: "flavor cannot be updated in place (topsecret)".into(),
+                changes: diff_values(
+                    &crate::vmap! {"flavor" => "m1.small"},
+                    &crate::vmap! {"flavor" => "m1.large"},
+                ),
+            },
+        }],
+        ..Default::default()
+    };
+    changes.redact(&Redactor::new(["topsecret".to_string()]));
+    let r = Report {
+        noun: Noun::STACK,
+        old: "old.yaml".into(),
+        new: "new.yaml".into(),
+        targets: vec![Target {
+            id: "app".into(),
+            changes,
+        }],
+    };
+    let text = text::render(&r);
+    assert!(
+        text.contains("! server (OS::Nova::Server)  [app]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("replaced: flavor cannot be updated"),
+        "{text}"
+    );
+    assert!(
+        text.contains("flavor: \"m1.small\" → \"m1.large\""),
+        "{text}"
+    );
+    let json = json::render(&r);
+    assert!(json.contains("\"change\": \"replaced\""), "{json}");
+    assert!(json.contains("\"noun\": \"stack\""), "{json}");
+    let md = markdown::render(&r, &markdown::Options::default());
+    assert!(md.contains("| | Resource | Stack | Change |"), "{md}");
+    assert!(md.contains("| 1 | 1 replaced |"), "{md}");
+    assert!(md.contains("🔁"), "{md}");
+    for out in [&text, &json, &md] {
+        assert!(!out.contains("topsecret"), "{out}");
+    }
+    let page = html::render(&r);
+    assert!(page.contains("<th>Resource</th>"), "{page}");
+    assert!(
+        page.contains("replaced: flavor cannot be updated"),
+        "{page}"
+    );
+    assert!(!page.contains("topsecret"), "{page}");
+}
+
 #[test]
 fn html_layout() {
     insta::assert_snapshot!(html::render(&sample()));

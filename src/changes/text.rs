@@ -105,13 +105,17 @@ fn change_set(out: &mut String, c: &ChangeSet) {
             ItemChangeKind::Added(_) => '+',
             ItemChangeKind::Removed(_) => '-',
             ItemChangeKind::Changed(_) => '~',
+            ItemChangeKind::Replaced { .. } => '!',
         };
         let _ = writeln!(out, "  {sign} {}  [{}]", i.item.label(), i.item.section);
         match &i.change {
             ItemChangeKind::Added(v) | ItemChangeKind::Removed(v) => {
                 let _ = writeln!(out, "      {}", inline(v));
             }
-            ItemChangeKind::Changed(vs) => {
+            ItemChangeKind::Changed(vs) | ItemChangeKind::Replaced { changes: vs, .. } => {
+                if let ItemChangeKind::Replaced { reason, .. } = &i.change {
+                    let _ = writeln!(out, "      replaced: {reason}");
+                }
                 for v in vs {
                     match &v.diff {
                         None => {

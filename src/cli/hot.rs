@@ -133,6 +133,10 @@ pub enum Format {
     GraphJson,
     /// The dependency graph as a self-contained HTML page.
     Html,
+    /// With `--diff-from`: the update preview as a change report in
+    /// GitHub-flavoured Markdown (a pull-request comment, like `lowstate
+    /// diff --format markdown`).
+    Markdown,
 }
 
 fn read(path: &Path) -> Result<std::sync::Arc<SourceFile>> {
@@ -221,6 +225,9 @@ pub fn inputs(ctx: &Ctx, template: &Path, args: &Inputs) -> Result<Input> {
 /// Run `lowstate hot`: diagnostics on stderr, the plan (also of a stack
 /// that fails: `ok: false`) on stdout or `-o`; exit 1 when it has errors.
 pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
+    if args.format == Format::Markdown && args.diff_from.is_none() {
+        return Err(markdown_needs_diff_from());
+    }
     let input = input(ctx, &args)?;
     if let Some(old) = &args.diff_from {
         return run_diff(&args, ctx, &input, old);
@@ -262,6 +269,7 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
             }
             // One lane per creation wave.
             Format::Html => lowstate::plan::to_html(&compiled.plan.grouped_by_rank("wave")),
+            Format::Markdown => return Err(markdown_needs_diff_from()),
         };
         ctx.emit(&text, args.output.as_deref())?;
     }
@@ -272,6 +280,14 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
     }
 }
 
+/// The usage error of `--format markdown` without `--diff-from`.
+fn markdown_needs_diff_from() -> Failure {
+    anyhow::anyhow!(
+        "--format markdown is the update preview's change report: it needs --diff-from OLD"
+    )
+    .into()
+}
+
 /// `--diff-from`: the update preview.
 fn run_diff(args: &Args, ctx: &Ctx, new: &Input, old_template: &Path) -> CmdResult {
     let mut old_inputs = args.inputs.clone();
@@ -280,7 +296,8 @@ fn run_diff(args: &Args, ctx: &Ctx, new: &Input, old_template: &Path) -> CmdResu
     old_inputs.parameter = Vec::new();
     old_inputs.files = args.old_files.clone();
     let old = inputs(ctx, old_template, &old_inputs)?;
-    let preview = hot::update::preview(&old, new);
+    let sides = hot::update::preview_sides(&old, new);
+    let preview = &sides.preview;
     ctx.secrets.add(preview.secrets.clone());
     if !preview.diagnostics.is_empty() {
         ctx.print_diagnostics(&preview.diagnostics);
@@ -297,6 +314,18 @@ fn run_diff(args: &Args, ctx: &Ctx, new: &Input, old_template: &Path) -> CmdResu
     let text = match args.format {
         Format::Yaml => lowstate::yaml::dump(&document(), Default::default()),
         Format::Text => text_update(&ctx.secrets.value(&preview.document)),
+        Format::Markdown => {
+            let report = hot::changes::report(
+                &sides,
+                &old_template.display().to_string(),
+                &args.template.display().to_string(),
+            );
+            let opts = lowstate::changes::markdown::Options {
+                full_report: "run the same command with `--format json`".into(),
+                ..Default::default()
+            };
+            lowstate::changes::markdown::render(&report, &opts)
+        }
         _ => {
             let mut t = document().to_json_pretty();
             t.push('\n');
@@ -325,42 +354,6 @@ fn text_update(doc: &Value) -> String {
             .map(|l| l.iter().cloned().collect())
             .unwrap_or_default()
     };
-    let why = |e: &Value| -> String {
-        let Some(r) = e.get("reason") else {
-            return String::new();
-        };
-        let kind = r.get("kind").map(Value::py_str).unwrap_or_default();
-        let props: Vec<String> = r
-            .get("properties")
-            .and_then(Value::as_list)
-            .map(|l| l.iter().map(Value::py_str).collect())
-            .unwrap_or_default();
-        match kind.as_str() {
-            "type_changed" => format!(
-                "type {} -> {}",
-                r.get("old_type").map(Value::py_str).unwrap_or_default(),
-                r.get("new_type").map(Value::py_str).unwrap_or_default()
-            ),
-            "property_not_update_allowed" => {
-                format!("{} cannot be updated in place", props.join(", "))
-            }
-            "plugin_prop_diff" => format!(
-                "{} changed (the resource's update policy replaces it)",
-                props.join(", ")
-            ),
-            "nested_stack" => "nested stack: its resources are compared below".into(),
-            "in_place" if props.is_empty() => {
-                let sections: Vec<String> = r
-                    .get("sections")
-                    .and_then(Value::as_list)
-                    .map(|l| l.iter().map(Value::py_str).collect())
-                    .unwrap_or_default();
-                format!("{} changed", sections.join(", "))
-            }
-            "in_place" => format!("{} changed", props.join(", ")),
-            other => other.replace('_', " "),
-        }
-    };
     for (key, word) in [
         ("replaced", "REPLACE"),
         ("deleted", "DELETE"),
@@ -375,7 +368,7 @@ fn text_update(doc: &Value) -> String {
         for e in items {
             let path = e.get("path").map(Value::py_str).unwrap_or_default();
             let ty = e.get("type").map(Value::py_str).unwrap_or_default();
-            let reason = why(&e);
+            let reason = hot::changes::reason_text(&e);
             if reason.is_empty() {
                 out.push_str(&format!("  {path} ({ty})\n"));
             } else {

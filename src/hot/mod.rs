@@ -12,6 +12,7 @@
 //! functions with symbolic resource references) → [`stack`] (resources,
 //! dependency graph, waves, outputs, the JSON document and the plan).
 
+pub mod changes;
 pub mod check;
 pub mod env;
 pub mod explain;

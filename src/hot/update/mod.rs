@@ -58,6 +58,22 @@ fn schema(t: &str) -> Option<Vec<Prop<'static>>> {
 
 /// The preview of updating the stack OLD into NEW.
 pub fn preview(old: &Input, new: &Input) -> Compiled {
+    preview_sides(old, new).preview
+}
+
+/// An update preview with the two stacks it compares.
+pub struct Preview {
+    /// The preview document and diagnostics (see [`preview`]).
+    pub preview: Compiled,
+    /// The old stack, compiled with nested stacks.
+    pub old: Compiled,
+    /// The new stack, compiled with nested stacks.
+    pub new: Compiled,
+}
+
+/// The preview of updating the stack OLD into NEW, with both compiled
+/// sides (their resources' properties, for a change report).
+pub fn preview_sides(old: &Input, new: &Input) -> Preview {
     let old = compile(&Input {
         nested: true,
         ..old.clone()
@@ -66,6 +82,12 @@ pub fn preview(old: &Input, new: &Input) -> Compiled {
         nested: true,
         ..new.clone()
     });
+    let preview = compare(&old, &new);
+    Preview { preview, old, new }
+}
+
+/// The preview document of two compiled stacks.
+fn compare(old: &Compiled, new: &Compiled) -> Compiled {
     let mut doc = Map::new();
     let failed = !old.ok() || !new.ok();
     doc.insert("ok".into(), Value::Bool(!failed));
@@ -77,7 +99,7 @@ pub fn preview(old: &Input, new: &Input) -> Compiled {
     if failed {
         let mut errors = List::new();
         let mut diagnostics = Vec::new();
-        for (side, c) in [("old", &old), ("new", &new)] {
+        for (side, c) in [("old", old), ("new", new)] {
             for d in c.diagnostics.iter().filter(|d| d.is_error()) {
                 let mut e = Map::new();
                 e.insert("kind".into(), Value::str(kind_of(d.code)));
@@ -109,7 +131,7 @@ pub fn preview(old: &Input, new: &Input) -> Compiled {
     // Heat refuses an update that changes an `immutable` parameter.
     let changed_immutable: Vec<String> = immutable_params(&old.document, &new.document);
     let result = if changed_immutable.is_empty() {
-        diff(&list(&old), &list(&new), "", &mut out)
+        diff(&list(old), &list(new), "", &mut out)
     } else {
         Err(format!(
             "The following parameters are immutable and may not be updated: {}",
@@ -148,10 +170,11 @@ pub fn preview(old: &Input, new: &Input) -> Compiled {
     }
     diagnostics.extend(
         old.diagnostics
-            .into_iter()
+            .iter()
+            .cloned()
             .map(|d| d.with_note("in the old stack")),
     );
-    diagnostics.extend(new.diagnostics);
+    diagnostics.extend(new.diagnostics.iter().cloned());
     Compiled {
         document: Value::Map(doc),
         diagnostics,
