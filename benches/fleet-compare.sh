@@ -17,18 +17,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-1000}
-# LOWSTATE=BIN times a binary already built (else a release build of it).
-bin=${LOWSTATE:-}
-if [ -z "$bin" ]; then
-  cargo build --release --quiet --bin lowstate
-  bin=$PWD/target/release/lowstate
-fi
 salt_case=${SALT_CASE:-$PWD/../shared/oracle/salt-case}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
 # shellcheck source=benches/lib.sh
 . benches/lib.sh
+# LOWSTATE=BIN times a binary already built (else a release build of it).
+bench_setup
 
 
 fleet_run() { # DIR -> "seconds peak_kib" (median time of 3, highest memory)

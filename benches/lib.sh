@@ -1,22 +1,27 @@
 # Shared by the benchmark scripts. The functions below write their scratch
-# files under $work, a temp dir the script sets (heat_bench_setup does).
+# files under $work, a temp dir the script sets (bench_setup does).
 
-# For the Heat benchmarks: a release build ($bin; $LOWSTATE names another
-# binary, then nothing is built), Heat's venv and ../shared/oracle/hot-case
-# ($HOT_CASE names another) when both are there ($venv, else empty;
-# $hot_case), and a temp dir ($work) removed on exit.
-heat_bench_setup() {
+# The binary to time ($bin): $LOWSTATE names one already built, else a
+# release build of this checkout; and a temp dir ($work) removed on exit.
+bench_setup() {
   if [ -n "${LOWSTATE:-}" ]; then
     bin=$LOWSTATE
   else
-    cargo build --release --quiet
+    cargo build --release --quiet --bin lowstate
     bin=$PWD/target/release/lowstate
   fi
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+}
+
+# For the Heat benchmarks: bench_setup, then Heat's venv and
+# ../shared/oracle/hot-case ($HOT_CASE names another) when both are there
+# ($venv, else empty; $hot_case).
+heat_bench_setup() {
+  bench_setup
   venv=${HEAT_VENV:-$PWD/.heat-venv}
   hot_case=${HOT_CASE:-$PWD/../shared/oracle/hot-case}
   [ -x "$venv/bin/python" ] && [ -x "$hot_case" ] || venv=""
-  work=$(mktemp -d)
-  trap 'rm -rf "$work"' EXIT
 }
 
 # The pseudo parameters the HOT oracle's cases use (hot-case's defaults),
