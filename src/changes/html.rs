@@ -224,7 +224,7 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(
             out,
             "<table><tr><th>Group</th><th>{}</th><th>{}</th><th>Files</th><th>Order</th></tr>",
-            esc(r.noun.many),
+            esc(&super::capitalized(r.noun.many)),
             r.noun.items
         );
         for (i, g) in groups.iter().enumerate() {

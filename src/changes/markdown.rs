@@ -42,15 +42,6 @@ impl Default for Options {
     }
 }
 
-/// `minions` → `Minions`.
-fn capitalized(word: &str) -> String {
-    let mut s = word.to_string();
-    if let Some(f) = s.get_mut(..1) {
-        f.make_ascii_uppercase();
-    }
-    s
-}
-
 /// `text` as a code span (a fence longer than any backtick run inside).
 fn code(text: &str) -> String {
     let text = text.replace('\n', " ");
@@ -275,7 +266,7 @@ pub fn render(r: &Report, opts: &Options) -> String {
         let _ = writeln!(
             out,
             "| | Group | {} | {} | Files | Order |\n|---|---|---:|---|---:|---:|",
-            capitalized(r.noun.many),
+            super::capitalized(r.noun.many),
             r.noun.items
         );
         for g in groups.iter().take(MAX_TABLE_ROWS) {

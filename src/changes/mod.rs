@@ -524,6 +524,15 @@ pub fn diff_fields(old: &[(String, Value)], new: &[(String, Value)]) -> Vec<Valu
     out
 }
 
+/// `minions` → `Minions`: a noun at the head of a table column.
+fn capitalized(word: &str) -> String {
+    let mut s = word.to_string();
+    if let Some(f) = s.get_mut(..1) {
+        f.make_ascii_uppercase();
+    }
+    s
+}
+
 fn walk(
     path: &mut Vec<String>,
     old: Option<&Value>,
