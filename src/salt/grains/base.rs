@@ -39,12 +39,17 @@ const DATA: &[(&str, &str)] = &[
     ("ubuntu-24.04", include_str!("base/ubuntu-24.04.json")),
 ];
 
-/// The base system of `profile`, when there is data for it.
+/// The base system of `profile`, when there is data for it. Each file is
+/// parsed the first time its profile is asked for, not the others with
+/// it: every compile asks for its own profile's (which modules load).
 pub fn base_system(profile: &str) -> Option<&'static BaseSystem> {
-    static ALL: OnceLock<Vec<BaseSystem>> = OnceLock::new();
-    ALL.get_or_init(|| DATA.iter().filter_map(|(_, text)| parse(text)).collect())
-        .iter()
-        .find(|b| b.profile == profile)
+    static PARSED: [OnceLock<Option<BaseSystem>>; DATA.len()] =
+        [const { OnceLock::new() }; DATA.len()];
+    let i = DATA.iter().position(|(p, _)| *p == profile)?;
+    PARSED[i]
+        .get_or_init(|| parse(DATA[i].1))
+        .as_ref()
+        .filter(|b| b.profile == profile)
 }
 
 /// The profiles that have base-system data.
