@@ -364,16 +364,7 @@ impl<'a> Composer<'a> {
                     end = at.max(start);
                 }
                 Some(TopBlock::AnotherDocument { first, at }) => {
-                    return Err(err(
-                        marked(
-                            &self.text,
-                            Some(("expected a single document in the stream", Some(first))),
-                            "but found another document",
-                            Some(at),
-                        ),
-                        at..self.char_end(at),
-                        Some(first),
-                    ));
+                    return Err(self.another_document(first, at));
                 }
                 Some(TopBlock::DocumentStart(at)) => {
                     return Err(err(
@@ -503,6 +494,21 @@ impl<'a> Composer<'a> {
             marked(&self.text, None, "found undefined alias", Some(at)),
             at..self.char_end(at),
             None,
+        )
+    }
+
+    /// libyaml's error for a second document where the stream must hold
+    /// one: marked at the first document's start and the second's.
+    fn another_document(&self, first: usize, at: usize) -> YamlError {
+        err(
+            marked(
+                &self.text,
+                Some(("expected a single document in the stream", Some(first))),
+                "but found another document",
+                Some(at),
+            ),
+            at..self.char_end(at),
+            Some(first),
         )
     }
 
@@ -875,16 +881,7 @@ pub(super) fn compose(
                         return Err(tab);
                     }
                     let first = c.root.map_or(0, |r| c.nodes[r].start);
-                    return Err(err(
-                        marked(
-                            &c.text,
-                            Some(("expected a single document in the stream", Some(first))),
-                            "but found another document",
-                            Some(at),
-                        ),
-                        at..c.char_end(at),
-                        Some(first),
-                    ));
+                    return Err(c.another_document(first, at));
                 }
             }
             Event::Scalar(value, style, anchor, tag) => {
