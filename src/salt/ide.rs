@@ -227,10 +227,7 @@ impl Workspace {
             }
         };
         match plan {
-            Some(plan) => {
-                known.add_chunks(&plan.lowstate.chunks);
-                known.plans.push(plan);
-            }
+            Some(plan) => known.add_plan(plan),
             None => {
                 known.sls.extend(reached);
                 known.failed.push(session);
@@ -256,8 +253,7 @@ impl Workspace {
             match alone.located_lowstate_noting(&mut alone_reached) {
                 Ok(p) => {
                     diags.extend(self.check(&alone, &p));
-                    known.add_chunks(&p.lowstate.chunks);
-                    known.plans.push(p);
+                    known.add_plan(p);
                 }
                 Err(e) => {
                     diags.extend(e.0);
@@ -267,7 +263,12 @@ impl Workspace {
             }
             reached.insert(format!("{env}:{sls}"));
         }
-        secrets.extend(crate::salt::secrets::no_log_values(known.chunks()));
+        secrets.extend(crate::salt::secrets::no_log_values(
+            known
+                .no_log
+                .iter()
+                .filter_map(|&(p, c)| known.plans.get(p)?.lowstate.chunks.get(c)),
+        ));
         let mut a = Analysis {
             issues: BTreeMap::new(),
             known,
@@ -331,6 +332,8 @@ struct Known {
     failed: Vec<Session>,
     /// Their high data, once read.
     high_part: OnceLock<HighPart>,
+    /// The chunks with a `no_log` key (plan, chunk), in order.
+    no_log: Vec<(usize, usize)>,
 }
 
 /// What the compiles that made no plan know.
@@ -367,13 +370,24 @@ impl Known {
         self.plans.iter().flat_map(|p| p.lowstate.chunks.iter())
     }
 
-    /// Note the SLS files of `chunks` (each `env:sls` formed once per run
-    /// of chunks from one file).
-    fn add_chunks(&mut self, chunks: &[Map]) {
+    /// Take in a plan: note the SLS files of its chunks (each `env:sls`
+    /// formed once per run of chunks from one file) and its chunks with a
+    /// `no_log` key, in one pass over each chunk's keys.
+    fn add_plan(&mut self, plan: Plan) {
+        let p = self.plans.len();
         let mut last: Option<(&Value, Option<&Value>)> = None;
-        for c in chunks {
-            let Some(s) = c.get("__sls__") else { continue };
-            let here = (s, c.get("__env__"));
+        for (i, c) in plan.lowstate.chunks.iter().enumerate() {
+            let (mut sls, mut env) = (None, None);
+            for (k, v) in c.iter() {
+                match k.as_str() {
+                    Some("__sls__") => sls = Some(v),
+                    Some("__env__") => env = Some(v),
+                    Some("no_log") => self.no_log.push((p, i)),
+                    _ => {}
+                }
+            }
+            let Some(s) = sls else { continue };
+            let here = (s, env);
             if last == Some(here) {
                 continue;
             }
@@ -381,6 +395,7 @@ impl Known {
             let env = here.1.map_or("base".into(), Value::py_str);
             self.sls.insert(format!("{env}:{}", s.py_str()));
         }
+        self.plans.push(plan);
     }
 
     /// The high data of the compiles that made no plan.
@@ -520,6 +535,16 @@ pub fn jinja_refs(text: &str) -> Vec<(Range<usize>, String)> {
 }
 
 impl Analysis {
+    /// The spans of every compiled file, worked out (kept with the renders
+    /// the next compiles reuse): work to run off the editor's path, e.g. on
+    /// another thread, so that the first diagnostic after an edit that
+    /// needs a span does not wait for every file's.
+    pub fn span_work(&self) -> impl FnOnce() + Send + 'static {
+        let maps: Vec<crate::salt::high::SourceMap> =
+            self.known.plans.iter().map(|p| p.sources.clone()).collect();
+        move || maps.iter().for_each(crate::salt::high::SourceMap::work_out)
+    }
+
     /// Turn the compile's diagnostics into issues of the workspace's files.
     fn locate(&mut self, diags: Vec<Diagnostic>) {
         let mut seen = BTreeSet::new();

@@ -120,6 +120,8 @@ struct Server<'c> {
     hot_issues: BTreeMap<PathBuf, Vec<Issue>>,
     dirty: bool,
     published: BTreeSet<PathBuf>,
+    /// The thread working out the compiled files' spans, while it runs.
+    spans: Option<std::thread::JoinHandle<()>>,
 }
 
 impl<'c> Server<'c> {
@@ -152,6 +154,7 @@ impl<'c> Server<'c> {
             hot_issues: BTreeMap::new(),
             dirty: false,
             published: BTreeSet::new(),
+            spans: None,
         };
         if let Some(envs) = options.get("environments").and_then(Json::as_array) {
             let base = root.clone().unwrap_or_default();
@@ -357,6 +360,17 @@ impl<'c> Server<'c> {
             self.publish(&gone, Vec::new());
         }
         self.published = now;
+        // The files' spans, worked out while the editor is quiet (the
+        // first compile's: later ones reuse them but for the edited file).
+        if let Some(a) = &self.analysis {
+            if self.spans.as_ref().is_none_or(|h| h.is_finished()) {
+                let work = a.span_work();
+                self.spans = std::thread::Builder::new()
+                    .name("lowstate-lsp-spans".into())
+                    .spawn(work)
+                    .ok();
+            }
+        }
     }
 
     fn publish(&self, path: &Path, diagnostics: Vec<lsp::Diagnostic>) {

@@ -126,8 +126,9 @@ pub struct CheckCache {
     entries: std::sync::Mutex<Checked>,
 }
 
-/// Checked chunks and their findings, by [`chunk_hash`].
-type Checked = HashMap<u64, Vec<(Map, std::sync::Arc<Vec<Found>>)>>;
+/// Checked chunks and their findings, by [`chunk_hash`] (chunks with the
+/// same key are compared whole).
+type Checked = HashMap<u64, Vec<(Map, std::sync::Arc<Vec<Found>>)>, foldhash::fast::FixedState>;
 
 impl CheckCache {
     /// Forget the findings that point into the file named `name` (or
@@ -158,12 +159,25 @@ impl CheckCache {
     }
 }
 
+/// The chunk's key in a [`CheckCache`]: what names it (file, ID, state,
+/// function, name), so that finding it again costs a few short hashes; two
+/// chunks with the same key are told apart by [`same_chunk`].
 fn chunk_hash(chunk: &Map) -> u64 {
-    use std::hash::Hasher;
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    use std::hash::{BuildHasher, Hasher};
+    const NAMING: [&str; 6] = ["__sls__", "__env__", "__id__", "state", "fun", "name"];
+    // One pass over the chunk (a lookup per key would scan it six times).
+    let mut naming: [Option<&Value>; 6] = [None; 6];
     for (k, v) in chunk.iter() {
-        strict_hash(k, &mut h);
-        strict_hash(v, &mut h);
+        if let Some(i) = k.as_str().and_then(|k| NAMING.iter().position(|n| *n == k)) {
+            naming[i].get_or_insert(v);
+        }
+    }
+    let mut h = foldhash::fast::FixedState::default().build_hasher();
+    for v in naming {
+        match v {
+            Some(v) => strict_hash(v, &mut h),
+            None => h.write_u8(0xff),
+        }
     }
     h.finish()
 }
@@ -227,7 +241,7 @@ pub fn check_with(
     let mut once: BTreeSet<String> = BTreeSet::new();
     let low = &plan.lowstate;
     let mut old = std::mem::take(&mut *cache.entries.lock().unwrap_or_else(|e| e.into_inner()));
-    let mut kept: Checked = HashMap::with_capacity(old.len());
+    let mut kept: Checked = HashMap::with_capacity_and_hasher(old.len(), Default::default());
     for &i in &low.sequence {
         let Some(chunk) = low.chunks.get(i) else {
             continue;
@@ -318,9 +332,15 @@ fn check_chunk(
     let id = chunk.get("__id__").map(Value::py_str).unwrap_or_default();
     let sls = chunk.get("__sls__").map(Value::py_str).unwrap_or_default();
     let full = format!("{module}.{fun}");
-    let id_label = plan.sources.id(&id);
+    // The ID's key, looked up only for a finding that needs it (a chunk
+    // without findings leaves the source map's spans unread).
+    let id_label = std::cell::OnceCell::new();
     let locate = |d: Diagnostic| {
-        d.or_primary(id_label.clone())
+        let label = match d.primary {
+            Some(_) => None,
+            None => id_label.get_or_init(|| plan.sources.id(&id)).clone(),
+        };
+        d.or_primary(label)
             .with_subject(crate::salt::SLS, sls.as_str())
             .with_subject(crate::salt::ID, id.as_str())
     };

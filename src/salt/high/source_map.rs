@@ -9,7 +9,7 @@ use crate::yaml::{Node, NodeValue};
 use indexmap::IndexMap;
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Spans of one state module declaration (`pkg.installed:` and its list).
 #[derive(Debug, Clone, Default)]
@@ -39,12 +39,93 @@ pub struct IdSpans {
 ///
 /// Spans are only read for diagnostics, so files are recorded as their
 /// rendered text ([`SourceMap::defer_file`]) and parsed again for spans the
-/// first time a diagnostic asks for one.
-#[derive(Debug, Default)]
+/// first time a diagnostic asks for one. Each file's spans are kept apart
+/// (in the render's [`SpanMemo`], so an editor's compile after an edit
+/// works out only the edited file's again); a query finds the files that
+/// declare a name through a small table of name hashes, made once per map.
+#[derive(Default)]
 pub struct SourceMap {
-    /// Files in walk order; `index` covers the first `.0` of them.
-    pending: Vec<Pending>,
-    index: Mutex<(usize, Index)>,
+    /// Files and directly recorded spans, in walk order.
+    layers: Vec<Layer>,
+    /// Which layers hold which names, made on the first query.
+    lookup: std::sync::OnceLock<Lookup>,
+}
+
+/// One file's spans, or spans recorded directly (in order with the files).
+#[derive(Debug, Clone)]
+enum Layer {
+    File(Pending),
+    Own(Arc<Index>),
+}
+
+impl Layer {
+    /// The layer's spans, working a file's out on first use.
+    fn index(&self) -> &Index {
+        match self {
+            Layer::File(p) => p.memo.0.get_or_init(|| {
+                let mut own = Index::default();
+                index_file_afresh(&mut own, p);
+                own
+            }),
+            Layer::Own(ix) => ix,
+        }
+    }
+}
+
+/// For each kind of name (ID, extended ID, SLS file), the layers holding a
+/// name of that hash, in walk order (a hash two names share lists the
+/// layers of both: each layer is asked for the name itself).
+#[derive(Default, Clone)]
+struct Lookup {
+    ids: Layers,
+    extends: Layers,
+    files: Layers,
+}
+
+/// Name hash → layers: the first in `first`, any others in `more`.
+#[derive(Default, Clone)]
+struct Layers {
+    first: HashMap<u64, u32, foldhash::fast::FixedState>,
+    more: HashMap<u64, Vec<u32>, foldhash::fast::FixedState>,
+}
+
+fn name_hash(name: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::default().hash_one(name)
+}
+
+impl Layers {
+    fn add(&mut self, name: &str, layer: u32) {
+        let h = name_hash(name);
+        match self.first.entry(h) {
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(layer);
+            }
+            std::collections::hash_map::Entry::Occupied(e) => {
+                let more = self.more.entry(h).or_default();
+                if *e.get() != layer && more.last() != Some(&layer) {
+                    more.push(layer);
+                }
+            }
+        }
+    }
+    /// The layers that may hold `name`, in walk order.
+    fn of(&self, name: &str) -> impl Iterator<Item = usize> + '_ {
+        let h = name_hash(name);
+        self.first
+            .get(&h)
+            .into_iter()
+            .chain(self.more.get(&h).into_iter().flatten())
+            .map(|&l| l as usize)
+    }
+}
+
+impl std::fmt::Debug for SourceMap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SourceMap")
+            .field("layers", &self.layers)
+            .finish()
+    }
 }
 
 /// A place in the source map, looked up only when a diagnostic needs it.
@@ -82,10 +163,9 @@ struct Pending {
 
 impl Clone for SourceMap {
     fn clone(&self) -> Self {
-        let index = self.index.lock().unwrap_or_else(|e| e.into_inner());
         SourceMap {
-            pending: self.pending.clone(),
-            index: Mutex::new(index.clone()),
+            layers: self.layers.clone(),
+            lookup: self.lookup.clone(),
         }
     }
 }
@@ -137,20 +217,6 @@ impl Index {
     fn insert_extend(&mut self, id: String, spans: IdSpans) {
         self.extends.entry(id).or_default().push(spans);
     }
-    fn merge(&mut self, other: Index) {
-        for (k, v) in other.ids {
-            self.insert_id(k, v);
-        }
-        for (k, v) in other.duplicates {
-            self.duplicates.entry(k).or_default().extend(v);
-        }
-        for (k, v) in other.files {
-            self.files.entry(k).or_insert(v);
-        }
-        for (k, v) in other.extends {
-            self.extends.entry(k).or_default().extend(v);
-        }
-    }
 }
 
 impl SourceMap {
@@ -168,124 +234,141 @@ impl SourceMap {
         spanless: Option<Node>,
         memo: Arc<SpanMemo>,
     ) {
-        let node = spanless;
-        self.pending.push(Pending {
+        self.lookup = std::sync::OnceLock::new();
+        self.layers.push(Layer::File(Pending {
             memo,
             sls,
             template,
             text,
-            node,
-        });
+            node: spanless,
+        }));
     }
-    /// Run `f` on the index, first indexing any file not indexed yet.
-    fn with<R>(&self, f: impl FnOnce(&Index) -> R) -> R {
-        let mut guard = self.index.lock().unwrap_or_else(|e| e.into_inner());
-        let (done, index) = &mut *guard;
-        for p in self.pending.get(*done..).unwrap_or_default() {
-            index_file(index, p);
+    /// The last layer, when it holds directly recorded spans (else a new
+    /// one).
+    fn own_mut(&mut self) -> &mut Index {
+        self.lookup = std::sync::OnceLock::new();
+        if !matches!(self.layers.last(), Some(Layer::Own(_))) {
+            self.layers.push(Layer::Own(Arc::default()));
         }
-        *done = self.pending.len();
-        f(index)
+        match self.layers.last_mut() {
+            Some(Layer::Own(ix)) => Arc::make_mut(ix),
+            _ => unreachable!("an own layer was just pushed"),
+        }
     }
-    fn index_mut(&mut self) -> &mut Index {
-        let mut guard = std::mem::take(self.index.get_mut().unwrap_or_else(|e| e.into_inner()));
-        for p in self.pending.get(guard.0..).unwrap_or_default() {
-            index_file(&mut guard.1, p);
+    /// Which layers hold which names (working out every file's spans not
+    /// worked out yet).
+    fn lookup(&self) -> &Lookup {
+        self.lookup.get_or_init(|| {
+            let mut out = Lookup::default();
+            for (i, l) in self.layers.iter().enumerate() {
+                let ix = l.index();
+                let i = i as u32;
+                ix.ids.keys().for_each(|k| out.ids.add(k, i));
+                ix.extends.keys().for_each(|k| out.extends.add(k, i));
+                ix.files.keys().for_each(|k| out.files.add(k, i));
+            }
+            out
+        })
+    }
+    /// The declarations of `id` in walk order: the first is the one kept,
+    /// the others its duplicates.
+    fn declarations<'s>(&'s self, id: &'s str) -> impl Iterator<Item = &'s IdSpans> + 's {
+        self.lookup().ids.of(id).flat_map(move |l| {
+            let ix = self.layers[l].index();
+            ix.ids
+                .get(id)
+                .into_iter()
+                .chain(ix.duplicates.get(id).into_iter().flatten())
+        })
+    }
+    /// Work out the spans of every file not worked out yet, keeping them
+    /// with their renders (queries then only look them up): work that can
+    /// be done ahead, off the path of a compile.
+    pub fn work_out(&self) {
+        for l in &self.layers {
+            l.index();
         }
-        guard.0 = self.pending.len();
-        let slot = self.index.get_mut().unwrap_or_else(|e| e.into_inner());
-        *slot = guard;
-        &mut slot.1
     }
     /// Record where `id` was declared.
     pub fn insert_id(&mut self, id: String, spans: IdSpans) {
-        self.index_mut().insert_id(id, spans);
+        self.own_mut().insert_id(id, spans);
     }
     /// Remember which file an SLS was read from.
     pub fn insert_file(&mut self, sls: String, file: Arc<SourceFile>, doc: Range<usize>) {
-        self.index_mut().insert_file(sls, file, doc);
+        self.own_mut().insert_file(sls, file, doc);
     }
     /// Record where an `extend` of `id` was written.
     pub fn insert_extend(&mut self, id: String, spans: IdSpans) {
-        self.index_mut().insert_extend(id, spans);
+        self.own_mut().insert_extend(id, spans);
     }
     /// Take in another map's entries (a later file's).
-    pub fn merge(&mut self, mut other: SourceMap) {
-        let other = std::mem::take(other.index_mut());
-        self.index_mut().merge(other);
+    pub fn merge(&mut self, other: SourceMap) {
+        self.lookup = std::sync::OnceLock::new();
+        self.layers.extend(other.layers);
     }
     /// Every declared ID with where it was declared (copies), in no
     /// particular order.
     pub fn ids(&self) -> Vec<(String, IdSpans)> {
-        self.with(|ix| ix.ids.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+        let lookup = self.lookup();
+        let mut out = Vec::new();
+        for (i, l) in self.layers.iter().enumerate() {
+            for (k, v) in &l.index().ids {
+                // The first layer declaring it (layers holding a name of
+                // the same hash may come before).
+                let first = lookup
+                    .ids
+                    .of(k)
+                    .find(|&j| self.layers[j].index().ids.contains_key(k));
+                if first == Some(i) {
+                    out.push((k.clone(), v.clone()));
+                }
+            }
+        }
+        out
     }
     /// Every `extend` entry of `id`.
     pub fn extends(&self, id: &str) -> Vec<IdSpans> {
-        self.with(|ix| ix.extends.get(id).cloned().unwrap_or_default())
+        self.lookup()
+            .extends
+            .of(id)
+            .flat_map(|l| self.layers[l].index().extends.get(id).into_iter().flatten())
+            .cloned()
+            .collect()
     }
     /// Where `id` was declared (a copy).
     pub fn id_spans(&self, id: &str) -> Option<IdSpans> {
-        self.with(|ix| ix.ids.get(id).cloned())
+        self.declarations(id).next().cloned()
     }
     /// The start of an SLS file (`env:sls`), for errors about the whole file.
     pub fn file(&self, sls: &str) -> Option<Label> {
-        self.with(|ix| ix.file(sls))
-    }
-    /// Every later declaration of a duplicated ID.
-    pub fn duplicates(&self, id: &str) -> Vec<Label> {
-        self.with(|ix| ix.duplicates(id))
-    }
-    /// The ID's key.
-    pub fn id(&self, id: &str) -> Option<Label> {
-        self.with(|ix| ix.id(id))
-    }
-    /// The state module key under an ID (falls back to the ID).
-    pub fn state(&self, id: &str, module: &str) -> Option<Label> {
-        self.with(|ix| ix.state(id, module))
-    }
-    /// The first argument with key `key` (e.g. `require`) under ID/module,
-    /// falling back to the module, then the ID.
-    pub fn arg(&self, id: &str, module: &str, key: &str) -> Option<Label> {
-        self.with(|ix| ix.arg(id, module, key))
-    }
-    /// The extend entries for an ID.
-    pub fn extend(&self, id: &str) -> Option<Label> {
-        self.with(|ix| ix.extend(id))
-    }
-}
-
-impl Index {
-    /// The start of an SLS file (`env:sls`), for errors about the whole file.
-    fn file(&self, sls: &str) -> Option<Label> {
-        let (f, r) = self.files.get(sls)?;
+        let (f, r) = self
+            .lookup()
+            .files
+            .of(sls)
+            .find_map(|l| self.layers[l].index().files.get(sls))?;
         Some(Label::new(f, r.start..r.start, format!("in SLS {sls}")))
     }
     /// Every later declaration of a duplicated ID.
-    fn duplicates(&self, id: &str) -> Vec<Label> {
-        self.duplicates
-            .get(id)
-            .map(|l| {
-                l.iter()
-                    .map(|s| {
-                        Label::new(
-                            &s.file,
-                            s.key.clone(),
-                            format!("`{id}` declared again in {}", s.sls),
-                        )
-                    })
-                    .collect()
+    pub fn duplicates(&self, id: &str) -> Vec<Label> {
+        self.declarations(id)
+            .skip(1)
+            .map(|s| {
+                Label::new(
+                    &s.file,
+                    s.key.clone(),
+                    format!("`{id}` declared again in {}", s.sls),
+                )
             })
-            .unwrap_or_default()
+            .collect()
     }
     /// The ID's key.
-    fn id(&self, id: &str) -> Option<Label> {
-        self.ids
-            .get(id)
-            .map(|s| Label::new(&s.file, s.key.clone(), format!("state `{id}`")))
+    pub fn id(&self, id: &str) -> Option<Label> {
+        let s = self.declarations(id).next()?;
+        Some(Label::new(&s.file, s.key.clone(), format!("state `{id}`")))
     }
     /// The state module key under an ID (falls back to the ID).
-    fn state(&self, id: &str, module: &str) -> Option<Label> {
-        let s = self.ids.get(id)?;
+    pub fn state(&self, id: &str, module: &str) -> Option<Label> {
+        let s = self.declarations(id).next()?;
         match s.states.get(module) {
             Some(st) => Some(Label::new(
                 &s.file,
@@ -297,48 +380,40 @@ impl Index {
     }
     /// The first argument with key `key` (e.g. `require`) under ID/module,
     /// falling back to the module, then the ID.
-    fn arg(&self, id: &str, module: &str, key: &str) -> Option<Label> {
-        let s = self.ids.get(id)?;
+    pub fn arg(&self, id: &str, module: &str, key: &str) -> Option<Label> {
+        let s = self.declarations(id).next()?;
         if let Some(st) = s.states.get(module) {
             if let Some((_, r)) = st.args.iter().find(|(k, _)| k.as_deref() == Some(key)) {
                 return Some(Label::new(&s.file, r.clone(), format!("`{key}` of `{id}`")));
             }
         }
         // An argument added by extend: point at the extend entry.
-        if let Some(list) = self.extends.get(id) {
-            for e in list {
-                for st in e.states.values() {
-                    if let Some((_, r)) = st.args.iter().find(|(k, _)| k.as_deref() == Some(key)) {
-                        return Some(Label::new(
-                            &e.file,
-                            r.clone(),
-                            format!("`{key}` added to `{id}` by extend"),
-                        ));
-                    }
+        for e in self.extends(id) {
+            for st in e.states.values() {
+                if let Some((_, r)) = st.args.iter().find(|(k, _)| k.as_deref() == Some(key)) {
+                    return Some(Label::new(
+                        &e.file,
+                        r.clone(),
+                        format!("`{key}` added to `{id}` by extend"),
+                    ));
                 }
             }
         }
         self.state(id, module)
     }
     /// The extend entries for an ID.
-    fn extend(&self, id: &str) -> Option<Label> {
-        let e = self.extends.get(id)?.first()?;
+    pub fn extend(&self, id: &str) -> Option<Label> {
+        let e = self
+            .lookup()
+            .extends
+            .of(id)
+            .find_map(|l| self.layers[l].index().extends.get(id)?.first())?;
         Some(Label::new(
             &e.file,
             e.key.clone(),
             format!("extend of `{id}`"),
         ))
     }
-}
-
-/// Index one file's spans, parsing its rendered text again if needed.
-fn index_file(index: &mut Index, p: &Pending) {
-    let spans = p.memo.0.get_or_init(|| {
-        let mut own = Index::default();
-        index_file_afresh(&mut own, p);
-        own
-    });
-    index.merge(spans.clone());
 }
 
 fn index_file_afresh(index: &mut Index, p: &Pending) {
