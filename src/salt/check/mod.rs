@@ -126,36 +126,85 @@ pub struct CheckCache {
     entries: std::sync::Mutex<Checked>,
 }
 
-/// Checked chunks and their findings, by [`chunk_hash`] (chunks with the
-/// same key are compared whole).
-type Checked = HashMap<u64, Vec<(Map, std::sync::Arc<Vec<Found>>)>, foldhash::fast::FixedState>;
+/// Checked chunks and their findings, found by [`chunk_hash`] (chunks
+/// with the same key are compared whole): the entries in one vector, each
+/// hash's entries chained from `heads` (no allocation per chunk).
+#[derive(Default)]
+struct Checked {
+    entries: Vec<Option<CheckedChunk>>,
+    heads: HashMap<u64, u32, foldhash::fast::FixedState>,
+}
+
+struct CheckedChunk {
+    chunk: Map,
+    found: std::sync::Arc<Vec<Found>>,
+    /// The entry before it with the same hash.
+    next: Option<u32>,
+}
+
+impl Checked {
+    fn with_capacity(n: usize) -> Checked {
+        Checked {
+            entries: Vec::with_capacity(n),
+            heads: HashMap::with_capacity_and_hasher(n, Default::default()),
+        }
+    }
+    /// The entry holding a chunk equal to `chunk` (of hash `hash`).
+    fn find(&self, hash: u64, chunk: &Map) -> Option<usize> {
+        let mut at = self.heads.get(&hash).copied();
+        while let Some(i) = at {
+            let e = self.entries.get(i as usize)?.as_ref()?;
+            if same_chunk(&e.chunk, chunk) {
+                return Some(i as usize);
+            }
+            at = e.next;
+        }
+        None
+    }
+    fn push(&mut self, hash: u64, chunk: Map, found: std::sync::Arc<Vec<Found>>) {
+        let i = self.entries.len() as u32;
+        let next = self.heads.insert(hash, i);
+        self.entries.push(Some(CheckedChunk { chunk, found, next }));
+    }
+}
 
 impl CheckCache {
     /// Forget the findings that point into the file named `name` (or
     /// into its rendered text).
     pub fn forget_file(&self, name: &str) {
-        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        for list in entries.values_mut() {
-            list.retain(|(_, found)| {
-                !found.iter().any(|f| {
-                    let d = match f {
-                        Found::Once(_, d) | Found::Plain(d) | Found::Arg(_, d, _) => d,
-                    };
-                    d.primary.iter().chain(d.secondary.iter()).any(|l| {
-                        let f = l.file.name.as_str();
-                        f == name || f.strip_suffix(" (rendered)") == Some(name)
-                    })
+        let mut checked = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let points_here = |found: &[Found]| {
+            found.iter().any(|f| {
+                let d = match f {
+                    Found::Once(_, d) | Found::Plain(d) | Found::Arg(_, d, _) => d,
+                };
+                d.primary.iter().chain(d.secondary.iter()).any(|l| {
+                    let f = l.file.name.as_str();
+                    f == name || f.strip_suffix(" (rendered)") == Some(name)
                 })
-            });
+            })
+        };
+        if !checked
+            .entries
+            .iter()
+            .flatten()
+            .any(|e| points_here(&e.found))
+        {
+            return;
         }
+        let old = std::mem::take(&mut *checked);
+        let mut kept = Checked::with_capacity(old.entries.len());
+        for e in old.entries.into_iter().flatten() {
+            if !points_here(&e.found) {
+                kept.push(chunk_hash(&e.chunk), e.chunk, e.found);
+            }
+        }
+        *checked = kept;
     }
 
     /// Forget everything.
     pub fn clear(&self) {
-        self.entries
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
+        *self.entries.lock().unwrap_or_else(|e| e.into_inner()) = Checked::default();
     }
 }
 
@@ -241,34 +290,47 @@ pub fn check_with(
     let mut once: BTreeSet<String> = BTreeSet::new();
     let low = &plan.lowstate;
     let mut old = std::mem::take(&mut *cache.entries.lock().unwrap_or_else(|e| e.into_inner()));
-    let mut kept: Checked = HashMap::with_capacity_and_hasher(old.len(), Default::default());
-    for &i in &low.sequence {
-        let Some(chunk) = low.chunks.get(i) else {
+    // Each chunk's key and the entry checked before that equals it: the
+    // comparisons of every chunk, in parallel.
+    let looked_up: Vec<Option<(u64, Option<usize>)>> = {
+        use rayon::prelude::*;
+        low.sequence
+            .par_iter()
+            .with_min_len(256)
+            .map(|&i| {
+                let chunk = low.chunks.get(i)?;
+                let hash = chunk_hash(chunk);
+                Some((hash, old.find(hash, chunk)))
+            })
+            .collect()
+    };
+    let mut kept = Checked::with_capacity(old.entries.len());
+    for (&i, looked) in low.sequence.iter().zip(looked_up) {
+        let (Some(chunk), Some((hash, before))) = (low.chunks.get(i), looked) else {
             continue;
         };
-        let hash = chunk_hash(chunk);
-        let reused = kept
-            .get(&hash)
-            .and_then(|l| l.iter().find(|(c, _)| same_chunk(c, chunk)))
-            .map(|(_, f)| f.clone())
-            .or_else(|| {
-                let list = old.get_mut(&hash)?;
-                let at = list.iter().position(|(c, _)| same_chunk(c, chunk))?;
-                let entry = list.swap_remove(at);
-                let found = entry.1.clone();
-                kept.entry(hash).or_default().push(entry);
-                Some(found)
-            });
-        let found = match reused {
-            Some(f) => f,
-            None => {
-                let f =
-                    std::sync::Arc::new(check_chunk(chunk, plan, &custom, catalogue, &hints, &ctx));
-                kept.entry(hash)
-                    .or_default()
-                    .push((chunk.clone(), f.clone()));
-                f
+        // An entry of the last check (moved over), else one this check
+        // made for an equal chunk, else the chunk checked now.
+        let moved = before.and_then(|at| old.entries.get_mut(at)?.take());
+        let found = match moved {
+            Some(e) => {
+                let found = e.found.clone();
+                kept.push(hash, e.chunk, e.found);
+                found
             }
+            None => match kept.find(hash, chunk) {
+                Some(at) => match kept.entries.get(at).and_then(Option::as_ref) {
+                    Some(e) => e.found.clone(),
+                    None => continue,
+                },
+                None => {
+                    let f = std::sync::Arc::new(check_chunk(
+                        chunk, plan, &custom, catalogue, &hints, &ctx,
+                    ));
+                    kept.push(hash, chunk.clone(), f.clone());
+                    f
+                }
+            },
         };
         for f in found.iter() {
             match f {
