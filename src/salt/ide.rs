@@ -379,10 +379,11 @@ impl Known {
         for (i, c) in plan.lowstate.chunks.iter().enumerate() {
             let (mut sls, mut env) = (None, None);
             for (k, v) in c.iter() {
+                let Value::Str(k) = k else { continue };
                 match k.as_str() {
-                    Some("__sls__") => sls = Some(v),
-                    Some("__env__") => env = Some(v),
-                    Some("no_log") => self.no_log.push((p, i)),
+                    "__sls__" => sls = Some(v),
+                    "__env__" => env = Some(v),
+                    "no_log" => self.no_log.push((p, i)),
                     _ => {}
                 }
             }

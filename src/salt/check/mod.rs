@@ -140,6 +140,8 @@ struct CheckedChunk {
     found: std::sync::Arc<Vec<Found>>,
     /// The entry before it with the same hash.
     next: Option<u32>,
+    /// Forgotten ([`CheckCache::forget_file`]): never found again.
+    forgotten: bool,
 }
 
 impl Checked {
@@ -154,7 +156,7 @@ impl Checked {
         let mut at = self.heads.get(&hash).copied();
         while let Some(i) = at {
             let e = self.entries.get(i as usize)?.as_ref()?;
-            if same_chunk(&e.chunk, chunk) {
+            if !e.forgotten && same_chunk(&e.chunk, chunk) {
                 return Some(i as usize);
             }
             at = e.next;
@@ -164,7 +166,12 @@ impl Checked {
     fn push(&mut self, hash: u64, chunk: Map, found: std::sync::Arc<Vec<Found>>) {
         let i = self.entries.len() as u32;
         let next = self.heads.insert(hash, i);
-        self.entries.push(Some(CheckedChunk { chunk, found, next }));
+        self.entries.push(Some(CheckedChunk {
+            chunk,
+            found,
+            next,
+            forgotten: false,
+        }));
     }
 }
 
@@ -184,22 +191,11 @@ impl CheckCache {
                 })
             })
         };
-        if !checked
-            .entries
-            .iter()
-            .flatten()
-            .any(|e| points_here(&e.found))
-        {
-            return;
-        }
-        let old = std::mem::take(&mut *checked);
-        let mut kept = Checked::with_capacity(old.entries.len());
-        for e in old.entries.into_iter().flatten() {
-            if !points_here(&e.found) {
-                kept.push(chunk_hash(&e.chunk), e.chunk, e.found);
+        for e in checked.entries.iter_mut().flatten() {
+            if points_here(&e.found) {
+                e.forgotten = true;
             }
         }
-        *checked = kept;
     }
 
     /// Forget everything.

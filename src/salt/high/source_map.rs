@@ -594,4 +594,61 @@ mod tests {
         assert_eq!(map.duplicates("a").len(), 1);
         assert_eq!(map.id_spans("a").expect("spans").sls, "base:a");
     }
+
+    #[test]
+    fn names_across_files_answer_as_one_index_would() {
+        let mut map = SourceMap::default();
+        defer(&mut map, "base:a", "a: {}\nx: {}\n", "a: {}\nx: {}\n");
+        defer(
+            &mut map,
+            "base:b",
+            "x: {}\nextend:\n  a:\n    pkg:\n      - require: []\n",
+            "x: {}\nextend:\n  a:\n    pkg:\n      - require: []\n",
+        );
+        defer(
+            &mut map,
+            "base:c",
+            "extend:\n  a:\n    file:\n      - watch: []\n",
+            "extend:\n  a:\n    file:\n      - watch: []\n",
+        );
+        // Recorded directly, after the files.
+        let first = map.id_spans("x").expect("x");
+        map.insert_id("x".into(), first.clone());
+        map.insert_id("z".into(), first);
+        // The first declaration wins; the later ones are duplicates, in
+        // walk order.
+        assert_eq!(map.id_spans("x").expect("x").sls, "base:a");
+        let dups: Vec<String> = map
+            .duplicates("x")
+            .iter()
+            .map(|l| l.message.clone())
+            .collect();
+        assert_eq!(
+            dups,
+            [
+                "`x` declared again in base:b",
+                "`x` declared again in base:a"
+            ]
+        );
+        // Every extend, in walk order; an argument added by one.
+        assert_eq!(map.extends("a").len(), 2);
+        assert_eq!(map.extend("a").expect("extend").file.name, "base:b.sls");
+        let w = map.arg("a", "file", "watch").expect("watch");
+        assert_eq!(w.file.name, "base:c.sls");
+        assert_eq!(map.file("base:c").expect("c").file.name, "base:c.sls");
+        let mut ids: Vec<(String, String)> =
+            map.ids().into_iter().map(|(k, v)| (k, v.sls)).collect();
+        ids.sort();
+        assert_eq!(
+            ids,
+            [
+                ("a".to_string(), "base:a".to_string()),
+                ("extend@base:b".to_string(), "base:b".to_string()),
+                ("extend@base:c".to_string(), "base:c".to_string()),
+                ("x".to_string(), "base:a".to_string()),
+                ("z".to_string(), "base:a".to_string()),
+            ]
+        );
+        assert!(map.id("missing").is_none() && map.duplicates("missing").is_empty());
+    }
 }
