@@ -97,6 +97,50 @@ fn serve(conn: &Connection) -> Result<(), String> {
     }
 }
 
+/// Threads of [`in_background`] running at the lowest priority.
+static IDLE_WORKERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Run `work` (no part of any answer, holding no lock a compile takes:
+/// freeing the last compile) on a thread of its own at the lowest
+/// priority, so that it takes a core only while the compile of the next
+/// edit leaves one idle. At most two such threads wait at a time; past
+/// that, `work` runs at normal priority, so that it never piles up behind
+/// a busy machine.
+fn in_background(name: &str, work: impl FnOnce() + Send + 'static) {
+    use std::sync::atomic::Ordering;
+    let low = IDLE_WORKERS.fetch_add(1, Ordering::SeqCst) < 2;
+    if !low {
+        IDLE_WORKERS.fetch_sub(1, Ordering::SeqCst);
+    }
+    let spawned = std::thread::Builder::new()
+        .name(name.into())
+        .spawn(move || {
+            if low {
+                lowest_priority();
+            }
+            // A panic (a bug) still frees the slot.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+            if low {
+                IDLE_WORKERS.fetch_sub(1, Ordering::SeqCst);
+            }
+        });
+    // No thread: `work` was dropped here, undone.
+    if spawned.is_err() && low {
+        IDLE_WORKERS.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Lower the calling thread's priority to the lowest (Linux: a thread's
+/// nice value is its own).
+fn lowest_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority only reads its arguments; the ID is this
+    // thread's own.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 19);
+    }
+}
+
 /// What kind of file a document is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -319,9 +363,7 @@ impl<'c> Server<'c> {
                 // no part of the answer, so another thread does it.
                 let old = std::mem::replace(&mut self.analysis, salt);
                 if old.is_some() {
-                    let _ = std::thread::Builder::new()
-                        .name("lowstate-lsp-free".into())
-                        .spawn(move || drop(old));
+                    in_background("lowstate-lsp-free", move || drop(old));
                 }
                 self.hot_issues = hot;
             }
@@ -364,10 +406,11 @@ impl<'c> Server<'c> {
         // first compile's: later ones reuse them but for the edited file).
         if let Some(a) = &self.analysis {
             if self.spans.as_ref().is_none_or(|h| h.is_finished()) {
-                let work = a.span_work();
+                // At normal priority: a compile that needs a span waits for
+                // a file this thread is working out.
                 self.spans = std::thread::Builder::new()
                     .name("lowstate-lsp-spans".into())
-                    .spawn(work)
+                    .spawn(a.span_work())
                     .ok();
             }
         }
