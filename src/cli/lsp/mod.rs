@@ -8,7 +8,8 @@
 //! `initializationOptions.config`) or a directory of HOT templates. After
 //! the messages waiting are handled, an edit recompiles (reusing every
 //! render the edit cannot change) and republishes the diagnostics of the
-//! open files. A request about a file outside the workspace gets an empty
+//! open files; the last compile is freed, and the compiled files' spans
+//! worked out ahead, on threads of their own. A request about a file outside the workspace gets an empty
 //! answer; a panic inside a request is caught, logged through
 //! `window/logMessage` (without its message, which may quote a secret)
 //! and answered with an error; the server never writes a file.
