@@ -127,12 +127,13 @@ fn id_chunks(id: Value, body: Value, chunks: &mut Vec<Map>) {
         // state, name, stamps, __id__, the args, fun, and room for the
         // `order` the sort may add.
         let mut chunk = Map::with_capacity(arg_keys + stamps.clone().count() + 5);
-        chunk.insert("state".into(), state);
-        chunk.insert("name".into(), id.clone());
+        // These keys are distinct: no lookups.
+        chunk.push_distinct("state".into(), state);
+        chunk.push_distinct("name".into(), id.clone());
         for (k, v) in stamps.clone() {
-            chunk.insert((*k).into(), v.clone());
+            chunk.push_distinct((*k).into(), v.clone());
         }
-        chunk.insert("__id__".into(), id.clone());
+        chunk.push_distinct("__id__".into(), id.clone());
         let mut fun: Option<Value> = None;
         let mut names: IndexSet<Value> = IndexSet::new();
         for arg in args {
