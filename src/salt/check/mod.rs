@@ -204,18 +204,24 @@ impl CheckCache {
     }
 }
 
-/// The chunk's key in a [`CheckCache`]: what names it (file, ID, state,
-/// function, name), so that finding it again costs a few short hashes; two
-/// chunks with the same key are told apart by [`same_chunk`].
+/// The chunk's key in a [`CheckCache`]: what names it (ID, state,
+/// function, name: IDs are unique across files), so that finding it again
+/// costs a few short hashes; two chunks with the same key are told apart
+/// by [`same_chunk`].
 fn chunk_hash(chunk: &Map) -> u64 {
     use std::hash::{BuildHasher, Hasher};
-    const NAMING: [&str; 6] = ["__sls__", "__env__", "__id__", "state", "fun", "name"];
-    // One pass over the chunk (a lookup per key would scan it six times).
-    let mut naming: [Option<&Value>; 6] = [None; 6];
+    // One pass over the chunk (a lookup per key would scan it four times).
+    let mut naming: [Option<&Value>; 4] = [None; 4];
     for (k, v) in chunk.iter() {
-        if let Some(i) = k.as_str().and_then(|k| NAMING.iter().position(|n| *n == k)) {
-            naming[i].get_or_insert(v);
-        }
+        let Value::Str(k) = k else { continue };
+        let i = match k.as_str() {
+            "__id__" => 0,
+            "state" => 1,
+            "fun" => 2,
+            "name" => 3,
+            _ => continue,
+        };
+        naming[i] = Some(v);
     }
     let mut h = foldhash::fast::FixedState::default().build_hasher();
     for v in naming {
