@@ -139,6 +139,17 @@ pub enum Format {
     Markdown,
 }
 
+impl Format {
+    /// Whether the output is drawn from the plan (the graph of
+    /// resources), not from the document.
+    fn draws(self) -> bool {
+        matches!(
+            self,
+            Format::Order | Format::Dot | Format::Mermaid | Format::GraphJson | Format::Html
+        )
+    }
+}
+
 fn read(path: &Path) -> Result<std::sync::Arc<SourceFile>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -159,6 +170,7 @@ fn mapping(path: &Path) -> Result<Map> {
 fn input(ctx: &Ctx, args: &Args) -> Result<Input> {
     let mut input = inputs(ctx, &args.template, &args.inputs)?;
     input.nested = args.nested;
+    input.plan = args.format.draws();
     Ok(input)
 }
 
@@ -219,6 +231,7 @@ pub fn inputs(ctx: &Ctx, template: &Path, args: &Inputs) -> Result<Input> {
         max_template_size: Some(args.max_template_size),
         limits: ctx.limits,
         nested: false,
+        plan: false,
     })
 }
 

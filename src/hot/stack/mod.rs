@@ -147,8 +147,9 @@ struct Stack<'a> {
     names: Vec<String>,
     conditions: HashMap<String, bool>,
     files_dir: Option<std::path::PathBuf>,
-    /// Each resource's `file:line` (found once: a lookup per resource in
-    /// the tree would be quadratic).
+    /// Each resource's `file:line` for the plan's reasons (found once: a
+    /// lookup per resource in the tree would be quadratic), when
+    /// [`Input::plan`] asks for the plan.
     lines: HashMap<String, String>,
 }
 
@@ -177,7 +178,8 @@ impl<'a> Stack<'a> {
             }
         };
         let mut lines = HashMap::new();
-        if let Some(crate::yaml::NodeValue::Map(top)) = t.tree.as_ref().map(|n| &n.value) {
+        let top = t.tree.as_ref().map(|n| &n.value).filter(|_| input.plan);
+        if let Some(crate::yaml::NodeValue::Map(top)) = top {
             let resources = top.iter().find(
                 |(k, _)| matches!(&k.value, crate::yaml::NodeValue::Str(s) if s == "resources"),
             );

@@ -232,23 +232,12 @@ impl Stack<'_> {
             "template".into(),
             child.label.map_or(Value::Null, Value::str),
         );
-        let mut params = Map::new();
-        if let Some(ps) = doc.get("parameters").and_then(Value::as_map) {
-            for (k, p) in ps {
-                let mut m = Map::new();
-                for key in ["type", "value", "source"] {
-                    m.insert(Value::str(key), p.get(key).cloned().unwrap_or(Value::Null));
-                }
-                params.insert(k.clone(), Value::Map(m));
-            }
-        }
-        view.insert("parameters".into(), Value::Map(params));
         // Moved, not copied: a deep tree would copy each subtree per level.
         let mut doc = match doc {
             Value::Map(m) => m,
             _ => Map::new(),
         };
-        for key in ["resources", "waves", "outputs"] {
+        for key in ["parameters", "resources", "waves", "outputs"] {
             view.insert(
                 Value::str(key),
                 doc.shift_remove(key).unwrap_or(Value::Null),
