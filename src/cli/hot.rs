@@ -286,7 +286,12 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
         };
         ctx.emit(&text, args.output.as_deref())?;
     }
-    if compiled.ok() {
+    let ok = compiled.ok();
+    // The process ends here: freeing a tree of stacks' document node by
+    // node is work nobody needs (the output is written), as compilers
+    // leave their trees to the exit.
+    std::mem::forget(compiled);
+    if ok {
         Ok(())
     } else {
         Err(Failure::Reported)

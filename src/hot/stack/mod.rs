@@ -362,16 +362,14 @@ impl<'a> Stack<'a> {
 
     /// The resource definitions in template order: keys, field types
     /// (Heat's step 9) and names (10).
-    fn definitions(&self) -> Result<Vec<(String, Map)>, Diagnostic> {
+    fn definitions(&self) -> Result<Vec<(String, &'a Map)>, Diagnostic> {
         let t = self.t;
-        let resources = t
-            .section("resources")
-            .and_then(Value::as_map)
-            .cloned()
-            .unwrap_or_default();
+        let Some(resources) = t.section("resources").and_then(Value::as_map) else {
+            return Ok(Vec::new());
+        };
         let newton = t.version >= Version::V20161014;
-        let mut defs: Vec<(String, Map)> = Vec::new();
-        for (k, def) in &resources {
+        let mut defs: Vec<(String, &'a Map)> = Vec::with_capacity(resources.len());
+        for (k, def) in resources {
             let name = k.py_str();
             // Located only when it fails: finding the key is a scan.
             let fail = |msg: String| {
@@ -457,7 +455,7 @@ impl<'a> Stack<'a> {
                     )));
                 }
             }
-            defs.push((name, m.clone()));
+            defs.push((name, m));
         }
         for (name, _) in &defs {
             if name.contains('/') {
