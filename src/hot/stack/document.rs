@@ -111,15 +111,20 @@ impl Stack<'_> {
         let mut children: Vec<(usize, String, Plan)> = Vec::new();
         // Each resource's node in the plan, by its position.
         let mut node_of: Vec<Option<usize>> = vec![None; resources.len()];
+        let order: Vec<usize> = waves
+            .iter()
+            .flatten()
+            .map(|n| by_name[n.as_str()])
+            .collect();
+        // The views of nested stacks read the resolved sections, which then
+        // move into the document.
+        let mut views = self
+            .expand_all(&resources, &order, &referenced)?
+            .into_iter();
         for w in &waves {
             for n in w {
                 let i = by_name[n.as_str()];
-                // The view of a nested stack reads the resolved sections,
-                // which then move into the document.
-                let nested = match self.input.nested {
-                    true => self.expand(&resources[i], &referenced)?,
-                    false => None,
-                };
+                let nested = views.next().flatten();
                 let r = &mut resources[i];
                 let mut m = Map::with_capacity(10);
                 m.insert("name".into(), Value::str(r.name.as_str()));
