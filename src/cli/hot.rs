@@ -265,11 +265,8 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
             }
         };
         let text = match args.format {
-            Format::Json => {
-                let mut t = document().to_json_pretty();
-                t.push('\n');
-                t
-            }
+            // Streamed as it is rendered.
+            Format::Json => String::new(),
             Format::Yaml => lowstate::yaml::dump(&document(), Default::default()),
             Format::Text => text_plan(&compiled.document, &compiled.secrets),
             Format::Order => lowstate::plan::order_report(&compiled.plan, ctx.use_color(true)),
@@ -284,7 +281,15 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
             Format::Html => lowstate::plan::to_html(&compiled.plan.grouped_by_rank("wave")),
             Format::Markdown => return Err(markdown_needs_diff_from()),
         };
-        ctx.emit(&text, args.output.as_deref())?;
+        match args.format {
+            Format::Json => ctx.write_value(
+                &compiled.document,
+                lowstate::emit::Format::Json,
+                args.output.as_deref(),
+                args.redact,
+            )?,
+            _ => ctx.emit(&text, args.output.as_deref())?,
+        }
     }
     let ok = compiled.ok();
     // The process ends here: freeing a tree of stacks' document node by

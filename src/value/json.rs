@@ -68,7 +68,13 @@ struct Writer<'a> {
     key_sep: &'a str,
     /// The indent's width when it is all spaces (one copy per line).
     spaces: Option<usize>,
+    /// Where the text goes once it passes [`STREAM_CHUNK`] bytes (the
+    /// sink empties it); none: it is all kept.
+    sink: Option<&'a Sink<'a>>,
 }
+
+/// What a streamed [`Writer`] hands its text to.
+type Sink<'a> = std::cell::RefCell<&'a mut dyn FnMut(&mut String)>;
 
 impl<'a> Writer<'a> {
     fn new(o: &'a JsonOptions) -> Writer<'a> {
@@ -87,6 +93,7 @@ impl<'a> Writer<'a> {
             item_sep,
             key_sep,
             spaces,
+            sink: None,
         }
     }
 
@@ -161,6 +168,9 @@ impl<'a> Writer<'a> {
             out.push_str(self.key_sep);
         }
         self.value(out, v, level);
+        if let Some(sink) = self.sink.filter(|_| out.len() >= STREAM_CHUNK) {
+            (sink.borrow_mut())(out);
+        }
     }
 }
 
@@ -216,6 +226,17 @@ impl Value {
     /// list's or map's top-level items rendered in parallel batches, written
     /// in order), so a large result is never held as one string.
     pub fn write_json_pretty<W: std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
+        let items = match self {
+            Value::List(l) => l.len(),
+            Value::Map(m) => m.len(),
+            _ => 0,
+        };
+        // Few top-level items (a document of sections, not a list of
+        // chunks): side by side they would gain nothing, one of them may
+        // hold most of the text; it is written as it is rendered.
+        if items < 2 * PAR_BATCH {
+            return write_json_streamed(self, w);
+        }
         match self {
             Value::List(l) if !l.is_empty() => {
                 w.write_all(b"[")?;
@@ -245,16 +266,16 @@ fn write_items_par<'a, W: std::io::Write>(
     item: impl Fn(usize) -> (Option<&'a Value>, &'a Value) + Sync,
 ) -> std::io::Result<()> {
     use rayon::prelude::*;
-    const BATCH: usize = 256;
+    const BATCH: usize = PAR_BATCH;
     const WAVE: usize = 32 * BATCH;
     for wave in (0..len).step_by(WAVE) {
         let end = (wave + WAVE).min(len);
         let pretty = JsonOptions::indented(4);
-        let writer = Writer::new(&pretty);
         let texts: Vec<String> = (wave..end)
             .into_par_iter()
             .step_by(BATCH)
             .map(|start| {
+                let writer = Writer::new(&pretty);
                 let stop = (start + BATCH).min(end);
                 // A state chunk prints in about 350 bytes: start near it.
                 let mut out = String::with_capacity((stop - start) * 384);
@@ -270,6 +291,39 @@ fn write_items_par<'a, W: std::io::Write>(
         }
     }
     Ok(())
+}
+
+/// Top-level items rendered per parallel task by [`write_items_par`].
+const PAR_BATCH: usize = 256;
+
+/// The text a streamed write holds before it passes it on.
+const STREAM_CHUNK: usize = 64 << 10;
+
+/// `v` pretty-printed at indent 4 and written to `w` in chunks of about
+/// [`STREAM_CHUNK`] bytes as it is rendered, on this thread: the bytes of
+/// [`Value::to_json_pretty`] without the whole text held at once.
+fn write_json_streamed<W: std::io::Write>(v: &Value, w: &mut W) -> std::io::Result<()> {
+    let pretty = JsonOptions::indented(4);
+    let failed = std::cell::RefCell::new(None);
+    let mut pass_on = |text: &mut String| {
+        let mut failed = failed.borrow_mut();
+        if failed.is_none() {
+            if let Err(e) = w.write_all(text.as_bytes()) {
+                *failed = Some(e);
+            }
+        }
+        text.clear();
+    };
+    let sink = std::cell::RefCell::new(&mut pass_on as &mut dyn FnMut(&mut String));
+    let mut writer = Writer::new(&pretty);
+    writer.sink = Some(&sink);
+    let mut out = String::with_capacity(STREAM_CHUNK + (STREAM_CHUNK >> 2));
+    writer.value(&mut out, v, 0);
+    (sink.borrow_mut())(&mut out);
+    match failed.into_inner() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 /// A line break and `n` spaces, in one copy for the usual depths.
