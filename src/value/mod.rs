@@ -227,7 +227,9 @@ impl Value {
     /// `str(value)` as Python prints it: strings bare, everything else as repr.
     pub fn py_str(&self) -> String {
         match self {
-            Value::Str(s) => s.to_string(),
+            // A copy of the bytes (`to_string` would go through the
+            // formatter).
+            Value::Str(s) => s.as_str().to_owned(),
             other => other.py_repr(),
         }
     }
