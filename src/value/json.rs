@@ -71,7 +71,14 @@ struct Writer<'a> {
     /// Where the text goes once it passes [`STREAM_CHUNK`] bytes (the
     /// sink empties it); none: it is all kept.
     sink: Option<&'a Sink<'a>>,
+    /// Render the items of large lists and maps side by side (rayon).
+    parallel: bool,
 }
+
+/// Lists and maps of this many items (some of them lists or maps) are
+/// rendered this many items at a time side by side by a parallel
+/// [`Writer`].
+const PAR_ITEMS: usize = 32;
 
 /// What a streamed [`Writer`] hands its text to.
 type Sink<'a> = std::cell::RefCell<&'a mut dyn FnMut(&mut String)>;
@@ -94,6 +101,7 @@ impl<'a> Writer<'a> {
             key_sep,
             spaces,
             sink: None,
+            parallel: false,
         }
     }
 
@@ -124,8 +132,12 @@ impl<'a> Writer<'a> {
                     return;
                 }
                 out.push('[');
-                for (i, x) in l.iter().enumerate() {
-                    self.item(out, i, None, x, level + 1);
+                if self.side_by_side(l.len(), l.iter()) {
+                    self.items_par(out, l.len(), |i| (None, &l[i]), level + 1);
+                } else {
+                    for (i, x) in l.iter().enumerate() {
+                        self.item(out, i, None, x, level + 1);
+                    }
                 }
                 self.newline(out, level);
                 out.push(']');
@@ -142,6 +154,12 @@ impl<'a> Writer<'a> {
                     for (i, (k, x)) in entries.into_iter().enumerate() {
                         self.item(out, i, Some(k), x, level + 1);
                     }
+                } else if self.side_by_side(m.len(), m.values()) {
+                    let entry = |i| {
+                        let (k, x) = m.get_index(i).unwrap_or((&Value::Null, &Value::Null));
+                        (Some(k), x)
+                    };
+                    self.items_par(out, m.len(), entry, level + 1);
                 } else {
                     for (i, (k, x)) in m.iter().enumerate() {
                         self.item(out, i, Some(k), x, level + 1);
@@ -149,6 +167,46 @@ impl<'a> Writer<'a> {
                 }
                 self.newline(out, level);
                 out.push('}');
+            }
+        }
+    }
+
+    /// Whether a list or map of `len` items (`values`) is rendered side
+    /// by side: a [`Writer::parallel`] one, large, holding lists or maps.
+    fn side_by_side<'v>(&self, len: usize, mut values: impl Iterator<Item = &'v Value>) -> bool {
+        self.parallel
+            && len >= PAR_ITEMS
+            && values.any(|v| matches!(v, Value::List(_) | Value::Map(_)))
+    }
+
+    /// Items `0..len` at `level` rendered side by side, a few at a time,
+    /// and appended in order: the bytes of the serial loop.
+    fn items_par<'v>(
+        &self,
+        out: &mut String,
+        len: usize,
+        item: impl Fn(usize) -> (Option<&'v Value>, &'v Value) + Sync,
+        level: usize,
+    ) {
+        use rayon::prelude::*;
+        let o = self.o;
+        for start in (0..len).step_by(PAR_ITEMS) {
+            let texts: Vec<String> = (start..(start + PAR_ITEMS).min(len))
+                .into_par_iter()
+                .map(|i| {
+                    let mut w = Writer::new(o);
+                    w.parallel = true;
+                    let mut text = String::new();
+                    let (key, v) = item(i);
+                    w.item(&mut text, i, key, v, level);
+                    text
+                })
+                .collect();
+            for t in texts {
+                out.push_str(&t);
+                if let Some(sink) = self.sink.filter(|_| out.len() >= STREAM_CHUNK) {
+                    (sink.borrow_mut())(out);
+                }
             }
         }
     }
@@ -300,8 +358,9 @@ const PAR_BATCH: usize = 256;
 const STREAM_CHUNK: usize = 64 << 10;
 
 /// `v` pretty-printed at indent 4 and written to `w` in chunks of about
-/// [`STREAM_CHUNK`] bytes as it is rendered, on this thread: the bytes of
-/// [`Value::to_json_pretty`] without the whole text held at once.
+/// [`STREAM_CHUNK`] bytes as it is rendered (large nested lists and maps
+/// side by side): the bytes of [`Value::to_json_pretty`] without the whole
+/// text held at once.
 fn write_json_streamed<W: std::io::Write>(v: &Value, w: &mut W) -> std::io::Result<()> {
     let pretty = JsonOptions::indented(4);
     let failed = std::cell::RefCell::new(None);
@@ -317,6 +376,7 @@ fn write_json_streamed<W: std::io::Write>(v: &Value, w: &mut W) -> std::io::Resu
     let sink = std::cell::RefCell::new(&mut pass_on as &mut dyn FnMut(&mut String));
     let mut writer = Writer::new(&pretty);
     writer.sink = Some(&sink);
+    writer.parallel = true;
     let mut out = String::with_capacity(STREAM_CHUNK + (STREAM_CHUNK >> 2));
     writer.value(&mut out, v, 0);
     (sink.borrow_mut())(&mut out);
