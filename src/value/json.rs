@@ -189,19 +189,29 @@ impl<'a> Writer<'a> {
         level: usize,
     ) {
         use rayon::prelude::*;
+        /// Items per task.
+        const CHUNK: usize = 8;
         let o = self.o;
+        // Bytes per item so far: each task's text is sized from it.
+        let mut per_item = 0;
         for start in (0..len).step_by(PAR_ITEMS) {
-            let texts: Vec<String> = (start..(start + PAR_ITEMS).min(len))
+            let end = (start + PAR_ITEMS).min(len);
+            let texts: Vec<String> = (start..end)
                 .into_par_iter()
-                .map(|i| {
+                .step_by(CHUNK)
+                .map(|from| {
+                    let to = (from + CHUNK).min(end);
                     let mut w = Writer::new(o);
                     w.parallel = true;
-                    let mut text = String::new();
-                    let (key, v) = item(i);
-                    w.item(&mut text, i, key, v, level);
+                    let mut text = String::with_capacity(per_item * (to - from));
+                    for i in from..to {
+                        let (key, v) = item(i);
+                        w.item(&mut text, i, key, v, level);
+                    }
                     text
                 })
                 .collect();
+            per_item = texts.iter().map(String::len).sum::<usize>() / (end - start) + 16;
             for t in texts {
                 out.push_str(&t);
                 if let Some(sink) = self.sink.filter(|_| out.len() >= STREAM_CHUNK) {
