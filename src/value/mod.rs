@@ -464,7 +464,19 @@ mod tests {
         let long: crate::value::List = (0..5000)
             .map(|i| vmap! {"i" => i as i64, "s" => format!("é\"{i}"), "e" => Map::new()})
             .collect();
+        // Few top-level items holding large lists and maps: streamed, their
+        // items rendered side by side (37 is not a multiple of a batch).
+        let wide: Map = (0..37)
+            .map(|i| (Value::from(format!("k{i}")), vmap! {"l" => vec![Value::Int(i)]}))
+            .collect();
+        let nested = vmap! {
+            "a" => 1i64,
+            "big" => Value::List(long.clone()),
+            "wide" => Value::Map(wide.clone()),
+            "deep" => vec![Value::Map(wide), Value::Null],
+        };
         for v in [
+            nested,
             Value::List(long),
             vmap! {"z" => 10000.0, "a" => vec![Value::Null, Value::from(true)]},
             Value::List(crate::value::list![]),
