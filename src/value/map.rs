@@ -202,6 +202,14 @@ impl Map {
         self.insert_full(key, value).1
     }
 
+    /// Append `key`, which the caller knows is not in the map (keys taken
+    /// from another map, or distinct names of a document being built):
+    /// [`Map::insert`] without the search for it.
+    pub fn insert_new(&mut self, key: Value, value: Value) {
+        debug_assert!(self.0.find(&key).is_none(), "insert_new: {key:?} is already there");
+        self.0.push(key, value);
+    }
+
     /// [`Map::insert`], also giving the entry's position.
     pub fn insert_full(&mut self, key: Value, value: Value) -> (usize, Option<Value>) {
         match self.0.find(&key) {

@@ -128,39 +128,39 @@ impl Stack<'_> {
                 let nested = views.next().flatten();
                 let r = &mut resources[i];
                 let mut m = Map::with_capacity(10);
-                m.insert("name".into(), Value::str(r.name.as_str()));
-                m.insert("type".into(), Value::str(r.written_type.as_str()));
-                m.insert(
+                m.insert_new("name".into(), Value::str(r.name.as_str()));
+                m.insert_new("type".into(), Value::str(r.written_type.as_str()));
+                m.insert_new(
                     "resolved_type".into(),
                     Value::str(r.resolved.resolved.as_str()),
                 );
                 if let Some(p) = &r.resolved.template {
-                    m.insert("provider_template".into(), Value::str(p.as_str()));
+                    m.insert_new("provider_template".into(), Value::str(p.as_str()));
                 }
-                m.insert("wave".into(), Value::Int(wave_of[n.as_str()] as i64));
-                m.insert(
+                m.insert_new("wave".into(), Value::Int(wave_of[n.as_str()] as i64));
+                m.insert_new(
                     "requires".into(),
                     Value::List(r.requires.iter().map(|x| Value::str(x.as_str())).collect()),
                 );
                 if let Some(d) = &r.depends_on {
-                    m.insert(
+                    m.insert_new(
                         "depends_on".into(),
                         Value::List(d.iter().map(|x| Value::str(x.as_str())).collect()),
                     );
                 }
                 for (k, v) in std::mem::take(&mut r.sections) {
-                    m.insert(Value::str(k), v);
+                    m.insert_new(Value::str(k), v);
                 }
-                m.insert(
+                m.insert_new(
                     "deletion_policy".into(),
                     Value::str(r.deletion_policy.as_str()),
                 );
                 if let Some(d) = &r.description {
-                    m.insert("description".into(), d.clone());
+                    m.insert_new("description".into(), d.clone());
                 }
                 let r = &resources[i];
                 if let Some((view, child, w, s)) = nested {
-                    m.insert("nested".into(), view);
+                    m.insert_new("nested".into(), view);
                     if self.input.plan {
                         children.push((plan.nodes.len(), r.name.clone(), child));
                     }
