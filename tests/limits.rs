@@ -234,7 +234,9 @@ fn limit_hot_resources_stops_at_the_same_member_every_time() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{err}");
         assert!(
-            err.contains("resources.g<nested_stack>.resources.15: the nested stacks would hold more than 42"),
+            err.contains(
+                "resources.g<nested_stack>.resources.15: the nested stacks would hold more than 42"
+            ),
             "{err}"
         );
     }

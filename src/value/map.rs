@@ -206,7 +206,10 @@ impl Map {
     /// from another map, or distinct names of a document being built):
     /// [`Map::insert`] without the search for it.
     pub fn insert_new(&mut self, key: Value, value: Value) {
-        debug_assert!(self.0.find(&key).is_none(), "insert_new: {key:?} is already there");
+        debug_assert!(
+            self.0.find(&key).is_none(),
+            "insert_new: {key:?} is already there"
+        );
         self.0.push(key, value);
     }
 

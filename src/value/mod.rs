@@ -467,7 +467,12 @@ mod tests {
         // Few top-level items holding large lists and maps: streamed, their
         // items rendered side by side (37 is not a multiple of a batch).
         let wide: Map = (0..37)
-            .map(|i| (Value::from(format!("k{i}")), vmap! {"l" => vec![Value::Int(i)]}))
+            .map(|i| {
+                (
+                    Value::from(format!("k{i}")),
+                    vmap! {"l" => vec![Value::Int(i)]},
+                )
+            })
             .collect();
         let nested = vmap! {
             "a" => 1i64,

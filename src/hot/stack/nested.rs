@@ -181,7 +181,11 @@ impl Stack<'_> {
         let stacks = order.iter().filter(|&&i| is_stack(&resources[i])).count();
         if stacks >= SIDE_BY_SIDE_AT {
             use rayon::prelude::*;
-            let before = self.level.budget.as_ref().map(|b| b.load(Ordering::Relaxed));
+            let before = self
+                .level
+                .budget
+                .as_ref()
+                .map(|b| b.load(Ordering::Relaxed));
             let side_by_side: Result<Vec<_>, _> = order
                 .par_iter()
                 .map(|&i| self.expand(&resources[i], referenced))
@@ -303,7 +307,9 @@ impl Stack<'_> {
     }
 
     fn spend(&self, budget: &AtomicUsize, n: usize, r: &Resource) -> Result<(), Diagnostic> {
-        let left = budget.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| left.checked_sub(n));
+        let left = budget.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+            left.checked_sub(n)
+        });
         if left.is_err() {
             return Err(self.resource_error(codes::HOT_TOO_MANY_RESOURCES, format!(
                     "resources.{}: the nested stacks would hold more than {} resources in all (the hot-resources limit; raise it with --limit hot-resources=N)",
