@@ -157,9 +157,10 @@ impl From<Map> for Value {
 }
 
 impl Value {
-    /// A string value.
-    pub fn str(s: impl Into<String>) -> Value {
-        Value::Str(s.into().into())
+    /// A string value (from a `&str`, a `String`, ...: a short one is
+    /// stored inline without a detour through a heap `String`).
+    pub fn str(s: impl Into<Str>) -> Value {
+        Value::Str(s.into())
     }
     /// The string, if this is one.
     pub fn as_str(&self) -> Option<&str> {
