@@ -360,9 +360,31 @@ impl<'a> Stack<'a> {
         Ok(out)
     }
 
-    /// The resource definitions in template order: keys, field types
-    /// (Heat's step 9) and names (10).
+    /// The resource definitions in template order, checked once per
+    /// template ([`Template::definitions`]).
     fn definitions(&self) -> Result<Vec<(String, &'a Map)>, Diagnostic> {
+        let names = self
+            .t
+            .definitions
+            .get_or_init(|| {
+                let defs = self.check_definitions()?;
+                Ok(defs.into_iter().map(|(name, _)| name).collect())
+            })
+            .clone()?;
+        let Some(resources) = self.t.section("resources").and_then(Value::as_map) else {
+            return Ok(Vec::new());
+        };
+        // Checked: every definition is a map.
+        Ok(names
+            .into_iter()
+            .zip(resources.values().filter_map(Value::as_map))
+            .collect())
+    }
+
+    /// The resource definitions in template order: keys, field types
+    /// (Heat's step 9) and names (10). They depend on the template alone
+    /// (its parameters' names are the declared ones).
+    fn check_definitions(&self) -> Result<Vec<(String, &'a Map)>, Diagnostic> {
         let t = self.t;
         let Some(resources) = t.section("resources").and_then(Value::as_map) else {
             return Ok(Vec::new());

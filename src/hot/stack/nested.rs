@@ -766,6 +766,7 @@ impl Stack<'_> {
                 data,
                 version: Version::V20150430,
                 version_text: "2015-04-30".into(),
+                definitions: Default::default(),
             }),
             parameters: Map::new(),
             deferred: Map::new(),
