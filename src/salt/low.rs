@@ -113,12 +113,20 @@ fn id_chunks(id: Value, body: Value, chunks: &mut Vec<Map>) {
     let Value::Map(body) = body else {
         return;
     };
-    let stamps = STAMPS.map(|k| body.get(k).map(|v| (k, v.clone())));
-    let stamps = stamps.iter().flatten();
+    let mut body = body.into_entries();
+    // The stamps are taken out of the body (its dunder keys make no chunk):
+    // the last state moves them into its chunk, the others copy them.
+    let mut stamps = STAMPS.map(|k| {
+        body.iter_mut()
+            .find(|(key, _)| key.as_str() == Some(k))
+            .map(|(_, v)| (k, std::mem::take(v)))
+    });
+    let mut states = body.iter().filter(|(state, _)| !is_dunder(state)).count();
     for (state, run) in body {
         if is_dunder(&state) {
             continue;
         }
+        states -= 1;
         let args: crate::value::List = match run {
             Value::List(l) => l,
             other => py_iter(&other).into_iter().collect(),
@@ -126,13 +134,20 @@ fn id_chunks(id: Value, body: Value, chunks: &mut Vec<Map>) {
         let arg_keys: usize = args.iter().filter_map(Value::as_map).map(Map::len).sum();
         // state, name, stamps, __id__, the args, fun, and room for the
         // `order` the sort may add.
-        let mut chunk = Map::with_capacity(arg_keys + stamps.clone().count() + 5);
-        chunk.insert("state".into(), state);
-        chunk.insert("name".into(), id.clone());
-        for (k, v) in stamps.clone() {
-            chunk.insert((*k).into(), v.clone());
+        let stamped = stamps.iter().flatten().count();
+        let mut chunk = Map::with_capacity(arg_keys + stamped + 5);
+        // These keys are distinct: no lookups.
+        chunk.push_distinct("state".into(), state);
+        chunk.push_distinct("name".into(), id.clone());
+        for (k, v) in stamps.iter_mut().flatten() {
+            let v = if states == 0 {
+                std::mem::take(v)
+            } else {
+                v.clone()
+            };
+            chunk.push_distinct((*k).into(), v);
         }
-        chunk.insert("__id__".into(), id.clone());
+        chunk.push_distinct("__id__".into(), id.clone());
         let mut fun: Option<Value> = None;
         let mut names: IndexSet<Value> = IndexSet::new();
         for arg in args {

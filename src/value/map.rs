@@ -202,20 +202,22 @@ impl Map {
         self.insert_full(key, value).1
     }
 
-    /// Append `key`, which the caller knows is not in the map (keys taken
-    /// from another map, or distinct names of a document being built):
-    /// [`Map::insert`] without the search for it.
-    pub fn insert_new(&mut self, key: Value, value: Value) {
-        debug_assert!(
-            self.0.find(&key).is_none(),
-            "insert_new: {key:?} is already there"
-        );
+    /// Append `key`, known to be absent (no lookup): for maps built from
+    /// keys that cannot repeat.
+    pub fn push_distinct(&mut self, key: Value, value: Value) {
+        debug_assert!(self.0.find(&key).is_none(), "{key:?} is in the map");
         self.0.push(key, value);
     }
 
     /// [`Map::insert`], also giving the entry's position.
     pub fn insert_full(&mut self, key: Value, value: Value) -> (usize, Option<Value>) {
-        match self.0.find(&key) {
+        // A string key equals string keys only: compared as `str`, without
+        // the other types' cases.
+        let at = match &key {
+            Value::Str(s) => self.0.find(s.as_str()),
+            _ => self.0.find(&key),
+        };
+        match at {
             Some(i) => (i, Some(std::mem::replace(&mut self.0.entries[i].1, value))),
             None => (self.0.push(key, value), None),
         }

@@ -128,39 +128,39 @@ impl Stack<'_> {
                 let nested = views.next().flatten();
                 let r = &mut resources[i];
                 let mut m = Map::with_capacity(10);
-                m.insert_new("name".into(), Value::str(r.name.as_str()));
-                m.insert_new("type".into(), Value::str(r.written_type.as_str()));
-                m.insert_new(
+                m.push_distinct("name".into(), Value::str(r.name.as_str()));
+                m.push_distinct("type".into(), Value::str(r.written_type.as_str()));
+                m.push_distinct(
                     "resolved_type".into(),
                     Value::str(r.resolved.resolved.as_str()),
                 );
                 if let Some(p) = &r.resolved.template {
-                    m.insert_new("provider_template".into(), Value::str(p.as_str()));
+                    m.push_distinct("provider_template".into(), Value::str(p.as_str()));
                 }
-                m.insert_new("wave".into(), Value::Int(wave_of[n.as_str()] as i64));
-                m.insert_new(
+                m.push_distinct("wave".into(), Value::Int(wave_of[n.as_str()] as i64));
+                m.push_distinct(
                     "requires".into(),
                     Value::List(r.requires.iter().map(|x| Value::str(x.as_str())).collect()),
                 );
                 if let Some(d) = &r.depends_on {
-                    m.insert_new(
+                    m.push_distinct(
                         "depends_on".into(),
                         Value::List(d.iter().map(|x| Value::str(x.as_str())).collect()),
                     );
                 }
                 for (k, v) in std::mem::take(&mut r.sections) {
-                    m.insert_new(Value::str(k), v);
+                    m.push_distinct(Value::str(k), v);
                 }
-                m.insert_new(
+                m.push_distinct(
                     "deletion_policy".into(),
                     Value::str(r.deletion_policy.as_str()),
                 );
                 if let Some(d) = &r.description {
-                    m.insert_new("description".into(), d.clone());
+                    m.push_distinct("description".into(), d.clone());
                 }
                 let r = &resources[i];
                 if let Some((view, child, w, s)) = nested {
-                    m.insert_new("nested".into(), view);
+                    m.push_distinct("nested".into(), view);
                     if self.input.plan {
                         children.push((plan.nodes.len(), r.name.clone(), child));
                     }

@@ -173,7 +173,7 @@ impl<'a> RenderCache<'a> {
         });
         match self.share {
             None => Arc::new(self.render_fresh(saltenv, sls)),
-            Some((share, verify)) => crate::salt::share::cached_twin(
+            Some((share, verify)) => unshared(crate::salt::share::cached_twin(
                 share,
                 twin.as_ref().map(|t| (t, Dep::Sls(saltenv, sls))),
                 verify,
@@ -182,7 +182,7 @@ impl<'a> RenderCache<'a> {
                 &format!("{saltenv}:{sls}"),
                 SlsRender::Failed,
                 || self.render_fresh(saltenv, sls),
-            ),
+            )),
         }
     }
 
@@ -544,6 +544,17 @@ fn drop_order_slots(state: &mut Map, index: usize, slots: &[(usize, usize)]) {
             args.pop();
         }
     }
+}
+
+/// A render of the shared cache as this compile's own copy, for the walk
+/// to consume ([`owned`]). Made here, where the prefetch waves render in
+/// parallel, rather than by the walk, one file after the other: copying
+/// the high data of every file is most of a compile from cached renders.
+fn unshared(r: Arc<SlsRender>) -> Arc<SlsRender> {
+    if Arc::strong_count(&r) == 1 {
+        return r;
+    }
+    Arc::new((*r).clone())
 }
 
 /// The render result itself: the walk holds the only reference once the
