@@ -130,6 +130,7 @@ pub fn input_of(case: &Path) -> (Input, Value) {
         max_template_size: None,
         limits: Default::default(),
         nested: meta.get("nested").is_some_and(Value::truthy),
+        plan: false,
     };
     (input, meta)
 }
@@ -156,7 +157,17 @@ fn run_case(case: &Path, name: &str) -> Result<(), Failed> {
         };
         hot::update::preview(&old, &input)
     } else {
-        hot::compile(&input)
+        let compiled = hot::compile(&input);
+        // The drawings' plan changes nothing in the document.
+        let drawn = hot::compile(&Input {
+            plan: true,
+            ..input.clone()
+        });
+        let human = |c: &hot::Compiled| lowstate::diag::render::human(&c.diagnostics, false);
+        if drawn.document != compiled.document || human(&drawn) != human(&compiled) {
+            return Err("the document or diagnostics differ when the plan is built".into());
+        }
+        compiled
     };
     let expect = meta.get("expect").and_then(Value::as_str).unwrap_or("ok");
     if expect == "error" {

@@ -210,6 +210,45 @@ fn limit_hot_resources_stops_a_huge_group() {
 }
 
 #[test]
+fn limit_hot_resources_stops_at_the_same_member_every_time() {
+    // 20 members of 3 resources, expanded side by side: the budget (20 for
+    // the group's stack, then 3 a member) runs out at the eighth member in
+    // the document's order (waves, names sorted: 0, 1, 10, ..., 15), as
+    // one after the other, on every run.
+    let d = tree("hotresourcesorder", "");
+    std::fs::write(
+        d.join("t.yaml"),
+        "heat_template_version: 2016-10-14\nresources:\n  g:\n    type: OS::Heat::ResourceGroup\n    properties:\n      count: 20\n      resource_def: {type: m.yaml}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("m.yaml"),
+        "heat_template_version: 2016-10-14\nresources:\n  a: {type: OS::Heat::None}\n  b: {type: OS::Heat::None}\n  c: {type: OS::Heat::None}\n",
+    )
+    .unwrap();
+    for _ in 0..5 {
+        let out = lowstate(
+            &d,
+            &["--limit", "hot-resources=42", "hot", "t.yaml", "--nested"],
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains(
+                "resources.g<nested_stack>.resources.15: the nested stacks would hold more than 42"
+            ),
+            "{err}"
+        );
+    }
+    let out = lowstate(
+        &d,
+        &["--limit", "hot-resources=80", "hot", "t.yaml", "--nested"],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
 fn a_bad_limit_is_a_usage_error() {
     let d = tree("badlimit", "x: {test.nop: []}\n");
     for bad in ["speed=3", "memory", "states=0"] {

@@ -139,6 +139,17 @@ pub enum Format {
     Markdown,
 }
 
+impl Format {
+    /// Whether the output is drawn from the plan (the graph of
+    /// resources), not from the document.
+    fn draws(self) -> bool {
+        matches!(
+            self,
+            Format::Order | Format::Dot | Format::Mermaid | Format::GraphJson | Format::Html
+        )
+    }
+}
+
 fn read(path: &Path) -> Result<std::sync::Arc<SourceFile>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -159,6 +170,7 @@ fn mapping(path: &Path) -> Result<Map> {
 fn input(ctx: &Ctx, args: &Args) -> Result<Input> {
     let mut input = inputs(ctx, &args.template, &args.inputs)?;
     input.nested = args.nested;
+    input.plan = args.format.draws();
     Ok(input)
 }
 
@@ -219,6 +231,7 @@ pub fn inputs(ctx: &Ctx, template: &Path, args: &Inputs) -> Result<Input> {
         max_template_size: Some(args.max_template_size),
         limits: ctx.limits,
         nested: false,
+        plan: false,
     })
 }
 
@@ -252,11 +265,8 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
             }
         };
         let text = match args.format {
-            Format::Json => {
-                let mut t = document().to_json_pretty();
-                t.push('\n');
-                t
-            }
+            // Streamed as it is rendered.
+            Format::Json => String::new(),
             Format::Yaml => lowstate::yaml::dump(&document(), Default::default()),
             Format::Text => text_plan(&compiled.document, &compiled.secrets),
             Format::Order => lowstate::plan::order_report(&compiled.plan, ctx.use_color(true)),
@@ -271,9 +281,22 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
             Format::Html => lowstate::plan::to_html(&compiled.plan.grouped_by_rank("wave")),
             Format::Markdown => return Err(markdown_needs_diff_from()),
         };
-        ctx.emit(&text, args.output.as_deref())?;
+        match args.format {
+            Format::Json => ctx.write_value(
+                &compiled.document,
+                lowstate::emit::Format::Json,
+                args.output.as_deref(),
+                args.redact,
+            )?,
+            _ => ctx.emit(&text, args.output.as_deref())?,
+        }
     }
-    if compiled.ok() {
+    let ok = compiled.ok();
+    // The process ends here: freeing a tree of stacks' document node by
+    // node is work nobody needs (the output is written), as compilers
+    // leave their trees to the exit.
+    std::mem::forget(compiled);
+    if ok {
         Ok(())
     } else {
         Err(Failure::Reported)

@@ -29,8 +29,7 @@ pub fn plugins() -> impl Iterator<Item = &'static str> {
 /// Whether Heat has a plugin for `t` (a set built once: every resource of
 /// a tree of stacks asks).
 pub fn is_plugin(t: &str) -> bool {
-    static SET: std::sync::OnceLock<std::collections::HashSet<&'static str>> =
-        std::sync::OnceLock::new();
+    static SET: std::sync::OnceLock<foldhash::HashSet<&'static str>> = std::sync::OnceLock::new();
     SET.get_or_init(|| plugins().collect()).contains(t)
 }
 

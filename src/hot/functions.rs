@@ -240,7 +240,7 @@ impl Scope<'_> {
                 for (k, x) in m {
                     let r = self.resolve(x)?;
                     symbolic |= r.symbolic;
-                    out.insert(k.clone(), r.value);
+                    out.push_distinct(k.clone(), r.value);
                 }
                 Ok(Out {
                     value: Value::Map(out),

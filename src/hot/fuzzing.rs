@@ -21,6 +21,7 @@ pub fn input_for(text: &str, files_dir: Option<std::path::PathBuf>) -> Input {
             .map(|e| vec![SourceFile::new("env.yaml", e)])
             .unwrap_or_default(),
         files_dir,
+        plan: true,
         ..Input::default()
     }
 }

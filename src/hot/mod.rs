@@ -143,6 +143,11 @@ pub struct Input {
     /// `OS::Heat::ResourceGroup`, `OS::Heat::AutoScalingGroup` and
     /// `OS::Heat::Stack` gain a `nested` view, recursively.
     pub nested: bool,
+    /// Build [`Compiled::plan`], the graph the drawings and the order
+    /// report read; without it the plan stays empty (the JSON, YAML and
+    /// text views, the checks and the update preview read the document
+    /// only, and a tree of stacks would build its graph for nothing).
+    pub plan: bool,
 }
 
 /// The result of a compile: the JSON document (also on failure: `ok:
@@ -154,7 +159,8 @@ pub struct Compiled {
     /// Errors first (Heat's order: the first is the one Heat reports),
     /// then warnings.
     pub diagnostics: Vec<Diagnostic>,
-    /// The plan for the graph renderers (empty on failure).
+    /// The plan for the graph renderers (empty on failure, and unless
+    /// [`Input::plan`] asked for it).
     pub plan: crate::plan::Plan,
     /// The text of every hidden parameter's value: what a human output
     /// must mask (spec §5.7).

@@ -94,20 +94,44 @@ pub struct Param {
 impl Param {
     /// The corpus' JSON object for this parameter (hidden values masked).
     pub fn to_value(&self) -> Value {
-        let mut m = Map::new();
+        let mut m = Map::with_capacity(8);
         m.insert("type".into(), self.ty.name().into());
-        let (value, display) = if self.hidden && self.source != "deferred" {
-            (Value::str(HIDDEN), HIDDEN.to_string())
-        } else {
-            (self.value.clone(), self.display.clone())
+        m.insert("value".into(), self.shown_value());
+        let display = match self.masked() {
+            true => Value::str(HIDDEN),
+            false => Value::str(self.display.as_str()),
         };
-        m.insert("value".into(), value);
-        m.insert("display".into(), Value::str(display));
+        m.insert("display".into(), display);
         m.insert("source".into(), self.source.into());
         m.insert("hidden".into(), Value::Bool(self.hidden));
         m.insert("immutable".into(), Value::Bool(self.immutable));
         m.insert("label".into(), self.label.clone());
         m.insert("description".into(), self.description.clone());
+        Value::Map(m)
+    }
+}
+
+impl Param {
+    /// Whether the value is shown masked: hidden, and not the parent's
+    /// expression.
+    fn masked(&self) -> bool {
+        self.hidden && self.source != "deferred"
+    }
+
+    /// The value as the document shows it (masked when hidden).
+    fn shown_value(&self) -> Value {
+        match self.masked() {
+            true => Value::str(HIDDEN),
+            false => self.value.clone(),
+        }
+    }
+
+    /// The parameter in a nested stack's view: `{type, value, source}`.
+    pub fn nested_view(&self) -> Value {
+        let mut m = Map::with_capacity(3);
+        m.insert("type".into(), self.ty.name().into());
+        m.insert("value".into(), self.shown_value());
+        m.insert("source".into(), self.source.into());
         Value::Map(m)
     }
 }

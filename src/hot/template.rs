@@ -72,6 +72,10 @@ pub struct Template {
     pub version: Version,
     /// The version as written (`newton` stays `newton`).
     pub version_text: String,
+    /// The names of its resource definitions once checked (Heat's steps 9
+    /// and 10 read the template alone), or the first error: the stacks of
+    /// a group of N members of one template check them once.
+    pub(crate) definitions: std::sync::OnceLock<Result<Vec<String>, Diagnostic>>,
 }
 
 /// Why a template could not be read: the diagnostic, and the version as
@@ -204,6 +208,7 @@ pub fn parse(
         data,
         version,
         version_text: text.to_string(),
+        definitions: Default::default(),
     };
     for key in t.data.keys() {
         let k = key.py_str();

@@ -68,7 +68,20 @@ struct Writer<'a> {
     key_sep: &'a str,
     /// The indent's width when it is all spaces (one copy per line).
     spaces: Option<usize>,
+    /// Where the text goes once it passes [`STREAM_CHUNK`] bytes (the
+    /// sink empties it); none: it is all kept.
+    sink: Option<&'a Sink<'a>>,
+    /// Render the items of large lists and maps side by side (rayon).
+    parallel: bool,
 }
+
+/// Lists and maps of this many items (some of them lists or maps) are
+/// rendered this many items at a time side by side by a parallel
+/// [`Writer`].
+const PAR_ITEMS: usize = 32;
+
+/// What a streamed [`Writer`] hands its text to.
+type Sink<'a> = std::cell::RefCell<&'a mut dyn FnMut(&mut String)>;
 
 impl<'a> Writer<'a> {
     fn new(o: &'a JsonOptions) -> Writer<'a> {
@@ -87,6 +100,8 @@ impl<'a> Writer<'a> {
             item_sep,
             key_sep,
             spaces,
+            sink: None,
+            parallel: false,
         }
     }
 
@@ -117,8 +132,12 @@ impl<'a> Writer<'a> {
                     return;
                 }
                 out.push('[');
-                for (i, x) in l.iter().enumerate() {
-                    self.item(out, i, None, x, level + 1);
+                if self.side_by_side(l.len(), l.iter()) {
+                    self.items_par(out, l.len(), |i| (None, &l[i]), level + 1);
+                } else {
+                    for (i, x) in l.iter().enumerate() {
+                        self.item(out, i, None, x, level + 1);
+                    }
                 }
                 self.newline(out, level);
                 out.push(']');
@@ -135,6 +154,12 @@ impl<'a> Writer<'a> {
                     for (i, (k, x)) in entries.into_iter().enumerate() {
                         self.item(out, i, Some(k), x, level + 1);
                     }
+                } else if self.side_by_side(m.len(), m.values()) {
+                    let entry = |i| {
+                        let (k, x) = m.get_index(i).unwrap_or((&Value::Null, &Value::Null));
+                        (Some(k), x)
+                    };
+                    self.items_par(out, m.len(), entry, level + 1);
                 } else {
                     for (i, (k, x)) in m.iter().enumerate() {
                         self.item(out, i, Some(k), x, level + 1);
@@ -142,6 +167,56 @@ impl<'a> Writer<'a> {
                 }
                 self.newline(out, level);
                 out.push('}');
+            }
+        }
+    }
+
+    /// Whether a list or map of `len` items (`values`) is rendered side
+    /// by side: a [`Writer::parallel`] one, large, holding lists or maps.
+    fn side_by_side<'v>(&self, len: usize, mut values: impl Iterator<Item = &'v Value>) -> bool {
+        self.parallel
+            && len >= PAR_ITEMS
+            && values.any(|v| matches!(v, Value::List(_) | Value::Map(_)))
+    }
+
+    /// Items `0..len` at `level` rendered side by side, a few at a time,
+    /// and appended in order: the bytes of the serial loop.
+    fn items_par<'v>(
+        &self,
+        out: &mut String,
+        len: usize,
+        item: impl Fn(usize) -> (Option<&'v Value>, &'v Value) + Sync,
+        level: usize,
+    ) {
+        use rayon::prelude::*;
+        /// Items per task.
+        const CHUNK: usize = 8;
+        let o = self.o;
+        // Bytes per item so far: each task's text is sized from it.
+        let mut per_item = 0;
+        for start in (0..len).step_by(PAR_ITEMS) {
+            let end = (start + PAR_ITEMS).min(len);
+            let texts: Vec<String> = (start..end)
+                .into_par_iter()
+                .step_by(CHUNK)
+                .map(|from| {
+                    let to = (from + CHUNK).min(end);
+                    let mut w = Writer::new(o);
+                    w.parallel = true;
+                    let mut text = String::with_capacity(per_item * (to - from));
+                    for i in from..to {
+                        let (key, v) = item(i);
+                        w.item(&mut text, i, key, v, level);
+                    }
+                    text
+                })
+                .collect();
+            per_item = texts.iter().map(String::len).sum::<usize>() / (end - start) + 16;
+            for t in texts {
+                out.push_str(&t);
+                if let Some(sink) = self.sink.filter(|_| out.len() >= STREAM_CHUNK) {
+                    (sink.borrow_mut())(out);
+                }
             }
         }
     }
@@ -161,6 +236,9 @@ impl<'a> Writer<'a> {
             out.push_str(self.key_sep);
         }
         self.value(out, v, level);
+        if let Some(sink) = self.sink.filter(|_| out.len() >= STREAM_CHUNK) {
+            (sink.borrow_mut())(out);
+        }
     }
 }
 
@@ -216,6 +294,17 @@ impl Value {
     /// list's or map's top-level items rendered in parallel batches, written
     /// in order), so a large result is never held as one string.
     pub fn write_json_pretty<W: std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
+        let items = match self {
+            Value::List(l) => l.len(),
+            Value::Map(m) => m.len(),
+            _ => 0,
+        };
+        // Few top-level items (a document of sections, not a list of
+        // chunks): side by side they would gain nothing, one of them may
+        // hold most of the text; it is written as it is rendered.
+        if items < 2 * PAR_BATCH {
+            return write_json_streamed(self, w);
+        }
         match self {
             Value::List(l) if !l.is_empty() => {
                 w.write_all(b"[")?;
@@ -245,16 +334,16 @@ fn write_items_par<'a, W: std::io::Write>(
     item: impl Fn(usize) -> (Option<&'a Value>, &'a Value) + Sync,
 ) -> std::io::Result<()> {
     use rayon::prelude::*;
-    const BATCH: usize = 256;
+    const BATCH: usize = PAR_BATCH;
     const WAVE: usize = 32 * BATCH;
     for wave in (0..len).step_by(WAVE) {
         let end = (wave + WAVE).min(len);
         let pretty = JsonOptions::indented(4);
-        let writer = Writer::new(&pretty);
         let texts: Vec<String> = (wave..end)
             .into_par_iter()
             .step_by(BATCH)
             .map(|start| {
+                let writer = Writer::new(&pretty);
                 let stop = (start + BATCH).min(end);
                 // A state chunk prints in about 350 bytes: start near it.
                 let mut out = String::with_capacity((stop - start) * 384);
@@ -270,6 +359,41 @@ fn write_items_par<'a, W: std::io::Write>(
         }
     }
     Ok(())
+}
+
+/// Top-level items rendered per parallel task by [`write_items_par`].
+const PAR_BATCH: usize = 256;
+
+/// The text a streamed write holds before it passes it on.
+const STREAM_CHUNK: usize = 64 << 10;
+
+/// `v` pretty-printed at indent 4 and written to `w` in chunks of about
+/// [`STREAM_CHUNK`] bytes as it is rendered (large nested lists and maps
+/// side by side): the bytes of [`Value::to_json_pretty`] without the whole
+/// text held at once.
+fn write_json_streamed<W: std::io::Write>(v: &Value, w: &mut W) -> std::io::Result<()> {
+    let pretty = JsonOptions::indented(4);
+    let failed = std::cell::RefCell::new(None);
+    let mut pass_on = |text: &mut String| {
+        let mut failed = failed.borrow_mut();
+        if failed.is_none() {
+            if let Err(e) = w.write_all(text.as_bytes()) {
+                *failed = Some(e);
+            }
+        }
+        text.clear();
+    };
+    let sink = std::cell::RefCell::new(&mut pass_on as &mut dyn FnMut(&mut String));
+    let mut writer = Writer::new(&pretty);
+    writer.sink = Some(&sink);
+    writer.parallel = true;
+    let mut out = String::with_capacity(STREAM_CHUNK + (STREAM_CHUNK >> 2));
+    writer.value(&mut out, v, 0);
+    (sink.borrow_mut())(&mut out);
+    match failed.into_inner() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 /// A line break and `n` spaces, in one copy for the usual depths.

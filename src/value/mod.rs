@@ -157,9 +157,10 @@ impl From<Map> for Value {
 }
 
 impl Value {
-    /// A string value.
-    pub fn str(s: impl Into<String>) -> Value {
-        Value::Str(s.into().into())
+    /// A string value (from a `&str`, a `String`, ...: a short one is
+    /// stored inline without a detour through a heap `String`).
+    pub fn str(s: impl Into<Str>) -> Value {
+        Value::Str(s.into())
     }
     /// The string, if this is one.
     pub fn as_str(&self) -> Option<&str> {
@@ -227,7 +228,9 @@ impl Value {
     /// `str(value)` as Python prints it: strings bare, everything else as repr.
     pub fn py_str(&self) -> String {
         match self {
-            Value::Str(s) => s.to_string(),
+            // A copy of the bytes (`to_string` would go through the
+            // formatter).
+            Value::Str(s) => s.as_str().to_owned(),
             other => other.py_repr(),
         }
     }
@@ -462,7 +465,24 @@ mod tests {
         let long: crate::value::List = (0..5000)
             .map(|i| vmap! {"i" => i as i64, "s" => format!("é\"{i}"), "e" => Map::new()})
             .collect();
+        // Few top-level items holding large lists and maps: streamed, their
+        // items rendered side by side (37 is not a multiple of a batch).
+        let wide: Map = (0..37)
+            .map(|i| {
+                (
+                    Value::from(format!("k{i}")),
+                    vmap! {"l" => vec![Value::Int(i)]},
+                )
+            })
+            .collect();
+        let nested = vmap! {
+            "a" => 1i64,
+            "big" => Value::List(long.clone()),
+            "wide" => Value::Map(wide.clone()),
+            "deep" => vec![Value::Map(wide), Value::Null],
+        };
         for v in [
+            nested,
             Value::List(long),
             vmap! {"z" => 10000.0, "a" => vec![Value::Null, Value::from(true)]},
             Value::List(crate::value::list![]),

@@ -6,7 +6,8 @@ use crate::diag::{codes, Diagnostic};
 use crate::hot::functions::FileRead;
 use crate::hot::{env, error};
 use crate::value::{Map, Value};
-use std::collections::{BTreeSet, HashMap};
+use foldhash::{HashMap, HashMapExt};
+use std::collections::BTreeSet;
 
 /// Attribute names per resource type (Heat 27.0.1's schemas).
 const ATTRIBUTES: &str = include_str!("attributes.txt");

@@ -5,7 +5,8 @@ use super::{Built, Output, Resource, Stack};
 use crate::diag::Diagnostic;
 use crate::plan::{EdgeFamily, EdgeStyle, Plan, PlanEdge, PlanNode};
 use crate::value::{List, Map, Value};
-use std::collections::HashMap;
+// Lookup tables hashed with foldhash: SipHash was 4% of a tree of stacks.
+use foldhash::HashMap;
 
 impl Stack<'_> {
     pub(super) fn document(
@@ -15,6 +16,7 @@ impl Stack<'_> {
         outputs: Vec<(String, Built<Map>)>,
         mut warnings: Vec<Diagnostic>,
     ) -> Result<Output, Diagnostic> {
+        let mut resources = resources;
         let mut child_secrets = Vec::new();
         // Every get_attr the stack holds (a group generates outputs for them).
         let mut referenced = Vec::new();
@@ -36,49 +38,60 @@ impl Stack<'_> {
         }
         let t = self.t;
         let mut doc = Map::new();
-        doc.insert("ok".into(), Value::Bool(true));
-        doc.insert(
-            "template_version".into(),
-            Value::str(t.version_text.as_str()),
-        );
-        doc.insert("errors".into(), Value::List(List::new()));
-        let mut ps = Map::new();
+        // A nested stack's document is read for its `nested` view only
+        // (parameters, resources, waves, outputs): the rest is not built.
+        let child = self.level.depth > 0;
+        if !child {
+            doc.insert("ok".into(), Value::Bool(true));
+            doc.insert(
+                "template_version".into(),
+                Value::str(t.version_text.as_str()),
+            );
+            doc.insert("errors".into(), Value::List(List::new()));
+        }
+        let mut ps = Map::with_capacity(self.params.len());
         for p in self.params {
-            ps.insert(Value::str(p.name.as_str()), p.to_value());
+            let v = if child { p.nested_view() } else { p.to_value() };
+            ps.insert(Value::str(p.name.as_str()), v);
         }
         doc.insert("parameters".into(), Value::Map(ps));
-        let ctx = &self.input.context;
-        let mut pseudo = Map::new();
-        pseudo.insert("OS::stack_id".into(), Value::str(ctx.stack_id.as_str()));
-        pseudo.insert("OS::project_id".into(), Value::str(ctx.project_id.as_str()));
-        pseudo.insert("OS::stack_name".into(), Value::str(ctx.stack_name.as_str()));
-        doc.insert("pseudo_parameters".into(), Value::Map(pseudo));
-        if let Some(g) = t.section("parameter_groups") {
-            doc.insert("parameter_groups".into(), g.clone());
+        if !child {
+            let ctx = &self.input.context;
+            let mut pseudo = Map::new();
+            pseudo.insert("OS::stack_id".into(), Value::str(ctx.stack_id.as_str()));
+            pseudo.insert("OS::project_id".into(), Value::str(ctx.project_id.as_str()));
+            pseudo.insert("OS::stack_name".into(), Value::str(ctx.stack_name.as_str()));
+            doc.insert("pseudo_parameters".into(), Value::Map(pseudo));
+            if let Some(g) = t.section("parameter_groups") {
+                doc.insert("parameter_groups".into(), g.clone());
+            }
+            let mut env = Map::new();
+            env.insert(
+                "resource_registry".into(),
+                Value::Map(self.env.registry.clone()),
+            );
+            env.insert("parameters".into(), Value::Map(self.env.parameters.clone()));
+            env.insert(
+                "parameter_defaults".into(),
+                Value::Map(self.env.parameter_defaults.clone()),
+            );
+            env.insert(
+                "event_sinks".into(),
+                Value::List(self.env.event_sinks.iter().cloned().collect()),
+            );
+            doc.insert("environment".into(), Value::Map(env));
         }
-        let mut env = Map::new();
-        env.insert(
-            "resource_registry".into(),
-            Value::Map(self.env.registry.clone()),
-        );
-        env.insert("parameters".into(), Value::Map(self.env.parameters.clone()));
-        env.insert(
-            "parameter_defaults".into(),
-            Value::Map(self.env.parameter_defaults.clone()),
-        );
-        env.insert(
-            "event_sinks".into(),
-            Value::List(self.env.event_sinks.iter().cloned().collect()),
-        );
-        doc.insert("environment".into(), Value::Map(env));
         let wave_of: HashMap<&str, usize> = waves
             .iter()
             .enumerate()
             .flat_map(|(i, w)| w.iter().map(move |n| (n.as_str(), i)))
             .collect();
-        let by_name: HashMap<&str, &Resource> =
-            resources.iter().map(|r| (r.name.as_str(), r)).collect();
-        let mut list = List::new();
+        let by_name: HashMap<String, usize> = resources
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.name.clone(), i))
+            .collect();
+        let mut list = List::with_capacity(resources.len());
         let mut plan = Plan {
             group_name: "stack".into(),
             secondary_name: "—".into(),
@@ -97,51 +110,69 @@ impl Stack<'_> {
         };
         // Nested stacks' plans, merged once this stack's nodes are placed.
         let mut children: Vec<(usize, String, Plan)> = Vec::new();
-        let mut index: HashMap<&str, usize> = HashMap::new();
+        // Each resource's node in the plan, by its position.
+        let mut node_of: Vec<Option<usize>> = vec![None; resources.len()];
+        let order: Vec<usize> = waves
+            .iter()
+            .flatten()
+            .map(|n| by_name[n.as_str()])
+            .collect();
+        // The views of nested stacks read the resolved sections, which then
+        // move into the document.
+        let mut views = self
+            .expand_all(&resources, &order, &referenced)?
+            .into_iter();
         for w in &waves {
             for n in w {
-                let r = by_name[n.as_str()];
-                let mut m = Map::new();
-                m.insert("name".into(), Value::str(r.name.as_str()));
-                m.insert("type".into(), Value::str(r.written_type.as_str()));
-                m.insert(
+                let i = by_name[n.as_str()];
+                let nested = views.next().flatten();
+                let r = &mut resources[i];
+                let mut m = Map::with_capacity(10);
+                m.push_distinct("name".into(), Value::str(r.name.as_str()));
+                m.push_distinct("type".into(), Value::str(r.written_type.as_str()));
+                m.push_distinct(
                     "resolved_type".into(),
                     Value::str(r.resolved.resolved.as_str()),
                 );
                 if let Some(p) = &r.resolved.template {
-                    m.insert("provider_template".into(), Value::str(p.as_str()));
+                    m.push_distinct("provider_template".into(), Value::str(p.as_str()));
                 }
-                m.insert("wave".into(), Value::Int(wave_of[n.as_str()] as i64));
-                m.insert(
+                m.push_distinct("wave".into(), Value::Int(wave_of[n.as_str()] as i64));
+                m.push_distinct(
                     "requires".into(),
                     Value::List(r.requires.iter().map(|x| Value::str(x.as_str())).collect()),
                 );
                 if let Some(d) = &r.depends_on {
-                    m.insert(
+                    m.push_distinct(
                         "depends_on".into(),
                         Value::List(d.iter().map(|x| Value::str(x.as_str())).collect()),
                     );
                 }
-                for (k, v) in &r.sections {
-                    m.insert(Value::str(*k), v.clone());
+                for (k, v) in std::mem::take(&mut r.sections) {
+                    m.push_distinct(Value::str(k), v);
                 }
-                m.insert(
+                m.push_distinct(
                     "deletion_policy".into(),
                     Value::str(r.deletion_policy.as_str()),
                 );
                 if let Some(d) = &r.description {
-                    m.insert("description".into(), d.clone());
+                    m.push_distinct("description".into(), d.clone());
                 }
-                if self.input.nested {
-                    if let Some((view, child, w, s)) = self.expand(r, &referenced)? {
-                        m.insert("nested".into(), view);
+                let r = &resources[i];
+                if let Some((view, child, w, s)) = nested {
+                    m.push_distinct("nested".into(), view);
+                    if self.input.plan {
                         children.push((plan.nodes.len(), r.name.clone(), child));
-                        warnings.extend(w);
-                        child_secrets.extend(s);
                     }
+                    warnings.extend(w);
+                    child_secrets.extend(s);
+                }
+                if !self.input.plan {
+                    list.push(Value::Map(m));
+                    continue;
                 }
                 let reasons = self.reasons(r, &wave_of);
-                index.insert(r.name.as_str(), plan.nodes.len());
+                node_of[i] = Some(plan.nodes.len());
                 plan.order.push(plan.nodes.len());
                 plan.nodes.push(PlanNode {
                     key: r.name.clone(),
@@ -175,16 +206,15 @@ impl Stack<'_> {
                 list.push(Value::Map(m));
             }
         }
-        for r in &resources {
+        for (i, r) in resources.iter().enumerate().filter(|_| self.input.plan) {
             for req in &r.requires {
                 let kind = if r.explicit.contains(req) {
                     "depends_on"
                 } else {
                     "reference"
                 };
-                if let (Some(&from), Some(&to)) =
-                    (index.get(req.as_str()), index.get(r.name.as_str()))
-                {
+                let from = by_name.get(req.as_str()).and_then(|&j| node_of[j]);
+                if let (Some(from), Some(to)) = (from, node_of[i]) {
                     plan.edges.push(PlanEdge {
                         from,
                         to,
@@ -226,6 +256,9 @@ impl Stack<'_> {
             .collect();
         let mut secrets: Vec<String> = secrets;
         secrets.extend(child_secrets);
+        if !self.input.plan {
+            plan = Plan::default();
+        }
         Ok((Value::Map(doc), plan, warnings, secrets))
     }
 }

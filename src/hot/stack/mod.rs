@@ -147,8 +147,9 @@ struct Stack<'a> {
     names: Vec<String>,
     conditions: HashMap<String, bool>,
     files_dir: Option<std::path::PathBuf>,
-    /// Each resource's `file:line` (found once: a lookup per resource in
-    /// the tree would be quadratic).
+    /// Each resource's `file:line` for the plan's reasons (found once: a
+    /// lookup per resource in the tree would be quadratic), when
+    /// [`Input::plan`] asks for the plan.
     lines: HashMap<String, String>,
 }
 
@@ -177,7 +178,8 @@ impl<'a> Stack<'a> {
             }
         };
         let mut lines = HashMap::new();
-        if let Some(crate::yaml::NodeValue::Map(top)) = t.tree.as_ref().map(|n| &n.value) {
+        let top = t.tree.as_ref().map(|n| &n.value).filter(|_| input.plan);
+        if let Some(crate::yaml::NodeValue::Map(top)) = top {
             let resources = top.iter().find(
                 |(k, _)| matches!(&k.value, crate::yaml::NodeValue::Str(s) if s == "resources"),
             );
@@ -358,18 +360,38 @@ impl<'a> Stack<'a> {
         Ok(out)
     }
 
+    /// The resource definitions in template order, checked once per
+    /// template ([`Template::definitions`]).
+    fn definitions(&self) -> Result<Vec<(String, &'a Map)>, Diagnostic> {
+        let names = self
+            .t
+            .definitions
+            .get_or_init(|| {
+                let defs = self.check_definitions()?;
+                Ok(defs.into_iter().map(|(name, _)| name).collect())
+            })
+            .clone()?;
+        let Some(resources) = self.t.section("resources").and_then(Value::as_map) else {
+            return Ok(Vec::new());
+        };
+        // Checked: every definition is a map.
+        Ok(names
+            .into_iter()
+            .zip(resources.values().filter_map(Value::as_map))
+            .collect())
+    }
+
     /// The resource definitions in template order: keys, field types
-    /// (Heat's step 9) and names (10).
-    fn definitions(&self) -> Result<Vec<(String, Map)>, Diagnostic> {
+    /// (Heat's step 9) and names (10). They depend on the template alone
+    /// (its parameters' names are the declared ones).
+    fn check_definitions(&self) -> Result<Vec<(String, &'a Map)>, Diagnostic> {
         let t = self.t;
-        let resources = t
-            .section("resources")
-            .and_then(Value::as_map)
-            .cloned()
-            .unwrap_or_default();
+        let Some(resources) = t.section("resources").and_then(Value::as_map) else {
+            return Ok(Vec::new());
+        };
         let newton = t.version >= Version::V20161014;
-        let mut defs: Vec<(String, Map)> = Vec::new();
-        for (k, def) in &resources {
+        let mut defs: Vec<(String, &'a Map)> = Vec::with_capacity(resources.len());
+        for (k, def) in resources {
             let name = k.py_str();
             // Located only when it fails: finding the key is a scan.
             let fail = |msg: String| {
@@ -455,7 +477,7 @@ impl<'a> Stack<'a> {
                     )));
                 }
             }
-            defs.push((name, m.clone()));
+            defs.push((name, m));
         }
         for (name, _) in &defs {
             if name.contains('/') {

@@ -17,9 +17,9 @@ use crate::hot::params::Type;
 use crate::hot::template::{self, Template, Version};
 use crate::hot::Input;
 use crate::value::{List, Map, Value};
-use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Heat's `max_nested_stack_depth`.
 const MAX_DEPTH: usize = 5;
@@ -35,10 +35,10 @@ pub(super) struct Level {
     pub(super) generated: bool,
     /// Resources the whole tree may still create (the `hot-resources`
     /// limit), shared by every level.
-    budget: Option<Rc<Cell<usize>>>,
+    budget: Option<Arc<AtomicUsize>>,
     /// Provider templates read and parsed so far, by path, shared by every
     /// level: a group of N members of one template reads it once.
-    templates: Rc<RefCell<HashMap<String, Rc<Template>>>>,
+    templates: Arc<Mutex<HashMap<String, Arc<Template>>>>,
 }
 
 impl Level {
@@ -58,6 +58,15 @@ const REFS: &[&str] = &[
     "Fn::GetAtt",
     "from_parent",
 ];
+
+/// Whether [`Stack::expand`] makes `r` a nested stack.
+fn is_stack(r: &Resource) -> bool {
+    r.resolved.template.is_some()
+        || matches!(
+            r.resolved.resolved.as_str(),
+            "OS::Heat::ResourceGroup" | "OS::Heat::AutoScalingGroup" | "OS::Heat::Stack"
+        )
+}
 
 /// Whether a resolved value holds a reference (it is then deferred).
 fn has_ref(v: &Value) -> bool {
@@ -136,21 +145,64 @@ fn py_name(v: &Value) -> String {
     v.py_str()
 }
 
-/// A nested view, its warnings and its hidden values.
 /// A nested stack's view, its plan, warnings and hidden values.
-type Expanded = (Value, crate::plan::Plan, Vec<Diagnostic>, Vec<String>);
+pub(super) type Expanded = (Value, crate::plan::Plan, Vec<Diagnostic>, Vec<String>);
 
 /// A child stack to compile: its template, the parameters the parent
 /// passes, the deferred ones, and the label of its template.
 struct Child {
-    template: Rc<Template>,
+    template: Arc<Template>,
     parameters: Map,
     deferred: Map,
     label: Option<String>,
     generated: bool,
 }
 
+/// A stack with this many nested stacks (a group's members) expands them
+/// side by side; fewer are expanded one after the other.
+const SIDE_BY_SIDE_AT: usize = 8;
+
 impl Stack<'_> {
+    /// The nested views of `resources` (see [`Stack::expand`]) in `order`,
+    /// the first error in that order as the error. Many are expanded side
+    /// by side; if any of them fails, all are expanded again one after the
+    /// other, from the same resource budget, so that the error is the one
+    /// the sequential order meets (the budget runs out at the same
+    /// resource).
+    pub(super) fn expand_all(
+        &self,
+        resources: &[Resource],
+        order: &[usize],
+        referenced: &[Vec<Value>],
+    ) -> Result<Vec<Option<Expanded>>, Diagnostic> {
+        if !self.input.nested {
+            return Ok(order.iter().map(|_| None).collect());
+        }
+        let stacks = order.iter().filter(|&&i| is_stack(&resources[i])).count();
+        if stacks >= SIDE_BY_SIDE_AT {
+            use rayon::prelude::*;
+            let before = self
+                .level
+                .budget
+                .as_ref()
+                .map(|b| b.load(Ordering::Relaxed));
+            let side_by_side: Result<Vec<_>, _> = order
+                .par_iter()
+                .map(|&i| self.expand(&resources[i], referenced))
+                .collect();
+            if side_by_side.is_ok() {
+                return side_by_side;
+            }
+            if let (Some(budget), Some(left)) = (&self.level.budget, before) {
+                budget.store(left, Ordering::Relaxed);
+            }
+        }
+        order
+            .iter()
+            .map(|&i| self.expand(&resources[i], referenced))
+            .collect()
+    }
+
     /// The `nested` view of `r`, if it is a stack: `{template, parameters,
     /// resources, waves, outputs}`; its warnings and hidden values join
     /// the parent's. `referenced` is every `get_attr` argument list of the
@@ -185,7 +237,7 @@ impl Stack<'_> {
             .level
             .budget
             .clone()
-            .unwrap_or_else(|| Rc::new(Cell::new(self.input.limits.hot_resources)));
+            .unwrap_or_else(|| Arc::new(AtomicUsize::new(self.input.limits.hot_resources)));
         let n = child
             .template
             .section("resources")
@@ -232,23 +284,12 @@ impl Stack<'_> {
             "template".into(),
             child.label.map_or(Value::Null, Value::str),
         );
-        let mut params = Map::new();
-        if let Some(ps) = doc.get("parameters").and_then(Value::as_map) {
-            for (k, p) in ps {
-                let mut m = Map::new();
-                for key in ["type", "value", "source"] {
-                    m.insert(Value::str(key), p.get(key).cloned().unwrap_or(Value::Null));
-                }
-                params.insert(k.clone(), Value::Map(m));
-            }
-        }
-        view.insert("parameters".into(), Value::Map(params));
         // Moved, not copied: a deep tree would copy each subtree per level.
         let mut doc = match doc {
             Value::Map(m) => m,
             _ => Map::new(),
         };
-        for key in ["resources", "waves", "outputs"] {
+        for key in ["parameters", "resources", "waves", "outputs"] {
             view.insert(
                 Value::str(key),
                 doc.shift_remove(key).unwrap_or(Value::Null),
@@ -257,14 +298,24 @@ impl Stack<'_> {
         Ok(Some((Value::Map(view), plan, warnings, secrets)))
     }
 
-    fn spend(&self, budget: &Cell<usize>, n: usize, r: &Resource) -> Result<(), Diagnostic> {
-        if n > budget.get() {
+    /// The parsed provider templates (a poisoned lock still holds them).
+    fn templates(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Template>>> {
+        self.level
+            .templates
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn spend(&self, budget: &AtomicUsize, n: usize, r: &Resource) -> Result<(), Diagnostic> {
+        let left = budget.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+            left.checked_sub(n)
+        });
+        if left.is_err() {
             return Err(self.resource_error(codes::HOT_TOO_MANY_RESOURCES, format!(
                     "resources.{}: the nested stacks would hold more than {} resources in all (the hot-resources limit; raise it with --limit hot-resources=N)",
                     r.name, self.input.limits.hot_resources
                 ), &r.name));
         }
-        budget.set(budget.get() - n);
         Ok(())
     }
 
@@ -340,8 +391,8 @@ impl Stack<'_> {
     }
 
     /// The provider template at `path`, read and parsed once per tree.
-    fn provider_template(&self, r: &Resource, path: &str) -> Result<Rc<Template>, Diagnostic> {
-        if let Some(t) = self.level.templates.borrow().get(path) {
+    fn provider_template(&self, r: &Resource, path: &str) -> Result<Arc<Template>, Diagnostic> {
+        if let Some(t) = self.templates().get(path) {
             return Ok(t.clone());
         }
         let text = self.read_file(path).map_err(|why| {
@@ -356,12 +407,15 @@ impl Stack<'_> {
             )
         })?;
         let file = SourceFile::new(path.to_string(), text);
-        let t = Rc::new(self.parse_child(&file)?);
-        self.level
-            .templates
-            .borrow_mut()
-            .insert(path.to_string(), t.clone());
-        Ok(t)
+        let t = Arc::new(self.parse_child(&file)?);
+        // Members expanded side by side may both have parsed it: the
+        // first one kept is the one every member uses.
+        let kept = self
+            .templates()
+            .entry(path.to_string())
+            .or_insert(t)
+            .clone();
+        Ok(kept)
     }
 
     /// A provider template's child stack: its parameters are the
@@ -370,7 +424,7 @@ impl Stack<'_> {
         &self,
         r: &Resource,
         path: &str,
-        t: Rc<Template>,
+        t: Arc<Template>,
     ) -> Result<Child, Diagnostic> {
         // (name, type, has a default): the provider's property schema.
         let declared: Vec<(String, Option<Type>, bool)> = t
@@ -706,12 +760,13 @@ impl Stack<'_> {
         let name = format!("{}<nested_stack>", r.name);
         let file = SourceFile::new(name, String::new());
         Ok(Child {
-            template: Rc::new(Template {
+            template: Arc::new(Template {
                 file,
                 tree: None,
                 data,
                 version: Version::V20150430,
                 version_text: "2015-04-30".into(),
+                definitions: Default::default(),
             }),
             parameters: Map::new(),
             deferred: Map::new(),
@@ -741,7 +796,7 @@ impl Stack<'_> {
             }
         }
         Ok(Child {
-            template: Rc::new(t),
+            template: Arc::new(t),
             parameters,
             deferred,
             label: None,

@@ -4,7 +4,7 @@
 
 use super::{Resource, Stack};
 use crate::plan::EdgeFamily;
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 impl Stack<'_> {
     /// Why `r` is in its wave: the requirement on the longest path first,
