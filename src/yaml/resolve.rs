@@ -99,6 +99,20 @@ static TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid regex")
 });
 
+/// `YYYY-MM-DD`, the timestamp regex's first form, without the regex
+/// (every Heat template's version is one: most loads then never build it).
+fn is_plain_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 10
+        && b.iter().enumerate().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                *c == b'-'
+            } else {
+                c.is_ascii_digit()
+            }
+        })
+}
+
 /// PyYAML's implicit resolution of a plain scalar (resolvers are tried in
 /// registration order among those registered for the first character).
 pub(crate) fn resolve_plain(s: &str) -> ScalarTag {
@@ -136,7 +150,7 @@ pub(crate) fn resolve_plain(s: &str) -> ScalarTag {
     if matches!(s, "~" | "null" | "Null" | "NULL") {
         return ScalarTag::Null;
     }
-    if first.is_ascii_digit() && TIMESTAMP.is_match(s) {
+    if first.is_ascii_digit() && (is_plain_date(s) || TIMESTAMP.is_match(s)) {
         return ScalarTag::Timestamp;
     }
     if s == "=" {
@@ -450,6 +464,30 @@ mod tests {
         }
         for n in ["~", "null", "Null", "NULL", ""] {
             assert_eq!(load(n), Scalar::Null, "{n:?}");
+        }
+    }
+
+    #[test]
+    fn plain_dates_skip_only_what_the_regex_matches() {
+        for s in [
+            "2016-10-14",
+            "2016-1-14",
+            "2016-10-1",
+            "20161014xx",
+            "2016-10-14T",
+            "2016/10/14",
+            "201a-10-14",
+            "2016-10-145",
+            "2016-10-14 ",
+            "0000-00-00",
+            "2016-10-14t10:00:00",
+        ] {
+            assert!(!is_plain_date(s) || TIMESTAMP.is_match(s), "{s}");
+            assert_eq!(
+                is_plain_date(s),
+                s.len() == 10 && TIMESTAMP.is_match(s),
+                "{s}"
+            );
         }
     }
 
