@@ -30,8 +30,7 @@ oracle_context=(--stack-name oracle_stack --stack-id 00000000-0000-4000-8000-000
   --project-id oracle-project)
 
 # Wall seconds (4 decimals) and peak RSS (KiB) of one run of a command; its
-# output goes to $to (default /dev/null). The clock is bash's (time's %e
-# has 10 ms steps).
+# output goes to $to (default /dev/null).
 measure() {
   local t c m
   read -r t c m < <(measure_cpu "$@")
@@ -72,14 +71,29 @@ PY
 # Wall seconds, CPU seconds (user + system, children included) and peak RSS
 # (KiB) of one run of a command; its output goes to $to. On a shared,
 # loaded machine the CPU time is the steadier measure of the work done.
+# Both clocks to the microsecond (os.wait4's rusage, not time(1)'s two
+# decimals), so a run of a few milliseconds is measured, not rounded to 0.
 measure_cpu() {
-  local out=$work/time.txt start end u s m
-  start=$EPOCHREALTIME
-  /usr/bin/time -f '%U %S %M' -o "$out" "$@" > "${to:-/dev/null}" 2> "$work/stderr.txt" || {
-    cat "$work/stderr.txt" >&2; return 1; }
-  end=$EPOCHREALTIME
-  read -r u s m < "$out"
-  echo "$(awk "BEGIN{printf \"%.4f %.2f\", $end - $start, $u + $s}") $m"
+  python3 - "$work/stderr.txt" "${to:-/dev/null}" "$@" <<'PY'
+import os, sys, time
+err, out, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+    os.dup2(os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 1)
+    os.dup2(os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 2)
+    try:
+        os.execvp(argv[0], argv)
+    finally:
+        os._exit(127)
+_, status, ru = os.wait4(pid, 0)
+wall = time.perf_counter() - start
+if status != 0:
+    sys.stderr.write(open(err).read())
+    sys.exit(1)
+print(f"{wall:.4f} {ru.ru_utime + ru.ru_stime:.4f} {ru.ru_maxrss}")
+PY
 }
 
 # The best wall time, the best CPU time and the largest peak RSS of five
