@@ -80,6 +80,9 @@ struct Writer<'a> {
 /// [`Writer`].
 const PAR_ITEMS: usize = 32;
 
+/// Items of such a list or map per parallel task.
+const PAR_TASK_ITEMS: usize = 8;
+
 /// What a streamed [`Writer`] hands its text to.
 type Sink<'a> = std::cell::RefCell<&'a mut dyn FnMut(&mut String)>;
 
@@ -188,29 +191,19 @@ impl<'a> Writer<'a> {
         item: impl Fn(usize) -> (Option<&'v Value>, &'v Value) + Sync,
         level: usize,
     ) {
-        use rayon::prelude::*;
-        /// Items per task.
-        const CHUNK: usize = 8;
-        let o = self.o;
         // Bytes per item so far: each task's text is sized from it.
         let mut per_item = 0;
         for start in (0..len).step_by(PAR_ITEMS) {
             let end = (start + PAR_ITEMS).min(len);
-            let texts: Vec<String> = (start..end)
-                .into_par_iter()
-                .step_by(CHUNK)
-                .map(|from| {
-                    let to = (from + CHUNK).min(end);
-                    let mut w = Writer::new(o);
-                    w.parallel = true;
-                    let mut text = String::with_capacity(per_item * (to - from));
-                    for i in from..to {
-                        let (key, v) = item(i);
-                        w.item(&mut text, i, key, v, level);
-                    }
-                    text
-                })
-                .collect();
+            let texts = render_par(
+                self.o,
+                true,
+                start..end,
+                PAR_TASK_ITEMS,
+                per_item,
+                level,
+                &item,
+            );
             per_item = texts.iter().map(String::len).sum::<usize>() / (end - start) + 16;
             for t in texts {
                 out.push_str(&t);
@@ -333,32 +326,48 @@ fn write_items_par<'a, W: std::io::Write>(
     len: usize,
     item: impl Fn(usize) -> (Option<&'a Value>, &'a Value) + Sync,
 ) -> std::io::Result<()> {
-    use rayon::prelude::*;
-    const BATCH: usize = PAR_BATCH;
-    const WAVE: usize = 32 * BATCH;
+    const WAVE: usize = 32 * PAR_BATCH;
+    let pretty = JsonOptions::indented(4);
     for wave in (0..len).step_by(WAVE) {
         let end = (wave + WAVE).min(len);
-        let pretty = JsonOptions::indented(4);
-        let texts: Vec<String> = (wave..end)
-            .into_par_iter()
-            .step_by(BATCH)
-            .map(|start| {
-                let writer = Writer::new(&pretty);
-                let stop = (start + BATCH).min(end);
-                // A state chunk prints in about 350 bytes: start near it.
-                let mut out = String::with_capacity((stop - start) * 384);
-                for i in start..stop {
-                    let (key, v) = item(i);
-                    writer.item(&mut out, i, key, v, 1);
-                }
-                out
-            })
-            .collect();
-        for t in texts {
+        // A state chunk prints in about 350 bytes: start near it.
+        for t in render_par(&pretty, false, wave..end, PAR_BATCH, 384, 1, &item) {
             w.write_all(t.as_bytes())?;
         }
     }
     Ok(())
+}
+
+/// Items `range` of a list or map at `level`, rendered side by side,
+/// `per_task` items a task (each task's text sized for `per_item` bytes an
+/// item; `parallel`: its own large lists and maps side by side too), the
+/// texts in order: joined, the bytes of the serial loop.
+fn render_par<'v>(
+    o: &JsonOptions,
+    parallel: bool,
+    range: std::ops::Range<usize>,
+    per_task: usize,
+    per_item: usize,
+    level: usize,
+    item: &(impl Fn(usize) -> (Option<&'v Value>, &'v Value) + Sync),
+) -> Vec<String> {
+    use rayon::prelude::*;
+    let end = range.end;
+    range
+        .into_par_iter()
+        .step_by(per_task)
+        .map(|from| {
+            let to = (from + per_task).min(end);
+            let mut w = Writer::new(o);
+            w.parallel = parallel;
+            let mut text = String::with_capacity(per_item * (to - from));
+            for i in from..to {
+                let (key, v) = item(i);
+                w.item(&mut text, i, key, v, level);
+            }
+            text
+        })
+        .collect()
 }
 
 /// Top-level items rendered per parallel task by [`write_items_par`].
