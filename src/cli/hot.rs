@@ -265,30 +265,35 @@ pub fn run(args: Args, ctx: &Ctx) -> CmdResult {
             }
         };
         let text = match args.format {
-            // Streamed as it is rendered.
-            Format::Json => String::new(),
-            Format::Yaml => lowstate::yaml::dump(&document(), Default::default()),
-            Format::Text => text_plan(&compiled.document, &compiled.secrets),
-            Format::Order => lowstate::plan::order_report(&compiled.plan, ctx.use_color(true)),
-            Format::Dot => lowstate::plan::to_dot(&compiled.plan),
-            Format::Mermaid => lowstate::plan::to_mermaid(&compiled.plan),
+            // Streamed as it is rendered, not made into one text first.
+            Format::Json => None,
+            Format::Yaml => Some(lowstate::yaml::dump(&document(), Default::default())),
+            Format::Text => Some(text_plan(&compiled.document, &compiled.secrets)),
+            Format::Order => Some(lowstate::plan::order_report(
+                &compiled.plan,
+                ctx.use_color(true),
+            )),
+            Format::Dot => Some(lowstate::plan::to_dot(&compiled.plan)),
+            Format::Mermaid => Some(lowstate::plan::to_mermaid(&compiled.plan)),
             Format::GraphJson => {
                 let mut t = lowstate::plan::to_json_document(&compiled.plan).to_json_pretty();
                 t.push('\n');
-                t
+                Some(t)
             }
             // One lane per creation wave.
-            Format::Html => lowstate::plan::to_html(&compiled.plan.grouped_by_rank("wave")),
+            Format::Html => Some(lowstate::plan::to_html(
+                &compiled.plan.grouped_by_rank("wave"),
+            )),
             Format::Markdown => return Err(markdown_needs_diff_from()),
         };
-        match args.format {
-            Format::Json => ctx.write_value(
+        match text {
+            Some(text) => ctx.emit(&text, args.output.as_deref())?,
+            None => ctx.write_value(
                 &compiled.document,
                 lowstate::emit::Format::Json,
                 args.output.as_deref(),
                 args.redact,
             )?,
-            _ => ctx.emit(&text, args.output.as_deref())?,
         }
     }
     let ok = compiled.ok();
