@@ -12,7 +12,9 @@
 //! formula checked out under a `salt/` root; `--file` the SLS to edit
 //! (relative to DIR). Each edit changes one character of a state's text
 //! (and the next edit changes it back), so every edit is a real change the
-//! server must recompile; `--edits N` (default 40).
+//! server must recompile; `--edits N` (default 40). `--pause MS` waits
+//! that long after each edit's diagnostics before the next edit, as a
+//! typist does (default 0: back to back, the server never idle).
 
 #[path = "../tests/lsp_client/mod.rs"]
 mod client;
@@ -33,6 +35,11 @@ fn main() {
     let edits: usize = arg(&args, "--edits")
         .and_then(|v| v.parse().ok())
         .unwrap_or(40);
+    let pause = std::time::Duration::from_millis(
+        arg(&args, "--pause")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0),
+    );
     let (tree, file) = match arg(&args, "--tree") {
         Some(t) => (
             PathBuf::from(t).canonicalize().expect("--tree DIR"),
@@ -63,6 +70,7 @@ fn main() {
         .expect("a letter to edit");
     let mut times = Vec::with_capacity(edits);
     for i in 0..edits {
+        std::thread::sleep(pause);
         let old = text[at..at + 1].to_string();
         let new = if old.chars().all(|ch| ch.is_ascii_lowercase()) {
             old.to_ascii_uppercase()
@@ -85,10 +93,15 @@ fn main() {
     let pick = |q: f64| times[((times.len() as f64 - 1.0) * q).round() as usize];
     println!(
         "lsp latency on {} (edit {file}): open to first diagnostics {:.0} ms ({} diagnostics); \
-         {edits} edits: edit-to-diagnostics median {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+         {edits} edits{}: edit-to-diagnostics median {:.1} ms, p95 {:.1} ms, max {:.1} ms",
         tree.display(),
         cold.as_secs_f64() * 1000.0,
         first.len(),
+        if pause.is_zero() {
+            String::new()
+        } else {
+            format!(" {} ms apart", pause.as_millis())
+        },
         pick(0.5),
         pick(0.95),
         pick(1.0),

@@ -192,6 +192,17 @@ impl Workspace {
         })
     }
 
+    /// The work of copying every cached render ahead of the next compile,
+    /// which then takes those copies instead of copying renders itself
+    /// ([`crate::salt::share::RenderShare::spare_work`]): to run while the
+    /// editor is quiet; it stops once `stop` is set (a compile begins).
+    pub fn spare_work(
+        &self,
+        stop: Arc<std::sync::atomic::AtomicBool>,
+    ) -> impl FnOnce() + Send + 'static {
+        self.share.sls.spare_work(stop)
+    }
+
     /// A fresh render cache and fileserver (with the editor's texts), and
     /// the config read again.
     fn restart(&mut self) {
@@ -1425,6 +1436,9 @@ mod incremental {
             ws.set_text(&path, Some(text.to_string()));
             open.insert(path, text.to_string());
             let got = shown(&ws.analyse());
+            // As the server does between edits: the next compile takes
+            // these copies of the cached renders.
+            ws.spare_work(Arc::default())();
             let mut fresh = Workspace::open(&dir).unwrap();
             for (p, t) in &open {
                 fresh.set_text(p, Some(t.clone()));

@@ -25,6 +25,13 @@
 //! distinct combination of (reads, values seen); past that, new
 //! combinations are rendered but not kept. So the cache is bounded by the
 //! number of files times that cap, whatever the fleet's size.
+//!
+//! Spares: a compile consumes what it takes from the cache, so a hit is
+//! copied. A holder of the cache with time to spare between compiles (the
+//! language server, between edits) can have each render's next copy made
+//! ahead ([`RenderShare::spare_work`]); a hit then takes that copy, which
+//! no one else holds, instead of the shared render. At most one spare per
+//! render, so this at most doubles the cache.
 
 use crate::diag::{codes, Diagnostic};
 use crate::salt::render::jinja::reads::{self, ReadLog, Source, SourceReads};
@@ -32,7 +39,7 @@ use crate::salt::render::jinja::RenderData;
 use crate::value::Value;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The most renders one file keeps (see the module docs).
@@ -72,6 +79,9 @@ impl CacheStats {
 pub(crate) struct Hit<T> {
     /// The result.
     pub result: Arc<T>,
+    /// A copy of the result made ahead, which only this hit holds (see
+    /// "Spares" in the module docs).
+    spare: Option<T>,
     /// The functions it had answered as a fresh minion (to replay).
     pub answered: Vec<String>,
     /// What it read of the minion's data, by source.
@@ -135,9 +145,14 @@ struct Shape<T> {
     entries: HashMap<u64, Vec<Entry<T>>>,
 }
 
+/// Where a render's spare copy waits (see "Spares" in the module docs).
+type SpareSlot<T> = Arc<Mutex<Option<T>>>;
+
 struct Entry<T> {
     seen: Vec<Option<Value>>,
     result: Arc<T>,
+    /// The next copy of `result`, once made (see "Spares").
+    spare: SpareSlot<T>,
     answered: Vec<String>,
     files: (Vec<String>, bool),
 }
@@ -183,8 +198,14 @@ impl<T> RenderShare<T> {
     }
 
     /// A render of `file` in `saltenv` that read what `data` still gives
-    /// (not counted).
-    fn find(&self, saltenv: &str, file: &str, data: &RenderData) -> Option<Hit<T>> {
+    /// (not counted), with its spare copy if `take_spare` and one is ready.
+    fn find(
+        &self,
+        saltenv: &str,
+        file: &str,
+        data: &RenderData,
+        take_spare: bool,
+    ) -> Option<Hit<T>> {
         let files = self.files.lock().unwrap_or_else(|e| e.into_inner());
         files
             .get(&(saltenv.to_string(), file.to_string()))
@@ -196,6 +217,11 @@ impl<T> RenderShare<T> {
                         .find(|e| same_seen(&e.seen, &seen))
                         .map(|e| Hit {
                             result: e.result.clone(),
+                            // Never waits: a copy still being put in place
+                            // is left for the next hit.
+                            spare: take_spare
+                                .then(|| e.spare.try_lock().ok()?.take())
+                                .flatten(),
                             answered: e.answered.clone(),
                             reads: shape.reads.clone(),
                             files: e.files.clone(),
@@ -207,7 +233,7 @@ impl<T> RenderShare<T> {
     /// A render of `file` in `saltenv` that read what `data` still gives
     /// (counted as a hit or a miss).
     pub(crate) fn lookup(&self, saltenv: &str, file: &str, data: &RenderData) -> Option<Hit<T>> {
-        let found = self.find(saltenv, file, data);
+        let found = self.find(saltenv, file, data, true);
         let counter = if found.is_some() {
             &self.hits
         } else {
@@ -282,10 +308,41 @@ impl<T> RenderShare<T> {
         list.push(Entry {
             seen: seen_refs.into_iter().map(|v| v.cloned()).collect(),
             result,
+            spare: Arc::default(),
             answered: answered.to_vec(),
             files,
         });
         slot.entries += 1;
+    }
+
+    /// The work of making a spare copy of every render that has none
+    /// (see "Spares" in the module docs), to run while no compile needs
+    /// the time; it stops, between two copies, once `stop` is set. Only
+    /// gathering the renders happens here, under the cache's lock, so that
+    /// a thread doing the work at a low priority never holds that lock.
+    pub fn spare_work(&self, stop: Arc<AtomicBool>) -> impl FnOnce() + Send + 'static
+    where
+        T: Clone + Send + Sync + 'static,
+    {
+        let files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        let todo: Vec<(Arc<T>, SpareSlot<T>)> = files
+            .values()
+            .flat_map(|slot| &slot.shapes)
+            .flat_map(|shape| shape.entries.values().flatten())
+            .filter(|e| e.spare.try_lock().is_ok_and(|s| s.is_none()))
+            .map(|e| (e.result.clone(), e.spare.clone()))
+            .collect();
+        move || {
+            for (result, spare) in todo {
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                let copy = (*result).clone();
+                if let Ok(mut s) = spare.lock() {
+                    s.get_or_insert(copy);
+                }
+            }
+        }
     }
 
     /// The hits and misses so far.
@@ -307,7 +364,7 @@ fn from_twin<T>(
     key: (&str, &str),
     data: &RenderData,
 ) -> Option<Hit<T>> {
-    let hit = twin.share.find(key.0, key.1, data)?;
+    let hit = twin.share.find(key.0, key.1, data, false)?;
     let (templates, listed) = &hit.files;
     if *listed || !(twin.same)(dep) {
         return None;
@@ -391,7 +448,8 @@ pub(crate) fn cached_twin<T: std::fmt::Debug>(
                 return Arc::new(failed(mismatch(what, &minion)));
             }
         }
-        hit.result
+        // The copy made ahead is the result, held by no one else.
+        hit.spare.map_or(hit.result, Arc::new)
     };
     if let Some(hit) = share.lookup(saltenv, file, data) {
         return check(hit);
@@ -525,6 +583,46 @@ mod tests {
                 from_twin: 0
             }
         );
+    }
+
+    #[test]
+    fn a_hit_takes_the_copy_made_ahead_once() {
+        let share: RenderShare<String> = RenderShare::default();
+        let get = |d: &RenderData| {
+            cached(
+                &share,
+                false,
+                ("base", "a"),
+                d,
+                "base:a",
+                |e| e.message,
+                || {
+                    reads::key(Source::Grains, "os");
+                    "rendered".to_string()
+                },
+            )
+        };
+        let d = data(Value::str("Debian"), Value::Null);
+        let first = get(&d);
+        // No spare yet: the hit is the render the cache holds.
+        let shared = get(&d);
+        assert!(Arc::ptr_eq(&first, &shared));
+        share.spare_work(Arc::default())();
+        let spare = get(&d);
+        assert_eq!(*spare, "rendered");
+        assert!(!Arc::ptr_eq(&first, &spare));
+        assert_eq!(Arc::strong_count(&spare), 1);
+        // Used up: the next hit shares the render again until the next
+        // spare is made; a second run of the work makes only that one.
+        assert!(Arc::ptr_eq(&first, &get(&d)));
+        share.spare_work(Arc::default())();
+        share.spare_work(Arc::default())();
+        assert_eq!(Arc::strong_count(&get(&d)), 1);
+        assert!(Arc::ptr_eq(&first, &get(&d)));
+        // Stopped before it starts: no copy.
+        share.spare_work(Arc::new(AtomicBool::new(true)))();
+        assert!(Arc::ptr_eq(&first, &get(&d)));
+        assert_eq!(share.stats().hits, 6);
     }
 
     #[test]

@@ -8,8 +8,9 @@
 //! `initializationOptions.config`) or a directory of HOT templates. After
 //! the messages waiting are handled, an edit recompiles (reusing every
 //! render the edit cannot change) and republishes the diagnostics of the
-//! open files; the last compile is freed, and the compiled files' spans
-//! worked out ahead, on threads of their own. A request about a file outside the workspace gets an empty
+//! open files; the last compile is freed, the compiled files' spans
+//! worked out ahead, and the next compile's copies of the cached renders
+//! made while the editor is quiet, on threads of their own. A request about a file outside the workspace gets an empty
 //! answer; a panic inside a request is caught, logged through
 //! `window/logMessage` (without its message, which may quote a secret)
 //! and answered with an error; the server never writes a file.
@@ -167,6 +168,9 @@ struct Server<'c> {
     published: BTreeSet<PathBuf>,
     /// The thread working out the compiled files' spans, while it runs.
     spans: Option<std::thread::JoinHandle<()>>,
+    /// Tells the thread copying cached renders ahead of the next compile
+    /// (if one runs) to stop: a compile begins.
+    spares_stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl<'c> Server<'c> {
@@ -200,6 +204,7 @@ impl<'c> Server<'c> {
             dirty: false,
             published: BTreeSet::new(),
             spans: None,
+            spares_stop: std::sync::Arc::default(),
         };
         if let Some(envs) = options.get("environments").and_then(Json::as_array) {
             let base = root.clone().unwrap_or_default();
@@ -348,6 +353,8 @@ impl<'c> Server<'c> {
             return;
         }
         self.dirty = false;
+        self.spares_stop
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         let analysed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let salt = self.salt.as_ref().map(|w| w.analyse());
             let hot: Vec<(PathBuf, String)> = self
@@ -414,6 +421,20 @@ impl<'c> Server<'c> {
                     .spawn(a.span_work())
                     .ok();
             }
+        }
+        // The next compile's copies of the cached renders, made while the
+        // editor is quiet, at the lowest priority; the next compile stops
+        // the work where it is and takes the copies made so far.
+        if let Some(w) = &self.salt {
+            let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            self.spares_stop = stop.clone();
+            let work = w.spare_work(stop);
+            let _ = std::thread::Builder::new()
+                .name("lowstate-lsp-spares".into())
+                .spawn(move || {
+                    lowest_priority();
+                    work();
+                });
         }
     }
 
