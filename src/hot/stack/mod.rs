@@ -29,6 +29,15 @@ use waves::waves;
 /// A resolved part of the stack, or its error with the path it was at.
 type Built<T> = Result<T, (FnError, String)>;
 
+/// What resolving an output's value met: its `get_attr` (resource,
+/// attribute) pairs and the resources it references, for the attribute
+/// and reference checks (kept from the one resolution).
+#[derive(Default)]
+struct OutputRefs {
+    attributes: Vec<(String, String)>,
+    refs: Vec<String>,
+}
+
 /// A resource after resolution.
 struct Resource {
     name: String,
@@ -534,12 +543,15 @@ impl<'a> Stack<'a> {
         }
         // Outputs (validated and resolved like properties, no edges).
         let mut outputs: Vec<(String, Built<Map>)> = Vec::new();
+        let mut output_refs: Vec<OutputRefs> = Vec::new();
         match t.section("outputs") {
             None => {}
             Some(Value::Map(m)) => {
                 for (k, def) in m {
                     let name = k.py_str();
-                    outputs.push((name.clone(), self.output(&name, def, &files)));
+                    let mut met = OutputRefs::default();
+                    outputs.push((name.clone(), self.output(&name, def, &files, &mut met)));
+                    output_refs.push(met);
                 }
             }
             Some(other) => {
@@ -630,7 +642,7 @@ impl<'a> Stack<'a> {
                 self.at(&["resources"]),
             )
         })?;
-        self.check_attributes(&resolved, &outputs, &all, &files)?;
+        self.check_attributes(&resolved, &outputs, &output_refs, &all)?;
         if let Some(d) = runtime {
             return Err(d);
         }
@@ -730,7 +742,14 @@ impl<'a> Stack<'a> {
         })
     }
 
-    fn output(&self, name: &str, def: &Value, files: &dyn Fn(&str) -> FileRead) -> Built<Map> {
+    /// Output `name` resolved; what its value references goes to `met`.
+    fn output(
+        &self,
+        name: &str,
+        def: &Value,
+        files: &dyn Fn(&str) -> FileRead,
+        met: &mut OutputRefs,
+    ) -> Built<Map> {
         let path = format!("outputs.{name}");
         let Some(m) = def.as_map() else {
             return Err((
@@ -767,10 +786,14 @@ impl<'a> Stack<'a> {
                 .map_err(|e| (e, path.clone()))?,
         };
         let value = if on {
-            self.scope(files)
+            let scope = self.scope(files);
+            let value = scope
                 .resolve(m.get("value").unwrap_or(&Value::Null))
                 .map_err(|e| (e, format!("{path}.value")))?
-                .value
+                .value;
+            met.attributes = scope.attributes.take();
+            met.refs = scope.refs.take();
+            value
         } else {
             Value::Null
         };
