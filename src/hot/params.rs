@@ -182,9 +182,10 @@ pub fn build_all(
     deferred: &Map,
     notes: &mut Vec<String>,
 ) -> Result<(Vec<Param>, Vec<Diagnostic>), Diagnostic> {
+    let none = Map::new();
     let defs = match t.section("parameters") {
-        None => Map::new(),
-        Some(Value::Map(m)) => m.clone(),
+        None => &none,
+        Some(Value::Map(m)) => m,
         Some(_) => {
             return Err(error(
                 codes::HOT_VALIDATION,
@@ -196,7 +197,7 @@ pub fn build_all(
     let at = |name: &str| t.span(&["parameters", name]).map(|r| (&t.file, r));
     // Schemas first (malformed definitions are found while parsing).
     let mut schemas = Vec::with_capacity(defs.len());
-    for (k, def) in &defs {
+    for (k, def) in defs {
         let name = k.py_str();
         schemas.push(schema(&name, def, t).map_err(|d| d.with_subject(PARAMETER, name.as_str()))?);
     }

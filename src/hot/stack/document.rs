@@ -20,7 +20,15 @@ impl Stack<'_> {
         let mut child_secrets = Vec::new();
         // Every get_attr the stack holds (a group generates outputs for them).
         let mut referenced = Vec::new();
-        if self.input.nested {
+        // Only a group reads them (to generate its outputs).
+        let groups = resources.iter().any(|r| {
+            r.resolved.template.is_none()
+                && matches!(
+                    r.resolved.resolved.as_str(),
+                    "OS::Heat::ResourceGroup" | "OS::Heat::AutoScalingGroup"
+                )
+        });
+        if self.input.nested && groups {
             for r in &resources {
                 for (k, v) in &r.sections {
                     if *k != "update_policy" {
@@ -92,7 +100,11 @@ impl Stack<'_> {
             .map(|(i, r)| (r.name.clone(), i))
             .collect();
         let mut list = List::with_capacity(resources.len());
-        let mut plan = Plan {
+        // The plan is built for the drawings only ([`crate::hot::Input::plan`]).
+        let mut plan = if !self.input.plan {
+            Plan::default()
+        } else {
+            Plan {
             group_name: "stack".into(),
             secondary_name: "—".into(),
             words: crate::plan::Words {
@@ -107,6 +119,7 @@ impl Stack<'_> {
                 ("reference".into(), edge_style("reference")),
             ],
             ..Plan::default()
+        }
         };
         // Nested stacks' plans, merged once this stack's nodes are placed.
         let mut children: Vec<(usize, String, Plan)> = Vec::new();
@@ -256,9 +269,6 @@ impl Stack<'_> {
             .collect();
         let mut secrets: Vec<String> = secrets;
         secrets.extend(child_secrets);
-        if !self.input.plan {
-            plan = Plan::default();
-        }
         Ok((Value::Map(doc), plan, warnings, secrets))
     }
 }
