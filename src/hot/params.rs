@@ -129,9 +129,9 @@ impl Param {
     /// The parameter in a nested stack's view: `{type, value, source}`.
     pub fn nested_view(&self) -> Value {
         let mut m = Map::with_capacity(3);
-        m.insert("type".into(), self.ty.name().into());
-        m.insert("value".into(), self.shown_value());
-        m.insert("source".into(), self.source.into());
+        m.push_distinct("type".into(), self.ty.name().into());
+        m.push_distinct("value".into(), self.shown_value());
+        m.push_distinct("source".into(), self.source.into());
         Value::Map(m)
     }
 }

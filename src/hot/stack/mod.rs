@@ -532,7 +532,7 @@ impl<'a> Stack<'a> {
             enabled.push(on);
         }
         // Resolve every enabled resource; keep errors by phase.
-        let mut built: Vec<Built<Resource>> = Vec::new();
+        let mut built: Vec<Built<Resource>> = Vec::with_capacity(defs.len());
         let mut warnings = Vec::new();
         for ((name, m), on) in defs.iter().zip(&enabled) {
             if !*on {
@@ -547,6 +547,8 @@ impl<'a> Stack<'a> {
         match t.section("outputs") {
             None => {}
             Some(Value::Map(m)) => {
+                outputs.reserve(m.len());
+                output_refs.reserve(m.len());
                 for (k, def) in m {
                     let name = k.py_str();
                     let mut met = OutputRefs::default();
@@ -618,7 +620,7 @@ impl<'a> Stack<'a> {
                 }
             }
         }
-        let mut resolved: Vec<Resource> = Vec::new();
+        let mut resolved: Vec<Resource> = Vec::with_capacity(built.len());
         let mut runtime: Option<Diagnostic> = None;
         for r in built {
             match r {

@@ -94,20 +94,20 @@ fn member_value(v: &Value, var: &str, name: &str) -> Value {
             let expr = if f == "from_parent" {
                 v.clone()
             } else {
-                let mut m = Map::new();
-                m.insert("from_parent".into(), replace_index(v, var, name));
-                return Value::Map(m);
+                return func("from_parent", replace_index(v, var, name));
             };
             return replace_index(&expr, var, name);
         }
     }
     match v {
-        Value::Map(m) => Value::Map(
-            m.iter()
-                .filter(|(_, x)| !x.is_null())
-                .map(|(k, x)| (k.clone(), member_value(x, var, name)))
-                .collect(),
-        ),
+        Value::Map(m) => {
+            // Keys of a map: distinct.
+            let mut out = Map::with_capacity(m.len());
+            for (k, x) in m.iter().filter(|(_, x)| !x.is_null()) {
+                out.push_distinct(k.clone(), member_value(x, var, name));
+            }
+            Value::Map(out)
+        }
         Value::List(l) => Value::List(
             l.iter()
                 .filter(|x| !x.is_null())
@@ -123,11 +123,13 @@ fn member_value(v: &Value, var: &str, name: &str) -> Value {
 fn replace_index(v: &Value, var: &str, name: &str) -> Value {
     match v {
         Value::Str(s) if !var.is_empty() => Value::str(s.replace(var, name)),
-        Value::Map(m) => Value::Map(
-            m.iter()
-                .map(|(k, x)| (k.clone(), replace_index(x, var, name)))
-                .collect(),
-        ),
+        Value::Map(m) => {
+            let mut out = Map::with_capacity(m.len());
+            for (k, x) in m {
+                out.push_distinct(k.clone(), replace_index(x, var, name));
+            }
+            Value::Map(out)
+        }
         Value::List(l) => Value::List(l.iter().map(|x| replace_index(x, var, name)).collect()),
         other => other.clone(),
     }
@@ -135,8 +137,8 @@ fn replace_index(v: &Value, var: &str, name: &str) -> Value {
 
 /// `{name: args}`.
 fn func(name: &str, args: Value) -> Value {
-    let mut m = Map::new();
-    m.insert(Value::str(name), args);
+    let mut m = Map::with_capacity(1);
+    m.push_distinct(Value::str(name), args);
     Value::Map(m)
 }
 
@@ -279,8 +281,8 @@ impl Stack<'_> {
                 wrap(d, &segment)
                     .or_primary(at.map(|(f, range)| crate::diag::Label::new(f, range, "here")))
             })?;
-        let mut view = Map::new();
-        view.insert(
+        let mut view = Map::with_capacity(5);
+        view.push_distinct(
             "template".into(),
             child.label.map_or(Value::Null, Value::str),
         );
@@ -290,7 +292,7 @@ impl Stack<'_> {
             _ => Map::new(),
         };
         for key in ["parameters", "resources", "waves", "outputs"] {
-            view.insert(
+            view.push_distinct(
                 Value::str(key),
                 doc.shift_remove(key).unwrap_or(Value::Null),
             );
@@ -590,9 +592,10 @@ impl Stack<'_> {
                 return Err(d);
             }
         }
-        let mut resources = Map::new();
+        // The names are distinct.
+        let mut resources = Map::with_capacity(names.len());
         for name in &names {
-            resources.insert(Value::str(name.as_str()), self.member(def, &var, name));
+            resources.push_distinct(Value::str(name.as_str()), self.member(def, &var, name));
         }
         let mut outputs = Map::new();
         for attr in referenced
@@ -677,9 +680,9 @@ impl Stack<'_> {
             return Err(self.property_error(r, "", "Property resource not assigned".into()));
         };
         let names: Vec<String> = (0..count).map(|i| format!("member-{i}")).collect();
-        let mut resources = Map::new();
+        let mut resources = Map::with_capacity(names.len());
         for name in &names {
-            resources.insert(Value::str(name.as_str()), self.member(def, "", name));
+            resources.push_distinct(Value::str(name.as_str()), self.member(def, "", name));
         }
         let mut outputs = Map::new();
         for attr in referenced
@@ -737,26 +740,26 @@ impl Stack<'_> {
 
     /// One member definition of a group.
     fn member(&self, def: &Map, var: &str, name: &str) -> Value {
-        let mut m = Map::new();
-        m.insert(
+        let mut m = Map::with_capacity(3);
+        m.push_distinct(
             "type".into(),
             def.get("type").cloned().unwrap_or(Value::Null),
         );
         if let Some(p) = def.get("properties").filter(|v| !v.is_null()) {
-            m.insert("properties".into(), member_value(p, var, name));
+            m.push_distinct("properties".into(), member_value(p, var, name));
         }
         if let Some(p) = def.get("metadata").filter(|v| !v.is_null()) {
-            m.insert("metadata".into(), p.clone());
+            m.push_distinct("metadata".into(), p.clone());
         }
         Value::Map(m)
     }
 
     /// The template Heat generates for a group's members (2015-04-30).
     fn generated(&self, r: &Resource, resources: Map, outputs: Map) -> Result<Child, Diagnostic> {
-        let mut data = Map::new();
-        data.insert("heat_template_version".into(), Value::str("2015-04-30"));
-        data.insert("resources".into(), Value::Map(resources));
-        data.insert("outputs".into(), Value::Map(outputs));
+        let mut data = Map::with_capacity(3);
+        data.push_distinct("heat_template_version".into(), Value::str("2015-04-30"));
+        data.push_distinct("resources".into(), Value::Map(resources));
+        data.push_distinct("outputs".into(), Value::Map(outputs));
         let name = format!("{}<nested_stack>", r.name);
         let file = SourceFile::new(name, String::new());
         Ok(Child {
@@ -806,8 +809,8 @@ impl Stack<'_> {
 }
 
 fn output(v: Value) -> Value {
-    let mut m = Map::new();
-    m.insert("value".into(), v);
+    let mut m = Map::with_capacity(1);
+    m.push_distinct("value".into(), v);
     Value::Map(m)
 }
 
