@@ -18,28 +18,32 @@ impl Stack<'_> {
     ) -> Result<Output, Diagnostic> {
         let mut resources = resources;
         let mut child_secrets = Vec::new();
-        // Every get_attr the stack holds (a group generates outputs for them).
+        // Every get_attr on a group the stack holds (the group generates
+        // outputs for them).
         let mut referenced = Vec::new();
-        // Only a group reads them (to generate its outputs).
-        let groups = resources.iter().any(|r| {
-            r.resolved.template.is_none()
-                && matches!(
-                    r.resolved.resolved.as_str(),
-                    "OS::Heat::ResourceGroup" | "OS::Heat::AutoScalingGroup"
-                )
-        });
-        if self.input.nested && groups {
+        let groups: Vec<&str> = resources
+            .iter()
+            .filter(|r| {
+                r.resolved.template.is_none()
+                    && matches!(
+                        r.resolved.resolved.as_str(),
+                        "OS::Heat::ResourceGroup" | "OS::Heat::AutoScalingGroup"
+                    )
+            })
+            .map(|r| r.name.as_str())
+            .collect();
+        if self.input.nested && !groups.is_empty() {
             for r in &resources {
                 for (k, v) in &r.sections {
                     if *k != "update_policy" {
-                        super::nested::get_attrs(v, &mut referenced);
+                        super::nested::get_attrs(v, &groups, &mut referenced);
                     }
                 }
             }
             for (_, o) in outputs.iter() {
                 if let Ok(m) = o {
                     if let Some(v) = m.get("value") {
-                        super::nested::get_attrs(v, &mut referenced);
+                        super::nested::get_attrs(v, &groups, &mut referenced);
                     }
                 }
             }

@@ -625,7 +625,10 @@ impl<'a> Stack<'a> {
         for r in built {
             match r {
                 Ok(mut r) => {
-                    r.requires.retain(|x| live.contains(x.as_str()));
+                    // Every resource enabled: every requirement is live.
+                    if live.len() < all.len() {
+                        r.requires.retain(|x| live.contains(x.as_str()));
+                    }
                     resolved.push(r);
                 }
                 Err((e, path)) => {

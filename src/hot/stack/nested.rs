@@ -871,14 +871,21 @@ fn wrap(mut d: Diagnostic, segment: &str) -> Diagnostic {
     d
 }
 
-/// Every `get_attr` argument list in resolved values.
-pub(super) fn get_attrs(v: &Value, out: &mut Vec<Vec<Value>>) {
+/// Every `get_attr` argument list in resolved values whose resource is
+/// one of `targets`.
+pub(super) fn get_attrs(v: &Value, targets: &[&str], out: &mut Vec<Vec<Value>>) {
     if let Some(("get_attr", Value::List(args))) = call(v) {
-        out.push(args.iter().cloned().collect());
+        if args
+            .first()
+            .and_then(Value::as_str)
+            .is_some_and(|t| targets.contains(&t))
+        {
+            out.push(args.iter().cloned().collect());
+        }
     }
     match v {
-        Value::Map(m) => m.iter().for_each(|(_, x)| get_attrs(x, out)),
-        Value::List(l) => l.iter().for_each(|x| get_attrs(x, out)),
+        Value::Map(m) => m.iter().for_each(|(_, x)| get_attrs(x, targets, out)),
+        Value::List(l) => l.iter().for_each(|x| get_attrs(x, targets, out)),
         _ => {}
     }
 }
