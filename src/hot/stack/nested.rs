@@ -214,7 +214,7 @@ impl Stack<'_> {
         r: &Resource,
         referenced: &[Vec<Value>],
     ) -> Result<Option<Expanded>, Diagnostic> {
-        let child = if let Some(path) = &r.resolved.template {
+        let mut child = if let Some(path) = &r.resolved.template {
             self.provider(r, path)?
         } else {
             match r.resolved.resolved.as_str() {
@@ -246,9 +246,9 @@ impl Stack<'_> {
             .and_then(Value::as_map)
             .map_or(0, |m| m.len());
         self.spend(&budget, n, r)?;
-        let environment = self.child_environment(r, &child);
+        let environment = self.child_environment(r, &mut child);
         let level = Level {
-            deferred: child.deferred.clone(),
+            deferred: std::mem::take(&mut child.deferred),
             depth,
             generated: child.generated,
             budget: Some(budget),
@@ -325,7 +325,7 @@ impl Stack<'_> {
     /// mapping that led here, its `resources` section narrowed to this
     /// resource's entries; the root's `parameter_defaults`; the child's
     /// parameters.
-    fn child_environment(&self, r: &Resource, child: &Child) -> Environment {
+    fn child_environment(&self, r: &Resource, child: &mut Child) -> Environment {
         let mut registry = self.env.registry.clone();
         if r.resolved.template.is_some() {
             let specific = registry
@@ -359,7 +359,7 @@ impl Stack<'_> {
         }
         registry.insert("resources".into(), Value::Map(narrowed));
         Environment {
-            parameters: child.parameters.clone(),
+            parameters: std::mem::take(&mut child.parameters),
             parameter_defaults: self.env.parameter_defaults.clone(),
             registry,
             event_sinks: Vec::new(),
@@ -547,7 +547,8 @@ impl Stack<'_> {
                 format!("{count} is out of range (min: 0, max: None)"),
             ));
         }
-        let props = self.properties(r).cloned().unwrap_or_default();
+        let none = Map::new();
+        let props = self.properties(r).unwrap_or(&none);
         let var = match props.get("index_var").filter(|v| !v.is_null()) {
             None => "%index%".to_string(),
             Some(v) => v.py_str(),
@@ -562,8 +563,7 @@ impl Stack<'_> {
                 ),
             ));
         }
-        let def = props.get("resource_def").cloned().unwrap_or(Value::Null);
-        let Some(def) = def.as_map() else {
+        let Some(def) = props.get("resource_def").and_then(Value::as_map) else {
             return Err(self.property_error(r, "", "Property resource_def not assigned".into()));
         };
         let skip: Vec<String> = props
@@ -674,9 +674,9 @@ impl Stack<'_> {
             ));
         }
         self.check_count(r, count)?;
-        let props = self.properties(r).cloned().unwrap_or_default();
-        let def = props.get("resource").cloned().unwrap_or(Value::Null);
-        let Some(def) = def.as_map() else {
+        let none = Map::new();
+        let props = self.properties(r).unwrap_or(&none);
+        let Some(def) = props.get("resource").and_then(Value::as_map) else {
             return Err(self.property_error(r, "", "Property resource not assigned".into()));
         };
         let names: Vec<String> = (0..count).map(|i| format!("member-{i}")).collect();
@@ -781,7 +781,8 @@ impl Stack<'_> {
     /// `OS::Heat::Stack`: its `template` text and `parameters`, expanded
     /// like a nested stack (Heat creates it through the API).
     fn remote_stack(&self, r: &Resource) -> Result<Child, Diagnostic> {
-        let props = self.properties(r).cloned().unwrap_or_default();
+        let none = Map::new();
+        let props = self.properties(r).unwrap_or(&none);
         let Some(text) = props.get("template").and_then(Value::as_str) else {
             return Err(self.property_error(r, "", "Property template not assigned".into()));
         };
