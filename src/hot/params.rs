@@ -363,8 +363,9 @@ fn schema(name: &str, def: &Value, t: &Template) -> Result<(Type, Vec<Constraint
         "constraints",
     ];
     for k in def.keys() {
-        let k = k.py_str();
-        if !KEYS.contains(&k.as_str()) {
+        // Every known key is a string: others are written out only to fail.
+        if !k.as_str().is_some_and(|k| KEYS.contains(&k)) {
+            let k = k.py_str();
             return Err(fail(format!("Invalid key '{k}' for parameter ({name})")));
         }
     }

@@ -418,7 +418,7 @@ impl<'a> Stack<'a> {
                     def.py_type_name()
                 )));
             };
-            let mut keys: Vec<&str> = vec![
+            const KEYS: &[&str] = &[
                 "type",
                 "properties",
                 "metadata",
@@ -427,12 +427,15 @@ impl<'a> Stack<'a> {
                 "deletion_policy",
                 "description",
             ];
-            if newton {
-                keys.extend(["condition", "external_id"]);
-            }
+            // Since 2016-10-14.
+            const NEWTON_KEYS: &[&str] = &["condition", "external_id"];
+            let known =
+                |k: &str| KEYS.contains(&k) || (newton && NEWTON_KEYS.contains(&k));
             for key in m.keys() {
-                let key = key.py_str();
-                if !keys.contains(&key.as_str()) {
+                // Every known key is a string: others are written out only
+                // to fail.
+                if !key.as_str().is_some_and(known) {
+                    let key = key.py_str();
                     return Err(fail(if key == "condition" {
                         "Invalid keyword(s) inside a resource definition: condition".into()
                     } else {
