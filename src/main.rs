@@ -54,12 +54,7 @@ unsafe impl std::alloc::GlobalAlloc for Mimalloc {
         mimalloc::MiMalloc.dealloc(ptr, layout)
     }
 
-    unsafe fn realloc(
-        &self,
-        ptr: *mut u8,
-        layout: std::alloc::Layout,
-        new_size: usize,
-    ) -> *mut u8 {
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
         if plain(layout.align(), new_size) {
             libmimalloc_sys::mi_realloc(ptr.cast(), new_size).cast()
         } else {
@@ -152,4 +147,51 @@ fn main() {
     let _ = std::io::stdout().flush();
     // SAFETY: `_exit` only ends the process; no Rust state is used after.
     unsafe { libc::_exit(code) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Mimalloc;
+    use std::alloc::{GlobalAlloc, Layout};
+
+    #[test]
+    fn every_layout_gets_its_alignment_and_keeps_its_bytes_through_realloc() {
+        // Plain sizes, sizes under their alignment, and large alignments
+        // (the aligned entry points), grown and shrunk across the line.
+        for (size, align, new_size) in [
+            (1, 1, 40),
+            (8, 8, 3),
+            (8, 16, 64),
+            (24, 16, 8),
+            (100, 8, 5000),
+            (64, 64, 200),
+            (4096, 4096, 10),
+        ] {
+            let layout = Layout::from_size_align(size, align).unwrap();
+            // SAFETY: each block is written within its size and freed once
+            // with the layout it has.
+            unsafe {
+                let p = Mimalloc.alloc(layout);
+                assert!(!p.is_null());
+                assert_eq!(p as usize % align, 0, "alloc {size}/{align}");
+                for i in 0..size {
+                    *p.add(i) = i as u8;
+                }
+                let q = Mimalloc.realloc(p, layout, new_size);
+                assert_eq!(
+                    q as usize % align,
+                    0,
+                    "realloc {size}/{align} to {new_size}"
+                );
+                for i in 0..size.min(new_size) {
+                    assert_eq!(*q.add(i), i as u8);
+                }
+                Mimalloc.dealloc(q, Layout::from_size_align(new_size, align).unwrap());
+                let z = Mimalloc.alloc_zeroed(layout);
+                assert_eq!(z as usize % align, 0, "alloc_zeroed {size}/{align}");
+                assert!((0..size).all(|i| *z.add(i) == 0));
+                Mimalloc.dealloc(z, layout);
+            }
+        }
+    }
 }

@@ -109,21 +109,21 @@ impl Stack<'_> {
             Plan::default()
         } else {
             Plan {
-            group_name: "stack".into(),
-            secondary_name: "—".into(),
-            words: crate::plan::Words {
-                node: "resource".into(),
-                nodes: "resources".into(),
-                edges: "dependencies (depends_on and references)".into(),
-                needs: "Depends on".into(),
-                needed_by: "Required by".into(),
-            },
-            legend: vec![
-                ("depends_on".into(), edge_style("depends_on")),
-                ("reference".into(), edge_style("reference")),
-            ],
-            ..Plan::default()
-        }
+                group_name: "stack".into(),
+                secondary_name: "—".into(),
+                words: crate::plan::Words {
+                    node: "resource".into(),
+                    nodes: "resources".into(),
+                    edges: "dependencies (depends_on and references)".into(),
+                    needs: "Depends on".into(),
+                    needed_by: "Required by".into(),
+                },
+                legend: vec![
+                    ("depends_on".into(), edge_style("depends_on")),
+                    ("reference".into(), edge_style("reference")),
+                ],
+                ..Plan::default()
+            }
         };
         // Nested stacks' plans, merged once this stack's nodes are placed.
         let mut children: Vec<(usize, String, Plan)> = Vec::new();

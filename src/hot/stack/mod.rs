@@ -429,8 +429,7 @@ impl<'a> Stack<'a> {
             ];
             // Since 2016-10-14.
             const NEWTON_KEYS: &[&str] = &["condition", "external_id"];
-            let known =
-                |k: &str| KEYS.contains(&k) || (newton && NEWTON_KEYS.contains(&k));
+            let known = |k: &str| KEYS.contains(&k) || (newton && NEWTON_KEYS.contains(&k));
             for key in m.keys() {
                 // Every known key is a string: others are written out only
                 // to fail.
