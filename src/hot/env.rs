@@ -542,7 +542,9 @@ fn find(registry: &Map, name: &str, t: &str, depth: usize) -> Option<ResolvedTyp
             return Some(found);
         }
     }
-    is_plugin(t).then(|| ResolvedType {
+    // The type itself, when a plugin has it; at the top that is what
+    // `resolve_type` answers anyway (no set lookup).
+    (depth > 0 && is_plugin(t)).then(|| ResolvedType {
         resolved: t.to_string(),
         template: None,
     })

@@ -763,8 +763,8 @@ impl Scope<'_> {
 
 /// `{name: args}`: a function kept in template syntax.
 fn symbolic(name: &str, args: Value) -> Out {
-    let mut m = Map::new();
-    m.insert(Value::str(name), args);
+    let mut m = Map::with_capacity(1);
+    m.push_distinct(Value::str(name), args);
     Out {
         value: Value::Map(m),
         symbolic: true,

@@ -129,9 +129,9 @@ impl Param {
     /// The parameter in a nested stack's view: `{type, value, source}`.
     pub fn nested_view(&self) -> Value {
         let mut m = Map::with_capacity(3);
-        m.insert("type".into(), self.ty.name().into());
-        m.insert("value".into(), self.shown_value());
-        m.insert("source".into(), self.source.into());
+        m.push_distinct("type".into(), self.ty.name().into());
+        m.push_distinct("value".into(), self.shown_value());
+        m.push_distinct("source".into(), self.source.into());
         Value::Map(m)
     }
 }
@@ -182,9 +182,10 @@ pub fn build_all(
     deferred: &Map,
     notes: &mut Vec<String>,
 ) -> Result<(Vec<Param>, Vec<Diagnostic>), Diagnostic> {
+    let none = Map::new();
     let defs = match t.section("parameters") {
-        None => Map::new(),
-        Some(Value::Map(m)) => m.clone(),
+        None => &none,
+        Some(Value::Map(m)) => m,
         Some(_) => {
             return Err(error(
                 codes::HOT_VALIDATION,
@@ -196,7 +197,7 @@ pub fn build_all(
     let at = |name: &str| t.span(&["parameters", name]).map(|r| (&t.file, r));
     // Schemas first (malformed definitions are found while parsing).
     let mut schemas = Vec::with_capacity(defs.len());
-    for (k, def) in &defs {
+    for (k, def) in defs {
         let name = k.py_str();
         schemas.push(schema(&name, def, t).map_err(|d| d.with_subject(PARAMETER, name.as_str()))?);
     }
@@ -362,8 +363,9 @@ fn schema(name: &str, def: &Value, t: &Template) -> Result<(Type, Vec<Constraint
         "constraints",
     ];
     for k in def.keys() {
-        let k = k.py_str();
-        if !KEYS.contains(&k.as_str()) {
+        // Every known key is a string: others are written out only to fail.
+        if !k.as_str().is_some_and(|k| KEYS.contains(&k)) {
+            let k = k.py_str();
             return Err(fail(format!("Invalid key '{k}' for parameter ({name})")));
         }
     }

@@ -205,10 +205,18 @@ impl<'a> Writer<'a> {
                 &item,
             );
             per_item = texts.iter().map(String::len).sum::<usize>() / (end - start) + 16;
-            for t in texts {
-                out.push_str(&t);
-                if let Some(sink) = self.sink.filter(|_| out.len() >= STREAM_CHUNK) {
-                    (sink.borrow_mut())(out);
+            for mut t in texts {
+                match self.sink {
+                    // A streamed writer hands each text on as it is, after
+                    // what it holds: no copy into `out`.
+                    Some(sink) => {
+                        let mut sink = sink.borrow_mut();
+                        if !out.is_empty() {
+                            sink(out);
+                        }
+                        sink(&mut t);
+                    }
+                    None => out.push_str(&t),
                 }
             }
         }

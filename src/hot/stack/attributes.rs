@@ -1,11 +1,10 @@
 //! Which attributes a resource type has (Heat 27.0.1's schemas): the
 //! offline check of `get_attr` names.
 
-use super::{Built, Resource, Stack};
+use super::{Built, OutputRefs, Resource, Stack};
 use crate::diag::{codes, Diagnostic};
-use crate::hot::functions::FileRead;
 use crate::hot::{env, error};
-use crate::value::{Map, Value};
+use crate::value::Map;
 use foldhash::{HashMap, HashMapExt};
 use std::collections::BTreeSet;
 
@@ -78,8 +77,8 @@ impl Stack<'_> {
         &self,
         resolved: &[Resource],
         outputs: &[(String, Built<Map>)],
+        output_refs: &[OutputRefs],
         all: &BTreeSet<&str>,
-        files: &dyn Fn(&str) -> FileRead,
     ) -> Result<(), Diagnostic> {
         let types: HashMap<&str, &env::ResolvedType> = resolved
             .iter()
@@ -97,11 +96,9 @@ impl Stack<'_> {
                 }
             }
         }
-        for (name, o) in outputs {
-            if let Ok(m) = o {
-                let scope = self.scope(&files);
-                let _ = scope.resolve(m.get("value").unwrap_or(&Value::Null));
-                for (target, attr) in scope.attributes.borrow().iter() {
+        for ((name, o), met) in outputs.iter().zip(output_refs) {
+            if o.is_ok() {
+                for (target, attr) in &met.attributes {
                     if let Some(t) = types.get(target.as_str()) {
                         if !has_attribute(t, attr) {
                             return Err(error(
@@ -115,7 +112,7 @@ impl Stack<'_> {
                         }
                     }
                 }
-                for target in scope.refs.borrow().iter() {
+                for target in &met.refs {
                     if !all.contains(target.as_str()) {
                         return Err(error(
                             codes::HOT_INVALID_REFERENCE,

@@ -18,20 +18,32 @@ impl Stack<'_> {
     ) -> Result<Output, Diagnostic> {
         let mut resources = resources;
         let mut child_secrets = Vec::new();
-        // Every get_attr the stack holds (a group generates outputs for them).
+        // Every get_attr on a group the stack holds (the group generates
+        // outputs for them).
         let mut referenced = Vec::new();
-        if self.input.nested {
+        let groups: Vec<&str> = resources
+            .iter()
+            .filter(|r| {
+                r.resolved.template.is_none()
+                    && matches!(
+                        r.resolved.resolved.as_str(),
+                        "OS::Heat::ResourceGroup" | "OS::Heat::AutoScalingGroup"
+                    )
+            })
+            .map(|r| r.name.as_str())
+            .collect();
+        if self.input.nested && !groups.is_empty() {
             for r in &resources {
                 for (k, v) in &r.sections {
                     if *k != "update_policy" {
-                        super::nested::get_attrs(v, &mut referenced);
+                        super::nested::get_attrs(v, &groups, &mut referenced);
                     }
                 }
             }
             for (_, o) in outputs.iter() {
                 if let Ok(m) = o {
                     if let Some(v) = m.get("value") {
-                        super::nested::get_attrs(v, &mut referenced);
+                        super::nested::get_attrs(v, &groups, &mut referenced);
                     }
                 }
             }
@@ -92,21 +104,26 @@ impl Stack<'_> {
             .map(|(i, r)| (r.name.clone(), i))
             .collect();
         let mut list = List::with_capacity(resources.len());
-        let mut plan = Plan {
-            group_name: "stack".into(),
-            secondary_name: "—".into(),
-            words: crate::plan::Words {
-                node: "resource".into(),
-                nodes: "resources".into(),
-                edges: "dependencies (depends_on and references)".into(),
-                needs: "Depends on".into(),
-                needed_by: "Required by".into(),
-            },
-            legend: vec![
-                ("depends_on".into(), edge_style("depends_on")),
-                ("reference".into(), edge_style("reference")),
-            ],
-            ..Plan::default()
+        // The plan is built for the drawings only ([`crate::hot::Input::plan`]).
+        let mut plan = if !self.input.plan {
+            Plan::default()
+        } else {
+            Plan {
+                group_name: "stack".into(),
+                secondary_name: "—".into(),
+                words: crate::plan::Words {
+                    node: "resource".into(),
+                    nodes: "resources".into(),
+                    edges: "dependencies (depends_on and references)".into(),
+                    needs: "Depends on".into(),
+                    needed_by: "Required by".into(),
+                },
+                legend: vec![
+                    ("depends_on".into(), edge_style("depends_on")),
+                    ("reference".into(), edge_style("reference")),
+                ],
+                ..Plan::default()
+            }
         };
         // Nested stacks' plans, merged once this stack's nodes are placed.
         let mut children: Vec<(usize, String, Plan)> = Vec::new();
@@ -256,9 +273,6 @@ impl Stack<'_> {
             .collect();
         let mut secrets: Vec<String> = secrets;
         secrets.extend(child_secrets);
-        if !self.input.plan {
-            plan = Plan::default();
-        }
         Ok((Value::Map(doc), plan, warnings, secrets))
     }
 }

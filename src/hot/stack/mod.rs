@@ -29,6 +29,15 @@ use waves::waves;
 /// A resolved part of the stack, or its error with the path it was at.
 type Built<T> = Result<T, (FnError, String)>;
 
+/// What resolving an output's value met: its `get_attr` (resource,
+/// attribute) pairs and the resources it references, for the attribute
+/// and reference checks (kept from the one resolution).
+#[derive(Default)]
+struct OutputRefs {
+    attributes: Vec<(String, String)>,
+    refs: Vec<String>,
+}
+
 /// A resource after resolution.
 struct Resource {
     name: String,
@@ -409,7 +418,7 @@ impl<'a> Stack<'a> {
                     def.py_type_name()
                 )));
             };
-            let mut keys: Vec<&str> = vec![
+            const KEYS: &[&str] = &[
                 "type",
                 "properties",
                 "metadata",
@@ -418,12 +427,14 @@ impl<'a> Stack<'a> {
                 "deletion_policy",
                 "description",
             ];
-            if newton {
-                keys.extend(["condition", "external_id"]);
-            }
+            // Since 2016-10-14.
+            const NEWTON_KEYS: &[&str] = &["condition", "external_id"];
+            let known = |k: &str| KEYS.contains(&k) || (newton && NEWTON_KEYS.contains(&k));
             for key in m.keys() {
-                let key = key.py_str();
-                if !keys.contains(&key.as_str()) {
+                // Every known key is a string: others are written out only
+                // to fail.
+                if !key.as_str().is_some_and(known) {
+                    let key = key.py_str();
                     return Err(fail(if key == "condition" {
                         "Invalid keyword(s) inside a resource definition: condition".into()
                     } else {
@@ -523,7 +534,7 @@ impl<'a> Stack<'a> {
             enabled.push(on);
         }
         // Resolve every enabled resource; keep errors by phase.
-        let mut built: Vec<Built<Resource>> = Vec::new();
+        let mut built: Vec<Built<Resource>> = Vec::with_capacity(defs.len());
         let mut warnings = Vec::new();
         for ((name, m), on) in defs.iter().zip(&enabled) {
             if !*on {
@@ -534,12 +545,17 @@ impl<'a> Stack<'a> {
         }
         // Outputs (validated and resolved like properties, no edges).
         let mut outputs: Vec<(String, Built<Map>)> = Vec::new();
+        let mut output_refs: Vec<OutputRefs> = Vec::new();
         match t.section("outputs") {
             None => {}
             Some(Value::Map(m)) => {
+                outputs.reserve(m.len());
+                output_refs.reserve(m.len());
                 for (k, def) in m {
                     let name = k.py_str();
-                    outputs.push((name.clone(), self.output(&name, def, &files)));
+                    let mut met = OutputRefs::default();
+                    outputs.push((name.clone(), self.output(&name, def, &files, &mut met)));
+                    output_refs.push(met);
                 }
             }
             Some(other) => {
@@ -606,12 +622,15 @@ impl<'a> Stack<'a> {
                 }
             }
         }
-        let mut resolved: Vec<Resource> = Vec::new();
+        let mut resolved: Vec<Resource> = Vec::with_capacity(built.len());
         let mut runtime: Option<Diagnostic> = None;
         for r in built {
             match r {
                 Ok(mut r) => {
-                    r.requires.retain(|x| live.contains(x.as_str()));
+                    // Every resource enabled: every requirement is live.
+                    if live.len() < all.len() {
+                        r.requires.retain(|x| live.contains(x.as_str()));
+                    }
                     resolved.push(r);
                 }
                 Err((e, path)) => {
@@ -630,7 +649,7 @@ impl<'a> Stack<'a> {
                 self.at(&["resources"]),
             )
         })?;
-        self.check_attributes(&resolved, &outputs, &all, &files)?;
+        self.check_attributes(&resolved, &outputs, &output_refs, &all)?;
         if let Some(d) = runtime {
             return Err(d);
         }
@@ -730,7 +749,14 @@ impl<'a> Stack<'a> {
         })
     }
 
-    fn output(&self, name: &str, def: &Value, files: &dyn Fn(&str) -> FileRead) -> Built<Map> {
+    /// Output `name` resolved; what its value references goes to `met`.
+    fn output(
+        &self,
+        name: &str,
+        def: &Value,
+        files: &dyn Fn(&str) -> FileRead,
+        met: &mut OutputRefs,
+    ) -> Built<Map> {
         let path = format!("outputs.{name}");
         let Some(m) = def.as_map() else {
             return Err((
@@ -767,10 +793,14 @@ impl<'a> Stack<'a> {
                 .map_err(|e| (e, path.clone()))?,
         };
         let value = if on {
-            self.scope(files)
+            let scope = self.scope(files);
+            let value = scope
                 .resolve(m.get("value").unwrap_or(&Value::Null))
                 .map_err(|e| (e, format!("{path}.value")))?
-                .value
+                .value;
+            met.attributes = scope.attributes.take();
+            met.refs = scope.refs.take();
+            value
         } else {
             Value::Null
         };

@@ -94,20 +94,20 @@ fn member_value(v: &Value, var: &str, name: &str) -> Value {
             let expr = if f == "from_parent" {
                 v.clone()
             } else {
-                let mut m = Map::new();
-                m.insert("from_parent".into(), replace_index(v, var, name));
-                return Value::Map(m);
+                return func("from_parent", replace_index(v, var, name));
             };
             return replace_index(&expr, var, name);
         }
     }
     match v {
-        Value::Map(m) => Value::Map(
-            m.iter()
-                .filter(|(_, x)| !x.is_null())
-                .map(|(k, x)| (k.clone(), member_value(x, var, name)))
-                .collect(),
-        ),
+        Value::Map(m) => {
+            // Keys of a map: distinct.
+            let mut out = Map::with_capacity(m.len());
+            for (k, x) in m.iter().filter(|(_, x)| !x.is_null()) {
+                out.push_distinct(k.clone(), member_value(x, var, name));
+            }
+            Value::Map(out)
+        }
         Value::List(l) => Value::List(
             l.iter()
                 .filter(|x| !x.is_null())
@@ -123,11 +123,13 @@ fn member_value(v: &Value, var: &str, name: &str) -> Value {
 fn replace_index(v: &Value, var: &str, name: &str) -> Value {
     match v {
         Value::Str(s) if !var.is_empty() => Value::str(s.replace(var, name)),
-        Value::Map(m) => Value::Map(
-            m.iter()
-                .map(|(k, x)| (k.clone(), replace_index(x, var, name)))
-                .collect(),
-        ),
+        Value::Map(m) => {
+            let mut out = Map::with_capacity(m.len());
+            for (k, x) in m {
+                out.push_distinct(k.clone(), replace_index(x, var, name));
+            }
+            Value::Map(out)
+        }
         Value::List(l) => Value::List(l.iter().map(|x| replace_index(x, var, name)).collect()),
         other => other.clone(),
     }
@@ -135,8 +137,8 @@ fn replace_index(v: &Value, var: &str, name: &str) -> Value {
 
 /// `{name: args}`.
 fn func(name: &str, args: Value) -> Value {
-    let mut m = Map::new();
-    m.insert(Value::str(name), args);
+    let mut m = Map::with_capacity(1);
+    m.push_distinct(Value::str(name), args);
     Value::Map(m)
 }
 
@@ -212,7 +214,7 @@ impl Stack<'_> {
         r: &Resource,
         referenced: &[Vec<Value>],
     ) -> Result<Option<Expanded>, Diagnostic> {
-        let child = if let Some(path) = &r.resolved.template {
+        let mut child = if let Some(path) = &r.resolved.template {
             self.provider(r, path)?
         } else {
             match r.resolved.resolved.as_str() {
@@ -244,9 +246,9 @@ impl Stack<'_> {
             .and_then(Value::as_map)
             .map_or(0, |m| m.len());
         self.spend(&budget, n, r)?;
-        let environment = self.child_environment(r, &child);
+        let environment = self.child_environment(r, &mut child);
         let level = Level {
-            deferred: child.deferred.clone(),
+            deferred: std::mem::take(&mut child.deferred),
             depth,
             generated: child.generated,
             budget: Some(budget),
@@ -279,8 +281,8 @@ impl Stack<'_> {
                 wrap(d, &segment)
                     .or_primary(at.map(|(f, range)| crate::diag::Label::new(f, range, "here")))
             })?;
-        let mut view = Map::new();
-        view.insert(
+        let mut view = Map::with_capacity(5);
+        view.push_distinct(
             "template".into(),
             child.label.map_or(Value::Null, Value::str),
         );
@@ -290,7 +292,7 @@ impl Stack<'_> {
             _ => Map::new(),
         };
         for key in ["parameters", "resources", "waves", "outputs"] {
-            view.insert(
+            view.push_distinct(
                 Value::str(key),
                 doc.shift_remove(key).unwrap_or(Value::Null),
             );
@@ -323,7 +325,7 @@ impl Stack<'_> {
     /// mapping that led here, its `resources` section narrowed to this
     /// resource's entries; the root's `parameter_defaults`; the child's
     /// parameters.
-    fn child_environment(&self, r: &Resource, child: &Child) -> Environment {
+    fn child_environment(&self, r: &Resource, child: &mut Child) -> Environment {
         let mut registry = self.env.registry.clone();
         if r.resolved.template.is_some() {
             let specific = registry
@@ -357,7 +359,7 @@ impl Stack<'_> {
         }
         registry.insert("resources".into(), Value::Map(narrowed));
         Environment {
-            parameters: child.parameters.clone(),
+            parameters: std::mem::take(&mut child.parameters),
             parameter_defaults: self.env.parameter_defaults.clone(),
             registry,
             event_sinks: Vec::new(),
@@ -545,7 +547,8 @@ impl Stack<'_> {
                 format!("{count} is out of range (min: 0, max: None)"),
             ));
         }
-        let props = self.properties(r).cloned().unwrap_or_default();
+        let none = Map::new();
+        let props = self.properties(r).unwrap_or(&none);
         let var = match props.get("index_var").filter(|v| !v.is_null()) {
             None => "%index%".to_string(),
             Some(v) => v.py_str(),
@@ -560,8 +563,7 @@ impl Stack<'_> {
                 ),
             ));
         }
-        let def = props.get("resource_def").cloned().unwrap_or(Value::Null);
-        let Some(def) = def.as_map() else {
+        let Some(def) = props.get("resource_def").and_then(Value::as_map) else {
             return Err(self.property_error(r, "", "Property resource_def not assigned".into()));
         };
         let skip: Vec<String> = props
@@ -590,9 +592,10 @@ impl Stack<'_> {
                 return Err(d);
             }
         }
-        let mut resources = Map::new();
+        // The names are distinct.
+        let mut resources = Map::with_capacity(names.len());
         for name in &names {
-            resources.insert(Value::str(name.as_str()), self.member(def, &var, name));
+            resources.push_distinct(Value::str(name.as_str()), self.member(def, &var, name));
         }
         let mut outputs = Map::new();
         for attr in referenced
@@ -671,15 +674,15 @@ impl Stack<'_> {
             ));
         }
         self.check_count(r, count)?;
-        let props = self.properties(r).cloned().unwrap_or_default();
-        let def = props.get("resource").cloned().unwrap_or(Value::Null);
-        let Some(def) = def.as_map() else {
+        let none = Map::new();
+        let props = self.properties(r).unwrap_or(&none);
+        let Some(def) = props.get("resource").and_then(Value::as_map) else {
             return Err(self.property_error(r, "", "Property resource not assigned".into()));
         };
         let names: Vec<String> = (0..count).map(|i| format!("member-{i}")).collect();
-        let mut resources = Map::new();
+        let mut resources = Map::with_capacity(names.len());
         for name in &names {
-            resources.insert(Value::str(name.as_str()), self.member(def, "", name));
+            resources.push_distinct(Value::str(name.as_str()), self.member(def, "", name));
         }
         let mut outputs = Map::new();
         for attr in referenced
@@ -737,26 +740,26 @@ impl Stack<'_> {
 
     /// One member definition of a group.
     fn member(&self, def: &Map, var: &str, name: &str) -> Value {
-        let mut m = Map::new();
-        m.insert(
+        let mut m = Map::with_capacity(3);
+        m.push_distinct(
             "type".into(),
             def.get("type").cloned().unwrap_or(Value::Null),
         );
         if let Some(p) = def.get("properties").filter(|v| !v.is_null()) {
-            m.insert("properties".into(), member_value(p, var, name));
+            m.push_distinct("properties".into(), member_value(p, var, name));
         }
         if let Some(p) = def.get("metadata").filter(|v| !v.is_null()) {
-            m.insert("metadata".into(), p.clone());
+            m.push_distinct("metadata".into(), p.clone());
         }
         Value::Map(m)
     }
 
     /// The template Heat generates for a group's members (2015-04-30).
     fn generated(&self, r: &Resource, resources: Map, outputs: Map) -> Result<Child, Diagnostic> {
-        let mut data = Map::new();
-        data.insert("heat_template_version".into(), Value::str("2015-04-30"));
-        data.insert("resources".into(), Value::Map(resources));
-        data.insert("outputs".into(), Value::Map(outputs));
+        let mut data = Map::with_capacity(3);
+        data.push_distinct("heat_template_version".into(), Value::str("2015-04-30"));
+        data.push_distinct("resources".into(), Value::Map(resources));
+        data.push_distinct("outputs".into(), Value::Map(outputs));
         let name = format!("{}<nested_stack>", r.name);
         let file = SourceFile::new(name, String::new());
         Ok(Child {
@@ -778,7 +781,8 @@ impl Stack<'_> {
     /// `OS::Heat::Stack`: its `template` text and `parameters`, expanded
     /// like a nested stack (Heat creates it through the API).
     fn remote_stack(&self, r: &Resource) -> Result<Child, Diagnostic> {
-        let props = self.properties(r).cloned().unwrap_or_default();
+        let none = Map::new();
+        let props = self.properties(r).unwrap_or(&none);
         let Some(text) = props.get("template").and_then(Value::as_str) else {
             return Err(self.property_error(r, "", "Property template not assigned".into()));
         };
@@ -806,8 +810,8 @@ impl Stack<'_> {
 }
 
 fn output(v: Value) -> Value {
-    let mut m = Map::new();
-    m.insert("value".into(), v);
+    let mut m = Map::with_capacity(1);
+    m.push_distinct("value".into(), v);
     Value::Map(m)
 }
 
@@ -868,14 +872,21 @@ fn wrap(mut d: Diagnostic, segment: &str) -> Diagnostic {
     d
 }
 
-/// Every `get_attr` argument list in resolved values.
-pub(super) fn get_attrs(v: &Value, out: &mut Vec<Vec<Value>>) {
+/// Every `get_attr` argument list in resolved values whose resource is
+/// one of `targets`.
+pub(super) fn get_attrs(v: &Value, targets: &[&str], out: &mut Vec<Vec<Value>>) {
     if let Some(("get_attr", Value::List(args))) = call(v) {
-        out.push(args.iter().cloned().collect());
+        if args
+            .first()
+            .and_then(Value::as_str)
+            .is_some_and(|t| targets.contains(&t))
+        {
+            out.push(args.iter().cloned().collect());
+        }
     }
     match v {
-        Value::Map(m) => m.iter().for_each(|(_, x)| get_attrs(x, out)),
-        Value::List(l) => l.iter().for_each(|x| get_attrs(x, out)),
+        Value::Map(m) => m.iter().for_each(|(_, x)| get_attrs(x, targets, out)),
+        Value::List(l) => l.iter().for_each(|x| get_attrs(x, targets, out)),
         _ => {}
     }
 }
