@@ -479,6 +479,17 @@ mod tests {
     use super::*;
     use crate::vmap;
 
+    /// The cache's answer for file `a` of `base`.
+    fn cached_a<T: std::fmt::Debug>(
+        share: &RenderShare<T>,
+        verify: bool,
+        d: &RenderData,
+        failed: impl FnOnce(Diagnostic) -> T,
+        render: impl Fn() -> T,
+    ) -> Arc<T> {
+        cached(share, verify, ("base", "a"), d, "base:a", failed, render)
+    }
+
     fn data(os: Value, roles: Value) -> RenderData {
         RenderData {
             grains: vmap! {"id" => "m1", "os" => os, "roles" => roles},
@@ -497,17 +508,7 @@ mod tests {
             reads::key(Source::Grains, "missing");
             format!("{:?}", d.grains.get("os"))
         };
-        let get = |d: &RenderData| {
-            cached(
-                &share,
-                true,
-                ("base", "a"),
-                d,
-                "base:a",
-                |e| e.message,
-                || render(d),
-            )
-        };
+        let get = |d: &RenderData| cached_a(&share, true, d, |e| e.message, || render(d));
         let debian = data(Value::str("Debian"), Value::Null);
         assert_eq!(*get(&debian), "Some(Str(\"Debian\"))");
         // Another minion, other unread grains: shared (verify renders it again).
@@ -559,12 +560,10 @@ mod tests {
     fn a_render_that_reads_everything_needs_equal_sources() {
         let share: RenderShare<usize> = RenderShare::default();
         let get = |d: &RenderData| {
-            cached(
+            cached_a(
                 &share,
                 false,
-                ("base", "a"),
                 d,
-                "base:a",
                 |_| 0,
                 || {
                     reads::everything(Source::Grains);
@@ -589,12 +588,10 @@ mod tests {
     fn a_hit_takes_the_copy_made_ahead_once() {
         let share: RenderShare<String> = RenderShare::default();
         let get = |d: &RenderData| {
-            cached(
+            cached_a(
                 &share,
                 false,
-                ("base", "a"),
                 d,
-                "base:a",
                 |e| e.message,
                 || {
                     reads::key(Source::Grains, "os");
@@ -630,12 +627,10 @@ mod tests {
         let share: RenderShare<String> = RenderShare::default();
         // A render that reads `os` without saying so.
         let get = |d: &RenderData| {
-            cached(
+            cached_a(
                 &share,
                 true,
-                ("base", "a"),
                 d,
-                "base:a",
                 |e| e.message,
                 || d.grains.get("os").map(Value::py_str).unwrap_or_default(),
             )
