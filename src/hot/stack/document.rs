@@ -21,18 +21,16 @@ impl Stack<'_> {
         // Every get_attr on a group the stack holds (the group generates
         // outputs for them).
         let mut referenced = Vec::new();
-        let groups: Vec<&str> = resources
-            .iter()
-            .filter(|r| {
-                r.resolved.template.is_none()
-                    && matches!(
-                        r.resolved.resolved.as_str(),
-                        "OS::Heat::ResourceGroup" | "OS::Heat::AutoScalingGroup"
-                    )
-            })
-            .map(|r| r.name.as_str())
-            .collect();
-        if self.input.nested && !groups.is_empty() {
+        let groups: Vec<&str> = if self.input.nested {
+            resources
+                .iter()
+                .filter(|r| super::nested::is_group(r))
+                .map(|r| r.name.as_str())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if !groups.is_empty() {
             for r in &resources {
                 for (k, v) in &r.sections {
                     if *k != "update_policy" {

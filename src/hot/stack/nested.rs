@@ -61,10 +61,16 @@ const REFS: &[&str] = &[
 
 /// Whether [`Stack::expand`] makes `r` a nested stack.
 fn is_stack(r: &Resource) -> bool {
-    r.resolved.template.is_some()
-        || matches!(
+    r.resolved.template.is_some() || is_group(r) || r.resolved.resolved == "OS::Heat::Stack"
+}
+
+/// Whether `r` is a group Heat expands into members (a type no registry
+/// entry maps to a template).
+pub(super) fn is_group(r: &Resource) -> bool {
+    r.resolved.template.is_none()
+        && matches!(
             r.resolved.resolved.as_str(),
-            "OS::Heat::ResourceGroup" | "OS::Heat::AutoScalingGroup" | "OS::Heat::Stack"
+            "OS::Heat::ResourceGroup" | "OS::Heat::AutoScalingGroup"
         )
 }
 
