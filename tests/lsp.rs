@@ -310,6 +310,35 @@ fn salt_requisite_on_a_state_of_a_file_not_included() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
+/// A requisite on a state the compile does not hold, because the template
+/// declares it in a branch not taken with this minion's data: definition
+/// still goes to the ID the file declares.
+#[test]
+fn salt_definition_of_a_state_in_a_branch_not_taken() {
+    let root = std::env::temp_dir().join(format!("lowstate-lsp-branch-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("salt")).unwrap();
+    std::fs::write(root.join("minion"), "id: m1\nfile_roots:\n  base: [salt]\n").unwrap();
+    std::fs::write(root.join("salt/top.sls"), "base:\n  '*':\n    - app\n").unwrap();
+    let app = "{% if grains.get('from_source') %}\nget-src:\n  file.managed:\n    - name: /tmp/src.tgz\n\nbuild:\n  cmd.run:\n    - name: make\n    - onchanges:\n      - file: get-src\n{% endif %}\nok:\n  test.nop: []\n";
+    std::fs::write(root.join("salt/app.sls"), app).unwrap();
+    let root = root.canonicalize().unwrap();
+    let mut c = Client::start(&root, Json::Null, &[]);
+    let path = root.join("salt/app.sls");
+    let u = c.open(&path, app);
+    assert_eq!(c.diagnostics(&u), Vec::<Json>::new());
+    let def = c.at("textDocument/definition", &u, app, "file: get-src", 8);
+    let loc = &def["result"][0];
+    assert_eq!(loc["uri"], u, "{def}");
+    assert_eq!(line_of(loc), 1, "{def}");
+    assert_eq!(loc["range"]["start"]["character"], 0, "{def}");
+    // A word that is no requisite target finds nothing that way.
+    let none = c.at("textDocument/definition", &u, app, "name: make", 7);
+    assert_eq!(none["result"], json!([]), "{none}");
+    assert_eq!(c.stop(), 0);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
 /// Files reached through symlinks, as formulas are often installed: a
 /// formula directory checked out beside the roots and linked into one, and
 /// an SLS that is a link to another (an alias). Each file gets the

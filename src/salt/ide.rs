@@ -320,6 +320,28 @@ fn load_config(dir: &Path) -> Result<Config, Diagnostic> {
     Config::load_with(dir, &overrides)
 }
 
+/// The range of `id` in the first line of `text` that declares it as a
+/// state ID: the line is the ID (bare or quoted) and a colon, from its
+/// first column.
+fn id_declaration(text: &str, id: &str) -> Option<std::ops::Range<usize>> {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let decl = line.trim_end();
+        let key = decl.strip_suffix(':').unwrap_or("");
+        let quoted = |q: char| key.strip_prefix(q).and_then(|k| k.strip_suffix(q));
+        let start = match (key == id, quoted('"'), quoted('\'')) {
+            (true, _, _) => Some(0),
+            (_, Some(k), _) | (_, _, Some(k)) if k == id => Some(1),
+            _ => None,
+        };
+        if let Some(s) = start {
+            return Some(at + s..at + s + id.len());
+        }
+        at += line.len();
+    }
+    None
+}
+
 /// `a/b.sls` → `a.b`, `a/b/init.sls` → `a.b`; `None` for other files.
 pub fn sls_name(rel: &str) -> Option<String> {
     let stem = rel.strip_suffix(".sls")?;
@@ -795,7 +817,27 @@ impl Analysis {
             .split_once(':')
             .map(|(m, _)| m.trim())
             .filter(|m| !m.is_empty() && *m != target);
-        self.state_places(target, module)
+        let places = self.state_places(target, module);
+        if !places.is_empty() {
+            return places;
+        }
+        // A requisite on a state no compile holds (declared in a branch
+        // the template did not take with this minion's data, or in a file
+        // that does not render): the ID this file declares so, at the
+        // start of a line.
+        let requisite = anc
+            .first()
+            .is_some_and(|(_, k, _)| REQUISITES.contains(&k.as_str()));
+        if !requisite {
+            return Vec::new();
+        }
+        id_declaration(text, target)
+            .map(|range| Place {
+                path: path.to_path_buf(),
+                range,
+            })
+            .into_iter()
+            .collect()
     }
 
     /// Where the states with ID or name `target` (of `module`, if given)
@@ -1362,6 +1404,17 @@ mod tests {
         assert_eq!(s[1].name, "web");
         assert_eq!(s[1].detail, "pkg.installed, service.running");
         assert_eq!(s[1].children.len(), 2);
+    }
+
+    #[test]
+    fn id_declarations_at_the_start_of_a_line() {
+        let t = "{% if x %}\nget-redis:\n  file.managed: []\n'q d':\n  - a: get-redis\n";
+        assert_eq!(id_declaration(t, "get-redis"), Some(11..20));
+        assert_eq!(id_declaration(t, "q d"), Some(42..45));
+        // Not a key of its own line at the first column: not a declaration.
+        assert_eq!(id_declaration("  get-redis:\n", "get-redis"), None);
+        assert_eq!(id_declaration("x: get-redis\n", "get-redis"), None);
+        assert_eq!(id_declaration(t, "a"), None);
     }
 
     #[test]
