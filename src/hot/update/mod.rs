@@ -24,6 +24,9 @@ struct Prop<'a> {
     name: &'a str,
     update_allowed: bool,
     immutable: bool,
+    /// Required without a default: Heat's `Properties.get` of it raises
+    /// "Property X not assigned" when the definition does not hold it.
+    required: bool,
     ty: &'a str,
     default: Option<Value>,
 }
@@ -48,6 +51,7 @@ fn schema(t: &str) -> Option<Vec<Prop<'static>>> {
                     name,
                     update_allowed: flags.contains('u'),
                     immutable: flags.contains('i'),
+                    required: flags.contains('r'),
                     ty,
                     default,
                 })
@@ -464,10 +468,21 @@ fn decide(name: &str, before: &Value, after: &Value) -> Result<Decision, String>
     let definition_changed = keys.iter().any(|k| section(before, k) != section(after, k));
     // The properties as Heat's Properties objects read them (defaults
     // filled); provider templates: every property given.
+    // A required property that the old definition does not hold (only a
+    // deprecated alias such as a port's `network_id`, which Heat's preview
+    // does not translate) raises "not assigned" when Heat reads the old
+    // value, and Heat counts it as changed.
+    let unassigned = |p: &Prop<'_>| {
+        p.required
+            && p.default.is_none()
+            && section(before, "properties")
+                .and_then(|ps| ps.get(p.name))
+                .is_none()
+    };
     let changed: Vec<String> = match &props {
         Some(ps) => ps
             .iter()
-            .filter(|p| prop_value(before, p) != prop_value(after, p))
+            .filter(|p| unassigned(p) || prop_value(before, p) != prop_value(after, p))
             .map(|p| p.name.to_string())
             .collect(),
         None if after.get("provider_template").is_some() => {
