@@ -31,6 +31,45 @@ struct Prop<'a> {
     default: Option<Value>,
 }
 
+/// The types whose plugin in Heat 27.0.1 is `NoneResource` or a subclass
+/// of it (`OS::Heat::None` and the retired services' types): its
+/// `_needs_update` is always false, whatever changed.
+const NONE_RESOURCES: &[&str] = &[
+    "OS::Aodh::CombinationAlarm",
+    "OS::Designate::Domain",
+    "OS::Designate::Record",
+    "OS::Glance::Image",
+    "OS::Heat::HARestarter",
+    "OS::Heat::None",
+    "OS::Magnum::Bay",
+    "OS::Monasca::AlarmDefinition",
+    "OS::Monasca::Notification",
+    "OS::Neutron::HealthMonitor",
+    "OS::Neutron::LBaaS::HealthMonitor",
+    "OS::Neutron::LBaaS::L7Policy",
+    "OS::Neutron::LBaaS::L7Rule",
+    "OS::Neutron::LBaaS::Listener",
+    "OS::Neutron::LBaaS::LoadBalancer",
+    "OS::Neutron::LBaaS::Pool",
+    "OS::Neutron::LBaaS::PoolMember",
+    "OS::Neutron::LoadBalancer",
+    "OS::Neutron::Pool",
+    "OS::Neutron::PoolMember",
+    "OS::Sahara::Cluster",
+    "OS::Sahara::ClusterTemplate",
+    "OS::Sahara::DataSource",
+    "OS::Sahara::ImageRegistry",
+    "OS::Sahara::Job",
+    "OS::Sahara::JobBinary",
+    "OS::Sahara::NodeGroupTemplate",
+    "OS::Senlin::Cluster",
+    "OS::Senlin::Node",
+    "OS::Senlin::Policy",
+    "OS::Senlin::Profile",
+    "OS::Senlin::Receiver",
+    "OS::Vitrage::Template",
+];
+
 /// The properties of type `t`, or `None` when lowstate has no schema for it.
 fn schema(t: &str) -> Option<Vec<Prop<'static>>> {
     let mut lines = PROPS.lines().skip_while(|l| *l != t);
@@ -439,6 +478,11 @@ fn decide(name: &str, before: &Value, after: &Value) -> Result<Decision, String>
                 ),
             ],
         )));
+    }
+    // NoneResource (OS::Heat::None and the retired plugins Heat 27.0.1
+    // keeps as its subclasses) never needs an update.
+    if NONE_RESOURCES.contains(&ca.as_str()) {
+        return Ok(Decision::Unchanged);
     }
     let props = if is_stack_resource(after) && after.get("provider_template").is_some() {
         None
