@@ -1,5 +1,5 @@
 //! `src/hot/update/props.txt` (the property facts the update preview
-//! reads: `update_allowed`, `immutable`, type, default) is exactly what
+//! reads: `update_allowed`, `immutable`, `required`, type, default) is exactly what
 //! Heat 27.0.1's schemas in `tests/data/heat-27.0.1-resource-schemas.json`
 //! say. `LOWSTATE_REGEN_UPDATE_PROPS=1` rewrites it from the JSON.
 
@@ -7,7 +7,7 @@ use std::path::Path;
 
 fn generate(schemas: &serde_json::Value) -> String {
     let mut out = String::from(
-        "# Per resource type of Heat 27.0.1, each property: update_allowed (u), immutable (i),\n\
+        "# Per resource type of Heat 27.0.1, each property: update_allowed (u), immutable (i), required (r),\n\
          # its type and default (JSON). Generated from tests/data/heat-27.0.1-resource-schemas.json;\n\
          # tests/update_props.rs keeps it equal (LOWSTATE_REGEN_UPDATE_PROPS=1 rewrites it).\n",
     );
@@ -28,6 +28,9 @@ fn generate(schemas: &serde_json::Value) -> String {
             }
             if s["immutable"] == true {
                 flags.push('i');
+            }
+            if s["required"] == true {
+                flags.push('r');
             }
             if flags.is_empty() {
                 flags.push('-');

@@ -29,6 +29,31 @@ use waves::waves;
 /// A resolved part of the stack, or its error with the path it was at.
 type Built<T> = Result<T, (FnError, String)>;
 
+/// A resource built, or its error with the resources its definition names
+/// (Heat builds the dependency graph, and refuses a reference to a missing
+/// resource, before it resolves any property).
+type BuiltResource = Result<Resource, Unbuilt>;
+
+/// A resource whose definition failed: the error, where, and the resources
+/// the definition names.
+struct Unbuilt {
+    error: FnError,
+    path: String,
+    name: String,
+    refs: BTreeSet<String>,
+}
+
+impl From<(FnError, String)> for Unbuilt {
+    fn from((error, path): (FnError, String)) -> Self {
+        Unbuilt {
+            error,
+            path,
+            name: String::new(),
+            refs: BTreeSet::new(),
+        }
+    }
+}
+
 /// What resolving an output's value met: its `get_attr` (resource,
 /// attribute) pairs and the resources it references, for the attribute
 /// and reference checks (kept from the one resolution).
@@ -534,7 +559,7 @@ impl<'a> Stack<'a> {
             enabled.push(on);
         }
         // Resolve every enabled resource; keep errors by phase.
-        let mut built: Vec<Built<Resource>> = Vec::with_capacity(defs.len());
+        let mut built: Vec<BuiltResource> = Vec::with_capacity(defs.len());
         let mut warnings = Vec::new();
         for ((name, m), on) in defs.iter().zip(&enabled) {
             if !*on {
@@ -575,9 +600,9 @@ impl<'a> Stack<'a> {
         };
         // Step 9: shapes and version gating, template order.
         for r in &built {
-            if let Err((e, path)) = r {
-                if e.phase == Phase::Parse {
-                    return Err(located(e, path));
+            if let Err(u) = r {
+                if u.error.phase == Phase::Parse {
+                    return Err(located(&u.error, &u.path));
                 }
             }
         }
@@ -608,18 +633,17 @@ impl<'a> Stack<'a> {
             .filter(|(_, on)| **on)
             .map(|((n, _), _)| n.as_str())
             .collect();
-        for r in built.iter().flatten() {
-            for target in r.requires.iter().chain(r.explicit.iter()) {
-                if !all.contains(target.as_str()) {
-                    return Err(self.resource_error(
-                        codes::HOT_INVALID_REFERENCE,
-                        format!(
-                            "The specified reference \"{target}\" (in {}) is incorrect.",
-                            r.name
-                        ),
-                        &r.name,
-                    ));
-                }
+        for r in &built {
+            let (name, mut targets) = match r {
+                Ok(r) => (&r.name, r.requires.iter().chain(r.explicit.iter())),
+                Err(u) => (&u.name, u.refs.iter().chain(u.refs.iter())),
+            };
+            if let Some(target) = targets.find(|t| !all.contains(t.as_str())) {
+                return Err(self.resource_error(
+                    codes::HOT_INVALID_REFERENCE,
+                    format!("The specified reference \"{target}\" (in {name}) is incorrect."),
+                    name,
+                ));
             }
         }
         let mut resolved: Vec<Resource> = Vec::with_capacity(built.len());
@@ -633,8 +657,8 @@ impl<'a> Stack<'a> {
                     }
                     resolved.push(r);
                 }
-                Err((e, path)) => {
-                    runtime.get_or_insert_with(|| located(&e, &path));
+                Err(u) => {
+                    runtime.get_or_insert_with(|| located(&u.error, &u.path));
                 }
             }
         }
@@ -667,7 +691,7 @@ impl<'a> Stack<'a> {
         m: &Map,
         files: &dyn Fn(&str) -> FileRead,
         warnings: &mut Vec<Diagnostic>,
-    ) -> Built<Resource> {
+    ) -> BuiltResource {
         let written_type = m.get("type").map(Value::py_str).unwrap_or_default();
         let depends_on: Option<Vec<String>> = match m.get("depends_on") {
             Some(Value::Str(s)) => Some(vec![s.to_string()]),
@@ -683,9 +707,20 @@ impl<'a> Stack<'a> {
                 continue;
             };
             let scope = self.scope(files);
-            let out = scope
-                .resolve(v)
-                .map_err(|e| (e, format!("resources.{name}.{key}")))?;
+            let out = scope.resolve(v).map_err(|e| {
+                let mut refs: BTreeSet<String> = scope.refs.borrow().iter().cloned().collect();
+                for k in ["properties", "metadata"] {
+                    if let Some(v) = m.get(k) {
+                        named_resources(v, &mut refs);
+                    }
+                }
+                Unbuilt {
+                    error: e,
+                    path: format!("resources.{name}.{key}"),
+                    name: name.to_string(),
+                    refs,
+                }
+            })?;
             if key != "update_policy" {
                 requires.extend(scope.refs.borrow().iter().cloned());
             }
@@ -704,7 +739,7 @@ impl<'a> Stack<'a> {
                 let scope = self.scope(files);
                 let out = scope
                     .resolve(v)
-                    .map_err(|e| (e, format!("resources.{name}.deletion_policy")))?;
+                    .map_err(|e| Unbuilt::from((e, format!("resources.{name}.deletion_policy"))))?;
                 let text = out.value.py_str();
                 let newton = self.t.version >= Version::V20161014;
                 match text.as_str() {
@@ -715,14 +750,14 @@ impl<'a> Stack<'a> {
                         format!("{first}{}", c.as_str())
                     }
                     _ => {
-                        return Err((
+                        return Err(Unbuilt::from((
                             FnError {
                                 code: codes::HOT_VALIDATION,
                                 message: format!("Invalid deletion policy \"{text}\""),
                                 phase: Phase::Parse,
                             },
                             format!("resources.{name}.deletion_policy"),
-                        ))
+                        )))
                     }
                 }
             }
@@ -809,5 +844,36 @@ impl<'a> Stack<'a> {
             out.insert("description".into(), d.clone());
         }
         Ok(out)
+    }
+}
+
+/// The resources `v` names with `get_resource` or `get_attr` (a literal
+/// name), as Heat's dependency walk finds them without resolving anything;
+/// the branches of `if` are left to the resolver, which picks one.
+fn named_resources(v: &Value, out: &mut BTreeSet<String>) {
+    if let Some((f, args)) = super::functions::call(v) {
+        match f {
+            "if" => return,
+            "get_resource" => {
+                if let Some(n) = args.as_str() {
+                    out.insert(n.to_string());
+                }
+            }
+            "get_attr" | "Fn::GetAtt" => {
+                if let Some(n) = args
+                    .as_list()
+                    .and_then(|l| l.first())
+                    .and_then(Value::as_str)
+                {
+                    out.insert(n.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    match v {
+        Value::Map(m) => m.values().for_each(|x| named_resources(x, out)),
+        Value::List(l) => l.iter().for_each(|x| named_resources(x, out)),
+        _ => {}
     }
 }

@@ -434,17 +434,26 @@ impl Stack<'_> {
         path: &str,
         t: Arc<Template>,
     ) -> Result<Child, Diagnostic> {
-        // (name, type, has a default): the provider's property schema.
+        // (name, type, has a default): the provider's property schema. A
+        // `parameter_defaults` value of this stack's environment is the
+        // parameter's default there (Heat's `param_schemata(param_defaults)`),
+        // so such a property is not required.
+        let pd = &self.env.parameter_defaults;
         let declared: Vec<(String, Option<Type>, bool)> = t
             .section("parameters")
             .and_then(Value::as_map)
             .map(|m| {
                 m.iter()
                     .map(|(k, v)| {
+                        let name = k.py_str();
+                        let has_default = match pd.get(name.as_str()) {
+                            Some(d) => !d.is_null(),
+                            None => v.get("default").is_some_and(|d| !d.is_null()),
+                        };
                         (
-                            k.py_str(),
+                            name,
                             v.get("type").and_then(Value::as_str).and_then(Type::parse),
-                            v.get("default").is_some_and(|d| !d.is_null()),
+                            has_default,
                         )
                     })
                     .collect()

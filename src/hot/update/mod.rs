@@ -24,9 +24,51 @@ struct Prop<'a> {
     name: &'a str,
     update_allowed: bool,
     immutable: bool,
+    /// Required without a default: Heat's `Properties.get` of it raises
+    /// "Property X not assigned" when the definition does not hold it.
+    required: bool,
     ty: &'a str,
     default: Option<Value>,
 }
+
+/// The types whose plugin in Heat 27.0.1 is `NoneResource` or a subclass
+/// of it (`OS::Heat::None` and the retired services' types): its
+/// `_needs_update` is always false, whatever changed.
+const NONE_RESOURCES: &[&str] = &[
+    "OS::Aodh::CombinationAlarm",
+    "OS::Designate::Domain",
+    "OS::Designate::Record",
+    "OS::Glance::Image",
+    "OS::Heat::HARestarter",
+    "OS::Heat::None",
+    "OS::Magnum::Bay",
+    "OS::Monasca::AlarmDefinition",
+    "OS::Monasca::Notification",
+    "OS::Neutron::HealthMonitor",
+    "OS::Neutron::LBaaS::HealthMonitor",
+    "OS::Neutron::LBaaS::L7Policy",
+    "OS::Neutron::LBaaS::L7Rule",
+    "OS::Neutron::LBaaS::Listener",
+    "OS::Neutron::LBaaS::LoadBalancer",
+    "OS::Neutron::LBaaS::Pool",
+    "OS::Neutron::LBaaS::PoolMember",
+    "OS::Neutron::LoadBalancer",
+    "OS::Neutron::Pool",
+    "OS::Neutron::PoolMember",
+    "OS::Sahara::Cluster",
+    "OS::Sahara::ClusterTemplate",
+    "OS::Sahara::DataSource",
+    "OS::Sahara::ImageRegistry",
+    "OS::Sahara::Job",
+    "OS::Sahara::JobBinary",
+    "OS::Sahara::NodeGroupTemplate",
+    "OS::Senlin::Cluster",
+    "OS::Senlin::Node",
+    "OS::Senlin::Policy",
+    "OS::Senlin::Profile",
+    "OS::Senlin::Receiver",
+    "OS::Vitrage::Template",
+];
 
 /// The properties of type `t`, or `None` when lowstate has no schema for it.
 fn schema(t: &str) -> Option<Vec<Prop<'static>>> {
@@ -48,6 +90,7 @@ fn schema(t: &str) -> Option<Vec<Prop<'static>>> {
                     name,
                     update_allowed: flags.contains('u'),
                     immutable: flags.contains('i'),
+                    required: flags.contains('r'),
                     ty,
                     default,
                 })
@@ -356,12 +399,7 @@ fn diff(old: &List, new: &List, prefix: &str, out: &mut Actions) -> Result<(), S
             Decision::Updated(reason) => {
                 out.updated
                     .push(entry(&path, &ty, vec![("reason", Value::Map(reason))]));
-                let children = |r: &Value| {
-                    r.get("nested")
-                        .and_then(|c| c.get("resources"))
-                        .and_then(Value::as_list)
-                        .cloned()
-                };
+                let children = |r: &Value| r.get("nested").and_then(child_resources);
                 if let (Some(a), Some(mut b)) = (children(before), children(after)) {
                     if class(after) == "OS::Heat::AutoScalingGroup" {
                         b = scaled_members(&a, b);
@@ -372,6 +410,75 @@ fn diff(old: &List, new: &List, prefix: &str, out: &mut Actions) -> Result<(), S
         }
     }
     Ok(())
+}
+
+/// A child stack's resources as its update compares them: a `get_param`
+/// of a deferred parameter (a parent's value that exists only once the
+/// parent's resources do) carries that value, so that a change of it in
+/// the parent is a change of the property here, as Heat, reading the
+/// parameter, sees it.
+fn child_resources(nested: &Value) -> Option<List> {
+    let resources = nested.get("resources").and_then(Value::as_list)?;
+    let deferred: Map = nested
+        .get("parameters")
+        .and_then(Value::as_map)
+        .map(|ps| {
+            ps.iter()
+                .filter(|(_, p)| p.get("source").and_then(Value::as_str) == Some("deferred"))
+                .map(|(k, p)| (k.clone(), p.get("value").cloned().unwrap_or(Value::Null)))
+                .collect()
+        })
+        .unwrap_or_default();
+    if deferred.is_empty() {
+        return Some(resources.clone());
+    }
+    // `{get_param: P}` becomes P's value; `{get_param: [P, path...]}`
+    // keeps its path with the value in P's place.
+    fn carry(v: &Value, deferred: &Map) -> Value {
+        if let Some(("get_param", arg)) = crate::hot::functions::call(v) {
+            match arg {
+                Value::List(l) => {
+                    if let Some(value) = l.first().and_then(|n| deferred.get(n)) {
+                        let mut with = l.clone();
+                        with[0] = value.clone();
+                        let mut m = Map::new();
+                        m.insert("get_param".into(), Value::List(with));
+                        return Value::Map(m);
+                    }
+                }
+                name => {
+                    if let Some(value) = deferred.get(name) {
+                        return value.clone();
+                    }
+                }
+            }
+        }
+        match v {
+            Value::Map(m) => Value::Map(
+                m.iter()
+                    .map(|(k, x)| (k.clone(), carry(x, deferred)))
+                    .collect(),
+            ),
+            Value::List(l) => Value::List(l.iter().map(|x| carry(x, deferred)).collect()),
+            other => other.clone(),
+        }
+    }
+    Some(
+        resources
+            .iter()
+            .map(|r| match r {
+                Value::Map(m) => Value::Map(
+                    m.iter()
+                        .map(|(k, x)| match k.as_str() {
+                            Some("properties" | "metadata") => (k.clone(), carry(x, &deferred)),
+                            _ => (k.clone(), x.clone()),
+                        })
+                        .collect(),
+                ),
+                other => other.clone(),
+            })
+            .collect(),
+    )
 }
 
 /// An AutoScalingGroup's members after an update: scaling down removes
@@ -418,8 +525,69 @@ fn names(v: &[String]) -> Value {
     Value::List(v.iter().map(|s| Value::str(s.as_str())).collect())
 }
 
+/// A resource definition as Heat freezes it before creation: every
+/// `get_attr` in its properties, metadata and update policy is null.
+fn frozen(r: &Value) -> Value {
+    fn null_attrs(v: &Value) -> Value {
+        if let Some(("get_attr" | "Fn::GetAtt", _)) = crate::hot::functions::call(v) {
+            return Value::Null;
+        }
+        match v {
+            Value::Map(m) => {
+                Value::Map(m.iter().map(|(k, x)| (k.clone(), null_attrs(x))).collect())
+            }
+            Value::List(l) => Value::List(l.iter().map(null_attrs).collect()),
+            other => other.clone(),
+        }
+    }
+    match r {
+        Value::Map(m) => Value::Map(
+            m.iter()
+                .map(|(k, x)| match k.as_str() {
+                    Some("properties" | "metadata" | "update_policy") => (k.clone(), null_attrs(x)),
+                    _ => (k.clone(), x.clone()),
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Whether Heat's `Properties.get` fails on value `v` of a property of
+/// type `ty` (a string that is a map, an integer that is not a number, a
+/// boolean that is neither true nor false ...). A value still symbolic is
+/// resolved by Heat to something else, and is taken as valid.
+fn misfits(ty: &str, v: &Value) -> bool {
+    if v.is_null() || crate::hot::functions::is_symbolic(v) {
+        return false;
+    }
+    match ty {
+        "string" => matches!(v, Value::Map(_) | Value::List(_) | Value::Float(_)),
+        "integer" => match v {
+            Value::Str(s) => crate::hot::params::to_number(&Value::str(s.trim()))
+                .map_or(true, |n| !matches!(n, Value::Int(_))),
+            Value::Map(_) | Value::List(_) => true,
+            _ => false,
+        },
+        "number" => match v {
+            Value::Str(s) => crate::hot::params::to_number(&Value::str(s.trim())).is_err(),
+            Value::Map(_) | Value::List(_) => true,
+            _ => false,
+        },
+        "map" => !matches!(v, Value::Map(_)),
+        "list" => !matches!(v, Value::List(_)),
+        "boolean" => match v {
+            Value::Bool(_) => false,
+            Value::Str(s) => !matches!(s.to_ascii_lowercase().as_str(), "true" | "false"),
+            _ => true,
+        },
+        _ => false,
+    }
+}
+
 /// One resource present on both sides, in preview_update's order.
 fn decide(name: &str, before: &Value, after: &Value) -> Result<Decision, String> {
+    let (before, after) = (&frozen(before), &frozen(after));
     let (cb, ca) = (class(before), class(after));
     if cb != ca {
         return Ok(Decision::Replaced(reason(
@@ -435,6 +603,11 @@ fn decide(name: &str, before: &Value, after: &Value) -> Result<Decision, String>
                 ),
             ],
         )));
+    }
+    // NoneResource (OS::Heat::None and the retired plugins Heat 27.0.1
+    // keeps as its subclasses) never needs an update.
+    if NONE_RESOURCES.contains(&ca.as_str()) {
+        return Ok(Decision::Unchanged);
     }
     let props = if is_stack_resource(after) && after.get("provider_template").is_some() {
         None
@@ -464,10 +637,20 @@ fn decide(name: &str, before: &Value, after: &Value) -> Result<Decision, String>
     let definition_changed = keys.iter().any(|k| section(before, k) != section(after, k));
     // The properties as Heat's Properties objects read them (defaults
     // filled); provider templates: every property given.
+    // A required property that the old definition does not hold (only a
+    // deprecated alias such as a port's `network_id`, which Heat's preview
+    // does not translate) raises "not assigned" when Heat reads the old
+    // value, and Heat counts it as changed.
+    // So does an old value Heat cannot read as the property's type.
+    let unassigned = |p: &Prop<'_>| {
+        let old = section(before, "properties").and_then(|ps| ps.get(p.name));
+        (p.required && p.default.is_none() && old.is_none())
+            || old.is_some_and(|v| misfits(p.ty, v))
+    };
     let changed: Vec<String> = match &props {
         Some(ps) => ps
             .iter()
-            .filter(|p| prop_value(before, p) != prop_value(after, p))
+            .filter(|p| unassigned(p) || prop_value(before, p) != prop_value(after, p))
             .map(|p| p.name.to_string())
             .collect(),
         None if after.get("provider_template").is_some() => {
