@@ -195,6 +195,11 @@ fn salt_diagnostics_fix_navigation_hover_completion() {
         text.contains("pillar `app`") && text.contains("web.sls"),
         "{text}"
     );
+    // Masked as `pillar.items` masks values, with the way to see them.
+    assert!(
+        text.contains("= '**********'") && text.contains("`pillar_mask_output: False`"),
+        "{text}"
+    );
 
     // Completion: arguments of the enclosing state function, requisites.
     let comp = c.at("textDocument/completion", &u, &good, "    - enable", 6);

@@ -1099,8 +1099,16 @@ impl Analysis {
         let mask = self.config.pillar_mask_output;
         let show = |p: &[String], v: &Value| crate::salt::secrets::show_leaf(p, v, globs, !mask);
         let text = prov.as_ref()?.clone().filter(key).human(&show);
+        // Say how to see the values Salt's mask hides (secrets stay hidden).
+        let how = if mask && text.contains(crate::salt::secrets::SALT_MASK) {
+            "\nValues are masked as Salt's `pillar.items` masks them: \
+             `pillar_mask_output: False` in the minion config shows them \
+             (paths in `lowstate_secret_pillar` stay hidden).\n"
+        } else {
+            ""
+        };
         Some(format!(
-            "**pillar `{key}`**\n\n```\n{}```\n",
+            "**pillar `{key}`**\n\n```\n{}```\n{how}",
             self.redactor.text(&text)
         ))
     }
