@@ -13,8 +13,10 @@
 # equal, and prints the time ratios: of CPU time (user + system, the
 # steady measure on a shared machine) and of wall time. Then lowstate's
 # growth: the CPU time per member at each size and the factor per doubling
-# of the member count (1.00 is linear). Nothing here is needed by
-# `cargo test`.
+# of the member count (1.00 is linear). Last, the floor: what the same
+# clocks give for a program that does nothing (`true`), and so the highest
+# wall ratio against Heat any program could show here. Nothing here is
+# needed by `cargo test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@")
@@ -28,7 +30,7 @@ heat_bench_setup
 printf '%-8s %9s %8s %8s %7s %9s %9s %9s %9s\n' \
   members resources ls_wall ls_cpu ls_MiB heat_wall heat_cpu cpu_ratio wall_ratio
 prev_n="" prev_c=""
-growth=()
+growth=() heat_walls=()
 for n in "${sizes[@]}"; do
   dir=$work/tree-$n
   python3 benches/gen-hot-tree "$dir" --members "$n"
@@ -39,6 +41,7 @@ for n in "${sizes[@]}"; do
     same_documents "$dir/heat.json" "$dir/ours.json"
     cr=$(awk "BEGIN{printf \"%.0fx\", $hc / $lc}")
     wr=$(awk "BEGIN{printf \"%.0fx\", $ht / $lt}")
+    heat_walls+=("$n:$ht")
   fi
   printf '%-8s %9d %8s %8s %7.1f %9s %9s %9s %9s\n' "$n" $((2 + n * 14)) "$lt" "$lc" \
     "$(awk "BEGIN{print $lm/1024}")" "$ht" "$hc" "$cr" "$wr"
@@ -49,3 +52,9 @@ for n in "${sizes[@]}"; do
 done
 [ -n "$venv" ] && echo "documents: lowstate's equal Heat's at every size"
 for g in "${growth[@]}"; do echo "growth: $g"; done
+read -r ft fc _ < <(floor)
+echo "floor: an empty program (true) takes ${ft} s wall, ${fc} s CPU to start and end here"
+for hw in "${heat_walls[@]}"; do
+  awk -v n="${hw%%:*}" -v h="${hw#*:}" -v f="$ft" \
+    'BEGIN{printf "floor: at %d members no program could show more than %.0fx Heat'"'"'s wall time here\n", n, h / f}'
+done

@@ -261,6 +261,55 @@ fn salt_diagnostics_fix_navigation_hover_completion() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
+/// A requisite on a state that another SLS declares, but that the
+/// requiring file does not include: the diagnostic names that SLS and the
+/// include to add, and offers no "fix" replacing the target by itself.
+#[test]
+fn salt_requisite_on_a_state_of_a_file_not_included() {
+    let root = std::env::temp_dir().join(format!("lowstate-lsp-notincl-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let write = |rel: &str, text: &str| {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write("minion", "id: m1\nfile_roots:\n  base: [salt]\n");
+    write("salt/top.sls", "base:\n  '*':\n    - app\n");
+    let app = "run update:\n  cmd.run:\n    - name: apt-get update\n    - onchanges:\n      - file: /etc/apt/sources.list\n";
+    let repo = "/etc/apt/sources.list:\n  file.managed:\n    - contents: deb x\n";
+    write("salt/app.sls", app);
+    write("salt/repo.sls", repo);
+    let root = root.canonicalize().unwrap();
+    let mut c = Client::start(&root, Json::Null, &[]);
+    let u = c.open(&root.join("salt/app.sls"), app);
+    c.open(&root.join("salt/repo.sls"), repo);
+    let d = loop {
+        // The first publish may come before the second file is open.
+        let d = c.diagnostics(&u);
+        if d.iter()
+            .any(|x| x["message"].as_str().unwrap().contains("declared in"))
+        {
+            break d;
+        }
+    };
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0]["code"], "missing-requisite");
+    let actions = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": u}, "range": d[0]["range"],
+               "context": {"diagnostics": d}}),
+    );
+    let shown =
+        serde_json::to_string_pretty(&json!({"diagnostics": d, "actions": actions["result"]}))
+            .unwrap()
+            .replace(&uri(&root), "file://<tree>");
+    insta::assert_snapshot!("salt_requisite_not_included", shown);
+    assert!(!shown.contains("did you mean"), "{shown}");
+    assert_eq!(actions["result"], json!([]), "{actions}");
+    assert_eq!(c.stop(), 0);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
 #[test]
 fn a_panic_in_a_request_is_logged_and_the_server_goes_on() {
     let root = example_tree("panic");

@@ -665,6 +665,27 @@ impl Analysis {
                 Some(best) => Some(best),
                 None if *budget > 0 => {
                     *budget -= 1;
+                    // Declared, but in a file this compile does not
+                    // include (another compile knows it): no spelling to
+                    // fix, an include to add.
+                    let module_given = Some(module.as_str()).filter(|m| !m.is_empty());
+                    if let Some(p) = self.state_places(&target, module_given).first() {
+                        let sls = self
+                            .share
+                            .fs
+                            .locate(&p.path)
+                            .and_then(|(_, rel, _)| sls_name(&rel));
+                        issue.message.push_str(&match sls {
+                            Some(sls) => format!(
+                                "\n`{target}` is declared in SLS `{sls}`, which this compile does not include (add `- {sls}` under `include:`)"
+                            ),
+                            None => format!(
+                                "\n`{target}` is declared in {}, which this compile does not include",
+                                p.path.display()
+                            ),
+                        });
+                        return;
+                    }
                     let states = self.states();
                     let names = states
                         .iter()
