@@ -310,6 +310,65 @@ fn salt_requisite_on_a_state_of_a_file_not_included() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
+/// Files reached through symlinks, as formulas are often installed: a
+/// formula directory checked out beside the roots and linked into one, and
+/// an SLS that is a link to another (an alias). Each file gets the
+/// diagnostics of the SLS it is opened as, whether the editor opens it
+/// through the link or at the formula's own path.
+#[cfg(unix)]
+#[test]
+fn salt_files_reached_through_symlinks() {
+    use std::os::unix::fs::symlink;
+    let root = std::env::temp_dir().join(format!("lowstate-lsp-links-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let write = |rel: &str, text: &str| {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write("minion", "id: m1\nfile_roots:\n  base: [salt]\n");
+    write("salt/top.sls", "base:\n  '*':\n    - app\n");
+    let app = "run:\n  cmd.run:\n    - name: x\n    - require:\n      - pkg: nothere\n";
+    write("formulas/app/init.sls", app);
+    let status = "status:\n  cmd.run:\n    - name: y\n    - require_in:\n      - service: gone\n";
+    write("formulas/app/mod_status.sls", status);
+    symlink("../formulas/app", root.join("salt/app")).unwrap();
+    symlink(
+        "mod_status.sls",
+        root.join("formulas/app/server_status.sls"),
+    )
+    .unwrap();
+    let root = root.canonicalize().unwrap();
+    let first = |c: &mut Client, path: &Path, text: &str| {
+        let u = c.open(path, text);
+        let d = c.diagnostics(&u);
+        assert_eq!(d.len(), 1, "{}: {d:?}", path.display());
+        d[0]["message"].as_str().unwrap().to_string()
+    };
+
+    // Through the linked directory, then at the formula's own path.
+    for path in [
+        root.join("salt/app/init.sls"),
+        root.join("formulas/app/init.sls"),
+    ] {
+        let mut c = Client::start(&root, Json::Null, &[]);
+        let m = first(&mut c, &path, app);
+        assert!(
+            m.contains("(pkg: nothere)") && m.contains("in SLS [app]"),
+            "{m}"
+        );
+        assert_eq!(c.stop(), 0);
+    }
+    // The alias is its own SLS, not the file it links to.
+    let mut c = Client::start(&root, Json::Null, &[]);
+    let m = first(&mut c, &root.join("salt/app/server_status.sls"), status);
+    assert!(m.contains("'base:app.server_status'"), "{m}");
+    let m = first(&mut c, &root.join("salt/app/mod_status.sls"), status);
+    assert!(m.contains("'base:app.mod_status'"), "{m}");
+    assert_eq!(c.stop(), 0);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
 #[test]
 fn a_panic_in_a_request_is_logged_and_the_server_goes_on() {
     let root = example_tree("panic");

@@ -108,6 +108,11 @@ struct Env {
     /// read), listed once: the first step of every lookup is answered
     /// from it instead of asking the file system (see [`plain_walk`]).
     tops: Vec<OnceLock<Option<Top>>>,
+    /// Each root's symlinks to directories, as (where the link leads,
+    /// resolved; the link's name), found once: a file reached through one
+    /// (a formula checked out elsewhere and linked into the root) is
+    /// located from its own path too ([`FileServer::locate`]).
+    linked: Vec<OnceLock<Vec<(PathBuf, std::ffi::OsString)>>>,
     listing: OnceLock<Vec<String>>,
     paths: OnceLock<Arc<FileListing>>,
 }
@@ -118,6 +123,29 @@ impl Env {
             .get(i)?
             .get_or_init(|| self.roots.get(i).and_then(|r| r.canonicalize().ok()))
             .as_deref()
+    }
+
+    fn linked(&self, i: usize) -> &[(PathBuf, std::ffi::OsString)] {
+        let Some(slot) = self.linked.get(i) else {
+            return &[];
+        };
+        slot.get_or_init(|| {
+            let (Some(root), Some(top)) = (self.roots.get(i), self.top(i)) else {
+                return Vec::new();
+            };
+            let mut out: Vec<(PathBuf, std::ffi::OsString)> = top
+                .0
+                .iter()
+                .filter(|(_, k)| **k == Kind::Link)
+                .filter_map(|(name, _)| {
+                    let to = root.join(name).canonicalize().ok()?;
+                    to.is_dir().then(|| (to, name.clone()))
+                })
+                .collect();
+            // One order whatever the listing's: by name.
+            out.sort_by(|a, b| a.1.cmp(&b.1));
+            out
+        })
     }
 
     fn top(&self, i: usize) -> Option<&Top> {
@@ -178,6 +206,7 @@ impl FileServer {
                             roots: r.clone(),
                             canonical: r.iter().map(|_| OnceLock::new()).collect(),
                             tops: r.iter().map(|_| OnceLock::new()).collect(),
+                            linked: r.iter().map(|_| OnceLock::new()).collect(),
                             listing: OnceLock::new(),
                             paths: OnceLock::new(),
                         },
@@ -372,8 +401,14 @@ impl FileServer {
 
     /// Which saltenv and relative path serve the file at `path` (absolute),
     /// and the path the lookups form for it: the first root (in env order)
-    /// that holds it.
+    /// that holds it. A path under the directory a root's symlink leads to
+    /// (resolved) is located as the root serves it, through the link, when
+    /// symlinks are followed.
     pub fn locate(&self, path: &Path) -> Option<(String, String, PathBuf)> {
+        let found = |name: &String, root: &PathBuf, rel: PathBuf| {
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            Some((name.clone(), rel.clone(), root.join(rel)))
+        };
         for (name, env) in &self.envs {
             for (i, root) in env.roots.iter().enumerate() {
                 let rel = path
@@ -381,8 +416,25 @@ impl FileServer {
                     .ok()
                     .or_else(|| path.strip_prefix(env.canonical_root(i)?).ok());
                 if let Some(rel) = rel {
-                    let rel = rel.to_string_lossy().replace('\\', "/");
-                    return Some((name.clone(), rel.clone(), root.join(rel)));
+                    return found(name, root, rel.to_path_buf());
+                }
+            }
+        }
+        if !self.follow {
+            return None;
+        }
+        for (name, env) in &self.envs {
+            for (i, root) in env.roots.iter().enumerate() {
+                // Links the lookups follow only: into the root itself or
+                // an allowed directory.
+                let inside = |to: &Path| {
+                    env.canonical_root(i).is_some_and(|r| to.starts_with(r))
+                        || self.allowed.iter().any(|a| to.starts_with(a))
+                };
+                for (to, link) in env.linked(i).iter().filter(|(to, _)| inside(to)) {
+                    if let Ok(rest) = path.strip_prefix(to) {
+                        return found(name, root, Path::new(link).join(rest));
+                    }
                 }
             }
         }
@@ -699,6 +751,45 @@ mod tests {
         assert!(fs.find_sls("base", "leak").is_none());
         assert!(fs.find_sls("base", "leakdir").is_none());
         assert!(fs.find_sls("base", "alias").is_some());
+    }
+
+    /// A file under a directory a root links to is located as the root
+    /// serves it, through the link; a link the lookups refuse (it leads
+    /// outside the root and every allowed directory) locates nothing.
+    #[test]
+    #[cfg(unix)]
+    fn files_under_a_linked_directory_are_located_through_the_link() {
+        let d = tempdir::Dir::new("locate");
+        d.write("root/top.sls", "");
+        d.write("formulas/app/init.sls", "x: 1");
+        let root = d.path("root");
+        std::os::unix::fs::symlink(d.path("formulas/app"), root.join("app")).unwrap();
+        let real = d.path("formulas/app/init.sls").canonicalize().unwrap();
+        let mut roots = IndexMap::new();
+        roots.insert("base".to_string(), vec![root.clone()]);
+        assert_eq!(FileServer::new(&roots).locate(&real), None);
+        let links = LinkPolicy {
+            follow: true,
+            allowed: vec![d.path("formulas").canonicalize().unwrap()],
+        };
+        let fs = FileServer::with_links(&roots, &links);
+        assert_eq!(
+            fs.locate(&real),
+            Some((
+                "base".into(),
+                "app/init.sls".into(),
+                root.join("app/init.sls")
+            ))
+        );
+        assert!(fs.find_sls("base", "app").is_some());
+        let unfollowed = FileServer::with_links(
+            &roots,
+            &LinkPolicy {
+                follow: false,
+                ..links
+            },
+        );
+        assert_eq!(unfollowed.locate(&real), None);
     }
 
     /// The root's listing answers the first step of a lookup as `lstat`

@@ -106,9 +106,10 @@ impl Workspace {
     }
 
     /// Whether `path` (absolute) belongs to this workspace: the config
-    /// directory, a file root or a pillar root.
+    /// directory, a file root or a pillar root, or a file a root serves
+    /// through a symlink.
     pub fn contains(&self, path: &Path) -> bool {
-        crate::editor::under_any(path, &self.dirs)
+        crate::editor::under_any(path, &self.dirs) || self.share.fs.locate(path).is_some()
     }
 
     /// The path the compile knows `path` by (a root joined with the file's

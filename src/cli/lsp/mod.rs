@@ -268,8 +268,20 @@ impl<'c> Server<'c> {
         }
     }
 
-    fn canonical(path: PathBuf) -> PathBuf {
-        path.canonicalize().unwrap_or(path)
+    /// The key of the document at `path`: for a file the Salt fileserver
+    /// serves, the path its lookups form for it, found from the path as
+    /// the editor gave it (a file under a symlinked formula directory, or
+    /// a symlinked SLS alias: resolving the link first would name another
+    /// SLS, or a file outside the roots), else from the path with every
+    /// link resolved (a formula's own checkout, linked into a root); any
+    /// other file: the path with every link resolved.
+    fn canonical(&self, path: PathBuf) -> PathBuf {
+        let served = |p: &Path| self.salt.as_ref().and_then(|w| w.served_path(p));
+        if let Some(key) = served(&path) {
+            return key;
+        }
+        let resolved = path.canonicalize().unwrap_or(path);
+        served(&resolved).unwrap_or(resolved)
     }
 
     fn notify(&mut self, n: Notification) {
@@ -282,7 +294,7 @@ impl<'c> Server<'c> {
                 let Some(path) = path_of(&p.text_document.uri) else {
                     return;
                 };
-                let key = Self::canonical(path.clone());
+                let key = self.canonical(path.clone());
                 self.names.insert(key.clone(), path);
                 let kind = self.kind_of(&key, &p.text_document.text);
                 self.set(key, p.text_document.text, kind);
@@ -295,7 +307,7 @@ impl<'c> Server<'c> {
                 let Some(path) = path_of(&p.text_document.uri) else {
                     return;
                 };
-                let key = Self::canonical(path);
+                let key = self.canonical(path);
                 let Some((mut text, kind)) = self.docs.get(&key).cloned() else {
                     return;
                 };
@@ -319,7 +331,7 @@ impl<'c> Server<'c> {
                 let Some(path) = path_of(&p.text_document.uri) else {
                     return;
                 };
-                let key = Self::canonical(path);
+                let key = self.canonical(path);
                 if let Some((_, kind)) = self.docs.remove(&key) {
                     if kind == Kind::Salt {
                         if let Some(w) = &mut self.salt {
@@ -484,7 +496,7 @@ impl<'c> Server<'c> {
     /// The document a position request is about: (path, text, byte
     /// offset), or `None` outside the workspace.
     fn at(&self, doc: &lsp::TextDocumentPositionParams) -> Option<(PathBuf, String, usize, Kind)> {
-        let path = Self::canonical(path_of(&doc.text_document.uri)?);
+        let path = self.canonical(path_of(&doc.text_document.uri)?);
         if !self.inside(&path) {
             return None;
         }
@@ -587,7 +599,7 @@ impl<'c> Server<'c> {
             "textDocument/documentSymbol" => {
                 let p: lsp::DocumentSymbolParams =
                     serde_json::from_value(req.params).map_err(bad)?;
-                let Some(path) = path_of(&p.text_document.uri).map(Self::canonical) else {
+                let Some(path) = path_of(&p.text_document.uri).map(|p| self.canonical(p)) else {
                     return Ok(json!([]));
                 };
                 if !self.inside(&path) {
@@ -640,7 +652,7 @@ impl<'c> Server<'c> {
 
     /// The quick fixes of the issues the range touches.
     fn code_actions(&self, p: &lsp::CodeActionParams) -> Json {
-        let Some(path) = path_of(&p.text_document.uri).map(Self::canonical) else {
+        let Some(path) = path_of(&p.text_document.uri).map(|p| self.canonical(p)) else {
             return json!([]);
         };
         if !self.inside(&path) {
