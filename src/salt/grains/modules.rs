@@ -131,20 +131,14 @@ pub fn provider(module: &str, grains: &Map, host: &Host) -> Option<&'static str>
     let os = strict(grains, "os").map(Value::py_str);
     let os_in = |names: &[&str]| os.as_deref().is_some_and(|o| names.contains(&o));
     let candidates: Vec<(&'static str, bool)> = match module {
+        // In the loader's order: the files whose name contains `service`,
+        // sorted, the first that loads wins.
         "service" => vec![
-            (
-                "systemd_service",
-                text(grains, "kernel") == "Linux" && (host.systemd_booted || has("systemctl")),
-            ),
             (
                 "debian_service",
                 os_in(&["Debian", "Raspbian", "Devuan", "NILinuxRT"]) && !host.systemd_booted,
             ),
-            ("rh_service", !host.systemd_booted && rh_service(grains)),
-            (
-                "upstart_service",
-                !host.systemd_booted && os_in(&["Ubuntu", "Linaro", "elementary OS", "Mint"]),
-            ),
+            ("linux_service", linux_service(grains, host)),
             (
                 "mac_service",
                 darwin
@@ -152,6 +146,15 @@ pub fn provider(module: &str, grains: &Map, host: &Host) -> Option<&'static str>
                     && has("plutil")
                     && strict(grains, "osrelease")
                         .is_some_and(|r| version_at_least(&r.py_str(), &[10, 11])),
+            ),
+            ("rh_service", !host.systemd_booted && rh_service(grains)),
+            (
+                "systemd_service",
+                text(grains, "kernel") == "Linux" && (host.systemd_booted || has("systemctl")),
+            ),
+            (
+                "upstart_service",
+                !host.systemd_booted && os_in(&["Ubuntu", "Linaro", "elementary OS", "Mint"]),
             ),
             ("win_service", windows),
         ],
@@ -195,6 +198,48 @@ pub fn provider(module: &str, grains: &Map, host: &Host) -> Option<&'static str>
         .into_iter()
         .find(|(_, ok)| *ok)
         .map(|(name, _)| name)
+}
+
+/// `linux_service.__virtual__`: the sysvinit-style module of a Linux whose
+/// OS has no service module of its own (Alpine's OpenRC, ...): not on the
+/// OSes it leaves to another module, `kernel` Linux (a missing grain is a
+/// `KeyError`), an `init` grain that is absent, `sysvinit` or `unknown`,
+/// and not booted with systemd.
+fn linux_service(grains: &Map, host: &Host) -> bool {
+    const DISABLE: &[&str] = &[
+        "RedHat",
+        "CentOS",
+        "Amazon",
+        "ScientificLinux",
+        "CloudLinux",
+        "Fedora",
+        "Gentoo",
+        "Ubuntu",
+        "Debian",
+        "Devuan",
+        "ALT",
+        "OEL",
+        "Linaro",
+        "elementary OS",
+        "McAfee  OS Server",
+        "Raspbian",
+        "SUSE",
+        "Slackware",
+    ];
+    match grains.get("os") {
+        // `in` a set: a list or dict grain is unhashable, a TypeError.
+        Some(Value::List(_) | Value::Map(_)) => return false,
+        Some(Value::Str(os)) if DISABLE.contains(&os.as_str()) => return false,
+        _ => {}
+    }
+    let init_ok = match grains.get("init") {
+        None | Some(Value::Null) => true,
+        Some(Value::Str(init)) => matches!(init.as_str(), "sysvinit" | "unknown"),
+        Some(_) => false,
+    };
+    strict(grains, "kernel").is_some_and(|k| k.as_str() == Some("Linux"))
+        && init_ok
+        && !host.systemd_booted
 }
 
 /// `rh_service.__virtual__` without its systemd test.
@@ -349,7 +394,7 @@ mod tests {
         assert_eq!(pkg("macos-14"), None);
         assert_eq!(pkg("windows-2022"), Some("win_pkg"));
         assert_eq!(service("ubuntu-24.04"), Some("systemd_service"));
-        assert_eq!(service("alpine-3.20"), None);
+        assert_eq!(service("alpine-3.20"), Some("linux_service"));
         assert_eq!(service("macos-14"), Some("mac_service"));
         assert_eq!(service("windows-2022"), Some("win_service"));
         assert_eq!(table("macos-14")[2].1, Some("mac_user"));

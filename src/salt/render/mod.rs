@@ -10,7 +10,7 @@ use crate::diag::{Diagnostic, Label, SourceFile};
 use crate::salt::SLS;
 use crate::text::LineIndex;
 use crate::value::Value;
-use crate::yaml::{self, Loaded, Node, YamlErrorKind};
+use crate::yaml::{self, Loaded, Node, NodeValue, YamlErrorKind};
 use jinja::{Jinja, JinjaErrorKind, SlsContext};
 use std::sync::Arc;
 
@@ -25,6 +25,10 @@ pub enum Stage {
     Json,
     /// yamlex (YAML with `!aggregate` / `!reset`, see [`crate::salt::yamlex`]).
     Yamlex,
+    /// gpg: decrypts the PGP messages in the values (or the text) it gets
+    /// and passes everything else through. lowstate has no keys: data
+    /// without a PGP message passes, a PGP message is an error.
+    Gpg,
 }
 
 /// What the `#!` line (or the `renderer` option) asks for.
@@ -36,7 +40,7 @@ pub enum Pipe {
     /// renders to nothing.
     Unknown(String),
     /// A renderer Salt has that needs Python or a secret store (`py`, `mako`,
-    /// `gpg`, ...): we cannot run it offline.
+    /// `nacl`, ...): we cannot run it offline.
     Unsupported(String),
 }
 
@@ -49,7 +53,6 @@ const UNSUPPORTED: &[&str] = &[
     "wempy",
     "genshi",
     "cheetah",
-    "gpg",
     "nacl",
     "pass",
     "jsonnet",
@@ -93,6 +96,7 @@ impl Pipe {
                 "yaml" => stages.push(Stage::Yaml),
                 "json" => stages.push(Stage::Json),
                 "yamlex" => stages.push(Stage::Yamlex),
+                "gpg" => stages.push(Stage::Gpg),
                 n if UNSUPPORTED.contains(&n) => return Pipe::Unsupported(n.into()),
                 n => return Pipe::Unknown(n.into()),
             }
@@ -175,7 +179,7 @@ pub fn render_file(
     let mut data: Option<Loaded> = None;
     let mut aggregate = None;
     for stage in stages {
-        if data.is_some() {
+        if data.is_some() && stage != Stage::Gpg {
             return Err(Diagnostic::new(
                 codes::UNSUPPORTED_RENDERER,
                 fail("a text renderer cannot follow a data renderer in the pipe"),
@@ -231,6 +235,27 @@ pub fn render_file(
                 })?;
                 data = Some(node);
             }
+            Stage::Gpg => {
+                let found = match &data {
+                    Some(Loaded::Tree(node)) => ciphertext_in(node),
+                    Some(Loaded::Plain(v)) => value_has_ciphertext(v).then_some(0..0),
+                    None => ciphertext_at(&text.text),
+                };
+                if let Some(span) = found {
+                    return Err(yaml_diagnostic(
+                        codes::UNSUPPORTED_RENDERER,
+                        &fail(
+                            "Could not decrypt cipher: lowstate has no gpg keys, so it \
+                             cannot decrypt this PGP message as Salt's gpg renderer would",
+                        ),
+                        &span,
+                        None,
+                        &template,
+                        &text,
+                    )
+                    .with_subject(SLS, what));
+                }
+            }
             Stage::Json => {
                 if text.text.trim().is_empty() {
                     return Ok(Rendered {
@@ -274,6 +299,37 @@ pub fn render_file(
         aggregate,
         text_only,
     })
+}
+
+/// Where the gpg renderer finds a PGP message in `text` (Salt's
+/// `GPG_CIPHERTEXT`: a BEGIN marker with an END marker after it).
+fn ciphertext_at(text: &str) -> Option<std::ops::Range<usize>> {
+    const BEGIN: &str = "-----BEGIN PGP MESSAGE-----";
+    const END: &str = "-----END PGP MESSAGE-----";
+    let start = text.find(BEGIN)?;
+    let end = text[start..].find(END)? + start + END.len();
+    Some(start..end)
+}
+
+/// The span of the first value (not key) holding a PGP message: the gpg
+/// renderer decrypts the values of mappings and the items of lists.
+fn ciphertext_in(node: &Node) -> Option<std::ops::Range<usize>> {
+    match &node.value {
+        NodeValue::Str(s) => ciphertext_at(s).map(|_| node.span.clone()),
+        NodeValue::List(items) => items.iter().find_map(ciphertext_in),
+        NodeValue::Map(entries) => entries.iter().find_map(|(_, v)| ciphertext_in(v)),
+        _ => None,
+    }
+}
+
+/// Whether a value (not a key) holds a PGP message.
+fn value_has_ciphertext(v: &Value) -> bool {
+    match v {
+        Value::Str(s) => ciphertext_at(s).is_some(),
+        Value::List(items) => items.iter().any(value_has_ciphertext),
+        Value::Map(entries) => entries.iter().any(|(_, x)| value_has_ciphertext(x)),
+        _ => false,
+    }
 }
 
 /// A diagnostic for an error in rendered text: the primary label is in the
@@ -636,6 +692,10 @@ mod tests {
         assert_eq!(Pipe::parse("jinja|nosuch"), Pipe::Unknown("nosuch".into()));
         assert_eq!(Pipe::parse("py"), Pipe::Unsupported("py".into()));
         assert_eq!(
+            Pipe::parse("jinja|yaml|gpg"),
+            Pipe::Stages(vec![Stage::Jinja, Stage::Yaml, Stage::Gpg])
+        );
+        assert_eq!(
             Pipe::for_text("#!yaml\na: 1", "jinja|yaml"),
             Pipe::Stages(vec![Stage::Yaml])
         );
@@ -643,6 +703,26 @@ mod tests {
             Pipe::for_text("#!/usr/bin/env x\na: 1", "jinja|yaml"),
             Pipe::Stages(vec![Stage::Jinja, Stage::Yaml])
         );
+    }
+
+    #[test]
+    fn gpg_finds_pgp_messages_in_values_only() {
+        let msg = "-----BEGIN PGP MESSAGE-----\n\nhQEMA\n-----END PGP MESSAGE-----\n";
+        assert_eq!(ciphertext_at(msg), Some(0..msg.len() - 1));
+        assert_eq!(
+            ciphertext_at("-----END PGP MESSAGE----- -----BEGIN PGP MESSAGE-----"),
+            None
+        );
+        let mut m = crate::value::Map::new();
+        m.insert(msg.into(), Value::str("plain"));
+        assert!(!value_has_ciphertext(&Value::Map(m.clone())));
+        m.insert("k".into(), Value::List(vec![Value::str(msg)].into()));
+        assert!(value_has_ciphertext(&Value::Map(m)));
+        let node = Node::from_value(
+            &Value::List(vec![Value::Int(1), Value::str(msg)].into()),
+            3..9,
+        );
+        assert_eq!(ciphertext_in(&node), Some(3..9));
     }
 
     #[test]

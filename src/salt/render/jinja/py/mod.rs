@@ -344,6 +344,44 @@ fn items_of(v: &Value) -> Result<Vec<Value>, Error> {
     Ok(v.try_iter()?.collect())
 }
 
+/// The methods of a Python dict, which a missing key of that name resolves
+/// to (Jinja2's `getitem` / `getattr` fallback).
+const DICT_METHODS: &[&str] = &[
+    "clear",
+    "copy",
+    "fromkeys",
+    "get",
+    "items",
+    "keys",
+    "pop",
+    "popitem",
+    "setdefault",
+    "update",
+    "values",
+];
+
+/// A method looked up without calling it (`d['get']`, `d.items`): calling
+/// it calls the method on its receiver.
+#[derive(Debug)]
+pub(crate) struct BoundMethod {
+    receiver: Value,
+    name: String,
+}
+
+impl Object for BoundMethod {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Plain
+    }
+
+    fn call(self: &Arc<Self>, state: &mut State<'_, '_>, args: &[Value]) -> Result<Value, Error> {
+        self.receiver.call_method(state, &self.name, args)
+    }
+
+    fn render(self: &Arc<Self>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "<built-in method {} of dict object>", self.name)
+    }
+}
+
 impl Object for MutMap {
     fn repr(self: &Arc<Self>) -> ObjectRepr {
         ObjectRepr::Map
@@ -353,6 +391,14 @@ impl Object for MutMap {
         self.note_key(key);
         let mut m = self.raw();
         let Some(v) = m.get_mut(key) else {
+            // Jinja2 falls back from a missing item to the attribute:
+            // `d['get']` is the dict's `get` method.
+            if let Some(name) = key.as_str().filter(|n| DICT_METHODS.contains(n)) {
+                return Some(Value::from_object(BoundMethod {
+                    receiver: Value::from_dyn_object(self.clone()),
+                    name: name.to_string(),
+                }));
+            }
             let name = key.as_str().map_or_else(|| key.to_string(), str::to_string);
             super::error::note_missing_key(self.is_ordered(), name);
             return None;
