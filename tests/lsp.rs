@@ -44,6 +44,22 @@ fn line_of(loc: &Json) -> i64 {
     loc["range"]["start"]["line"].as_i64().unwrap()
 }
 
+/// A fresh Salt tree in a temp dir (canonical path): a minion config with
+/// the file root `salt`, a top file applying SLS `app` to every minion,
+/// and `files` (relative path, text).
+fn small_tree(name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("lowstate-lsp-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let minion = ("minion", "id: m1\nfile_roots:\n  base: [salt]\n");
+    let top = ("salt/top.sls", "base:\n  '*':\n    - app\n");
+    for (rel, text) in [minion, top].iter().chain(files) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    root.canonicalize().unwrap()
+}
+
 #[test]
 fn salt_diagnostics_fix_navigation_hover_completion() {
     let root = example_tree("salt");
@@ -271,20 +287,9 @@ fn salt_diagnostics_fix_navigation_hover_completion() {
 /// include to add, and offers no "fix" replacing the target by itself.
 #[test]
 fn salt_requisite_on_a_state_of_a_file_not_included() {
-    let root = std::env::temp_dir().join(format!("lowstate-lsp-notincl-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    let write = |rel: &str, text: &str| {
-        let p = root.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    };
-    write("minion", "id: m1\nfile_roots:\n  base: [salt]\n");
-    write("salt/top.sls", "base:\n  '*':\n    - app\n");
     let app = "run update:\n  cmd.run:\n    - name: apt-get update\n    - onchanges:\n      - file: /etc/apt/sources.list\n";
     let repo = "/etc/apt/sources.list:\n  file.managed:\n    - contents: deb x\n";
-    write("salt/app.sls", app);
-    write("salt/repo.sls", repo);
-    let root = root.canonicalize().unwrap();
+    let root = small_tree("notincl", &[("salt/app.sls", app), ("salt/repo.sls", repo)]);
     let mut c = Client::start(&root, Json::Null, &[]);
     let u = c.open(&root.join("salt/app.sls"), app);
     c.open(&root.join("salt/repo.sls"), repo);
@@ -320,14 +325,8 @@ fn salt_requisite_on_a_state_of_a_file_not_included() {
 /// still goes to the ID the file declares.
 #[test]
 fn salt_definition_of_a_state_in_a_branch_not_taken() {
-    let root = std::env::temp_dir().join(format!("lowstate-lsp-branch-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    std::fs::create_dir_all(root.join("salt")).unwrap();
-    std::fs::write(root.join("minion"), "id: m1\nfile_roots:\n  base: [salt]\n").unwrap();
-    std::fs::write(root.join("salt/top.sls"), "base:\n  '*':\n    - app\n").unwrap();
     let app = "{% if grains.get('from_source') %}\nget-src:\n  file.managed:\n    - name: /tmp/src.tgz\n\nbuild:\n  cmd.run:\n    - name: make\n    - onchanges:\n      - file: get-src\n{% endif %}\nok:\n  test.nop: []\n";
-    std::fs::write(root.join("salt/app.sls"), app).unwrap();
-    let root = root.canonicalize().unwrap();
+    let root = small_tree("branch", &[("salt/app.sls", app)]);
     let mut c = Client::start(&root, Json::Null, &[]);
     let path = root.join("salt/app.sls");
     let u = c.open(&path, app);
@@ -353,26 +352,21 @@ fn salt_definition_of_a_state_in_a_branch_not_taken() {
 #[test]
 fn salt_files_reached_through_symlinks() {
     use std::os::unix::fs::symlink;
-    let root = std::env::temp_dir().join(format!("lowstate-lsp-links-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    let write = |rel: &str, text: &str| {
-        let p = root.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    };
-    write("minion", "id: m1\nfile_roots:\n  base: [salt]\n");
-    write("salt/top.sls", "base:\n  '*':\n    - app\n");
     let app = "run:\n  cmd.run:\n    - name: x\n    - require:\n      - pkg: nothere\n";
-    write("formulas/app/init.sls", app);
     let status = "status:\n  cmd.run:\n    - name: y\n    - require_in:\n      - service: gone\n";
-    write("formulas/app/mod_status.sls", status);
+    let root = small_tree(
+        "links",
+        &[
+            ("formulas/app/init.sls", app),
+            ("formulas/app/mod_status.sls", status),
+        ],
+    );
     symlink("../formulas/app", root.join("salt/app")).unwrap();
     symlink(
         "mod_status.sls",
         root.join("formulas/app/server_status.sls"),
     )
     .unwrap();
-    let root = root.canonicalize().unwrap();
     let first = |c: &mut Client, path: &Path, text: &str| {
         let u = c.open(path, text);
         let d = c.diagnostics(&u);
