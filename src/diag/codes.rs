@@ -139,7 +139,7 @@ registry! {
     HOT_INVALID_REFERENCE = ("hot-invalid-reference", Error, "hot", "A reference names a resource the template does not have.");
     HOT_INVALID_ATTRIBUTE = ("hot-invalid-attribute", Error, "hot", "get_attr names an attribute the resource's type does not have (Heat 27's schemas).");
     HOT_CIRCULAR_DEPENDENCY = ("hot-circular-dependency", Error, "hot", "Resources depend on each other in a cycle.");
-    HOT_FUNCTION_RUNTIME = ("hot-function-runtime", Error, "hot", "An intrinsic function failed on the values it was given.");
+    HOT_FUNCTION_RUNTIME = ("hot-function-runtime", Error, "hot", "An intrinsic function failed on the values it was given, or (`--diff-from`) the preview read a required property the new definition does not give.");
     HOT_TOO_MANY_RESOURCES = ("hot-too-many-resources", Error, "hot", "A `--nested` expansion would create more resources than the `hot-resources` limit allows.");
     HOT_UPDATE_NOT_SUPPORTED = ("hot-update-not-supported", Error, "hot", "`--diff-from`: the update changes an `immutable` property or parameter, which Heat refuses.");
     HOT_WARNING = ("hot-warning", Warning, "hot", "A template construct Heat accepts but that likely does not do what was meant.");

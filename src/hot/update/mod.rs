@@ -11,13 +11,17 @@
 //! `preview_update_stack(show_nested=True)` does.
 
 use super::{compile, kind_of, Compiled, Input};
-use crate::diag::{codes, Diagnostic};
+use crate::diag::{codes, Code, Diagnostic};
 use crate::value::{List, Map, Value};
 use std::collections::BTreeSet;
 
 /// Property facts per resource type: `update_allowed`, `immutable`, the
 /// schema type and default (generated from Heat 27.0.1's schemas).
 const PROPS: &str = include_str!("props.txt");
+
+/// Why Heat's preview stops: the code (whose corpus kind the document
+/// gives) and Heat's message.
+type Refusal = (Code, String);
 
 /// One property's schema facts.
 struct Prop<'a> {
@@ -176,9 +180,12 @@ fn compare(old: &Compiled, new: &Compiled) -> Compiled {
     let result = if changed_immutable.is_empty() {
         diff(&list(old), &list(new), "", &mut out)
     } else {
-        Err(format!(
-            "The following parameters are immutable and may not be updated: {}",
-            changed_immutable.join(", ")
+        Err((
+            codes::HOT_UPDATE_NOT_SUPPORTED,
+            format!(
+                "The following parameters are immutable and may not be updated: {}",
+                changed_immutable.join(", ")
+            ),
         ))
     };
     match result {
@@ -199,16 +206,16 @@ fn compare(old: &Compiled, new: &Compiled) -> Compiled {
                 Value::List(out.unchanged.into_iter().map(Value::str).collect()),
             );
         }
-        Err(message) => {
+        Err((code, message)) => {
             doc.insert("ok".into(), Value::Bool(false));
             let mut e = Map::new();
-            e.insert("kind".into(), Value::str("update_not_supported"));
+            e.insert("kind".into(), Value::str(kind_of(code)));
             e.insert("message".into(), Value::str(message.as_str()));
             doc.insert(
                 "errors".into(),
                 Value::List(List::from_iter([Value::Map(e)])),
             );
-            diagnostics.push(Diagnostic::new(codes::HOT_UPDATE_NOT_SUPPORTED, message));
+            diagnostics.push(Diagnostic::new(code, message));
         }
     }
     diagnostics.extend(
@@ -355,7 +362,7 @@ fn prop_value(r: &Value, p: &Prop<'_>) -> Value {
 
 /// Heat's StackUpdate.preview on one level, with reasons, then into the
 /// child stacks of updated stack resources.
-fn diff(old: &List, new: &List, prefix: &str, out: &mut Actions) -> Result<(), String> {
+fn diff(old: &List, new: &List, prefix: &str, out: &mut Actions) -> Result<(), Refusal> {
     let o = by_name(old);
     let n = by_name(new);
     let old_names: BTreeSet<&str> = o.iter().map(|(k, _)| k.as_str()).collect();
@@ -586,7 +593,7 @@ fn misfits(ty: &str, v: &Value) -> bool {
 }
 
 /// One resource present on both sides, in preview_update's order.
-fn decide(name: &str, before: &Value, after: &Value) -> Result<Decision, String> {
+fn decide(name: &str, before: &Value, after: &Value) -> Result<Decision, Refusal> {
     let (before, after) = (&frozen(before), &frozen(after));
     let (cb, ca) = (class(before), class(after));
     if cb != ca {
@@ -702,9 +709,12 @@ fn decide(name: &str, before: &Value, after: &Value) -> Result<Decision, String>
             .collect();
         if !forbidden.is_empty() {
             let list: Vec<&str> = forbidden.iter().map(|s| s.as_str()).collect();
-            return Err(format!(
-                "Update to properties {} of {name} ({ca}) is not supported.",
-                list.join(", ")
+            return Err((
+                codes::HOT_UPDATE_NOT_SUPPORTED,
+                format!(
+                    "Update to properties {} of {name} ({ca}) is not supported.",
+                    list.join(", ")
+                ),
             ));
         }
     }
@@ -725,6 +735,27 @@ fn decide(name: &str, before: &Value, after: &Value) -> Result<Decision, String>
                 "property_not_update_allowed",
                 vec![("properties", names(&not_allowed))],
             )));
+        }
+    }
+    // Updated in place: Heat's preview then reads the new value of every
+    // changed property, and a required one the new definition does not
+    // hold either raises "not assigned" (a definition that never gave it,
+    // changed only because the old one could not be read).
+    if let Some(ps) = &props {
+        let given = section(after, "properties");
+        let unassigned = changed.iter().find(|c| {
+            ps.iter().any(|p| {
+                p.name == c.as_str()
+                    && p.required
+                    && p.default.is_none()
+                    && given.and_then(|g| g.get(p.name)).is_none()
+            })
+        });
+        if let Some(c) = unassigned {
+            return Err((
+                codes::HOT_FUNCTION_RUNTIME,
+                format!("Property {c} not assigned"),
+            ));
         }
     }
     let kind = if is_stack_resource(after) {
