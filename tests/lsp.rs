@@ -44,6 +44,22 @@ fn line_of(loc: &Json) -> i64 {
     loc["range"]["start"]["line"].as_i64().unwrap()
 }
 
+/// The code actions for the first of diagnostics `d` of document `u`, and
+/// what an editor receives, as it receives it: the diagnostics and the
+/// actions, URIs made relative to `root`.
+fn quick_fixes(c: &mut Client, u: &str, d: &[Json], root: &Path) -> (Json, String) {
+    let actions = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": u}, "range": d[0]["range"],
+               "context": {"diagnostics": d}}),
+    );
+    let shown =
+        serde_json::to_string_pretty(&json!({"diagnostics": d, "actions": actions["result"]}))
+            .unwrap()
+            .replace(&uri(root), "file://<tree>");
+    (actions, shown)
+}
+
 /// A fresh Salt tree in a temp dir (canonical path): a minion config with
 /// the file root `salt`, a top file applying SLS `app` to every minion,
 /// and `files` (relative path, text).
@@ -85,16 +101,7 @@ fn salt_diagnostics_fix_navigation_hover_completion() {
         .as_str()
         .unwrap()
         .contains("did you mean `pkg: nginx-package`?"));
-    let actions = c.request(
-        "textDocument/codeAction",
-        json!({"textDocument": {"uri": u}, "range": d[0]["range"],
-               "context": {"diagnostics": d}}),
-    );
-    // What an editor receives, as it receives it (URIs made relative).
-    let shown =
-        serde_json::to_string_pretty(&json!({"diagnostics": d, "actions": actions["result"]}))
-            .unwrap()
-            .replace(&uri(&root), "file://<tree>");
+    let (actions, shown) = quick_fixes(&mut c, &u, &d, &root);
     insta::assert_snapshot!("salt_missing_requisite", shown);
     let edit = &actions["result"][0]["edit"]["changes"][&u][0];
     assert_eq!(edit["newText"], "nginx-package", "{actions}");
@@ -304,15 +311,7 @@ fn salt_requisite_on_a_state_of_a_file_not_included() {
     };
     assert_eq!(d.len(), 1, "{d:?}");
     assert_eq!(d[0]["code"], "missing-requisite");
-    let actions = c.request(
-        "textDocument/codeAction",
-        json!({"textDocument": {"uri": u}, "range": d[0]["range"],
-               "context": {"diagnostics": d}}),
-    );
-    let shown =
-        serde_json::to_string_pretty(&json!({"diagnostics": d, "actions": actions["result"]}))
-            .unwrap()
-            .replace(&uri(&root), "file://<tree>");
+    let (actions, shown) = quick_fixes(&mut c, &u, &d, &root);
     insta::assert_snapshot!("salt_requisite_not_included", shown);
     assert!(!shown.contains("did you mean"), "{shown}");
     assert_eq!(actions["result"], json!([]), "{actions}");
