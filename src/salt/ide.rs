@@ -844,13 +844,12 @@ impl Analysis {
     /// are declared.
     fn state_places(&self, target: &str, module: Option<&str>) -> Vec<Place> {
         let mut ids: Vec<String> = self
-            .known
             .states()
-            .into_iter()
+            .iter()
             .filter(|(id, m, name)| {
                 (id == target || name == target) && module.is_none_or(|x| x == m)
             })
-            .map(|(id, _, _)| id)
+            .map(|(id, _, _)| id.clone())
             .collect();
         ids.dedup();
         let mut out = Vec::new();
@@ -887,11 +886,10 @@ impl Analysis {
             return Vec::new();
         };
         let names: BTreeSet<String> = self
-            .known
             .states()
-            .into_iter()
+            .iter()
             .filter(|(i, _, _)| *i == id)
-            .flat_map(|(i, _, n)| [i, n])
+            .flat_map(|(i, _, n)| [i.clone(), n.clone()])
             .collect();
         let mut out = Vec::new();
         if declaration {
