@@ -441,51 +441,52 @@ fn child_resources(nested: &Value) -> Option<List> {
     }
     // `{get_param: P}` becomes P's value; `{get_param: [P, path...]}`
     // keeps its path with the value in P's place.
-    fn carry(v: &Value, deferred: &Map) -> Value {
-        if let Some(("get_param", arg)) = crate::hot::functions::call(v) {
-            match arg {
-                Value::List(l) => {
-                    if let Some(value) = l.first().and_then(|n| deferred.get(n)) {
-                        let mut with = l.clone();
-                        with[0] = value.clone();
-                        let mut m = Map::new();
-                        m.insert("get_param".into(), Value::List(with));
-                        return Value::Map(m);
-                    }
-                }
-                name => {
-                    if let Some(value) = deferred.get(name) {
-                        return value.clone();
-                    }
-                }
-            }
+    let carry = |v: &Value| match crate::hot::functions::call(v)? {
+        ("get_param", Value::List(l)) => {
+            let value = l.first().and_then(|n| deferred.get(n))?;
+            let mut with = l.clone();
+            with[0] = value.clone();
+            let mut m = Map::new();
+            m.insert("get_param".into(), Value::List(with));
+            Some(Value::Map(m))
         }
-        match v {
-            Value::Map(m) => Value::Map(
-                m.iter()
-                    .map(|(k, x)| (k.clone(), carry(x, deferred)))
-                    .collect(),
-            ),
-            Value::List(l) => Value::List(l.iter().map(|x| carry(x, deferred)).collect()),
-            other => other.clone(),
-        }
-    }
+        ("get_param", name) => deferred.get(name).cloned(),
+        _ => None,
+    };
     Some(
         resources
             .iter()
-            .map(|r| match r {
-                Value::Map(m) => Value::Map(
-                    m.iter()
-                        .map(|(k, x)| match k.as_str() {
-                            Some("properties" | "metadata") => (k.clone(), carry(x, &deferred)),
-                            _ => (k.clone(), x.clone()),
-                        })
-                        .collect(),
-                ),
-                other => other.clone(),
-            })
+            .map(|r| rewrite_sections(r, &["properties", "metadata"], &carry))
             .collect(),
     )
+}
+
+/// `v` with every part `f` rewrites (gives `Some` for) replaced, the rest
+/// as it is.
+fn rewrite(v: &Value, f: &impl Fn(&Value) -> Option<Value>) -> Value {
+    if let Some(new) = f(v) {
+        return new;
+    }
+    match v {
+        Value::Map(m) => Value::Map(m.iter().map(|(k, x)| (k.clone(), rewrite(x, f))).collect()),
+        Value::List(l) => Value::List(l.iter().map(|x| rewrite(x, f)).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Resource definition `r` with [`rewrite`] applied to its `sections`.
+fn rewrite_sections(r: &Value, sections: &[&str], f: &impl Fn(&Value) -> Option<Value>) -> Value {
+    match r {
+        Value::Map(m) => Value::Map(
+            m.iter()
+                .map(|(k, x)| match k.as_str() {
+                    Some(name) if sections.contains(&name) => (k.clone(), rewrite(x, f)),
+                    _ => (k.clone(), x.clone()),
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 /// An AutoScalingGroup's members after an update: scaling down removes
@@ -535,29 +536,22 @@ fn names(v: &[String]) -> Value {
 /// A resource definition as Heat freezes it before creation: every
 /// `get_attr` in its properties, metadata and update policy is null.
 fn frozen(r: &Value) -> Value {
-    fn null_attrs(v: &Value) -> Value {
-        if let Some(("get_attr" | "Fn::GetAtt", _)) = crate::hot::functions::call(v) {
-            return Value::Null;
-        }
-        match v {
-            Value::Map(m) => {
-                Value::Map(m.iter().map(|(k, x)| (k.clone(), null_attrs(x))).collect())
-            }
-            Value::List(l) => Value::List(l.iter().map(null_attrs).collect()),
-            other => other.clone(),
-        }
-    }
-    match r {
-        Value::Map(m) => Value::Map(
-            m.iter()
-                .map(|(k, x)| match k.as_str() {
-                    Some("properties" | "metadata" | "update_policy") => (k.clone(), null_attrs(x)),
-                    _ => (k.clone(), x.clone()),
-                })
-                .collect(),
-        ),
-        other => other.clone(),
-    }
+    let null_attrs = |v: &Value| match crate::hot::functions::call(v) {
+        Some(("get_attr" | "Fn::GetAtt", _)) => Some(Value::Null),
+        _ => None,
+    };
+    rewrite_sections(r, &["properties", "metadata", "update_policy"], &null_attrs)
+}
+
+/// Whether property `p` is required, has no default, and definition `r`
+/// does not give it: Heat's `Properties.get` of it raises "Property X not
+/// assigned".
+fn not_given(p: &Prop<'_>, r: &Value) -> bool {
+    p.required
+        && p.default.is_none()
+        && section(r, "properties")
+            .and_then(|ps| ps.get(p.name))
+            .is_none()
 }
 
 /// Whether Heat's `Properties.get` fails on value `v` of a property of
@@ -650,9 +644,10 @@ fn decide(name: &str, before: &Value, after: &Value) -> Result<Decision, Refusal
     // value, and Heat counts it as changed.
     // So does an old value Heat cannot read as the property's type.
     let unassigned = |p: &Prop<'_>| {
-        let old = section(before, "properties").and_then(|ps| ps.get(p.name));
-        (p.required && p.default.is_none() && old.is_none())
-            || old.is_some_and(|v| misfits(p.ty, v))
+        not_given(p, before)
+            || section(before, "properties")
+                .and_then(|ps| ps.get(p.name))
+                .is_some_and(|v| misfits(p.ty, v))
     };
     let changed: Vec<String> = match &props {
         Some(ps) => ps
@@ -742,14 +737,9 @@ fn decide(name: &str, before: &Value, after: &Value) -> Result<Decision, Refusal
     // hold either raises "not assigned" (a definition that never gave it,
     // changed only because the old one could not be read).
     if let Some(ps) = &props {
-        let given = section(after, "properties");
         let unassigned = changed.iter().find(|c| {
-            ps.iter().any(|p| {
-                p.name == c.as_str()
-                    && p.required
-                    && p.default.is_none()
-                    && given.and_then(|g| g.get(p.name)).is_none()
-            })
+            ps.iter()
+                .any(|p| p.name == c.as_str() && not_given(p, after))
         });
         if let Some(c) = unassigned {
             return Err((
