@@ -35,7 +35,7 @@ type Built<T> = Result<T, (FnError, String)>;
 type BuiltResource = Result<Resource, Unbuilt>;
 
 /// A resource whose definition failed: the error, where, and the resources
-/// the definition names.
+/// the definition names (`depends_on` included).
 struct Unbuilt {
     error: FnError,
     path: String,
@@ -633,12 +633,13 @@ impl<'a> Stack<'a> {
             .filter(|(_, on)| **on)
             .map(|((n, _), _)| n.as_str())
             .collect();
+        let missing = |t: &&String| !all.contains(t.as_str());
         for r in &built {
-            let (name, mut targets) = match r {
-                Ok(r) => (&r.name, r.requires.iter().chain(r.explicit.iter())),
-                Err(u) => (&u.name, u.refs.iter().chain(u.refs.iter())),
+            let (name, target) = match r {
+                Ok(r) => (&r.name, r.requires.iter().chain(&r.explicit).find(missing)),
+                Err(u) => (&u.name, u.refs.iter().find(missing)),
             };
-            if let Some(target) = targets.find(|t| !all.contains(t.as_str())) {
+            if let Some(target) = target {
                 return Err(self.resource_error(
                     codes::HOT_INVALID_REFERENCE,
                     format!("The specified reference \"{target}\" (in {name}) is incorrect."),
@@ -709,6 +710,7 @@ impl<'a> Stack<'a> {
             let scope = self.scope(files);
             let out = scope.resolve(v).map_err(|e| {
                 let mut refs: BTreeSet<String> = scope.refs.borrow().iter().cloned().collect();
+                refs.extend(depends_on.iter().flatten().cloned());
                 for k in ["properties", "metadata"] {
                     if let Some(v) = m.get(k) {
                         named_resources(v, &mut refs);
