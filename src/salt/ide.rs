@@ -1542,4 +1542,56 @@ mod incremental {
         assert!(names.iter().any(|n| n == "third"), "{names:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    /// A file that changes the pillar in place changes it for the files
+    /// Salt renders after it: an edit that adds, changes or removes such a
+    /// change is seen by those files at once (never a render cached for
+    /// other data), and an edit of a later file still sees it.
+    #[test]
+    fn edits_of_a_file_that_changes_the_pillar_reach_later_files() {
+        let dir = tree("mutation");
+        let c =
+            "c-one:\n  test.nop:\n    - name: {{ pillar.name }} {{ salt['pillar.get']('name') }}\n";
+        let a = |change: &str| {
+            format!("{change}a-one:\n  test.nop:\n    - name: {{{{ pillar.name }}}}\na-two:\n  test.nop: []\n")
+        };
+        let steps: &[(&str, String, &str)] = &[
+            ("salt/c.sls", c.to_string(), "first first"),
+            ("salt/a.sls", a("{% do pillar.update({'name': 'var'}) %}\n"), "var first"),
+            ("salt/a.sls", a("{% do pillar.update({'name': 'again'}) %}{% do salt['pillar.get']('n', {}) %}\n"), "again first"),
+            ("salt/c.sls", format!("{c}c-two:\n  test.nop: []\n"), "again first"),
+            ("salt/a.sls", a("{% set p = salt['pillar.raw']() %}{% do p.update({'name': 'fn'}) %}\n"), "first fn"),
+            ("salt/a.sls", a(""), "first first"),
+        ];
+        let mut ws = Workspace::open(&dir).unwrap();
+        let mut open: BTreeMap<PathBuf, String> = BTreeMap::new();
+        for (rel, text, want) in steps {
+            let path = dir.join(rel);
+            ws.set_text(&path, Some(text.clone()));
+            open.insert(path, text.clone());
+            let got = ws.analyse();
+            ws.spare_work(Arc::default())();
+            let name = |a: &Analysis| {
+                a.known
+                    .chunks()
+                    .find(|ch| ch.get("__id__").map(Value::py_str).as_deref() == Some("c-one"))
+                    .and_then(|ch| ch.get("name").map(Value::py_str))
+            };
+            assert_eq!(
+                name(&got).as_deref(),
+                Some(*want),
+                "after the edit of {rel}:\n{text}"
+            );
+            let mut fresh = Workspace::open(&dir).unwrap();
+            for (p, t) in &open {
+                fresh.set_text(p, Some(t.clone()));
+            }
+            assert_eq!(
+                shown(&got),
+                shown(&fresh.analyse()),
+                "after the edit of {rel}"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -7,12 +7,18 @@
 //! Files are rendered ahead of the (order-sensitive) walk, in parallel waves:
 //! what a file includes is known once it is rendered, so each wave renders
 //! the includes discovered by the previous one.
+//!
+//! Each of those renders has its own copy of the minion's data, which is
+//! what Salt's one shared pillar and grains give until a file changes them
+//! in place: from such a file on, the walk renders again, in Salt's order
+//! and sharing one set of objects (`render::jinja::shared`).
 
 use super::source_map::{SourceMap, SpanMemo};
 use crate::diag::codes;
 use crate::diag::{Diagnostic, Label, SourceFile};
 use crate::fnmatch::fnmatch;
 use crate::salt::fileserver::{FileServer, SlsFile};
+use crate::salt::render::jinja::shared::{self, RunObjects};
 use crate::salt::render::jinja::SlsContext;
 use crate::salt::render::{render_file, RenderEnv, Rendered};
 use crate::salt::share::{Dep, RenderShare, Twin};
@@ -45,6 +51,9 @@ pub enum SlsRender {
 pub struct Prepared {
     /// Where the file is.
     pub file: SlsFile,
+    /// Whether the render changed the minion's pillar or grains in place
+    /// (Salt's later files see the change: see [`Builder::render_state`]).
+    mutated: bool,
     /// `None` when the file has no states (renders to nothing or a falsy
     /// value).
     body: Option<Body>,
@@ -218,7 +227,11 @@ impl<'a> RenderCache<'a> {
                 })
             }
         };
-        Some(SlsRender::Ok(Box::new(Prepared { file, body })))
+        Some(SlsRender::Ok(Box::new(Prepared {
+            file,
+            body,
+            mutated: p.mutated,
+        })))
     }
 
     fn render_fresh(&self, saltenv: &str, sls: &str) -> SlsRender {
@@ -275,17 +288,21 @@ impl<'a> RenderCache<'a> {
             extra_vars: Vec::new(),
         };
         let what = format!("{saltenv}:{sls}");
-        match render_file(&self.env, template, &ctx, &what) {
-            Ok(rendered) => SlsRender::Ok(Box::new(prepare(
-                file,
-                rendered,
-                sls,
-                saltenv,
-                &what,
-                self.auto_order,
-            ))),
+        let (rendered, mutated) = shared::watch(|| render_file(&self.env, template, &ctx, &what));
+        match rendered {
+            Ok(rendered) => {
+                let mut p = prepare(file, rendered, sls, saltenv, &what, self.auto_order);
+                p.mutated = mutated;
+                SlsRender::Ok(Box::new(p))
+            }
             Err(d) => SlsRender::Failed(d),
         }
+    }
+
+    /// Render one SLS afresh with the run's shared objects (never cached:
+    /// what it sees depends on the files rendered before it).
+    fn render_sharing(&self, saltenv: &str, sls: &str, run: &Arc<RunObjects>) -> SlsRender {
+        shared::with_run(run, || self.render_fresh(saltenv, sls))
     }
 
     /// Like [`RenderCache::get`], but removes the result from the cache: the
@@ -382,7 +399,13 @@ fn prepare(
             // The parse tree is ours alone: move its strings into the data.
             (state_data(node, auto_order), spanless, shared, span)
         }
-        _ => return Prepared { file, body: None },
+        _ => {
+            return Prepared {
+                file,
+                body: None,
+                mutated: false,
+            }
+        }
     };
     let Value::Map(mut state) = data else {
         let label = crate::diag::Label::new(&text, span, "renders to this");
@@ -432,6 +455,7 @@ fn prepare(
     };
     Prepared {
         file,
+        mutated: false,
         body: Some(Body {
             template,
             text,
@@ -659,6 +683,8 @@ pub struct Builder<'a> {
     included_from: bool,
     /// The first top file line ending with a text (see `with_top_lines`).
     top_line: Option<&'a TopLines<'a>>,
+    /// The run's shared data objects, once a render changed the data.
+    run: Option<Arc<RunObjects>>,
 }
 
 impl<'a> Builder<'a> {
@@ -691,6 +717,7 @@ impl<'a> Builder<'a> {
             sources: SourceMap::default(),
             included_from: true,
             top_line: None,
+            run: None,
         }
     }
 
@@ -759,6 +786,27 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// `saltenv:sls` rendered as Salt renders it at this point of the walk
+    /// (this is Salt's render order: each file before what it includes).
+    /// Renders made ahead, side by side, each had its own copy of the
+    /// minion's data; that is what Salt's one shared pillar and grains give
+    /// until a file changes them in place. From the first render that did,
+    /// that file and every later one are rendered again, one after the
+    /// other, sharing one set of objects ([`RunObjects`]).
+    fn render_in_order(&mut self, saltenv: &str, sls: &str) -> SlsRender {
+        if let Some(run) = &self.run {
+            return self.cache.render_sharing(saltenv, sls, run);
+        }
+        let r = owned(self.cache.take(saltenv, sls));
+        if !matches!(&r, SlsRender::Ok(p) if p.mutated) {
+            return r;
+        }
+        let run = self.cache.env.jinja.run_objects();
+        let r = self.cache.render_sharing(saltenv, sls, &run);
+        self.run = Some(run);
+        r
+    }
+
     /// Salt's `render_state`: render `sls`, process its includes
     /// recursively, return its (merged) dict. `None` when it has no states.
     fn render_state(
@@ -769,7 +817,7 @@ impl<'a> Builder<'a> {
         errors: &mut Vec<Diagnostic>,
     ) -> Option<Value> {
         let what = format!("{saltenv}:{sls}");
-        let prepared = match owned(self.cache.take(saltenv, sls)) {
+        let prepared = match self.render_in_order(saltenv, sls) {
             SlsRender::Missing => {
                 let mut d = Diagnostic::new(codes::MISSING_SLS,
                         format!(
@@ -797,7 +845,7 @@ impl<'a> Builder<'a> {
             }
             SlsRender::Ok(p) => p,
         };
-        let Prepared { file, body } = *prepared;
+        let Prepared { file, body, .. } = *prepared;
         self.mods.insert(what.clone());
         let Body {
             template,
@@ -1076,6 +1124,7 @@ impl NotDict {
         .with_primary(label);
         Prepared {
             file,
+            mutated: false,
             body: Some(Body {
                 template: self.template,
                 text: self.text,

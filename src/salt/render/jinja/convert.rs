@@ -8,52 +8,86 @@ use minijinja::value::{Value as JValue, ValueKind};
 
 #[cfg(test)]
 use super::py::MutList;
-use super::py::{new_list, new_map, new_ordered_map, MutMap};
+use super::py::{new_list, new_list_as, new_map, new_map_as, new_ordered_map, MutMap};
 use crate::value::{Map, Value};
 
 pub(crate) use super::py::is_mutable;
 
 /// Deep conversion to a template value; maps and lists become mutable.
 pub(crate) fn to_jinja(v: &Value) -> JValue {
+    convert_as::<false, false>(v)
+}
+
+/// Like [`to_jinja`], but every map becomes an `OrderedDict`: what Salt's
+/// YAML renderer makes of pillar data below the top level.
+pub(crate) fn to_jinja_ordered(v: &Value) -> JValue {
+    convert_as::<true, false>(v)
+}
+
+/// The whole pillar as templates see it: a plain dict whose nested maps
+/// are `OrderedDict`s.
+pub(crate) fn to_jinja_pillar(v: &Value) -> JValue {
+    convert(v, Shape::Pillar, false)
+}
+
+/// The Python types of a converted value's maps: [`to_jinja`]'s,
+/// [`to_jinja_ordered`]'s or [`to_jinja_pillar`]'s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// Plain dicts.
+    Plain,
+    /// `OrderedDict`s.
+    Ordered,
+    /// A plain dict holding `OrderedDict`s.
+    Pillar,
+}
+
+/// A part of the minion's pillar or grains as the template sees it, in
+/// `shape`, with every container marked as minion data (a write to it
+/// changes data Salt shares between files: `super::shared`).
+pub(crate) fn to_jinja_data(v: &Value, shape: Shape) -> JValue {
+    convert(v, shape, true)
+}
+
+fn convert(v: &Value, shape: Shape, marked: bool) -> JValue {
+    match (shape, marked) {
+        (Shape::Plain, false) => convert_as::<false, false>(v),
+        (Shape::Plain, true) => convert_as::<false, true>(v),
+        (Shape::Ordered, false) => convert_as::<true, false>(v),
+        (Shape::Ordered, true) => convert_as::<true, true>(v),
+        (Shape::Pillar, _) => match v {
+            Value::Map(m) => new_map_as(
+                m.iter()
+                    .map(|(k, x)| (to_jinja_key(k), convert(x, Shape::Ordered, marked)))
+                    .collect::<IndexMap<_, _>>(),
+                false,
+                marked,
+            ),
+            other => convert(other, Shape::Ordered, marked),
+        },
+    }
+}
+
+/// [`convert`] made for each kind (maps `ORDERED`, containers `MARKED`),
+/// as the conversions run for every value a template is given.
+fn convert_as<const ORDERED: bool, const MARKED: bool>(v: &Value) -> JValue {
     match v {
         Value::Null => JValue::from(()),
         Value::Bool(b) => JValue::from(*b),
         Value::Int(i) => JValue::from(*i),
         Value::Float(f) => JValue::from(*f),
         Value::Str(s) => JValue::from(s.as_str()),
-        Value::List(l) => new_list(l.iter().map(to_jinja).collect()),
-        Value::Map(m) => new_map(
-            m.iter()
-                .map(|(k, v)| (to_jinja_key(k), to_jinja(v)))
-                .collect::<IndexMap<_, _>>(),
+        Value::List(l) => new_list_as(
+            l.iter().map(convert_as::<ORDERED, MARKED>).collect(),
+            MARKED,
         ),
-    }
-}
-
-/// Like [`to_jinja`], but every map becomes an `OrderedDict`: what Salt's
-/// YAML renderer makes of pillar data below the top level.
-pub(crate) fn to_jinja_ordered(v: &Value) -> JValue {
-    match v {
-        Value::List(l) => new_list(l.iter().map(to_jinja_ordered).collect()),
-        Value::Map(m) => new_ordered_map(
+        Value::Map(m) => new_map_as(
             m.iter()
-                .map(|(k, v)| (to_jinja_key(k), to_jinja_ordered(v)))
+                .map(|(k, x)| (to_jinja_key(k), convert_as::<ORDERED, MARKED>(x)))
                 .collect::<IndexMap<_, _>>(),
+            ORDERED,
+            MARKED,
         ),
-        other => to_jinja(other),
-    }
-}
-
-/// The whole pillar as templates see it: a plain dict whose nested maps
-/// are `OrderedDict`s.
-pub(crate) fn to_jinja_pillar(v: &Value) -> JValue {
-    match v {
-        Value::Map(m) => new_map(
-            m.iter()
-                .map(|(k, v)| (to_jinja_key(k), to_jinja_ordered(v)))
-                .collect::<IndexMap<_, _>>(),
-        ),
-        other => to_jinja_ordered(other),
     }
 }
 
@@ -121,7 +155,7 @@ fn item(h: &JValue, key: &JValue) -> Option<JValue> {
 }
 
 /// Map keys are never containers in Python; convert them without wrapping.
-fn to_jinja_key(k: &Value) -> JValue {
+pub(crate) fn to_jinja_key(k: &Value) -> JValue {
     match k {
         Value::List(l) => JValue::from(minijinja::value::Tuple::from(
             l.iter().map(to_jinja_key).collect::<Vec<_>>(),

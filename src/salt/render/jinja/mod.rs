@@ -23,6 +23,7 @@ pub mod reads;
 pub mod salt;
 mod serialize;
 mod setup;
+pub mod shared;
 mod strftime;
 mod textnet;
 mod textwrap;
@@ -302,6 +303,18 @@ impl Jinja {
     /// The minion data renders see.
     pub fn data(&self) -> &RenderData {
         &self.data
+    }
+
+    /// Fresh objects for renders that share the minion's data as Salt's
+    /// run does ([`shared::with_run`]), holding this compile's data.
+    pub fn run_objects(&self) -> Arc<shared::RunObjects> {
+        let root = |s| setup::root(&self.data, s);
+        shared::RunObjects::new(
+            root(reads::Source::Pillar),
+            root(reads::Source::Grains),
+            root(reads::Source::Pillar),
+            root(reads::Source::Grains),
+        )
     }
 
     /// The resource limits renders run under.

@@ -134,6 +134,27 @@ pub(crate) fn to_mj(v: &Value) -> MjValue {
     crate::salt::render::jinja::convert::to_jinja(v)
 }
 
+/// `data` with the pillar and grains the data functions of `run` hold now.
+fn shared_view(
+    data: &RenderData,
+    run: &crate::salt::render::jinja::shared::RunObjects,
+) -> Result<RenderData, Error> {
+    use crate::salt::render::jinja::reads::Source;
+    let now = |s: Source| match run.function_root(s) {
+        Some(root) => from_mj(root),
+        None => Ok(data.source(s).clone()),
+    };
+    Ok(RenderData {
+        grains: now(Source::Grains)?,
+        pillar: now(Source::Pillar)?,
+        opts: data.opts.clone(),
+        mocks: data.mocks.clone(),
+        pillar_roots: data.pillar_roots.clone(),
+        limits: data.limits,
+        queries: data.queries.clone(),
+    })
+}
+
 /// Make the mutable map `target` equal to `merged` (its recursively updated
 /// version, computed on a copy) in place, the way Salt's recursive
 /// `dictupdate.update` changes it: nested dicts present in both are updated
@@ -170,7 +191,7 @@ pub(crate) fn merge_in_place(
             .into_iter()
             .chain(from_source)
             .collect();
-        m.lock().insert(key, to_jinja_like(v, &hints));
+        m.write().insert(key, to_jinja_like(v, &hints));
     }
     Ok(true)
 }
@@ -588,8 +609,19 @@ impl Inner {
                 }
             }
             Some(Kind::Implemented) => {
+                // A render sharing the run's objects calls the functions
+                // that read the minion's data on what those hold now.
+                let run = crate::salt::render::jinja::shared::current();
+                let now = match &run {
+                    Some(r) if functions::reads_data(name) => {
+                        Some(r.view(|| shared_view(&self.data, r))?)
+                    }
+                    _ => None,
+                };
                 let mut call = functions::Call {
-                    data: &self.data,
+                    data: now.as_deref().unwrap_or(&self.data),
+                    original: &self.data,
+                    run: run.as_deref(),
                     files: self.files.as_deref(),
                     state,
                 };

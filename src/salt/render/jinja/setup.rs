@@ -1048,8 +1048,8 @@ fn path_vars(ctx: &SlsContext) -> Vec<(&'static str, String)> {
 /// template first looks at it. Pillar maps below the top are
 /// `OrderedDict`s (from the YAML renderer), in `pillar` and in
 /// `opts['pillar']` alike.
-fn root(data: &Arc<RenderData>, source: Source) -> JValue {
-    use super::convert::{root_entries, to_jinja_ordered, to_jinja_pillar};
+pub(super) fn root(data: &Arc<RenderData>, source: Source) -> JValue {
+    use super::convert::{root_entries, to_jinja_data, to_jinja_pillar, Shape};
     use crate::value::Value;
     if !matches!(data.source(source), Value::Map(_)) {
         return track(to_jinja(data.source(source)), source);
@@ -1058,15 +1058,29 @@ fn root(data: &Arc<RenderData>, source: Source) -> JValue {
     super::py::track_lazy(
         source,
         Box::new(move || match data.source(source) {
+            // Grains and pillar are shared between files (`shared`).
             Value::Map(m) => root_entries(m, |k, v| match (source, k.as_str()) {
-                (Source::Grains, _) => to_jinja(v),
-                (Source::Pillar, _) => to_jinja_ordered(v),
+                (Source::Grains, _) => to_jinja_data(v, Shape::Plain),
+                (Source::Pillar, _) => to_jinja_data(v, Shape::Ordered),
                 (Source::Opts, Some("pillar")) => to_jinja_pillar(v),
                 (Source::Opts, _) => to_jinja(v),
             }),
             _ => Default::default(),
         }),
     )
+}
+
+/// The template variable of `source`: the run's shared object, if the
+/// render shares them, else the render's own root.
+fn variable(
+    data: &Arc<RenderData>,
+    run: &Option<Arc<super::shared::RunObjects>>,
+    source: Source,
+) -> JValue {
+    match run.as_ref().and_then(|r| r.variable(source)) {
+        Some(v) => v.clone(),
+        None => root(data, source),
+    }
 }
 
 /// An engine map from string-keyed pairs (later pairs win).
@@ -1098,10 +1112,12 @@ pub(super) fn render(
     ctx: &SlsContext,
     templates: &Arc<dyn TemplateLoader>,
 ) -> Result<String, JinjaError> {
+    let run = super::shared::current();
     let mut base: Vec<(String, JValue)> = vec![
-        // The roots note what the render reads of them (`reads`).
-        ("grains".into(), root(data, Source::Grains)),
-        ("pillar".into(), root(data, Source::Pillar)),
+        // The roots note what the render reads of them (`reads`); a render
+        // after one that changed them shares the run's (`shared`).
+        ("grains".into(), variable(data, &run, Source::Grains)),
+        ("pillar".into(), variable(data, &run, Source::Pillar)),
         ("opts".into(), root(data, Source::Opts)),
         (
             "salt".into(),

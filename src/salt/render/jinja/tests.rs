@@ -1129,3 +1129,44 @@ fn a_fresh_minions_clock_reads_the_unix_epoch() {
     let e = render_files(&[], "{{ salt['status.time']('%Q') }}").unwrap_err();
     assert!(e.message.contains("status.time"), "{}", e.message);
 }
+
+/// A render is noticed as changing the minion's shared data exactly when
+/// it writes to a container made of the pillar or grains: through the
+/// variables, through what `pillar.get` and friends return, at any depth;
+/// not when it changes its own values, a `pillar.get` default, a merge
+/// result, a copy or `opts`.
+#[test]
+fn writes_to_shared_data_are_noticed() {
+    let j = jinja_with(&[], JinjaOptions::default());
+    let changes = |src: &str| {
+        let (out, mutated) = shared::watch(|| j.render(src, &ctx("t", "t.sls")));
+        out.unwrap();
+        mutated
+    };
+    for src in [
+        "{% do pillar.update({'x': 1}) %}",
+        "{% do pillar.user.update({'x': 1}) %}",
+        "{% do grains.pop('os') %}",
+        "{% do pillar.roles.append('db') %}",
+        "{% do salt['pillar.get']('user').update({'x': 1}) %}",
+        "{% do salt['pillar.get']('roles').sort() %}",
+        "{% do salt['config.get']('user').clear() %}",
+        "{% do salt['grains.items']().update({'x': 1}) %}",
+        "{% do salt['pillar.item']('user')['user'].setdefault('x', 1) %}",
+        "{% set c = pillar.user.copy() %}{% do pillar.update({'c': c}) %}",
+    ] {
+        assert!(changes(src), "{src}");
+    }
+    for src in [
+        "{% set d = {'a': [1]} %}{% do d.update({'b': 2}) %}{% do d.a.append(3) %}",
+        "{% do salt['pillar.get']('missing', {}).update({'x': 1}) %}",
+        "{% do salt['pillar.get']('user', {'a': 1}, merge=True).update({'x': 1}) %}",
+        "{% do salt['pillar.item']('user').update({'x': 1}) %}",
+        "{% do salt['pillar.items']().update({'x': 1}) %}",
+        "{% do pillar.user.copy().update({'x': 1}) %}",
+        "{% do opts.update({'x': 1}) %}",
+        "{{ pillar.user.name }}{{ salt['pillar.get']('roles') }}{{ grains | json }}",
+    ] {
+        assert!(!changes(src), "{src}");
+    }
+}

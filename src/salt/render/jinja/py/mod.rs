@@ -10,6 +10,7 @@
 //! iterate, compare, print and serialise like engine maps and lists.
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use indexmap::IndexMap;
@@ -31,8 +32,15 @@ use super::JinjaErrorKind;
 /// render's `grains`, `pillar` and `opts` carry their [`Source`]: reading
 /// them by string key notes that key on the read log
 /// ([`super::reads`]), every other access notes the whole source.
+/// The last flag marks a container made from the minion's pillar or
+/// grains: a write to it is noted ([`super::shared`]).
 #[derive(Default)]
-pub(crate) struct MutMap(Mutex<IndexMap<Value, Value>>, bool, Option<Box<Root>>);
+pub(crate) struct MutMap(
+    Mutex<IndexMap<Value, Value>>,
+    bool,
+    Option<Box<Root>>,
+    AtomicBool,
+);
 
 /// What a render's root map (`grains`, `pillar`, `opts`) has beyond a
 /// dict: the source its reads are noted against, and until the first
@@ -47,9 +55,10 @@ pub(crate) struct Root {
 /// Makes a lazily filled root map's entries.
 pub(crate) type Fill = Box<dyn FnOnce() -> IndexMap<Value, Value> + Send>;
 
-/// A mutable list.
+/// A mutable list; the flag marks one made from the minion's data (see
+/// [`MutMap`]).
 #[derive(Default)]
-pub(crate) struct MutList(Mutex<Vec<Value>>);
+pub(crate) struct MutList(Mutex<Vec<Value>>, AtomicBool);
 
 impl MutMap {
     /// The entries (a poisoned lock still yields the data). On a tracked
@@ -85,6 +94,18 @@ impl MutMap {
         }
     }
 
+    /// The entries, to change them: a write to minion data is noted
+    /// ([`super::shared`]), and what it puts there becomes minion data
+    /// too; on a tracked root, a read of the whole source.
+    pub(crate) fn write(&self) -> Write<'_, IndexMap<Value, Value>> {
+        let marked = self.3.load(Ordering::Relaxed);
+        super::shared::note_write(marked);
+        Write {
+            guard: self.lock(),
+            marked,
+        }
+    }
+
     /// Is this an `OrderedDict`?
     pub(crate) fn is_ordered(&self) -> bool {
         self.1
@@ -95,6 +116,81 @@ impl MutList {
     /// The list, locked.
     pub(crate) fn lock(&self) -> MutexGuard<'_, Vec<Value>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The list, to change it (see [`MutMap::write`]).
+    pub(crate) fn write(&self) -> Write<'_, Vec<Value>> {
+        let marked = self.1.load(Ordering::Relaxed);
+        super::shared::note_write(marked);
+        Write {
+            guard: self.lock(),
+            marked,
+        }
+    }
+}
+
+/// A container's contents being changed. Once the change is done, the
+/// containers a container made of minion data now holds are marked as
+/// minion data too ([`mark`]): every container the data reaches is then
+/// marked, so a write to the data is always noticed.
+pub(crate) struct Write<'a, T: Holds> {
+    guard: MutexGuard<'a, T>,
+    marked: bool,
+}
+
+/// The contents of a container: what it holds.
+pub(crate) trait Holds {
+    /// The values held.
+    fn held(&self) -> impl Iterator<Item = &Value>;
+}
+
+impl Holds for IndexMap<Value, Value> {
+    fn held(&self) -> impl Iterator<Item = &Value> {
+        self.values()
+    }
+}
+
+impl Holds for Vec<Value> {
+    fn held(&self) -> impl Iterator<Item = &Value> {
+        self.iter()
+    }
+}
+
+impl<T: Holds> std::ops::Deref for Write<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.guard
+    }
+}
+
+impl<T: Holds> std::ops::DerefMut for Write<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.guard
+    }
+}
+
+impl<T: Holds> Drop for Write<'_, T> {
+    fn drop(&mut self) {
+        if self.marked {
+            self.guard.held().for_each(mark);
+        }
+    }
+}
+
+/// Mark `v` (one of our containers) and everything it holds as minion
+/// data; a container already marked holds only marked ones.
+pub(crate) fn mark(v: &Value) {
+    if let Some(m) = v.downcast_object_ref::<MutMap>() {
+        if !m.3.swap(true, Ordering::Relaxed) {
+            m.0.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .values()
+                .for_each(mark);
+        }
+    } else if let Some(l) = v.downcast_object_ref::<MutList>() {
+        if !l.1.swap(true, Ordering::Relaxed) {
+            l.lock().iter().for_each(mark);
+        }
     }
 }
 
@@ -112,12 +208,23 @@ impl fmt::Debug for MutList {
 
 /// A new mutable dict holding `m`.
 pub(crate) fn new_map(m: IndexMap<Value, Value>) -> Value {
-    Value::from_object(MutMap(Mutex::new(m), false, None))
+    new_map_as(m, false, false)
 }
 
 /// A new mutable `OrderedDict` holding `m`.
 pub(crate) fn new_ordered_map(m: IndexMap<Value, Value>) -> Value {
-    Value::from_object(MutMap(Mutex::new(m), true, None))
+    new_map_as(m, true, false)
+}
+
+/// A new mutable dict (an `OrderedDict` if `ordered`) holding `m`;
+/// `marked`: made of the minion's data ([`super::shared`]).
+pub(crate) fn new_map_as(m: IndexMap<Value, Value>, ordered: bool, marked: bool) -> Value {
+    Value::from_object(MutMap(
+        Mutex::new(m),
+        ordered,
+        None,
+        AtomicBool::new(marked),
+    ))
 }
 
 /// `v` as the root map of `source` in a render's context: the same dict,
@@ -134,6 +241,7 @@ pub(crate) fn track(v: Value, source: Source) -> Value {
                     source,
                     fill: Mutex::new(None),
                 })),
+                AtomicBool::new(source != Source::Opts),
             ))
         }
         None => v,
@@ -150,12 +258,31 @@ pub(crate) fn track_lazy(source: Source, fill: Fill) -> Value {
             source,
             fill: Mutex::new(Some(fill)),
         })),
+        AtomicBool::new(source != Source::Opts),
     ))
+}
+
+/// The `i`-th value of a dict or list of ours, as the template reads it
+/// (an engine value stored there is made mutable in place first).
+pub(crate) fn child_at(v: &Value, i: usize) -> Option<Value> {
+    let key = if let Some(m) = v.downcast_object_ref::<MutMap>() {
+        m.raw().get_index(i)?.0.clone()
+    } else if v.downcast_object_ref::<MutList>().is_some() {
+        Value::from(i)
+    } else {
+        return None;
+    };
+    v.get_item(&key).ok().filter(|x| !x.is_undefined())
 }
 
 /// A new mutable list holding `v`.
 pub(crate) fn new_list(v: Vec<Value>) -> Value {
-    Value::from_object(MutList(Mutex::new(v)))
+    new_list_as(v, false)
+}
+
+/// A new mutable list holding `v`, `marked` as in [`new_map_as`].
+pub(crate) fn new_list_as(v: Vec<Value>, marked: bool) -> Value {
+    Value::from_object(MutList(Mutex::new(v), AtomicBool::new(marked)))
 }
 
 fn none() -> Value {
@@ -263,10 +390,14 @@ pub(crate) fn to_mut_shallow(v: Value) -> Value {
 /// list stored inside one of ours (the result of a filter or a `salt`
 /// function) is made mutable in place the first time it is reached, so
 /// `{% do d.conf.update(x) %}` changes `d`.
-fn promote(v: &mut Value) {
-    if matches!(v.kind(), ValueKind::Map | ValueKind::Seq) && !is_mutable(v) && !v.is_tuple() {
+/// Returns whether `v` was made mutable.
+fn promote(v: &mut Value) -> bool {
+    let engine =
+        matches!(v.kind(), ValueKind::Map | ValueKind::Seq) && !is_mutable(v) && !v.is_tuple();
+    if engine {
         *v = to_mut_shallow(v.clone());
     }
+    engine
 }
 
 /// Deep conversion: every map and sequence (not strings) becomes mutable.
@@ -403,7 +534,9 @@ impl Object for MutMap {
             super::error::note_missing_key(self.is_ordered(), name);
             return None;
         };
-        promote(v);
+        if promote(v) && self.3.load(Ordering::Relaxed) {
+            mark(v);
+        }
         Some(v.clone())
     }
 
@@ -434,7 +567,7 @@ impl Object for MutMap {
                         new.push((Value::from(k), kw.peek::<Value>(k)?));
                     }
                 }
-                let mut m = self.lock();
+                let mut m = self.write();
                 for (k, v) in new {
                     m.insert(k, v);
                 }
@@ -468,14 +601,14 @@ impl MutMap {
                 arity(method, args, 1, 2)?;
                 let default = args.get(1).cloned().unwrap_or_else(none);
                 Ok(self
-                    .lock()
+                    .write()
                     .entry(args[0].clone())
                     .or_insert(default)
                     .clone())
             }
             "pop" => {
                 arity(method, args, 1, 2)?;
-                let removed = self.lock().shift_remove(&args[0]);
+                let removed = self.write().shift_remove(&args[0]);
                 match (removed, args.get(1)) {
                     (Some(v), _) => Ok(v),
                     (None, Some(d)) => Ok(d.clone()),
@@ -484,7 +617,7 @@ impl MutMap {
             }
             "popitem" => {
                 arity(method, args, 0, 0)?;
-                match self.lock().pop() {
+                match self.write().pop() {
                     Some((k, v)) => Ok(Value::from(vec![k, v])),
                     None => Err(err("KeyError: 'popitem(): dictionary is empty'")),
                 }
@@ -514,11 +647,12 @@ impl MutMap {
                     Mutex::new(self.lock().clone()),
                     self.1,
                     None,
+                    AtomicBool::new(false),
                 )))
             }
             "clear" => {
                 arity(method, args, 0, 0)?;
-                self.lock().clear();
+                self.write().clear();
                 Ok(none())
             }
             "has_key" => {
@@ -551,13 +685,20 @@ impl Object for MutList {
         let idx = key.as_i64()?;
         let mut v = self.lock();
         let i = norm_index(v.len(), idx)?;
-        promote(&mut v[i]);
+        if promote(&mut v[i]) && self.1.load(Ordering::Relaxed) {
+            mark(&v[i]);
+        }
         Some(v[i].clone())
     }
 
     fn enumerate(self: &Arc<Self>) -> Enumerator {
         let mut v = self.lock();
-        v.iter_mut().for_each(promote);
+        let marked = self.1.load(Ordering::Relaxed);
+        for x in v.iter_mut() {
+            if promote(x) && marked {
+                mark(x);
+            }
+        }
         Enumerator::Values(v.clone())
     }
 
@@ -579,19 +720,19 @@ impl Object for MutList {
         match method {
             "append" => {
                 arity(method, args, 1, 1)?;
-                self.lock().push(args[0].clone());
+                self.write().push(args[0].clone());
                 Ok(none())
             }
             "extend" => {
                 arity(method, args, 1, 1)?;
                 let items = items_of(&args[0])?;
-                self.lock().extend(items);
+                self.write().extend(items);
                 Ok(none())
             }
             "insert" => {
                 arity(method, args, 2, 2)?;
                 let idx = int_arg(&args[0])?;
-                let mut v = self.lock();
+                let mut v = self.write();
                 let len = v.len() as i64;
                 let i = if idx < 0 {
                     (len + idx).max(0)
@@ -607,7 +748,7 @@ impl Object for MutList {
                     Some(i) => int_arg(i)?,
                     None => -1,
                 };
-                let mut v = self.lock();
+                let mut v = self.write();
                 if v.is_empty() {
                     return Err(err("IndexError: pop from empty list"));
                 }
@@ -617,7 +758,7 @@ impl Object for MutList {
             }
             "remove" => {
                 arity(method, args, 1, 1)?;
-                let mut v = self.lock();
+                let mut v = self.write();
                 let i = v
                     .iter()
                     .position(|y| *y == args[0])
@@ -646,7 +787,7 @@ impl Object for MutList {
             }
             "reverse" => {
                 arity(method, args, 0, 0)?;
-                self.lock().reverse();
+                self.write().reverse();
                 Ok(none())
             }
             "copy" => {
@@ -655,7 +796,7 @@ impl Object for MutList {
             }
             "clear" => {
                 arity(method, args, 0, 0)?;
-                self.lock().clear();
+                self.write().clear();
                 Ok(none())
             }
             _ => Err(Error::from(ErrorKind::UnknownMethod)),
@@ -697,7 +838,7 @@ impl MutList {
         }
         // Python's order (stable, also reversed), or its TypeError for
         // values of different types.
-        *self.lock() = order::sort_keyed(keyed, reverse)?;
+        *self.write() = order::sort_keyed(keyed, reverse)?;
         Ok(none())
     }
 }

@@ -4,6 +4,8 @@
 use super::{map_of, sdb_check, Call};
 use crate::salt::dictupdate;
 use crate::salt::render::jinja::convert::to_jinja_ordered;
+use crate::salt::render::jinja::convert::Shape;
+use crate::salt::render::jinja::reads::Source;
 use crate::salt::render::jinja::salt::data::traverse;
 use crate::salt::render::jinja::salt::{py_error, to_mj, Bound};
 use crate::salt::render::jinja::RenderData;
@@ -69,11 +71,13 @@ pub(super) fn config_get(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
                 if let Some(v) = traverse(src, &key, &delimiter) {
                     if v != &Value::str("_|-") {
                         let found = sdb_check(v.clone())?;
-                        // Pillar maps are OrderedDicts (from the YAML renderer).
-                        return Ok(if matches!(omit, "omit_pillar" | "omit_master") {
-                            to_jinja_ordered(v)
-                        } else {
-                            found
+                        // Pillar maps are OrderedDicts (from the YAML renderer);
+                        // grains and pillar are Salt's shared objects.
+                        return Ok(match omit {
+                            "omit_pillar" => c.part(Source::Pillar, v, Shape::Ordered),
+                            "omit_master" => to_jinja_ordered(v),
+                            "omit_grains" => c.part(Source::Grains, v, Shape::Plain),
+                            _ => found,
                         });
                     }
                 }

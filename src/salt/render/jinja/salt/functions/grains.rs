@@ -2,6 +2,8 @@
 //! `equals`, `filter_by` over the minion's grains.
 
 use super::{items_of, map_of, run_filter_by, Call};
+use crate::salt::render::jinja::convert::Shape;
+use crate::salt::render::jinja::reads::Source;
 use crate::salt::render::jinja::salt::data::traverse;
 use crate::salt::render::jinja::salt::{from_mj, to_mj, Bound};
 use crate::value::Value;
@@ -12,7 +14,7 @@ pub(super) fn grains_get(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
     let key = a.string("key", "")?;
     let delimiter = a.string("delimiter", ":")?;
     match traverse(&c.data.grains, &key, &delimiter) {
-        Some(v) => Ok(to_mj(v)),
+        Some(v) => Ok(c.part(Source::Grains, v, Shape::Plain)),
         None => Ok(a
             .raw("default")
             .cloned()
@@ -35,11 +37,11 @@ pub(super) fn grains_item(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
         Some(d) => from_mj(&d)?.py_str(),
         None => ":".into(),
     };
-    items_of(&c.data.grains, &a, default, &delimiter, false)
+    items_of(c, Source::Grains, &a, default, &delimiter)
 }
 
 pub(super) fn grains_items(c: &mut Call, _a: Bound) -> Result<MjValue, Error> {
-    Ok(to_mj(&c.data.grains))
+    Ok(c.part(Source::Grains, &c.data.grains, Shape::Plain))
 }
 
 pub(super) fn grains_ls(c: &mut Call, _a: Bound) -> Result<MjValue, Error> {

@@ -5,7 +5,12 @@
 
 use super::data::{filter_by, traverse};
 use super::{bind, from_mj, merge_in_place, py_error, to_mj, Bound};
-use crate::salt::render::jinja::convert::{is_mutable, to_jinja_like, to_jinja_pillar};
+use crate::salt::render::jinja::convert::{
+    is_mutable, to_jinja_data, to_jinja_key, to_jinja_like, to_jinja_ordered, Shape,
+};
+use crate::salt::render::jinja::py::new_map;
+use crate::salt::render::jinja::reads::Source;
+use crate::salt::render::jinja::shared::RunObjects;
 use crate::salt::render::jinja::{reads, RenderData, TemplateLoader};
 use crate::value::{Map, Value};
 use minijinja::value::Value as MjValue;
@@ -27,7 +32,13 @@ pub(crate) use file::{posix_join, posix_normpath};
 
 /// One call's environment.
 pub(crate) struct Call<'a, 's, 'e> {
+    /// The minion's data as the data functions see it now: in a render
+    /// that shares the run's objects, what they hold.
     pub data: &'a RenderData,
+    /// The minion's data as compiled (`pillar.items` compiles it afresh).
+    pub original: &'a RenderData,
+    /// The run's shared objects, when the render shares them.
+    pub run: Option<&'a RunObjects>,
     /// The fileserver, for the `cp.list_*` functions.
     pub files: Option<&'a dyn TemplateLoader>,
     pub state: &'a mut State<'s, 'e>,
@@ -180,6 +191,65 @@ pub(crate) fn call(call: &mut Call, name: &str, args: &[MjValue]) -> Result<MjVa
     f(call, bound)
 }
 
+/// Whether function `name` reads the minion's pillar or grains (the
+/// modules whose functions use `Call::data`'s).
+pub(crate) fn reads_data(name: &str) -> bool {
+    ["pillar.", "grains.", "config.", "match."]
+        .iter()
+        .any(|m| name.starts_with(m))
+}
+
+impl Call<'_, '_, '_> {
+    /// `found`, a part of this call's data of `source`, as a function that
+    /// answers with a part of Salt's `__pillar__` or `__grains__` itself
+    /// (not a copy) returns it: in a render that shares the run's objects,
+    /// that part of the run's object (a change to it is seen by later reads
+    /// and files, as in Salt); else a new copy of it in `shape`, marked as
+    /// minion data (`render::jinja::shared`).
+    pub(super) fn part(&self, source: Source, found: &Value, shape: Shape) -> MjValue {
+        self.run
+            .and_then(|r| r.function_root(source))
+            .and_then(|root| locate(self.data.source(source), found, root))
+            .unwrap_or_else(|| to_jinja_data(found, shape))
+    }
+}
+
+/// The part of `root` (a run's object) at the place where `found` sits in
+/// `data` (what `root` held when `data` was made of it), or `None` when
+/// `found` is not part of `data`.
+fn locate(data: &Value, found: &Value, root: &MjValue) -> Option<MjValue> {
+    let mut path = Vec::new();
+    if !path_to(data, found, &mut path) {
+        return None;
+    }
+    let mut at = root.clone();
+    for i in path {
+        at = crate::salt::render::jinja::py::child_at(&at, i)?;
+    }
+    Some(at)
+}
+
+/// The positions leading from `data` to the very value `found`, pushed on
+/// `path`; false when `found` is not inside `data`.
+fn path_to(data: &Value, found: &Value, path: &mut Vec<usize>) -> bool {
+    if std::ptr::eq(data, found) {
+        return true;
+    }
+    let children: Box<dyn Iterator<Item = &Value>> = match data {
+        Value::Map(m) => Box::new(m.values()),
+        Value::List(l) => Box::new(l.iter()),
+        _ => return false,
+    };
+    for (i, child) in children.enumerate() {
+        path.push(i);
+        if path_to(child, found, path) {
+            return true;
+        }
+        path.pop();
+    }
+    false
+}
+
 /// Note on the read log ([`reads`]) what `name` reads of the minion's
 /// data. Functions that read by key note the top-level key their path
 /// starts with; those that never look at grains, pillar or opts note
@@ -262,26 +332,28 @@ pub(super) fn opt_bool(data: &RenderData, key: &str) -> bool {
 
 /// `pillar.item` / `grains.item`: each key traversed, into one dict.
 pub(super) fn items_of(
-    data: &Value,
+    c: &Call,
+    source: Source,
     a: &Bound,
     default: Value,
     delimiter: &str,
-    pillar: bool,
 ) -> Result<MjValue, Error> {
-    let mut ret = Map::new();
+    // Pillar maps are OrderedDicts (from the YAML renderer).
+    let (shape, fresh): (Shape, fn(&Value) -> MjValue) = match source {
+        Source::Pillar => (Shape::Ordered, to_jinja_ordered),
+        _ => (Shape::Plain, to_mj),
+    };
+    let data = c.data.source(source);
+    let mut ret = indexmap::IndexMap::new();
     for arg in &a.varargs {
         let key = from_mj(arg)?;
-        let found = traverse(data, &key.py_str(), delimiter)
-            .cloned()
-            .unwrap_or_else(|| default.clone());
-        ret.insert(key, found);
+        let found = match traverse(data, &key.py_str(), delimiter) {
+            Some(v) => c.part(source, v, shape),
+            None => fresh(&default),
+        };
+        ret.insert(to_jinja_key(&key), found);
     }
-    let ret = Value::Map(ret);
-    Ok(if pillar {
-        to_jinja_pillar(&ret)
-    } else {
-        to_mj(&ret)
-    })
+    Ok(new_map(ret))
 }
 
 pub(super) fn run_filter_by(

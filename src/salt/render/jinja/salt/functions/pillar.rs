@@ -3,7 +3,9 @@
 
 use super::{items_of, key_error, map_of, opt_bool, run_filter_by, Call};
 use crate::salt::dictupdate;
+use crate::salt::render::jinja::convert::Shape;
 use crate::salt::render::jinja::convert::{to_jinja_like, to_jinja_ordered, to_jinja_pillar};
+use crate::salt::render::jinja::reads::Source;
 use crate::salt::render::jinja::salt::data::traverse;
 use crate::salt::render::jinja::salt::{from_mj, py_error, to_mj, Bound};
 use crate::value::{py_eq, Map, Value};
@@ -55,7 +57,7 @@ pub(super) fn pillar_get(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
         }
     }
     match traverse(pillar, &key, &delimiter) {
-        Some(v) => Ok(to_jinja_ordered(v)),
+        Some(v) => Ok(c.part(Source::Pillar, v, Shape::Ordered)),
         None => match (a.raw("default"), raise_on_missing) {
             (Some(d), _) => Ok(d.clone()),
             (None, false) => Ok(MjValue::from("")),
@@ -73,7 +75,8 @@ pub(super) fn pillar_items(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
     {
         return Err(py_error("pillar.items with pillar=/pillarenv= compiles a fresh pillar, which is not supported at compile time"));
     }
-    Ok(to_jinja_pillar(&c.data.pillar))
+    // Salt compiles the pillar afresh: what templates changed is not there.
+    Ok(to_jinja_pillar(&c.original.pillar))
 }
 
 pub(super) fn pillar_ls(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
@@ -89,16 +92,16 @@ pub(super) fn pillar_item(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
         Some(d) => d,
     };
     let delimiter = a.string("delimiter", ":")?;
-    items_of(&c.data.pillar, &a, default, &delimiter, true)
+    items_of(c, Source::Pillar, &a, default, &delimiter)
 }
 
 pub(super) fn pillar_raw(c: &mut Call, a: Bound) -> Result<MjValue, Error> {
     match a.get("key")? {
         Some(k) if k.truthy() => Ok(match c.data.pillar.as_map().and_then(|m| m.get(&k)) {
-            Some(v) => to_jinja_ordered(v),
+            Some(v) => c.part(Source::Pillar, v, Shape::Ordered),
             None => to_mj(&Value::Map(Map::new())),
         }),
-        _ => Ok(to_jinja_pillar(&c.data.pillar)),
+        _ => Ok(c.part(Source::Pillar, &c.data.pillar, Shape::Pillar)),
     }
 }
 

@@ -1,0 +1,4 @@
+app:
+  conf:
+    port: 80
+  hosts: [a]

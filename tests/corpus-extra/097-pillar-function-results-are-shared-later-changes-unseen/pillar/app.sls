@@ -1,0 +1,5 @@
+app:
+  conf:
+    port: 80
+  users:
+    - alice

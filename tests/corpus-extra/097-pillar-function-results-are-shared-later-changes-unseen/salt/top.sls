@@ -1,0 +1,5 @@
+base:
+  '*':
+    - reader
+    - writer
+    - after
