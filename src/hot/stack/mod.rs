@@ -8,7 +8,7 @@ use super::env::{self, Environment};
 use super::functions::{evaluate_condition, FileRead, FnError, Phase, Scope};
 use super::params::{self, Param, PSEUDO};
 use super::template::{self, Template, Version};
-use super::{error, kind_of, Compiled, Input, RESOURCE};
+use super::{error, kind_of, Compiled, Input, Sources, RESOURCE};
 use crate::diag::{codes, Diagnostic, SourceFile};
 use crate::plan::Plan;
 use crate::value::{List, Map, Value};
@@ -82,13 +82,20 @@ struct Resource {
 pub fn compile(input: &Input) -> Compiled {
     let mut version_text = None;
     let mut parameter_layers = Default::default();
-    match run(input, &mut version_text, &mut parameter_layers) {
+    let mut sources = Sources::default();
+    match run(
+        input,
+        &mut version_text,
+        &mut parameter_layers,
+        &mut sources,
+    ) {
         Ok((document, plan, warnings, secrets)) => Compiled {
             document,
             diagnostics: warnings,
             plan,
             secrets,
             parameter_layers,
+            sources,
         },
         Err(d) => {
             let mut doc = Map::new();
@@ -109,6 +116,7 @@ pub fn compile(input: &Input) -> Compiled {
                 plan: Plan::default(),
                 secrets: Vec::new(),
                 parameter_layers,
+                sources,
             }
         }
     }
@@ -121,6 +129,7 @@ fn run(
     input: &Input,
     version_text: &mut Option<String>,
     parameter_layers: &mut super::explain::ParameterLayers,
+    sources: &mut Sources,
 ) -> Result<Output, Diagnostic> {
     let Some(file) = &input.template else {
         return Err(error(codes::HOT_TEMPLATE_PARSE, "no template given", None));
@@ -136,7 +145,8 @@ fn run(
     for f in &input.environments {
         env_files.push(env::read(f, &input.limits)?);
     }
-    let t = parsed.map_err(|(d, _)| d)?;
+    let t = Arc::new(parsed.map_err(|(d, _)| d)?);
+    sources.root = Some(t.clone());
     *version_text = Some(t.version_text.clone());
     *parameter_layers = super::explain::record(&t, &env_files, &input.parameters, input.env_mode);
     // Declared parameters and their types (for the merge strategies).
@@ -147,7 +157,10 @@ fn run(
         &|n| declared.get(n).cloned(),
         input.env_mode,
     )?;
-    run_stack(input, &t, &environment, &Level::root())
+    let level = Level::root();
+    let out = run_stack(input, &t, &environment, &level);
+    sources.providers = level.templates_read();
+    out
 }
 
 /// One stack of the tree from its parsed template and environment:

@@ -46,6 +46,14 @@ impl Level {
     pub(super) fn root() -> Level {
         Level::default()
     }
+
+    /// The provider templates the tree read, by path.
+    pub(super) fn templates_read(&self) -> HashMap<String, Arc<Template>> {
+        self.templates
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
 }
 
 /// What makes a value deferred: a reference to a resource of an enclosing

@@ -11,17 +11,36 @@
 //! `preview_update_stack(show_nested=True)` does.
 
 use super::{compile, kind_of, Compiled, Input};
-use crate::diag::{codes, Code, Diagnostic};
+use crate::diag::{codes, Code, Diagnostic, Label, SourceFile};
 use crate::value::{List, Map, Value};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// Property facts per resource type: `update_allowed`, `immutable`, the
 /// schema type and default (generated from Heat 27.0.1's schemas).
 const PROPS: &str = include_str!("props.txt");
 
 /// Why Heat's preview stops: the code (whose corpus kind the document
-/// gives) and Heat's message.
-type Refusal = (Code, String);
+/// gives), Heat's message, and what it is about in the new stack.
+struct Refusal {
+    code: Code,
+    message: String,
+    about: About,
+    /// About the old stack (else the new one).
+    old: bool,
+}
+
+/// What a refusal is about, in the new stack.
+enum About {
+    /// The resource at `path` (names from the root joined by `.`), and
+    /// the property when Heat names one.
+    Resource {
+        path: String,
+        property: Option<String>,
+    },
+    /// Root parameters (the immutable ones changed).
+    Parameters(Vec<String>),
+}
 
 /// One property's schema facts.
 struct Prop<'a> {
@@ -163,6 +182,7 @@ fn compare(old: &Compiled, new: &Compiled) -> Compiled {
             plan: Default::default(),
             secrets,
             parameter_layers: Default::default(),
+            sources: new.sources.clone(),
         };
     }
     let mut out = Actions::default();
@@ -175,18 +195,22 @@ fn compare(old: &Compiled, new: &Compiled) -> Compiled {
             .unwrap_or_else(|| empty.clone())
     };
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
-    // Heat refuses an update that changes an `immutable` parameter.
+    // Heat refuses an update that changes an `immutable` parameter, then
+    // builds both stacks' resources (the new one's first), then compares.
     let changed_immutable: Vec<String> = immutable_params(&old.document, &new.document);
     let result = if changed_immutable.is_empty() {
-        diff(&list(old), &list(new), "", &mut out)
+        unknown_types(new, old)
+            .and_then(|()| diff(&list(old), &list(new), "", &mut out).map_err(|r| vec![r]))
     } else {
-        Err((
-            codes::HOT_UPDATE_NOT_SUPPORTED,
-            format!(
+        Err(vec![Refusal {
+            code: codes::HOT_UPDATE_NOT_SUPPORTED,
+            message: format!(
                 "The following parameters are immutable and may not be updated: {}",
                 changed_immutable.join(", ")
             ),
-        ))
+            about: About::Parameters(changed_immutable),
+            old: false,
+        }])
     };
     match result {
         Ok(()) => {
@@ -206,16 +230,21 @@ fn compare(old: &Compiled, new: &Compiled) -> Compiled {
                 Value::List(out.unchanged.into_iter().map(Value::str).collect()),
             );
         }
-        Err((code, message)) => {
+        Err(refusals) => {
+            // Heat reports the first; the others are what it would meet
+            // once that one is fixed.
             doc.insert("ok".into(), Value::Bool(false));
-            let mut e = Map::new();
-            e.insert("kind".into(), Value::str(kind_of(code)));
-            e.insert("message".into(), Value::str(message.as_str()));
-            doc.insert(
-                "errors".into(),
-                Value::List(List::from_iter([Value::Map(e)])),
-            );
-            diagnostics.push(Diagnostic::new(code, message));
+            let errors = refusals.iter().take(1).map(|r| {
+                let mut e = Map::new();
+                e.insert("kind".into(), Value::str(kind_of(r.code)));
+                e.insert("message".into(), Value::str(r.message.as_str()));
+                Value::Map(e)
+            });
+            doc.insert("errors".into(), Value::List(errors.collect()));
+            diagnostics.extend(refusals.into_iter().map(|r| {
+                let side = if r.old { old } else { new };
+                located(r, side)
+            }));
         }
     }
     diagnostics.extend(
@@ -231,7 +260,162 @@ fn compare(old: &Compiled, new: &Compiled) -> Compiled {
         plan: Default::default(),
         secrets,
         parameter_layers: Default::default(),
+        sources: new.sources.clone(),
     }
+}
+
+/// Heat builds the new stack's resources, then the old one's, before it
+/// compares them: a resource whose type has no plugin, registry mapping
+/// or template fails there (`StackValidationFailed`), in either stack
+/// (the nested stacks' ones failed their own validation already). Heat
+/// builds a stack's resources in Python's set order, so which of several
+/// it names is not fixed: lowstate names the first in template order and
+/// reports every one.
+fn unknown_types(new: &Compiled, old: &Compiled) -> Result<(), Vec<Refusal>> {
+    let mut refusals = Vec::new();
+    for (c, is_old) in [(new, false), (old, true)] {
+        let resources = c.document.get("resources").and_then(Value::as_list);
+        for r in resources.into_iter().flatten() {
+            if r.get("provider_template").is_some() {
+                continue;
+            }
+            let Some(t) = r.get("resolved_type").and_then(Value::as_str) else {
+                continue;
+            };
+            if crate::hot::env::is_plugin(t) {
+                continue;
+            }
+            refusals.push(Refusal {
+                code: codes::HOT_VALIDATION,
+                message: format!("The Resource Type ({t}) could not be found."),
+                about: About::Resource {
+                    path: r.get("name").map(Value::py_str).unwrap_or_default(),
+                    property: Some("type".into()),
+                },
+                old: is_old,
+            });
+        }
+    }
+    if refusals.is_empty() {
+        Ok(())
+    } else {
+        Err(refusals)
+    }
+}
+
+/// A refusal as a diagnostic, located in the stack `side` it is about:
+/// at the resource (its property, or its `type` for an unknown type) in
+/// the file that defines it, nested templates included; at the
+/// parameters for immutable ones.
+fn located(r: Refusal, side: &Compiled) -> Diagnostic {
+    let mut d = Diagnostic::new(r.code, r.message);
+    match &r.about {
+        About::Resource { path, property } => {
+            // A nested resource is named by its path from the root.
+            d = d.with_subject(crate::hot::RESOURCE, path.as_str());
+            if let Some((file, range)) = locate(side, path, property.as_deref()) {
+                d = d.with_primary(Label::new(&file, range, "here"));
+            }
+        }
+        About::Parameters(names) => {
+            let root = side.sources.root.as_ref();
+            for (i, p) in names.iter().enumerate() {
+                let Some((t, range)) = root.and_then(|t| Some((t, t.span(&["parameters", p])?)))
+                else {
+                    continue;
+                };
+                let label = Label::new(&t.file, range, "immutable, and its value changes");
+                d = if i == 0 {
+                    d.with_primary(label)
+                } else {
+                    d.with_secondary(label)
+                };
+            }
+        }
+    }
+    if r.old {
+        d = d.with_note("in the old stack");
+    }
+    d
+}
+
+/// The file and span that define the resource at `path` of a compiled
+/// `--nested` tree (the key of `property` in its definition when there is
+/// one): the root template, a provider template (its `nested.template`),
+/// a group's member definition (`resource_def`, `resource`: every member
+/// shares it) or an `OS::Heat::Stack`'s inline template.
+fn locate(
+    c: &Compiled,
+    path: &str,
+    property: Option<&str>,
+) -> Option<(Arc<SourceFile>, std::ops::Range<usize>)> {
+    let mut t = c.sources.root.clone()?;
+    // The keys down to the map that holds the stack's `resources`.
+    let mut prefix: Vec<String> = Vec::new();
+    // A group's generated stack: the one definition of every member.
+    let mut shared: Option<Vec<String>> = None;
+    let mut resources = c.document.get("resources")?.as_list()?;
+    let mut rest = path;
+    loop {
+        let (name, r) = by_name(resources).into_iter().find(|(n, _)| {
+            rest == n
+                || rest
+                    .strip_prefix(n.as_str())
+                    .is_some_and(|x| x.starts_with('.'))
+        })?;
+        let def = shared.take().unwrap_or_else(|| {
+            let mut keys = prefix.clone();
+            keys.extend(["resources".to_string(), name.clone()]);
+            keys
+        });
+        rest = rest[name.len()..].trim_start_matches('.');
+        if rest.is_empty() {
+            let keys = |extra: &[&str]| -> Vec<String> {
+                def.iter()
+                    .cloned()
+                    .chain(extra.iter().map(|s| s.to_string()))
+                    .collect()
+            };
+            let found = match property {
+                Some("type") => t.span(&as_strs(&keys(&["type"]))),
+                Some(p) => t.span(&as_strs(&keys(&["properties", p]))),
+                None => None,
+            };
+            let range = found.or_else(|| t.span(&as_strs(&def)))?;
+            return Some((t.file.clone(), range));
+        }
+        let nested = r.get("nested")?;
+        match nested.get("template").and_then(Value::as_str) {
+            Some(label) => {
+                t = c.sources.providers.get(label)?.clone();
+                prefix.clear();
+            }
+            None => {
+                let member = match class(r).as_str() {
+                    "OS::Heat::ResourceGroup" => Some("resource_def"),
+                    "OS::Heat::AutoScalingGroup" => Some("resource"),
+                    _ => None,
+                };
+                let mut keys = def.clone();
+                keys.push("properties".into());
+                match member {
+                    Some(m) => {
+                        keys.push(m.into());
+                        shared = Some(keys);
+                    }
+                    None => {
+                        keys.push("template".into());
+                        prefix = keys;
+                    }
+                }
+            }
+        }
+        resources = nested.get("resources")?.as_list()?;
+    }
+}
+
+fn as_strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
 }
 
 /// Parameters declared `immutable` whose value differs.
@@ -389,7 +573,7 @@ fn diff(old: &List, new: &List, prefix: &str, out: &mut Actions) -> Result<(), R
         };
         let path = join(prefix, name);
         let ty = after.get("type").cloned().unwrap_or(Value::Null);
-        match decide(name, before, after)? {
+        match decide(name, &path, before, after)? {
             Decision::Unchanged => out.unchanged.push(path),
             Decision::Replaced(reason) => {
                 let mut extra = vec![("reason", Value::Map(reason.clone()))];
@@ -587,7 +771,16 @@ fn misfits(ty: &str, v: &Value) -> bool {
 }
 
 /// One resource present on both sides, in preview_update's order.
-fn decide(name: &str, before: &Value, after: &Value) -> Result<Decision, Refusal> {
+fn decide(name: &str, path: &str, before: &Value, after: &Value) -> Result<Decision, Refusal> {
+    let refusal = |code: Code, message: String, property: &str| Refusal {
+        code,
+        message,
+        about: About::Resource {
+            path: path.to_string(),
+            property: Some(property.to_string()),
+        },
+        old: false,
+    };
     let (before, after) = (&frozen(before), &frozen(after));
     let (cb, ca) = (class(before), class(after));
     if cb != ca {
@@ -704,12 +897,13 @@ fn decide(name: &str, before: &Value, after: &Value) -> Result<Decision, Refusal
             .collect();
         if !forbidden.is_empty() {
             let list: Vec<&str> = forbidden.iter().map(|s| s.as_str()).collect();
-            return Err((
+            return Err(refusal(
                 codes::HOT_UPDATE_NOT_SUPPORTED,
                 format!(
                     "Update to properties {} of {name} ({ca}) is not supported.",
                     list.join(", ")
                 ),
+                list[0],
             ));
         }
     }
@@ -742,9 +936,10 @@ fn decide(name: &str, before: &Value, after: &Value) -> Result<Decision, Refusal
                 .any(|p| p.name == c.as_str() && not_given(p, after))
         });
         if let Some(c) = unassigned {
-            return Err((
+            return Err(refusal(
                 codes::HOT_FUNCTION_RUNTIME,
                 format!("Property {c} not assigned"),
+                c,
             ));
         }
     }
