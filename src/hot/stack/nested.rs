@@ -806,8 +806,23 @@ impl Stack<'_> {
     fn remote_stack(&self, r: &Resource) -> Result<Child, Diagnostic> {
         let none = Map::new();
         let props = self.properties(r).unwrap_or(&none);
-        let Some(text) = props.get("template").and_then(Value::as_str) else {
-            return Err(self.property_error(r, "", "Property template not assigned".into()));
+        let text = match props.get("template") {
+            Some(Value::Str(text)) => text,
+            None | Some(Value::Null) => {
+                return Err(self.property_error(r, "", "Property template not assigned".into()))
+            }
+            // Heat reads the property as a string when it builds the
+            // child (a ValueError there, not a validation error).
+            Some(other) => {
+                let message = format!(
+                    "resources.{}.properties.template: Value must be a string; got {}",
+                    r.name,
+                    other.py_repr()
+                );
+                let at = self.at(&["resources", &r.name, "properties", "template"]);
+                return Err(crate::hot::error(codes::HOT_FUNCTION_RUNTIME, message, at)
+                    .with_subject(crate::hot::RESOURCE, r.name.as_str()));
+            }
         };
         let file = SourceFile::new(format!("{}.template", r.name), text.to_string());
         let t = self.parse_child(&file)?;
