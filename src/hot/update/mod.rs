@@ -93,6 +93,9 @@ const NONE_RESOURCES: &[&str] = &[
     "OS::Vitrage::Template",
 ];
 
+/// The member type of an `OS::Heat::InstanceGroup`.
+const SCALED_RESOURCE: &str = "OS::Heat::ScaledResource";
+
 /// The properties of type `t`, or `None` when lowstate has no schema for it.
 fn schema(t: &str) -> Option<Vec<Prop<'static>>> {
     let mut lines = PROPS.lines().skip_while(|l| *l != t);
@@ -473,22 +476,122 @@ fn join(prefix: &str, name: &str) -> String {
     }
 }
 
-/// Every resource of `r`'s child stacks, recursively, into `sink`.
-fn members(r: &Value, prefix: &str, sink: &mut Vec<Value>) {
+/// Every resource of `r`'s child stacks (`r` one of `siblings`),
+/// recursively, into `sink`.
+fn members(r: &Value, siblings: &List, prefix: &str, sink: &mut Vec<Value>) {
     let Some(rs) = r
         .get("nested")
         .and_then(|n| n.get("resources"))
         .and_then(Value::as_list)
+        .cloned()
+        .or_else(|| generated_members(r, siblings))
     else {
         return;
     };
-    let mut rs: Vec<(String, &Value)> = by_name(rs);
-    rs.sort_by(|a, b| a.0.cmp(&b.0));
-    for (name, c) in rs {
+    let mut sorted: Vec<(String, &Value)> = by_name(&rs);
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    for (name, c) in sorted {
         let path = join(prefix, &name);
         sink.push(entry(&path, c.get("type").unwrap_or(&Value::Null), vec![]));
-        members(c, &path, sink);
+        members(c, &rs, &path, sink);
     }
+}
+
+/// The members of a group `--nested` leaves whole (the offline engine
+/// expands them only to update them), as Heat 27.0.1's plugin builds its
+/// child stack: a deployment group's one deployment per key of `servers`
+/// (`build_resource_definition`: the group's properties with `server`
+/// for `servers`), an `OS::Heat::InstanceGroup`'s `Size` members
+/// `member-0`, `member-1`, ... of `OS::Heat::ScaledResource`, whose
+/// properties are those the launch configuration gives, with the group's
+/// `Tags` and its metering tag (`_get_conf_properties`, `_tags`). `r` is
+/// one of `siblings`, where the launch configuration is.
+fn generated_members(r: &Value, siblings: &List) -> Option<List> {
+    let props = section(r, "properties").and_then(Value::as_map);
+    let member = |name: &str, ty: &str, properties: Map, metadata: Option<&Value>| {
+        let mut m = Map::new();
+        m.insert("name".into(), Value::str(name));
+        m.insert("type".into(), Value::str(ty));
+        m.insert("resolved_type".into(), Value::str(ty));
+        m.insert("properties".into(), Value::Map(properties));
+        if let Some(md) = metadata {
+            m.insert("metadata".into(), md.clone());
+        }
+        m.insert("deletion_policy".into(), Value::str("Delete"));
+        Value::Map(m)
+    };
+    let deployment = match class(r).as_str() {
+        "OS::Heat::SoftwareDeploymentGroup" | "OS::Heat::SoftwareDeployments" => {
+            "OS::Heat::SoftwareDeployment"
+        }
+        "OS::Heat::StructuredDeploymentGroup" | "OS::Heat::StructuredDeployments" => {
+            "OS::Heat::StructuredDeployment"
+        }
+        "OS::Heat::InstanceGroup" => {
+            let size = props?.get("Size")?;
+            let size = match crate::hot::params::to_number(&Value::str(size.py_str().trim())) {
+                Ok(Value::Int(n)) => usize::try_from(n).ok()?,
+                _ => return None,
+            };
+            let lc_name = props?.get("LaunchConfigurationName")?;
+            let lc_name = match crate::hot::functions::call(lc_name) {
+                Some(("get_resource" | "Ref", arg)) => arg.py_str(),
+                Some(_) => return None,
+                None => lc_name.py_str(),
+            };
+            let (_, lc) = by_name(siblings).into_iter().find(|(n, _)| *n == lc_name)?;
+            let mut properties = section(lc, "properties")
+                .and_then(Value::as_map)
+                .cloned()
+                .unwrap_or_default();
+            properties.shift_remove("InstanceId");
+            let mut tags = match props?.get("Tags") {
+                Some(Value::List(l)) => l.clone(),
+                _ => List::new(),
+            };
+            let metered = tags.iter().any(|t| {
+                t.get("Key")
+                    .and_then(Value::as_str)
+                    .is_some_and(|k| k.starts_with("metering."))
+            });
+            if !metered {
+                let mut tag = Map::new();
+                tag.insert("Key".into(), Value::str("metering.groupname"));
+                tag.insert(
+                    "Value".into(),
+                    r.get("name").cloned().unwrap_or(Value::Null),
+                );
+                tags.push(Value::Map(tag));
+            }
+            properties.insert("Tags".into(), Value::List(tags));
+            let metadata = section(lc, "metadata");
+            return Some(
+                (0..size.min(crate::limits::Limits::default().hot_resources))
+                    .map(|i| {
+                        member(
+                            &format!("member-{i}"),
+                            SCALED_RESOURCE,
+                            properties.clone(),
+                            metadata,
+                        )
+                    })
+                    .collect(),
+            );
+        }
+        _ => return None,
+    };
+    let servers = props?.get("servers")?.as_map()?;
+    Some(
+        servers
+            .iter()
+            .map(|(name, server)| {
+                let mut properties = props.cloned().unwrap_or_default();
+                properties.shift_remove("servers");
+                properties.insert("server".into(), server.clone());
+                member(&name.py_str(), deployment, properties, None)
+            })
+            .collect(),
+    )
 }
 
 /// The plugin class Heat instantiates: provider templates are all
@@ -513,7 +616,10 @@ fn is_stack_resource(r: &Value) -> bool {
                 | "AWS::CloudFormation::Stack"
                 | "OS::Heat::ResourceChain"
                 | "OS::Heat::SoftwareDeploymentGroup"
+                | "OS::Heat::SoftwareDeployments"
                 | "OS::Heat::StructuredDeploymentGroup"
+                | "OS::Heat::StructuredDeployments"
+                | "OS::Heat::InstanceGroup"
         )
 }
 
@@ -556,7 +662,7 @@ fn diff(old: &List, new: &List, prefix: &str, out: &mut Actions) -> Result<(), R
             let path = join(prefix, name);
             out.added
                 .push(entry(&path, r.get("type").unwrap_or(&Value::Null), vec![]));
-            members(r, &path, &mut out.added);
+            members(r, new, &path, &mut out.added);
         }
     }
     for (name, r) in &o {
@@ -564,7 +670,7 @@ fn diff(old: &List, new: &List, prefix: &str, out: &mut Actions) -> Result<(), R
             let path = join(prefix, name);
             out.deleted
                 .push(entry(&path, r.get("type").unwrap_or(&Value::Null), vec![]));
-            members(r, &path, &mut out.deleted);
+            members(r, old, &path, &mut out.deleted);
         }
     }
     for (name, before) in &o {
@@ -584,14 +690,18 @@ fn diff(old: &List, new: &List, prefix: &str, out: &mut Actions) -> Result<(), R
                     ));
                 }
                 out.replaced.push(entry(&path, &ty, extra));
-                members(before, &path, &mut out.deleted);
-                members(after, &path, &mut out.added);
+                members(before, old, &path, &mut out.deleted);
+                members(after, new, &path, &mut out.added);
             }
             Decision::Updated(reason) => {
                 out.updated
                     .push(entry(&path, &ty, vec![("reason", Value::Map(reason))]));
-                let children = |r: &Value| r.get("nested").and_then(child_resources);
-                if let (Some(a), Some(mut b)) = (children(before), children(after)) {
+                let children = |r: &Value, siblings: &List| {
+                    r.get("nested")
+                        .and_then(child_resources)
+                        .or_else(|| generated_members(r, siblings))
+                };
+                if let (Some(a), Some(mut b)) = (children(before, old), children(after, new)) {
                     if class(after) == "OS::Heat::AutoScalingGroup" {
                         b = scaled_members(&a, b);
                     }
@@ -848,7 +958,11 @@ fn decide(name: &str, path: &str, before: &Value, after: &Value) -> Result<Decis
             .filter(|p| unassigned(p) || prop_value(before, p) != prop_value(after, p))
             .map(|p| p.name.to_string())
             .collect(),
-        None if after.get("provider_template").is_some() => {
+        // A provider template, and the offline engine's stand-in for the
+        // type it has no plugin for, an InstanceGroup's members (a live
+        // Heat maps it to AWS::EC2::Instance in its global environment):
+        // every property given.
+        None if after.get("provider_template").is_some() || ca == SCALED_RESOURCE => {
             let mut keys: BTreeSet<String> = BTreeSet::new();
             for r in [before, after] {
                 if let Some(m) = section(r, "properties").and_then(Value::as_map) {
