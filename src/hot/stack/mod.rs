@@ -83,11 +83,13 @@ pub fn compile(input: &Input) -> Compiled {
     let mut version_text = None;
     let mut parameter_layers = Default::default();
     let mut sources = Sources::default();
+    let mut more_errors = Vec::new();
     match run(
         input,
         &mut version_text,
         &mut parameter_layers,
         &mut sources,
+        &mut more_errors,
     ) {
         Ok((document, plan, warnings, secrets)) => Compiled {
             document,
@@ -110,9 +112,12 @@ pub fn compile(input: &Input) -> Compiled {
                 "errors".into(),
                 Value::List(List::from_iter([Value::Map(e)])),
             );
+            // The errors of nested stacks after the first: Heat reports one.
+            let mut diagnostics = vec![d];
+            diagnostics.extend(more_errors);
             Compiled {
                 document: Value::Map(doc),
-                diagnostics: vec![d],
+                diagnostics,
                 plan: Plan::default(),
                 secrets: Vec::new(),
                 parameter_layers,
@@ -130,6 +135,7 @@ fn run(
     version_text: &mut Option<String>,
     parameter_layers: &mut super::explain::ParameterLayers,
     sources: &mut Sources,
+    more_errors: &mut Vec<Diagnostic>,
 ) -> Result<Output, Diagnostic> {
     let Some(file) = &input.template else {
         return Err(error(codes::HOT_TEMPLATE_PARSE, "no template given", None));
@@ -160,6 +166,7 @@ fn run(
     let level = Level::root();
     let out = run_stack(input, &t, &environment, &level);
     sources.providers = level.templates_read();
+    *more_errors = level.more_errors();
     out
 }
 

@@ -39,12 +39,45 @@ pub(super) struct Level {
     /// Provider templates read and parsed so far, by path, shared by every
     /// level: a group of N members of one template reads it once.
     templates: Arc<Mutex<HashMap<String, Arc<Template>>>>,
+    /// The errors of this stack's nested stacks after the first one (which
+    /// is the stack's error): Heat stops at one, lowstate reports them all.
+    errors: Arc<Mutex<Vec<Diagnostic>>>,
 }
+
+/// At most this many errors of nested stacks are kept beside the first.
+const MORE_ERRORS: usize = 50;
 
 impl Level {
     /// The root stack.
     pub(super) fn root() -> Level {
         Level::default()
+    }
+
+    /// The errors of nested stacks kept beside the stack's first one.
+    pub(super) fn more_errors(&self) -> Vec<Diagnostic> {
+        std::mem::take(&mut *self.errors.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Keep `d` beside the first error, unless one at the same place (a
+    /// group's members share their definition) is kept already.
+    fn keep_error(&self, d: Diagnostic) {
+        let mut kept = self.errors.lock().unwrap_or_else(|e| e.into_inner());
+        let place = |d: &Diagnostic| {
+            d.primary
+                .as_ref()
+                .map(|l| (l.file.name.clone(), l.range.clone()))
+        };
+        let seen = kept.iter().any(|k| {
+            k.code == d.code
+                && match (place(k), place(&d)) {
+                    (Some(a), Some(b)) => a == b,
+                    (None, None) => k.message == d.message,
+                    _ => false,
+                }
+        });
+        if !seen && kept.len() < MORE_ERRORS {
+            kept.push(d);
+        }
     }
 
     /// The provider templates the tree read, by path.
@@ -213,10 +246,30 @@ impl Stack<'_> {
                 budget.store(left, Ordering::Relaxed);
             }
         }
-        order
-            .iter()
-            .map(|&i| self.expand(&resources[i], referenced))
-            .collect()
+        // The first error is the stack's; the ones after it are kept
+        // beside it (Heat stops at one, which one depends on its Python
+        // set order), unless the tree ran out of its resource budget.
+        let mut out = Vec::with_capacity(order.len());
+        let mut first: Option<Diagnostic> = None;
+        for &i in order {
+            match self.expand(&resources[i], referenced) {
+                Ok(view) => out.push(view),
+                Err(d) => {
+                    let budget = d.code == codes::HOT_TOO_MANY_RESOURCES;
+                    match first {
+                        None => first = Some(d),
+                        Some(_) => self.level.keep_error(d),
+                    }
+                    if budget {
+                        break;
+                    }
+                }
+            }
+        }
+        match first {
+            Some(d) => Err(d),
+            None => Ok(out),
+        }
     }
 
     /// The `nested` view of `r`, if it is a stack: `{template, parameters,
@@ -267,6 +320,7 @@ impl Stack<'_> {
             generated: child.generated,
             budget: Some(budget),
             templates: self.level.templates.clone(),
+            errors: Default::default(),
         };
         // Heat names a child stack after its parent and the resource; its
         // id exists only once it is created (Heat's offline stack: None).
@@ -281,20 +335,26 @@ impl Stack<'_> {
             context,
             ..self.input.clone()
         };
-        let (doc, plan, warnings, secrets): Output =
-            run_stack(&input, &child.template, &environment, &level).map_err(|d| {
-                // A group's generated template has no text: its errors point
-                // at the group's member definition.
-                let def = match r.resolved.resolved.as_str() {
-                    "OS::Heat::ResourceGroup" => "resource_def",
-                    _ => "resource",
-                };
-                let at = self
-                    .at(&["resources", &r.name, "properties", def])
-                    .or_else(|| self.at(&["resources", &r.name]));
-                wrap(d, &segment)
-                    .or_primary(at.map(|(f, range)| crate::diag::Label::new(f, range, "here")))
-            })?;
+        // A group's generated template has no text: its errors point at
+        // the group's member definition.
+        let def = match r.resolved.resolved.as_str() {
+            "OS::Heat::ResourceGroup" => "resource_def",
+            _ => "resource",
+        };
+        let at = self
+            .at(&["resources", &r.name, "properties", def])
+            .or_else(|| self.at(&["resources", &r.name]));
+        let located = |d: Diagnostic| {
+            wrap(d, &segment).or_primary(
+                at.clone()
+                    .map(|(f, range)| crate::diag::Label::new(f, range, "here")),
+            )
+        };
+        let run = run_stack(&input, &child.template, &environment, &level);
+        for d in level.more_errors() {
+            self.level.keep_error(located(d));
+        }
+        let (doc, plan, warnings, secrets): Output = run.map_err(located)?;
         let mut view = Map::with_capacity(5);
         view.push_distinct(
             "template".into(),
