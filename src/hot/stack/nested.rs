@@ -355,6 +355,9 @@ impl Stack<'_> {
             self.level.keep_error(located(d));
         }
         let (doc, plan, warnings, secrets): Output = run.map_err(located)?;
+        if let Some(path) = &r.resolved.template {
+            self.check_facade(r, path)?;
+        }
         let mut view = Map::with_capacity(5);
         view.push_distinct(
             "template".into(),
@@ -494,21 +497,14 @@ impl Stack<'_> {
         Ok(kept)
     }
 
-    /// A provider template's child stack: its parameters are the
-    /// resource's properties (Heat's `child_params`).
-    fn provider_child(
-        &self,
-        r: &Resource,
-        path: &str,
-        t: Arc<Template>,
-    ) -> Result<Child, Diagnostic> {
-        // (name, type, has a default): the provider's property schema. A
-        // `parameter_defaults` value of this stack's environment is the
-        // parameter's default there (Heat's `param_schemata(param_defaults)`),
-        // so such a property is not required.
+    /// (name, type, has a default): the property schema of provider
+    /// template `t`, in its order. A `parameter_defaults` value of this
+    /// stack's environment is the parameter's default there (Heat's
+    /// `param_schemata(param_defaults)`), so such a property is not
+    /// required.
+    fn provider_schema(&self, t: &Template) -> Vec<(String, Option<Type>, bool)> {
         let pd = &self.env.parameter_defaults;
-        let declared: Vec<(String, Option<Type>, bool)> = t
-            .section("parameters")
+        t.section("parameters")
             .and_then(Value::as_map)
             .map(|m| {
                 m.iter()
@@ -526,7 +522,89 @@ impl Stack<'_> {
                     })
                     .collect()
             })
-            .unwrap_or_default();
+            .unwrap_or_default()
+    }
+
+    /// Heat's check of a provider template against its facade (after the
+    /// child stack validated): when the registry, without the entry that
+    /// led to `path`, maps the resource's type to another template, that
+    /// template's required properties must be the provider's, of the same
+    /// types, the provider's required ones must be the facade's, and every
+    /// attribute (output) of the facade must be the provider's. A facade
+    /// that is a plugin is not checked (the offline engine's stand-in for
+    /// it has no schema).
+    fn check_facade(&self, r: &Resource, path: &str) -> Result<(), Diagnostic> {
+        let Some(facade) =
+            crate::hot::env::facade_template(&self.env.registry, &r.name, &r.written_type)
+        else {
+            return Ok(());
+        };
+        let (Ok(f), Ok(p)) = (
+            self.provider_template(r, &facade),
+            self.provider_template(r, path),
+        ) else {
+            return Ok(());
+        };
+        let ty = &r.written_type;
+        let fail =
+            |message: String| Err(self.resource_error(codes::HOT_VALIDATION, message, &r.name));
+        let (fs, ps) = (self.provider_schema(&f), self.provider_schema(&p));
+        // Heat's property type names.
+        let word = |t: &Option<Type>| match t {
+            Some(Type::Number) => "Number",
+            Some(Type::List) => "List",
+            Some(Type::Json) => "Map",
+            Some(Type::Boolean) => "Boolean",
+            _ => "String",
+        };
+        for (n, ft, f_default) in &fs {
+            match ps.iter().find(|(m, _, _)| m == n) {
+                None if !f_default => {
+                    return fail(format!(
+                        "Required property {n} for facade {ty} missing in provider"
+                    ))
+                }
+                Some((_, pt, _)) if word(ft) != word(pt) => {
+                    return fail(format!(
+                        "Property {n} type mismatch between facade {ty} ({}) and provider ({})",
+                        word(ft),
+                        word(pt)
+                    ))
+                }
+                _ => {}
+            }
+        }
+        for (n, _, p_default) in &ps {
+            if !p_default && !fs.iter().any(|(m, _, _)| m == n) {
+                return fail(format!(
+                    "Provider requires property {n} unknown in facade {ty}"
+                ));
+            }
+        }
+        let outputs = |t: &Template| -> Vec<String> {
+            t.section("outputs")
+                .and_then(Value::as_map)
+                .map(|m| m.keys().map(Value::py_str).collect())
+                .unwrap_or_default()
+        };
+        let provided = outputs(&p);
+        for a in outputs(&f) {
+            if !provided.contains(&a) {
+                return fail(format!("Attribute {a} for facade {ty} missing in provider"));
+            }
+        }
+        Ok(())
+    }
+
+    /// A provider template's child stack: its parameters are the
+    /// resource's properties (Heat's `child_params`).
+    fn provider_child(
+        &self,
+        r: &Resource,
+        path: &str,
+        t: Arc<Template>,
+    ) -> Result<Child, Diagnostic> {
+        let declared = self.provider_schema(&t);
         let empty = Map::new();
         let props = self.properties(r).unwrap_or(&empty);
         let names: std::collections::HashSet<&str> =
