@@ -638,10 +638,7 @@ mod tests {
 
     #[test]
     fn a_facade_is_the_lookup_without_the_entry_used() {
-        let mut r = registry(&[
-            ("App::DB", "db.yaml"),
-            ("OS::Nova::Server", "server.yaml"),
-        ]);
+        let mut r = registry(&[("App::DB", "db.yaml"), ("OS::Nova::Server", "server.yaml")]);
         let mut special = Map::new();
         special.insert("App::DB".into(), Value::str("special.yaml"));
         let mut resources = Map::new();

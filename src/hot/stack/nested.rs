@@ -80,6 +80,15 @@ impl Level {
         }
     }
 
+    /// Keep template `t`, read at `path` before the expansion.
+    pub(super) fn seed(&self, path: String, t: Arc<Template>) {
+        self.templates
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(path)
+            .or_insert(t);
+    }
+
     /// The provider templates the tree read, by path.
     pub(super) fn templates_read(&self) -> HashMap<String, Arc<Template>> {
         self.templates
