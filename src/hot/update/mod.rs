@@ -143,6 +143,7 @@ pub struct Preview {
 /// The preview of updating the stack OLD into NEW, with both compiled
 /// sides (their resources' properties, for a change report).
 pub fn preview_sides(old: &Input, new: &Input) -> Preview {
+    let limit = new.limits.hot_resources;
     let old = compile(&Input {
         nested: true,
         ..old.clone()
@@ -151,12 +152,12 @@ pub fn preview_sides(old: &Input, new: &Input) -> Preview {
         nested: true,
         ..new.clone()
     });
-    let preview = compare(&old, &new);
+    let preview = compare(&old, &new, limit);
     Preview { preview, old, new }
 }
 
 /// The preview document of two compiled stacks.
-fn compare(old: &Compiled, new: &Compiled) -> Compiled {
+fn compare(old: &Compiled, new: &Compiled, limit: usize) -> Compiled {
     let mut doc = Map::new();
     let failed = !old.ok() || !new.ok();
     doc.insert("ok".into(), Value::Bool(!failed));
@@ -188,7 +189,10 @@ fn compare(old: &Compiled, new: &Compiled) -> Compiled {
             sources: new.sources.clone(),
         };
     }
-    let mut out = Actions::default();
+    let mut out = Actions {
+        limit,
+        ..Actions::default()
+    };
     let empty = List::new();
     let list = |c: &Compiled| -> List {
         c.document
@@ -445,6 +449,9 @@ fn immutable_params(old: &Value, new: &Value) -> Vec<String> {
 
 #[derive(Default)]
 struct Actions {
+    /// The `hot-resources` limit: an `InstanceGroup` of more members
+    /// is refused.
+    limit: usize,
     added: Vec<Value>,
     deleted: Vec<Value>,
     updated: Vec<Value>,
@@ -566,6 +573,8 @@ fn generated_members(r: &Value, siblings: &List) -> Option<List> {
             properties.insert("Tags".into(), Value::List(tags));
             let metadata = section(lc, "metadata");
             return Some(
+                // `diff` refuses a size over the limit at every level it
+                // compares; a group deep in an added stack is held to it here.
                 (0..size.min(crate::limits::Limits::default().hot_resources))
                     .map(|i| {
                         member(
@@ -653,6 +662,32 @@ fn prop_value(r: &Value, p: &Prop<'_>) -> Value {
 /// Heat's StackUpdate.preview on one level, with reasons, then into the
 /// child stacks of updated stack resources.
 fn diff(old: &List, new: &List, prefix: &str, out: &mut Actions) -> Result<(), Refusal> {
+    // An InstanceGroup's members are built here, not by the compile: its
+    // size is held to the `hot-resources` limit here.
+    for (side, list) in [(true, old), (false, new)] {
+        for (name, r) in by_name(list) {
+            let size = (class(r) == "OS::Heat::InstanceGroup")
+                .then(|| section(r, "properties").and_then(|p| p.get("Size")))
+                .flatten()
+                .and_then(|v| crate::hot::params::to_number(&Value::str(v.py_str().trim())).ok());
+            if let Some(Value::Int(n)) = size {
+                if usize::try_from(n).is_ok_and(|n| n > out.limit) {
+                    return Err(Refusal {
+                        code: codes::HOT_TOO_MANY_RESOURCES,
+                        message: format!(
+                            "resources.{name}: the InstanceGroup would hold {n} members, more than the hot-resources limit ({}; raise it with --limit hot-resources=N)",
+                            out.limit
+                        ),
+                        about: About::Resource {
+                            path: join(prefix, &name),
+                            property: Some("Size".into()),
+                        },
+                        old: side,
+                    });
+                }
+            }
+        }
+    }
     let o = by_name(old);
     let n = by_name(new);
     let old_names: BTreeSet<&str> = o.iter().map(|(k, _)| k.as_str()).collect();
