@@ -569,6 +569,42 @@ fn hot_get_attr_of_an_attribute_the_type_lacks_is_invalid_attribute() {
 }
 
 #[test]
+fn hot_validate_takes_a_parameter_without_a_value_as_given_later() {
+    let dir = temp_dir("hot-validate");
+    let t = dir.join("t.yaml");
+    std::fs::write(
+        &t,
+        "heat_template_version: 2016-10-14\nparameters:\n  key:\n    type: string\nresources:\n  srv:\n    type: OS::Nova::Server\n    properties:\n      image: cirros\n      flavor: m1.small\n      key_name: {get_param: key}\n      nmae: web\n",
+    )
+    .unwrap();
+    let t = t.to_str().unwrap();
+    // Heat's stack create: the value is missing, and nothing else is said.
+    // `check` prints its findings on stdout.
+    let out = lowstate(&["check", "--hot", t]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stdout);
+    assert!(err.contains("error[hot-parameter-missing]"), "{err}");
+    assert!(!err.contains("nmae"), "{err}");
+    // Template validate: the value comes later, the misspelt property shows.
+    let out = lowstate(&["check", "--hot", t, "--validate"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stdout);
+    assert!(!err.contains("hot-parameter-missing"), "{err}");
+    assert!(
+        err.contains("error[unknown-argument]") && err.contains("nmae"),
+        "{err}"
+    );
+    let out = lowstate(&["hot", t, "--validate"]);
+    assert_eq!(out.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["parameters"]["key"]["source"], "deferred");
+    assert_eq!(
+        doc["resources"][0]["properties"]["key_name"],
+        serde_json::json!({"get_param": "key"})
+    );
+}
+
+#[test]
 fn a_failed_compile_prints_salts_error_list_on_stdout_and_diagnostics_on_stderr_once() {
     let case = corpus("089-err-missing-requisite");
     let out = lowstate(&["compile", "-c", &case]);

@@ -131,6 +131,7 @@ pub fn input_of(case: &Path) -> (Input, Value) {
         limits: Default::default(),
         nested: meta.get("nested").is_some_and(Value::truthy),
         plan: false,
+        unset: Default::default(),
     };
     (input, meta)
 }

@@ -103,6 +103,12 @@ pub struct Inputs {
     /// Heat's `max_template_size`: refuse larger templates.
     #[arg(long, value_name = "BYTES", default_value_t = lowstate::hot::template::MAX_TEMPLATE_SIZE)]
     pub max_template_size: usize,
+    /// As `openstack orchestration template validate`: a parameter without
+    /// a value (no -P, environment value or default) is given later; its
+    /// get_param stays symbolic and the rest is compiled and checked
+    /// (without it: Heat's stack create, where it is an error).
+    #[arg(long)]
+    pub validate: bool,
 }
 
 /// `--env-mode`.
@@ -232,6 +238,10 @@ pub fn inputs(ctx: &Ctx, template: &Path, args: &Inputs) -> Result<Input> {
         limits: ctx.limits,
         nested: false,
         plan: false,
+        unset: match args.validate {
+            true => lowstate::hot::params::Unset::Deferred,
+            false => lowstate::hot::params::Unset::Error,
+        },
     })
 }
 

@@ -216,6 +216,9 @@ impl Workspace {
                 .collect(),
             files_dir: dir.clone(),
             files_root: self.root.clone().or(dir),
+            // A template is written before its values are known: as Heat's
+            // template validate, a parameter without one is no error.
+            unset: crate::hot::params::Unset::Deferred,
             ..Input::default()
         }
     }
@@ -351,6 +354,12 @@ impl Workspace {
             Target::Parameter(name) => {
                 let p = doc.get("parameters")?.get(name.as_str())?;
                 let g = |k: &str| p.get(k).map(Value::py_str).unwrap_or_default();
+                if g("source") == "deferred" {
+                    return Some(format!(
+                        "**parameter `{name}`** ({})\n\nno value: no default, and no environment file gives one; Heat asks for it when the stack is created\n",
+                        g("type")
+                    ));
+                }
                 let shown = if p.get("hidden") == Some(&Value::Bool(true)) {
                     "******".to_string()
                 } else {
@@ -714,5 +723,30 @@ mod tests {
         assert!(c.iter().any(|c| c.label == "volume_type"), "{c:?}");
         let s = document_symbols(p, T);
         assert_eq!(s[1].children.len(), 2);
+    }
+
+    /// A parameter without a value is no error in the editor (Heat's
+    /// template validate needs none); what it hid is still found.
+    #[test]
+    fn a_parameter_without_a_value_is_deferred_and_the_rest_checked() {
+        let t = "heat_template_version: 2016-10-14\nparameters:\n  key:\n    type: number\nresources:\n  srv:\n    type: OS::Cinder::Volume\n    properties:\n      size: {get_param: key}\n      nmae: data\n";
+        let w = Workspace::default();
+        let p = PathBuf::from("/t/a.yaml");
+        let issues = w.issues(&[(p.clone(), t.to_string())]);
+        let codes: Vec<&str> = issues[&p].iter().map(|i| i.code).collect();
+        assert_eq!(codes, ["unknown-argument"], "{:?}", issues[&p]);
+        let h = w
+            .hover(&p, t, t.find("get_param: key").unwrap() + 11)
+            .unwrap();
+        assert!(h.contains("no value"), "{h}");
+        let h = w.hover(&p, t, t.find("  srv:").unwrap() + 3).unwrap();
+        assert!(h.contains("wave 0"), "{h}");
+        // The CLI's stack create still wants the value.
+        let input = Input {
+            template: Some(SourceFile::new("a.yaml", t)),
+            ..Input::default()
+        };
+        let compiled = crate::hot::compile(&input);
+        assert_eq!(compiled.diagnostics[0].code.name, "hot-parameter-missing");
     }
 }

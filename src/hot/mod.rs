@@ -148,6 +148,11 @@ pub struct Input {
     /// text views, the checks and the update preview read the document
     /// only, and a tree of stacks would build its graph for nothing).
     pub plan: bool,
+    /// What becomes of a top-level parameter without a value: Heat's
+    /// stack-create error (the default), or kept symbolic as Heat's
+    /// template validate would accept it (an editor's view of a template
+    /// whose values come at create time).
+    pub unset: params::Unset,
 }
 
 /// The result of a compile: the JSON document (also on failure: `ok:

@@ -79,7 +79,8 @@ pub struct Param {
     /// Heat's text form (§5.4).
     pub display: String,
     /// `parameters`, `parameter_defaults`, `default`, or `deferred` (a
-    /// nested stack's parameter whose value is the parent's expression).
+    /// nested stack's parameter whose value is the parent's expression, or
+    /// one without a value kept as its `get_param` under [`Unset::Deferred`]).
     pub source: &'static str,
     /// `hidden` (tested for truth).
     pub hidden: bool,
@@ -146,9 +147,10 @@ pub fn build(
     t: &Template,
     env: &Environment,
     deferred: &Map,
+    unset: Unset,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Param>, Diagnostic> {
-    let (params, errors) = build_all(t, env, deferred, notes)?;
+    let (params, errors) = build_all(t, env, deferred, unset, notes)?;
     match errors.into_iter().next() {
         Some(first) => Err(first),
         None => Ok(params),
@@ -172,14 +174,30 @@ pub fn declared_types(t: &Template) -> std::collections::HashMap<String, String>
         .unwrap_or_default()
 }
 
+/// What becomes of a parameter that has no value: no user value, no
+/// environment value, no default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Unset {
+    /// Heat's stack create: `The Parameter (NAME) was not provided.`
+    #[default]
+    Error,
+    /// Heat's template validate, which needs no values: the parameter is
+    /// kept as `{get_param: NAME}` (source `deferred`), so that what
+    /// consumes it stays symbolic and the rest of the stack is compiled
+    /// and checked.
+    Deferred,
+}
+
 /// [`build`] past a bad value: the parameters whose values hold, and an
-/// error for every value that is missing or invalid (and every invalid
-/// default), in template order. A malformed definition or an unknown
-/// value still stops it (`Err`), as nothing after it can be read.
+/// error for every value that is missing (unless `unset` defers it) or
+/// invalid (and every invalid default), in template order. A malformed
+/// definition or an unknown value still stops it (`Err`), as nothing after
+/// it can be read.
 pub fn build_all(
     t: &Template,
     env: &Environment,
     deferred: &Map,
+    unset: Unset,
     notes: &mut Vec<String>,
 ) -> Result<(Vec<Param>, Vec<Diagnostic>), Diagnostic> {
     let none = Map::new();
@@ -277,6 +295,17 @@ pub fn build_all(
             (Some(v), _, _) => (v.clone(), "parameters"),
             (None, Some(v), _) => (v.clone(), "parameter_defaults"),
             (None, None, Some(v)) => (v.clone(), "default"),
+            (None, None, None) if unset == Unset::Deferred => {
+                let mut expr = Map::with_capacity(1);
+                expr.insert("get_param".into(), Value::str(name.as_str()));
+                out.push(param(
+                    String::new(),
+                    Value::Map(expr),
+                    "deferred",
+                    get("hidden").is_some_and(Value::truthy),
+                ));
+                continue;
+            }
             (None, None, None) => {
                 errors.push(
                     error(

@@ -95,7 +95,7 @@ pub fn parameter_errors(input: &Input) -> Vec<Diagnostic> {
     ) else {
         return Vec::new();
     };
-    match super::params::build_all(&t, &env, &Map::new(), &mut Vec::new()) {
+    match super::params::build_all(&t, &env, &Map::new(), input.unset, &mut Vec::new()) {
         Ok((_, errors)) => errors,
         Err(_) => Vec::new(),
     }

@@ -258,7 +258,12 @@ fn run_stack(
     level: &Level,
 ) -> Result<Output, Diagnostic> {
     let mut notes = environment.notes.clone();
-    let params = params::build(t, environment, &level.deferred, &mut notes)?;
+    // A nested stack's parameters come from its parent's properties.
+    let unset = match level.depth {
+        0 => input.unset,
+        _ => params::Unset::Error,
+    };
+    let params = params::build(t, environment, &level.deferred, unset, &mut notes)?;
     params::check_groups(t, &params)?;
     let (doc, plan, mut warnings, secrets) =
         Stack::new(input, t, &params, environment, level)?.finish()?;
