@@ -618,3 +618,49 @@ fn assume_errors_name_the_pattern_plainly() {
     assert!(!err.contains("Some("), "{err}");
     insta::assert_snapshot!("assume-error-plain", err);
 }
+
+/// A states repository without `minion` (here `salt/` and `pillar/` with
+/// top files) compiles as the `minion` it implies: from its directory
+/// without `-c` (said on stderr), and with `-c DIR`. A formula checkout
+/// (an SLS one directory down, no top file) compiles its SLS with
+/// `--sls`.
+#[test]
+fn a_state_tree_without_a_minion_compiles_as_the_config_it_implies() {
+    let t = TempDir::new("implied");
+    t.write("salt/top.sls", "base:\n  '*': [web]\n");
+    t.write(
+        "salt/web.sls",
+        "web:\n  pkg.installed:\n    - name: {{ pillar['pkg'] }}\n",
+    );
+    t.write("pillar/top.sls", "base:\n  '*': [p]\n");
+    t.write("pillar/p.sls", "pkg: nginx\n");
+    let here = lowstate_in(&t.0, &["compile"]);
+    assert_eq!(here.status.code(), Some(0), "{}", stderr(&here));
+    assert!(
+        stdout(&here).contains("\"name\": \"nginx\""),
+        "{}",
+        stdout(&here)
+    );
+    assert!(
+        stderr(&here).contains("compiling the state tree here"),
+        "{}",
+        stderr(&here)
+    );
+    let parent = t.0.parent().unwrap();
+    let name = t.0.file_name().unwrap().to_str().unwrap();
+    let given = lowstate_in(parent, &["compile", "-c", name]);
+    assert_eq!(given.status.code(), Some(0), "{}", stderr(&given));
+    assert_eq!(stdout(&given), stdout(&here));
+    assert!(!t.0.join("minion").exists());
+
+    let f = TempDir::new("implied-formula");
+    f.write("nginx/init.sls", "nginx:\n  pkg.installed: []\n");
+    f.write("pillar.example", "nginx: {}\n");
+    let out = lowstate_in(&f.0, &["compile", "--sls", "nginx"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("\"__sls__\": \"nginx\""),
+        "{}",
+        stdout(&out)
+    );
+}

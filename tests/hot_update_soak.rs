@@ -44,6 +44,13 @@ const REFUSED_BY_HEAT: [&str; 5] = [
     "corpus-hot/069-deps-explicit-and-implicit",
 ];
 
+/// The cases whose preview against themselves fails building a resource
+/// of a type Heat has no plugin for ("The Resource Type (X) could not be
+/// found."; corpus-hot-update/041 and 042 are cases of it): none (a case
+/// with one at the top level fails its `--nested` validation first, as
+/// corpus-hot/043 does on its facade check).
+const UNKNOWN_TYPE: [&str; 0] = [];
+
 /// `group/case` of a case directory.
 fn case_name(case: &Path) -> String {
     let parts: Vec<String> = case
@@ -76,7 +83,7 @@ fn resource_at<'d>(doc: &'d Value, path: &str) -> Option<&'d Value> {
 fn every_case_previewed_against_itself_changes_nothing() {
     let cases = cases();
     assert!(cases.len() > 100, "{} cases", cases.len());
-    let (mut previewed, mut refused) = (0, Vec::new());
+    let (mut previewed, mut refused, mut unknown) = (0, Vec::new(), Vec::new());
     for case in &cases {
         let (mut input, _) = corpus_hot::input_of(case);
         input.nested = true;
@@ -87,11 +94,17 @@ fn every_case_previewed_against_itself_changes_nothing() {
         let p = update::preview(&input, &input);
         let doc = &p.document;
         if !p.ok() {
-            let unassigned = p.diagnostics.iter().any(|d| {
-                d.code.name == "hot-function-runtime" && d.message.ends_with(" not assigned")
-            });
-            assert!(unassigned, "{}: {:?}", case.display(), p.diagnostics);
-            refused.push(case_name(case));
+            let first = p.diagnostics.iter().find(|d| d.is_error());
+            let why = first.map(|d| (d.code.name, d.message.as_str()));
+            match why {
+                Some(("hot-function-runtime", m)) if m.ends_with(" not assigned") => {
+                    refused.push(case_name(case))
+                }
+                Some(("hot-validation", m)) if m.ends_with(" could not be found.") => {
+                    unknown.push(case_name(case))
+                }
+                _ => panic!("{}: {:?}", case.display(), p.diagnostics),
+            }
             continue;
         }
         for key in ["added", "deleted"] {
@@ -134,6 +147,7 @@ fn every_case_previewed_against_itself_changes_nothing() {
     }
     assert!(previewed > 60, "{previewed} previewed");
     assert_eq!(refused, REFUSED_BY_HEAT);
+    assert_eq!(unknown, UNKNOWN_TYPE);
 }
 
 #[test]

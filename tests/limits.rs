@@ -210,6 +210,30 @@ fn limit_hot_resources_stops_a_huge_group() {
 }
 
 #[test]
+fn limit_hot_resources_stops_a_huge_instance_group_in_an_update() {
+    // The update preview builds an InstanceGroup's members itself (the
+    // compile leaves the group whole): a size over the limit is refused at
+    // the group's Size, before one member is built.
+    let d = tree("hotresourcesig", "");
+    let group = |size: u64| {
+        format!(
+            "heat_template_version: 2016-10-14\nresources:\n  ig:\n    type: OS::Heat::InstanceGroup\n    properties:\n      AvailabilityZones: [nova]\n      LaunchConfigurationName: {{get_resource: lc}}\n      Size: {size}\n  lc:\n    type: AWS::AutoScaling::LaunchConfiguration\n    properties: {{ImageId: img, InstanceType: m1.small}}\n"
+        )
+    };
+    std::fs::write(d.join("new.yaml"), group(100_000_000)).unwrap();
+    std::fs::write(d.join("old.yaml"), group(2)).unwrap();
+    let out = lowstate(&d, &["hot", "new.yaml", "--diff-from", "old.yaml"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    std::fs::write(d.join("new.yaml"), group(3)).unwrap();
+    let ok = lowstate(&d, &["hot", "new.yaml", "--diff-from", "old.yaml"]);
+    assert_eq!(ok.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&ok.stdout).contains("ig.member-2"));
+    let _ = std::fs::remove_dir_all(&d);
+    insta::assert_snapshot!("limits-hotresources-instance-group", err);
+}
+
+#[test]
 fn limit_hot_resources_stops_at_the_same_member_every_time() {
     // 20 members of 3 resources, expanded side by side: the budget (20 for
     // the group's stack, then 3 a member) runs out at the eighth member in

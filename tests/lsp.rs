@@ -319,6 +319,37 @@ fn salt_requisite_on_a_state_of_a_file_not_included() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
+/// A workspace folder without `minion` that holds a state tree (here a
+/// formula checkout: `web/init.sls`, no top file) is a Salt workspace with
+/// the folder as its file root: an open SLS is compiled alone, as
+/// `state.sls` would, with diagnostics and hover.
+#[test]
+fn salt_formula_checkout_without_a_minion() {
+    let root = std::env::temp_dir().join(format!("lowstate-lsp-formula-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let init = "web-pkg:\n  pkg.installed:\n    - name: nginx\nweb-svc:\n  service.running:\n    - name: nginx\n    - require:\n      - pkg: web-pkh\n";
+    std::fs::create_dir_all(root.join("web")).unwrap();
+    std::fs::write(root.join("web/init.sls"), init).unwrap();
+    std::fs::write(root.join("README.md"), "a formula\n").unwrap();
+    let root = root.canonicalize().unwrap();
+    let mut c = Client::start(&root, Json::Null, &[]);
+    let u = c.open(&root.join("web/init.sls"), init);
+    let d = c.diagnostics(&u);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0]["code"], "missing-requisite");
+    let fixed = init.replace("web-pkh", "web-pkg");
+    c.change(&u, 2, &fixed);
+    assert_eq!(c.diagnostics(&u), Vec::<Json>::new());
+    let h = c.at("textDocument/hover", &u, &fixed, "web-svc", 0);
+    let text = h["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("service.running"), "{h}");
+    assert_eq!(c.stop(), 0);
+    assert!(!root.join("minion").exists(), "the server wrote a minion");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
 /// A requisite on a state the compile does not hold, because the template
 /// declares it in a branch not taken with this minion's data: definition
 /// still goes to the ID the file declares.

@@ -1,17 +1,19 @@
 //! `src/hot/update/props.txt` (the property facts the update preview
 //! reads: `update_allowed`, `immutable`, `required`, type, default) is exactly what
 //! Heat 27.0.1's schemas in `tests/data/heat-27.0.1-resource-schemas.json`
-//! say. `LOWSTATE_REGEN_UPDATE_PROPS=1` rewrites it from the JSON.
+//! say, with the hidden types of `tests/data/heat-27.0.1-hidden-resource-schemas.json`
+//! (deprecated names Heat still instantiates; `tests/data/gen-heat-hidden-schemas`
+//! made it). `LOWSTATE_REGEN_UPDATE_PROPS=1` rewrites it from the JSON.
 
 use std::path::Path;
 
-fn generate(schemas: &serde_json::Value) -> String {
+fn generate(types: &serde_json::Map<String, serde_json::Value>) -> String {
     let mut out = String::from(
         "# Per resource type of Heat 27.0.1, each property: update_allowed (u), immutable (i), required (r),\n\
-         # its type and default (JSON). Generated from tests/data/heat-27.0.1-resource-schemas.json;\n\
+         # its type and default (JSON). Generated from tests/data/heat-27.0.1-resource-schemas.json\n\
+         # and tests/data/heat-27.0.1-hidden-resource-schemas.json;\n\
          # tests/update_props.rs keeps it equal (LOWSTATE_REGEN_UPDATE_PROPS=1 rewrites it).\n",
     );
-    let types = schemas["types"].as_object().expect("types");
     let mut names: Vec<&String> = types.keys().collect();
     names.sort();
     for t in names {
@@ -50,12 +52,23 @@ fn generate(schemas: &serde_json::Value) -> String {
 #[test]
 fn update_props_txt_matches_heats_schemas() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let json: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(root.join("tests/data/heat-27.0.1-resource-schemas.json"))
-            .unwrap(),
-    )
-    .unwrap();
-    let want = generate(&json);
+    let read = |name: &str| -> serde_json::Map<String, serde_json::Value> {
+        let json: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(root.join("tests/data").join(name)).unwrap(),
+        )
+        .unwrap();
+        json["types"].as_object().expect("types").clone()
+    };
+    let mut types = read("heat-27.0.1-resource-schemas.json");
+    let hidden = read("heat-27.0.1-hidden-resource-schemas.json");
+    assert_eq!(hidden.len(), 6, "the six hidden types");
+    for (name, schema) in hidden {
+        assert!(
+            types.insert(name.clone(), schema).is_none(),
+            "{name} is not hidden"
+        );
+    }
+    let want = generate(&types);
     let path = root.join("src/hot/update/props.txt");
     if std::env::var_os("LOWSTATE_REGEN_UPDATE_PROPS").is_some() {
         std::fs::write(&path, &want).unwrap();

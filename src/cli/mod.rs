@@ -611,8 +611,10 @@ impl Common {
 
     /// The config directory, as a Salt user expects to find it: `-c DIR`
     /// (or `-c DIR/minion`, the file itself), else the current directory when it holds `minion`, else `/etc/salt`
-    /// when `/etc/salt/minion` exists; else the shipped example tree, said
-    /// on stderr.
+    /// when `/etc/salt/minion` exists; else the current directory when it
+    /// holds a state tree (the config its tree implies,
+    /// [`lowstate::salt::config::implied_minion`]); else the shipped
+    /// example tree. The last two are said on stderr.
     pub fn dir(&self) -> PathBuf {
         if let Some(d) = &self.config_dir {
             // `-c path/to/minion`: the file Salt's `-c` would find there.
@@ -629,6 +631,12 @@ impl Common {
         }
         if Path::new("/etc/salt/minion").is_file() {
             return PathBuf::from("/etc/salt");
+        }
+        if let Some(implied) = lowstate::salt::config::implied_minion(Path::new(".")) {
+            eprintln!(
+                "lowstate: no ./minion or /etc/salt/minion: compiling the state tree here, as this minion config would: {implied} (pass -c DIR for another)"
+            );
+            return PathBuf::from(".");
         }
         let example = [
             Path::new("state_tree").to_path_buf(),

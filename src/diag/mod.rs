@@ -226,17 +226,25 @@ pub fn did_you_mean<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Opt
         .map(|(_, k)| k)
 }
 
-/// Levenshtein distance (characters).
+/// Edit distance in characters, counting a swap of two neighbours as one
+/// edit (the optimal string alignment distance): `nmae` is one edit from
+/// `name`, as the typist made it, and two from `image`.
 pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
+    // Rows i-2, i-1 and i of the table.
+    let mut before: Vec<usize> = Vec::new();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
+    for i in 0..a.len() {
         let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
+        for j in 0..b.len() {
+            let cost = usize::from(a[i] != b[j]);
             cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+            if i > 0 && j > 0 && a[i] == b[j - 1] && a[i - 1] == b[j] {
+                cur[j + 1] = cur[j + 1].min(before[j - 1] + 1);
+            }
         }
-        prev = cur;
+        before = std::mem::replace(&mut prev, cur);
     }
     prev[b.len()]
 }

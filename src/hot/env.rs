@@ -476,33 +476,53 @@ fn is_template(s: &str) -> bool {
 
 /// Resolve type `t` of resource `name` through `registry` (spec §9.4).
 pub fn resolve_type(registry: &Map, name: &str, t: &str) -> ResolvedType {
-    find(registry, name, t, 0).unwrap_or(ResolvedType {
-        resolved: t.to_string(),
-        template: None,
-    })
+    find(registry, name, t, 0)
+        .map(|(found, _)| found)
+        .unwrap_or(ResolvedType {
+            resolved: t.to_string(),
+            template: None,
+        })
 }
 
-fn find(registry: &Map, name: &str, t: &str, depth: usize) -> Option<ResolvedType> {
-    if depth > 32 {
-        return None;
+/// The facade of resource `name`, whose type `t` the registry maps to a
+/// template: the type the same lookup reaches without the entry that led
+/// to that template (Heat's `TemplateResource.validate`, `ignore=`), when
+/// it is another template. `None` when there is none, or it is a plugin.
+pub fn facade_template(registry: &Map, name: &str, t: &str) -> Option<String> {
+    let (_, used) = find(registry, name, t, 0)?;
+    used.as_ref()?;
+    for candidate in candidates(registry, name, t) {
+        let Some((found, entry)) = follow(registry, name, t, &candidate, 0) else {
+            continue;
+        };
+        if entry != used {
+            return found.template;
+        }
     }
-    if is_template(t) {
-        return Some(ResolvedType {
-            resolved: t.to_string(),
-            template: Some(t.to_string()),
-        });
-    }
-    // (key, value, glob) candidates in Heat's order.
-    let mut candidates: Vec<(String, String, bool)> = Vec::new();
+    None
+}
+
+/// A registry entry: the resource it is specific to (`resources:`
+/// section), and its key.
+type Entry = Option<(Option<String>, String)>;
+
+/// A registry key that may map type `t` of resource `name`: (key, value,
+/// glob, specific to the resource).
+type Candidate = (String, String, bool, bool);
+
+/// The entries that may map type `t` of resource `name`, in Heat's order:
+/// the resource's own, then globs and exact keys in key order.
+fn candidates(registry: &Map, name: &str, t: &str) -> Vec<Candidate> {
+    let mut out: Vec<Candidate> = Vec::new();
     if let Some(x) = registry
         .get("resources")
         .and_then(|r| r.get(name))
         .and_then(|r| r.get(t))
         .and_then(Value::as_str)
     {
-        candidates.push((t.to_string(), x.to_string(), false));
+        out.push((t.to_string(), x.to_string(), false, true));
     }
-    let mut top: Vec<(String, String, bool)> = Vec::new();
+    let mut top: Vec<Candidate> = Vec::new();
     for (k, v) in registry {
         let (Some(k), Some(v)) = (k.as_str(), v.as_str()) else {
             continue;
@@ -514,39 +534,76 @@ fn find(registry: &Map, name: &str, t: &str, depth: usize) -> Option<ResolvedTyp
         if glob {
             let prefix = &k[..k.len() - 1];
             if t.starts_with(prefix) && v != t {
-                top.push((k.to_string(), v.to_string(), true));
+                top.push((k.to_string(), v.to_string(), true, false));
             }
         } else if k == t {
-            top.push((k.to_string(), v.to_string(), false));
+            top.push((k.to_string(), v.to_string(), false, false));
         }
     }
     top.sort_by(|a, b| a.0.cmp(&b.0));
-    candidates.extend(top);
-    for (key, value, glob) in candidates {
-        if is_template(&value) {
-            return Some(ResolvedType {
+    out.extend(top);
+    out
+}
+
+/// Where `candidate` leads type `t`, with the entry that gave the
+/// template (`None` for a plugin).
+fn follow(
+    registry: &Map,
+    name: &str,
+    t: &str,
+    (key, value, glob, specific): &Candidate,
+    depth: usize,
+) -> Option<(ResolvedType, Entry)> {
+    if is_template(value) {
+        let entry = Some((specific.then(|| name.to_string()), key.clone()));
+        return Some((
+            ResolvedType {
                 resolved: t.to_string(),
-                template: Some(value),
-            });
+                template: Some(value.clone()),
+            },
+            entry,
+        ));
+    }
+    let next = if *glob {
+        let prefix = &key[..key.len() - 1];
+        match value.strip_suffix('*') {
+            Some(q) => format!("{q}{}", &t[prefix.len()..]),
+            None => value.clone(),
         }
-        let next = if glob {
-            let prefix = &key[..key.len() - 1];
-            match value.strip_suffix('*') {
-                Some(q) => format!("{q}{}", &t[prefix.len()..]),
-                None => value.clone(),
-            }
-        } else {
-            value.clone()
-        };
-        if let Some(found) = find(registry, name, &next, depth + 1) {
+    } else {
+        value.clone()
+    };
+    find(registry, name, &next, depth + 1)
+}
+
+fn find(registry: &Map, name: &str, t: &str, depth: usize) -> Option<(ResolvedType, Entry)> {
+    if depth > 32 {
+        return None;
+    }
+    if is_template(t) {
+        return Some((
+            ResolvedType {
+                resolved: t.to_string(),
+                template: Some(t.to_string()),
+            },
+            None,
+        ));
+    }
+    for candidate in candidates(registry, name, t) {
+        if let Some(found) = follow(registry, name, t, &candidate, depth) {
             return Some(found);
         }
     }
     // The type itself, when a plugin has it; at the top that is what
     // `resolve_type` answers anyway (no set lookup).
-    (depth > 0 && is_plugin(t)).then(|| ResolvedType {
-        resolved: t.to_string(),
-        template: None,
+    (depth > 0 && is_plugin(t)).then(|| {
+        (
+            ResolvedType {
+                resolved: t.to_string(),
+                template: None,
+            },
+            None,
+        )
     })
 }
 
@@ -577,5 +634,23 @@ mod tests {
         assert_eq!(t("Site::Cache"), "OS::Heat::TestResource");
         assert_eq!(t("Legacy::Net::Port"), "OS::Neutron::Port");
         assert_eq!(t("Unknown::Type"), "Unknown::Type");
+    }
+
+    #[test]
+    fn a_facade_is_the_lookup_without_the_entry_used() {
+        let mut r = registry(&[("App::DB", "db.yaml"), ("OS::Nova::Server", "server.yaml")]);
+        let mut special = Map::new();
+        special.insert("App::DB".into(), Value::str("special.yaml"));
+        let mut resources = Map::new();
+        resources.insert("special".into(), Value::Map(special));
+        r.insert("resources".into(), Value::Map(resources));
+        assert_eq!(
+            facade_template(&r, "special", "App::DB").as_deref(),
+            Some("db.yaml")
+        );
+        // The only mapping: no facade; a plugin's facade is not a template.
+        assert_eq!(facade_template(&r, "db", "App::DB"), None);
+        assert_eq!(facade_template(&r, "web", "OS::Nova::Server"), None);
+        assert_eq!(facade_template(&r, "x", "files/x.yaml"), None);
     }
 }

@@ -173,6 +173,19 @@ pub struct Compiled {
     /// The parameter layers as the compile merged them (for `--explain`;
     /// empty when the template or an environment file did not read).
     pub parameter_layers: explain::ParameterLayers,
+    /// The parsed templates of the tree, where a later pass (the update
+    /// preview) locates what it finds in the document.
+    pub sources: Sources,
+}
+
+/// The templates one compile parsed: the root's, and every provider
+/// template of a `--nested` tree by the path its `nested.template` names.
+#[derive(Debug, Clone, Default)]
+pub struct Sources {
+    /// The root template (`None` when it did not parse).
+    pub root: Option<Arc<template::Template>>,
+    /// The provider templates, by path.
+    pub providers: std::collections::HashMap<String, Arc<template::Template>>,
 }
 
 impl Compiled {

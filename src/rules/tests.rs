@@ -212,6 +212,13 @@ properties:
 fn edit_distance_counts_edits() {
     assert_eq!(eval::edit_distance("requires", "require"), 1);
     assert_eq!(eval::edit_distance("watch_in", "watch"), 3);
+    // A swap of neighbours is one edit.
+    assert_eq!(eval::edit_distance("nmae", "name"), 1);
+    assert_eq!(eval::edit_distance("nmae", "image"), 2);
+    assert_eq!(eval::edit_distance("ab", "ba"), 1);
+    assert_eq!(eval::edit_distance("abc", "ca"), 3);
+    assert_eq!(eval::edit_distance("", "abc"), 3);
+    assert_eq!(eval::edit_distance("kitten", "sitting"), 3);
 }
 
 #[test]

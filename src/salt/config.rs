@@ -304,17 +304,25 @@ impl Config {
             ));
         }
         let path = dir.join("minion");
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            Diagnostic::new(
-                codes::CONFIG,
-                format!(
-                    "cannot read minion config {}: {}",
-                    path.display(),
-                    crate::text::io_reason(&e)
-                ),
-            )
-        })?;
-        let file = SourceFile::new(path.display().to_string(), text);
+        let (name, text) = match std::fs::read_to_string(&path) {
+            Ok(text) => (path.display().to_string(), text),
+            Err(e) => match implied_minion(dir) {
+                Some(text) if e.kind() == std::io::ErrorKind::NotFound => {
+                    (format!("{} (implied: there is none)", path.display()), text)
+                }
+                _ => {
+                    return Err(Diagnostic::new(
+                        codes::CONFIG,
+                        format!(
+                            "cannot read minion config {}: {}",
+                            path.display(),
+                            crate::text::io_reason(&e)
+                        ),
+                    ))
+                }
+            },
+        };
+        let file = SourceFile::new(name, text);
         Config::raw_from_text(dir, &file)
     }
 
@@ -585,6 +593,50 @@ impl Config {
     }
 }
 
+/// The `minion` a directory without one implies when it holds a Salt state
+/// tree (a states repository, a formula checkout): `file_roots` the first
+/// of `DIR`, `DIR/salt`, `DIR/states` that has a `top.sls`, else `DIR`
+/// when an SLS file lies in it or a directory below it (a formula's
+/// `nginx/init.sls`); `pillar_roots` `DIR/pillar` when it has a `top.sls`,
+/// else none (never the host's `/srv/pillar`). `None`: `DIR` has a
+/// `minion`, or no state tree.
+pub fn implied_minion(dir: &Path) -> Option<String> {
+    if dir.join("minion").exists() {
+        return None;
+    }
+    let has_sls = |d: &Path| {
+        std::fs::read_dir(d)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| e.path().extension().is_some_and(|x| x == "sls") && e.path().is_file())
+    };
+    // Relative, as roots in a minion are: they resolve against `dir`.
+    let states = ["salt", "states"]
+        .into_iter()
+        .find(|sub| dir.join(sub).join("top.sls").is_file() && !dir.join("top.sls").is_file())
+        .or_else(|| {
+            let below = std::fs::read_dir(dir).into_iter().flatten().flatten();
+            let mut dirs = below.map(|e| e.path()).filter(|p| {
+                p.is_dir()
+                    && !p
+                        .file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            });
+            let tree = dir.join("top.sls").is_file() || has_sls(dir) || dirs.any(|d| has_sls(&d));
+            tree.then_some(".")
+        })?;
+    let pillar: Vec<&str> = Some("pillar")
+        .filter(|p| dir.join(p).join("top.sls").is_file())
+        .into_iter()
+        .collect();
+    let minion = serde_json::json!({
+        "file_roots": {"base": [states]},
+        "pillar_roots": {"base": pillar},
+    });
+    Some(minion.to_string())
+}
+
 /// The config directory's `grains` file (Salt's `/etc/salt/grains`): its
 /// path and mapping, `None` when there is none; one that does not parse or
 /// is not a mapping is a config error naming it.
@@ -845,6 +897,46 @@ pub fn is_default_opt(key: &str, value: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_directory_without_a_minion_implies_one_from_its_state_tree() {
+        let root = std::env::temp_dir().join(format!("lowstate-implied-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let write = |rel: &str| {
+            let p = root.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "a: {}\n").unwrap();
+        };
+        let roots = |dir: &Path| {
+            let text = implied_minion(dir)?;
+            let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            Some((
+                v["file_roots"]["base"][0].clone(),
+                v["pillar_roots"]["base"].clone(),
+            ))
+        };
+        // Templates only: no state tree.
+        write("hot/stack.yaml");
+        assert_eq!(roots(&root), None);
+        // A formula: an SLS one directory down.
+        write("nginx/init.sls");
+        let at = |rel: &str| serde_json::json!(rel);
+        assert_eq!(roots(&root), Some((at("."), serde_json::json!([]))));
+        // A repository with salt/ and pillar/ top files.
+        write("salt/top.sls");
+        write("pillar/top.sls");
+        assert_eq!(
+            roots(&root),
+            Some((at("salt"), serde_json::json!([at("pillar")])))
+        );
+        // A top file at the root wins.
+        write("top.sls");
+        assert_eq!(roots(&root).unwrap().0, at("."));
+        // A minion is read as it is.
+        write("minion");
+        assert_eq!(roots(&root), None);
+        let _ = std::fs::remove_dir_all(&root);
+    }
 
     #[test]
     fn default_opts_are_salts() {

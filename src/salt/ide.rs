@@ -105,6 +105,25 @@ impl Workspace {
         &self.config.dir
     }
 
+    /// The `base` file roots (`pillar`: the pillar roots), joined with
+    /// `, ` (`none` when there are none).
+    pub fn roots(&self, pillar: bool) -> String {
+        let roots = match pillar {
+            true => &self.config.pillar_roots,
+            false => &self.config.file_roots,
+        };
+        let list: Vec<String> = roots
+            .get("base")
+            .into_iter()
+            .flatten()
+            .map(|p| p.display().to_string())
+            .collect();
+        match list.is_empty() {
+            true => "none".into(),
+            false => list.join(", "),
+        }
+    }
+
     /// Whether `path` (absolute) belongs to this workspace: the config
     /// directory, a file root or a pillar root, or a file a root serves
     /// through a symlink.
@@ -313,7 +332,8 @@ impl Workspace {
     }
 }
 
-/// The config of `dir`, with `ext_pillar` commands off.
+/// The config of `dir` (its `minion`, else the one its state tree
+/// implies), with `ext_pillar` commands off.
 fn load_config(dir: &Path) -> Result<Config, Diagnostic> {
     let mut overrides = Map::new();
     overrides.insert("lowstate_ext_pillar_commands".into(), Value::Bool(false));

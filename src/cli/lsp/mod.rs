@@ -191,7 +191,13 @@ impl<'c> Server<'c> {
                 Some(r) if Path::new(c).is_relative() => r.join(c),
                 _ => PathBuf::from(c),
             })
-            .or_else(|| root.clone().filter(|r| r.join("minion").is_file()));
+            // A folder with `minion`, or a state tree without one.
+            .or_else(|| {
+                root.clone().filter(|r| {
+                    r.join("minion").is_file()
+                        || lowstate::salt::config::implied_minion(r).is_some()
+                })
+            });
         let mut server = Server {
             conn,
             root: root.clone(),
@@ -232,7 +238,15 @@ impl<'c> Server<'c> {
 
     fn announce(&self) {
         let what = match (&self.salt, &self.root) {
-            (Some(w), _) => format!("Salt config {}", w.dir().display()),
+            (Some(w), _) if w.dir().join("minion").is_file() => {
+                format!("Salt config {}", w.dir().display())
+            }
+            (Some(w), _) => format!(
+                "Salt state tree {} (no minion there: file_roots {}; pillar_roots {})",
+                w.dir().display(),
+                w.roots(false),
+                w.roots(true)
+            ),
             (None, Some(r)) => format!("HOT templates in {}", r.display()),
             (None, None) => "no workspace folder: every request gets an empty answer".into(),
         };

@@ -8,7 +8,7 @@ use super::env::{self, Environment};
 use super::functions::{evaluate_condition, FileRead, FnError, Phase, Scope};
 use super::params::{self, Param, PSEUDO};
 use super::template::{self, Template, Version};
-use super::{error, kind_of, Compiled, Input, RESOURCE};
+use super::{error, kind_of, Compiled, Input, Sources, RESOURCE};
 use crate::diag::{codes, Diagnostic, SourceFile};
 use crate::plan::Plan;
 use crate::value::{List, Map, Value};
@@ -82,13 +82,22 @@ struct Resource {
 pub fn compile(input: &Input) -> Compiled {
     let mut version_text = None;
     let mut parameter_layers = Default::default();
-    match run(input, &mut version_text, &mut parameter_layers) {
+    let mut sources = Sources::default();
+    let mut more_errors = Vec::new();
+    match run(
+        input,
+        &mut version_text,
+        &mut parameter_layers,
+        &mut sources,
+        &mut more_errors,
+    ) {
         Ok((document, plan, warnings, secrets)) => Compiled {
             document,
             diagnostics: warnings,
             plan,
             secrets,
             parameter_layers,
+            sources,
         },
         Err(d) => {
             let mut doc = Map::new();
@@ -103,12 +112,16 @@ pub fn compile(input: &Input) -> Compiled {
                 "errors".into(),
                 Value::List(List::from_iter([Value::Map(e)])),
             );
+            // The errors of nested stacks after the first: Heat reports one.
+            let mut diagnostics = vec![d];
+            diagnostics.extend(more_errors);
             Compiled {
                 document: Value::Map(doc),
-                diagnostics: vec![d],
+                diagnostics,
                 plan: Plan::default(),
                 secrets: Vec::new(),
                 parameter_layers,
+                sources,
             }
         }
     }
@@ -121,6 +134,8 @@ fn run(
     input: &Input,
     version_text: &mut Option<String>,
     parameter_layers: &mut super::explain::ParameterLayers,
+    sources: &mut Sources,
+    more_errors: &mut Vec<Diagnostic>,
 ) -> Result<Output, Diagnostic> {
     let Some(file) = &input.template else {
         return Err(error(codes::HOT_TEMPLATE_PARSE, "no template given", None));
@@ -136,18 +151,102 @@ fn run(
     for f in &input.environments {
         env_files.push(env::read(f, &input.limits)?);
     }
-    let t = parsed.map_err(|(d, _)| d)?;
+    let t = Arc::new(parsed.map_err(|(d, _)| d)?);
+    sources.root = Some(t.clone());
     *version_text = Some(t.version_text.clone());
     *parameter_layers = super::explain::record(&t, &env_files, &input.parameters, input.env_mode);
     // Declared parameters and their types (for the merge strategies).
-    let declared = params::declared_types(&t);
+    let level = Level::root();
+    let layers = env_files.len() + usize::from(!input.parameters.is_empty());
+    let declared = if input.env_mode == super::EnvMode::Server && layers > 1 {
+        merge_schemata(input, &t, &env_files, &level)
+    } else {
+        params::declared_types(&t)
+    };
     let environment = env::layer(
         &env_files,
         &input.parameters,
         &|n| declared.get(n).cloned(),
         input.env_mode,
     )?;
-    run_stack(input, &t, &environment, &Level::root())
+    let out = run_stack(input, &t, &environment, &level);
+    sources.providers = level.templates_read();
+    *more_errors = level.more_errors();
+    out
+}
+
+/// The parameter types heat-engine's merge of several environment files
+/// reads (`all_param_schemata`, over the `files` the client sends with the
+/// template): those of every template the client collects — a `type` or
+/// `get_file` path of a template anywhere in the template, a template an
+/// environment's registry names, and theirs, recursively — the root
+/// template's winning. So a `parameter_defaults` entry of a later file is
+/// kept when only a nested template declares it. The templates read are
+/// kept for the nested expansion (`level`).
+fn merge_schemata(
+    input: &Input,
+    t: &Template,
+    env_files: &[env::EnvFile],
+    level: &Level,
+) -> HashMap<String, String> {
+    fn refs(v: &Value, registry: bool, out: &mut Vec<String>) {
+        let template = |x: &Value| {
+            x.as_str()
+                .filter(|s| s.ends_with(".yaml") || s.ends_with(".template"))
+                .map(str::to_string)
+        };
+        match v {
+            Value::Map(m) => {
+                for (k, x) in m {
+                    let named = registry || matches!(k.as_str(), Some("type" | "get_file"));
+                    if let Some(path) = template(x).filter(|_| named) {
+                        out.push(path);
+                    }
+                    refs(x, registry, out);
+                }
+            }
+            Value::List(l) => l.iter().for_each(|x| refs(x, registry, out)),
+            _ => {}
+        }
+    }
+    let dir = input.files_dir.clone().or_else(|| {
+        std::path::Path::new(&t.file.name)
+            .parent()
+            .map(std::path::Path::to_path_buf)
+    });
+    let mut queue = Vec::new();
+    for (_, v) in t.data.iter() {
+        refs(v, false, &mut queue);
+    }
+    for e in env_files {
+        if let Some(r) = e.data.get("resource_registry") {
+            refs(r, true, &mut queue);
+        }
+    }
+    let mut types = HashMap::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut next = 0;
+    while next < queue.len() && seen.len() < input.limits.hot_resources {
+        let path = queue[next].clone();
+        next += 1;
+        if !seen.insert(path.clone()) {
+            continue;
+        }
+        let Ok(text) = read_in(dir.as_deref(), input.files_root.as_deref(), &path) else {
+            continue;
+        };
+        let file = SourceFile::new(path.clone(), text);
+        let Ok(child) = template::parse(&file, input.max_template_size, &input.limits) else {
+            continue;
+        };
+        types.extend(params::declared_types(&child));
+        for (_, v) in child.data.iter() {
+            refs(v, false, &mut queue);
+        }
+        level.seed(path, Arc::new(child));
+    }
+    types.extend(params::declared_types(t));
+    types
 }
 
 /// One stack of the tree from its parsed template and environment:
@@ -284,7 +383,19 @@ impl<'a> Stack<'a> {
     /// so is a path (`..`, a symlink) that leads out of the files root
     /// (`--files-root`, else the files directory), with the reason.
     fn read_file(&self, key: &str) -> FileRead {
-        let Some(dir) = self.files_dir.as_ref() else {
+        read_in(
+            self.files_dir.as_deref(),
+            self.input.files_root.as_deref(),
+            key,
+        )
+    }
+}
+
+/// Read `key` in files directory `dir`, never out of `root` (default:
+/// `dir`); see [`Stack::read_file`].
+fn read_in(dir: Option<&std::path::Path>, root: Option<&std::path::Path>, key: &str) -> FileRead {
+    {
+        let Some(dir) = dir else {
             return Err(None);
         };
         let rel = std::path::Path::new(key);
@@ -296,7 +407,7 @@ impl<'a> Stack<'a> {
         let climbs = rel
             .components()
             .any(|c| matches!(c, std::path::Component::ParentDir));
-        let root = self.input.files_root.as_ref().unwrap_or(dir);
+        let root = root.unwrap_or(dir);
         let (Ok(real), Ok(root)) = (dir.join(rel).canonicalize(), root.canonicalize()) else {
             return Err(climbs.then(|| {
                 "the path climbs out with `..`, and no file is there; lowstate reads get_file paths only inside the files root (--files-root DIR)".into()
@@ -314,7 +425,9 @@ impl<'a> Stack<'a> {
         }
         std::fs::read_to_string(real).map_err(|_| None)
     }
+}
 
+impl<'a> Stack<'a> {
     fn scope<'s>(&'s self, files: &'s dyn Fn(&str) -> FileRead) -> Scope<'s> {
         Scope {
             version: self.t.version,

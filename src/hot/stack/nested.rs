@@ -39,12 +39,62 @@ pub(super) struct Level {
     /// Provider templates read and parsed so far, by path, shared by every
     /// level: a group of N members of one template reads it once.
     templates: Arc<Mutex<HashMap<String, Arc<Template>>>>,
+    /// The errors of this stack's nested stacks after the first one (which
+    /// is the stack's error): Heat stops at one, lowstate reports them all.
+    errors: Arc<Mutex<Vec<Diagnostic>>>,
 }
+
+/// At most this many errors of nested stacks are kept beside the first.
+const MORE_ERRORS: usize = 50;
 
 impl Level {
     /// The root stack.
     pub(super) fn root() -> Level {
         Level::default()
+    }
+
+    /// The errors of nested stacks kept beside the stack's first one.
+    pub(super) fn more_errors(&self) -> Vec<Diagnostic> {
+        std::mem::take(&mut *self.errors.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Keep `d` beside the first error, unless one at the same place (a
+    /// group's members share their definition) is kept already.
+    fn keep_error(&self, d: Diagnostic) {
+        let mut kept = self.errors.lock().unwrap_or_else(|e| e.into_inner());
+        let place = |d: &Diagnostic| {
+            d.primary
+                .as_ref()
+                .map(|l| (l.file.name.clone(), l.range.clone()))
+        };
+        let seen = kept.iter().any(|k| {
+            k.code == d.code
+                && match (place(k), place(&d)) {
+                    (Some(a), Some(b)) => a == b,
+                    (None, None) => k.message == d.message,
+                    _ => false,
+                }
+        });
+        if !seen && kept.len() < MORE_ERRORS {
+            kept.push(d);
+        }
+    }
+
+    /// Keep template `t`, read at `path` before the expansion.
+    pub(super) fn seed(&self, path: String, t: Arc<Template>) {
+        self.templates
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(path)
+            .or_insert(t);
+    }
+
+    /// The provider templates the tree read, by path.
+    pub(super) fn templates_read(&self) -> HashMap<String, Arc<Template>> {
+        self.templates
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 }
 
@@ -205,10 +255,30 @@ impl Stack<'_> {
                 budget.store(left, Ordering::Relaxed);
             }
         }
-        order
-            .iter()
-            .map(|&i| self.expand(&resources[i], referenced))
-            .collect()
+        // The first error is the stack's; the ones after it are kept
+        // beside it (Heat stops at one, which one depends on its Python
+        // set order), unless the tree ran out of its resource budget.
+        let mut out = Vec::with_capacity(order.len());
+        let mut first: Option<Diagnostic> = None;
+        for &i in order {
+            match self.expand(&resources[i], referenced) {
+                Ok(view) => out.push(view),
+                Err(d) => {
+                    let budget = d.code == codes::HOT_TOO_MANY_RESOURCES;
+                    match first {
+                        None => first = Some(d),
+                        Some(_) => self.level.keep_error(d),
+                    }
+                    if budget {
+                        break;
+                    }
+                }
+            }
+        }
+        match first {
+            Some(d) => Err(d),
+            None => Ok(out),
+        }
     }
 
     /// The `nested` view of `r`, if it is a stack: `{template, parameters,
@@ -259,6 +329,7 @@ impl Stack<'_> {
             generated: child.generated,
             budget: Some(budget),
             templates: self.level.templates.clone(),
+            errors: Default::default(),
         };
         // Heat names a child stack after its parent and the resource; its
         // id exists only once it is created (Heat's offline stack: None).
@@ -273,20 +344,29 @@ impl Stack<'_> {
             context,
             ..self.input.clone()
         };
-        let (doc, plan, warnings, secrets): Output =
-            run_stack(&input, &child.template, &environment, &level).map_err(|d| {
-                // A group's generated template has no text: its errors point
-                // at the group's member definition.
-                let def = match r.resolved.resolved.as_str() {
-                    "OS::Heat::ResourceGroup" => "resource_def",
-                    _ => "resource",
-                };
-                let at = self
-                    .at(&["resources", &r.name, "properties", def])
-                    .or_else(|| self.at(&["resources", &r.name]));
-                wrap(d, &segment)
-                    .or_primary(at.map(|(f, range)| crate::diag::Label::new(f, range, "here")))
-            })?;
+        // A group's generated template has no text: its errors point at
+        // the group's member definition.
+        let def = match r.resolved.resolved.as_str() {
+            "OS::Heat::ResourceGroup" => "resource_def",
+            _ => "resource",
+        };
+        let at = self
+            .at(&["resources", &r.name, "properties", def])
+            .or_else(|| self.at(&["resources", &r.name]));
+        let located = |d: Diagnostic| {
+            wrap(d, &segment).or_primary(
+                at.clone()
+                    .map(|(f, range)| crate::diag::Label::new(f, range, "here")),
+            )
+        };
+        let run = run_stack(&input, &child.template, &environment, &level);
+        for d in level.more_errors() {
+            self.level.keep_error(located(d));
+        }
+        let (doc, plan, warnings, secrets): Output = run.map_err(located)?;
+        if let Some(path) = &r.resolved.template {
+            self.check_facade(r, path)?;
+        }
         let mut view = Map::with_capacity(5);
         view.push_distinct(
             "template".into(),
@@ -426,21 +506,14 @@ impl Stack<'_> {
         Ok(kept)
     }
 
-    /// A provider template's child stack: its parameters are the
-    /// resource's properties (Heat's `child_params`).
-    fn provider_child(
-        &self,
-        r: &Resource,
-        path: &str,
-        t: Arc<Template>,
-    ) -> Result<Child, Diagnostic> {
-        // (name, type, has a default): the provider's property schema. A
-        // `parameter_defaults` value of this stack's environment is the
-        // parameter's default there (Heat's `param_schemata(param_defaults)`),
-        // so such a property is not required.
+    /// (name, type, has a default): the property schema of provider
+    /// template `t`, in its order. A `parameter_defaults` value of this
+    /// stack's environment is the parameter's default there (Heat's
+    /// `param_schemata(param_defaults)`), so such a property is not
+    /// required.
+    fn provider_schema(&self, t: &Template) -> Vec<(String, Option<Type>, bool)> {
         let pd = &self.env.parameter_defaults;
-        let declared: Vec<(String, Option<Type>, bool)> = t
-            .section("parameters")
+        t.section("parameters")
             .and_then(Value::as_map)
             .map(|m| {
                 m.iter()
@@ -458,7 +531,89 @@ impl Stack<'_> {
                     })
                     .collect()
             })
-            .unwrap_or_default();
+            .unwrap_or_default()
+    }
+
+    /// Heat's check of a provider template against its facade (after the
+    /// child stack validated): when the registry, without the entry that
+    /// led to `path`, maps the resource's type to another template, that
+    /// template's required properties must be the provider's, of the same
+    /// types, the provider's required ones must be the facade's, and every
+    /// attribute (output) of the facade must be the provider's. A facade
+    /// that is a plugin is not checked (the offline engine's stand-in for
+    /// it has no schema).
+    fn check_facade(&self, r: &Resource, path: &str) -> Result<(), Diagnostic> {
+        let Some(facade) =
+            crate::hot::env::facade_template(&self.env.registry, &r.name, &r.written_type)
+        else {
+            return Ok(());
+        };
+        let (Ok(f), Ok(p)) = (
+            self.provider_template(r, &facade),
+            self.provider_template(r, path),
+        ) else {
+            return Ok(());
+        };
+        let ty = &r.written_type;
+        let fail =
+            |message: String| Err(self.resource_error(codes::HOT_VALIDATION, message, &r.name));
+        let (fs, ps) = (self.provider_schema(&f), self.provider_schema(&p));
+        // Heat's property type names.
+        let word = |t: &Option<Type>| match t {
+            Some(Type::Number) => "Number",
+            Some(Type::List) => "List",
+            Some(Type::Json) => "Map",
+            Some(Type::Boolean) => "Boolean",
+            _ => "String",
+        };
+        for (n, ft, f_default) in &fs {
+            match ps.iter().find(|(m, _, _)| m == n) {
+                None if !f_default => {
+                    return fail(format!(
+                        "Required property {n} for facade {ty} missing in provider"
+                    ))
+                }
+                Some((_, pt, _)) if word(ft) != word(pt) => {
+                    return fail(format!(
+                        "Property {n} type mismatch between facade {ty} ({}) and provider ({})",
+                        word(ft),
+                        word(pt)
+                    ))
+                }
+                _ => {}
+            }
+        }
+        for (n, _, p_default) in &ps {
+            if !p_default && !fs.iter().any(|(m, _, _)| m == n) {
+                return fail(format!(
+                    "Provider requires property {n} unknown in facade {ty}"
+                ));
+            }
+        }
+        let outputs = |t: &Template| -> Vec<String> {
+            t.section("outputs")
+                .and_then(Value::as_map)
+                .map(|m| m.keys().map(Value::py_str).collect())
+                .unwrap_or_default()
+        };
+        let provided = outputs(&p);
+        for a in outputs(&f) {
+            if !provided.contains(&a) {
+                return fail(format!("Attribute {a} for facade {ty} missing in provider"));
+            }
+        }
+        Ok(())
+    }
+
+    /// A provider template's child stack: its parameters are the
+    /// resource's properties (Heat's `child_params`).
+    fn provider_child(
+        &self,
+        r: &Resource,
+        path: &str,
+        t: Arc<Template>,
+    ) -> Result<Child, Diagnostic> {
+        let declared = self.provider_schema(&t);
         let empty = Map::new();
         let props = self.properties(r).unwrap_or(&empty);
         let names: std::collections::HashSet<&str> =
@@ -798,8 +953,23 @@ impl Stack<'_> {
     fn remote_stack(&self, r: &Resource) -> Result<Child, Diagnostic> {
         let none = Map::new();
         let props = self.properties(r).unwrap_or(&none);
-        let Some(text) = props.get("template").and_then(Value::as_str) else {
-            return Err(self.property_error(r, "", "Property template not assigned".into()));
+        let text = match props.get("template") {
+            Some(Value::Str(text)) => text,
+            None | Some(Value::Null) => {
+                return Err(self.property_error(r, "", "Property template not assigned".into()))
+            }
+            // Heat reads the property as a string when it builds the
+            // child (a ValueError there, not a validation error).
+            Some(other) => {
+                let message = format!(
+                    "resources.{}.properties.template: Value must be a string; got {}",
+                    r.name,
+                    other.py_repr()
+                );
+                let at = self.at(&["resources", &r.name, "properties", "template"]);
+                return Err(crate::hot::error(codes::HOT_FUNCTION_RUNTIME, message, at)
+                    .with_subject(crate::hot::RESOURCE, r.name.as_str()));
+            }
         };
         let file = SourceFile::new(format!("{}.template", r.name), text.to_string());
         let t = self.parse_child(&file)?;

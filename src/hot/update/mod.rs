@@ -11,17 +11,36 @@
 //! `preview_update_stack(show_nested=True)` does.
 
 use super::{compile, kind_of, Compiled, Input};
-use crate::diag::{codes, Code, Diagnostic};
+use crate::diag::{codes, Code, Diagnostic, Label, SourceFile};
 use crate::value::{List, Map, Value};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// Property facts per resource type: `update_allowed`, `immutable`, the
 /// schema type and default (generated from Heat 27.0.1's schemas).
 const PROPS: &str = include_str!("props.txt");
 
 /// Why Heat's preview stops: the code (whose corpus kind the document
-/// gives) and Heat's message.
-type Refusal = (Code, String);
+/// gives), Heat's message, and what it is about in the new stack.
+struct Refusal {
+    code: Code,
+    message: String,
+    about: About,
+    /// About the old stack (else the new one).
+    old: bool,
+}
+
+/// What a refusal is about, in the new stack.
+enum About {
+    /// The resource at `path` (names from the root joined by `.`), and
+    /// the property when Heat names one.
+    Resource {
+        path: String,
+        property: Option<String>,
+    },
+    /// Root parameters (the immutable ones changed).
+    Parameters(Vec<String>),
+}
 
 /// One property's schema facts.
 struct Prop<'a> {
@@ -74,6 +93,9 @@ const NONE_RESOURCES: &[&str] = &[
     "OS::Vitrage::Template",
 ];
 
+/// The member type of an `OS::Heat::InstanceGroup`.
+const SCALED_RESOURCE: &str = "OS::Heat::ScaledResource";
+
 /// The properties of type `t`, or `None` when lowstate has no schema for it.
 fn schema(t: &str) -> Option<Vec<Prop<'static>>> {
     let mut lines = PROPS.lines().skip_while(|l| *l != t);
@@ -121,6 +143,7 @@ pub struct Preview {
 /// The preview of updating the stack OLD into NEW, with both compiled
 /// sides (their resources' properties, for a change report).
 pub fn preview_sides(old: &Input, new: &Input) -> Preview {
+    let limit = new.limits.hot_resources;
     let old = compile(&Input {
         nested: true,
         ..old.clone()
@@ -129,12 +152,12 @@ pub fn preview_sides(old: &Input, new: &Input) -> Preview {
         nested: true,
         ..new.clone()
     });
-    let preview = compare(&old, &new);
+    let preview = compare(&old, &new, limit);
     Preview { preview, old, new }
 }
 
 /// The preview document of two compiled stacks.
-fn compare(old: &Compiled, new: &Compiled) -> Compiled {
+fn compare(old: &Compiled, new: &Compiled, limit: usize) -> Compiled {
     let mut doc = Map::new();
     let failed = !old.ok() || !new.ok();
     doc.insert("ok".into(), Value::Bool(!failed));
@@ -163,9 +186,13 @@ fn compare(old: &Compiled, new: &Compiled) -> Compiled {
             plan: Default::default(),
             secrets,
             parameter_layers: Default::default(),
+            sources: new.sources.clone(),
         };
     }
-    let mut out = Actions::default();
+    let mut out = Actions {
+        limit,
+        ..Actions::default()
+    };
     let empty = List::new();
     let list = |c: &Compiled| -> List {
         c.document
@@ -175,18 +202,22 @@ fn compare(old: &Compiled, new: &Compiled) -> Compiled {
             .unwrap_or_else(|| empty.clone())
     };
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
-    // Heat refuses an update that changes an `immutable` parameter.
+    // Heat refuses an update that changes an `immutable` parameter, then
+    // builds both stacks' resources (the new one's first), then compares.
     let changed_immutable: Vec<String> = immutable_params(&old.document, &new.document);
     let result = if changed_immutable.is_empty() {
-        diff(&list(old), &list(new), "", &mut out)
+        unknown_types(new, old)
+            .and_then(|()| diff(&list(old), &list(new), "", &mut out).map_err(|r| vec![r]))
     } else {
-        Err((
-            codes::HOT_UPDATE_NOT_SUPPORTED,
-            format!(
+        Err(vec![Refusal {
+            code: codes::HOT_UPDATE_NOT_SUPPORTED,
+            message: format!(
                 "The following parameters are immutable and may not be updated: {}",
                 changed_immutable.join(", ")
             ),
-        ))
+            about: About::Parameters(changed_immutable),
+            old: false,
+        }])
     };
     match result {
         Ok(()) => {
@@ -206,16 +237,21 @@ fn compare(old: &Compiled, new: &Compiled) -> Compiled {
                 Value::List(out.unchanged.into_iter().map(Value::str).collect()),
             );
         }
-        Err((code, message)) => {
+        Err(refusals) => {
+            // Heat reports the first; the others are what it would meet
+            // once that one is fixed.
             doc.insert("ok".into(), Value::Bool(false));
-            let mut e = Map::new();
-            e.insert("kind".into(), Value::str(kind_of(code)));
-            e.insert("message".into(), Value::str(message.as_str()));
-            doc.insert(
-                "errors".into(),
-                Value::List(List::from_iter([Value::Map(e)])),
-            );
-            diagnostics.push(Diagnostic::new(code, message));
+            let errors = refusals.iter().take(1).map(|r| {
+                let mut e = Map::new();
+                e.insert("kind".into(), Value::str(kind_of(r.code)));
+                e.insert("message".into(), Value::str(r.message.as_str()));
+                Value::Map(e)
+            });
+            doc.insert("errors".into(), Value::List(errors.collect()));
+            diagnostics.extend(refusals.into_iter().map(|r| {
+                let side = if r.old { old } else { new };
+                located(r, side)
+            }));
         }
     }
     diagnostics.extend(
@@ -231,7 +267,162 @@ fn compare(old: &Compiled, new: &Compiled) -> Compiled {
         plan: Default::default(),
         secrets,
         parameter_layers: Default::default(),
+        sources: new.sources.clone(),
     }
+}
+
+/// Heat builds the new stack's resources, then the old one's, before it
+/// compares them: a resource whose type has no plugin, registry mapping
+/// or template fails there (`StackValidationFailed`), in either stack
+/// (the nested stacks' ones failed their own validation already). Heat
+/// builds a stack's resources in Python's set order, so which of several
+/// it names is not fixed: lowstate names the first in template order and
+/// reports every one.
+fn unknown_types(new: &Compiled, old: &Compiled) -> Result<(), Vec<Refusal>> {
+    let mut refusals = Vec::new();
+    for (c, is_old) in [(new, false), (old, true)] {
+        let resources = c.document.get("resources").and_then(Value::as_list);
+        for r in resources.into_iter().flatten() {
+            if r.get("provider_template").is_some() {
+                continue;
+            }
+            let Some(t) = r.get("resolved_type").and_then(Value::as_str) else {
+                continue;
+            };
+            if crate::hot::env::is_plugin(t) {
+                continue;
+            }
+            refusals.push(Refusal {
+                code: codes::HOT_VALIDATION,
+                message: format!("The Resource Type ({t}) could not be found."),
+                about: About::Resource {
+                    path: r.get("name").map(Value::py_str).unwrap_or_default(),
+                    property: Some("type".into()),
+                },
+                old: is_old,
+            });
+        }
+    }
+    if refusals.is_empty() {
+        Ok(())
+    } else {
+        Err(refusals)
+    }
+}
+
+/// A refusal as a diagnostic, located in the stack `side` it is about:
+/// at the resource (its property, or its `type` for an unknown type) in
+/// the file that defines it, nested templates included; at the
+/// parameters for immutable ones.
+fn located(r: Refusal, side: &Compiled) -> Diagnostic {
+    let mut d = Diagnostic::new(r.code, r.message);
+    match &r.about {
+        About::Resource { path, property } => {
+            // A nested resource is named by its path from the root.
+            d = d.with_subject(crate::hot::RESOURCE, path.as_str());
+            if let Some((file, range)) = locate(side, path, property.as_deref()) {
+                d = d.with_primary(Label::new(&file, range, "here"));
+            }
+        }
+        About::Parameters(names) => {
+            let root = side.sources.root.as_ref();
+            for (i, p) in names.iter().enumerate() {
+                let Some((t, range)) = root.and_then(|t| Some((t, t.span(&["parameters", p])?)))
+                else {
+                    continue;
+                };
+                let label = Label::new(&t.file, range, "immutable, and its value changes");
+                d = if i == 0 {
+                    d.with_primary(label)
+                } else {
+                    d.with_secondary(label)
+                };
+            }
+        }
+    }
+    if r.old {
+        d = d.with_note("in the old stack");
+    }
+    d
+}
+
+/// The file and span that define the resource at `path` of a compiled
+/// `--nested` tree (the key of `property` in its definition when there is
+/// one): the root template, a provider template (its `nested.template`),
+/// a group's member definition (`resource_def`, `resource`: every member
+/// shares it) or an `OS::Heat::Stack`'s inline template.
+fn locate(
+    c: &Compiled,
+    path: &str,
+    property: Option<&str>,
+) -> Option<(Arc<SourceFile>, std::ops::Range<usize>)> {
+    let mut t = c.sources.root.clone()?;
+    // The keys down to the map that holds the stack's `resources`.
+    let mut prefix: Vec<String> = Vec::new();
+    // A group's generated stack: the one definition of every member.
+    let mut shared: Option<Vec<String>> = None;
+    let mut resources = c.document.get("resources")?.as_list()?;
+    let mut rest = path;
+    loop {
+        let (name, r) = by_name(resources).into_iter().find(|(n, _)| {
+            rest == n
+                || rest
+                    .strip_prefix(n.as_str())
+                    .is_some_and(|x| x.starts_with('.'))
+        })?;
+        let def = shared.take().unwrap_or_else(|| {
+            let mut keys = prefix.clone();
+            keys.extend(["resources".to_string(), name.clone()]);
+            keys
+        });
+        rest = rest[name.len()..].trim_start_matches('.');
+        if rest.is_empty() {
+            let keys = |extra: &[&str]| -> Vec<String> {
+                def.iter()
+                    .cloned()
+                    .chain(extra.iter().map(|s| s.to_string()))
+                    .collect()
+            };
+            let found = match property {
+                Some("type") => t.span(&as_strs(&keys(&["type"]))),
+                Some(p) => t.span(&as_strs(&keys(&["properties", p]))),
+                None => None,
+            };
+            let range = found.or_else(|| t.span(&as_strs(&def)))?;
+            return Some((t.file.clone(), range));
+        }
+        let nested = r.get("nested")?;
+        match nested.get("template").and_then(Value::as_str) {
+            Some(label) => {
+                t = c.sources.providers.get(label)?.clone();
+                prefix.clear();
+            }
+            None => {
+                let member = match class(r).as_str() {
+                    "OS::Heat::ResourceGroup" => Some("resource_def"),
+                    "OS::Heat::AutoScalingGroup" => Some("resource"),
+                    _ => None,
+                };
+                let mut keys = def.clone();
+                keys.push("properties".into());
+                match member {
+                    Some(m) => {
+                        keys.push(m.into());
+                        shared = Some(keys);
+                    }
+                    None => {
+                        keys.push("template".into());
+                        prefix = keys;
+                    }
+                }
+            }
+        }
+        resources = nested.get("resources")?.as_list()?;
+    }
+}
+
+fn as_strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
 }
 
 /// Parameters declared `immutable` whose value differs.
@@ -258,6 +449,9 @@ fn immutable_params(old: &Value, new: &Value) -> Vec<String> {
 
 #[derive(Default)]
 struct Actions {
+    /// The `hot-resources` limit: an `InstanceGroup` of more members
+    /// is refused.
+    limit: usize,
     added: Vec<Value>,
     deleted: Vec<Value>,
     updated: Vec<Value>,
@@ -289,22 +483,124 @@ fn join(prefix: &str, name: &str) -> String {
     }
 }
 
-/// Every resource of `r`'s child stacks, recursively, into `sink`.
-fn members(r: &Value, prefix: &str, sink: &mut Vec<Value>) {
+/// Every resource of `r`'s child stacks (`r` one of `siblings`),
+/// recursively, into `sink`.
+fn members(r: &Value, siblings: &List, prefix: &str, sink: &mut Vec<Value>) {
     let Some(rs) = r
         .get("nested")
         .and_then(|n| n.get("resources"))
         .and_then(Value::as_list)
+        .cloned()
+        .or_else(|| generated_members(r, siblings))
     else {
         return;
     };
-    let mut rs: Vec<(String, &Value)> = by_name(rs);
-    rs.sort_by(|a, b| a.0.cmp(&b.0));
-    for (name, c) in rs {
+    let mut sorted: Vec<(String, &Value)> = by_name(&rs);
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    for (name, c) in sorted {
         let path = join(prefix, &name);
         sink.push(entry(&path, c.get("type").unwrap_or(&Value::Null), vec![]));
-        members(c, &path, sink);
+        members(c, &rs, &path, sink);
     }
+}
+
+/// The members of a group `--nested` leaves whole (the offline engine
+/// expands them only to update them), as Heat 27.0.1's plugin builds its
+/// child stack: a deployment group's one deployment per key of `servers`
+/// (`build_resource_definition`: the group's properties with `server`
+/// for `servers`), an `OS::Heat::InstanceGroup`'s `Size` members
+/// `member-0`, `member-1`, ... of `OS::Heat::ScaledResource`, whose
+/// properties are those the launch configuration gives, with the group's
+/// `Tags` and its metering tag (`_get_conf_properties`, `_tags`). `r` is
+/// one of `siblings`, where the launch configuration is.
+fn generated_members(r: &Value, siblings: &List) -> Option<List> {
+    let props = section(r, "properties").and_then(Value::as_map);
+    let member = |name: &str, ty: &str, properties: Map, metadata: Option<&Value>| {
+        let mut m = Map::new();
+        m.insert("name".into(), Value::str(name));
+        m.insert("type".into(), Value::str(ty));
+        m.insert("resolved_type".into(), Value::str(ty));
+        m.insert("properties".into(), Value::Map(properties));
+        if let Some(md) = metadata {
+            m.insert("metadata".into(), md.clone());
+        }
+        m.insert("deletion_policy".into(), Value::str("Delete"));
+        Value::Map(m)
+    };
+    let deployment = match class(r).as_str() {
+        "OS::Heat::SoftwareDeploymentGroup" | "OS::Heat::SoftwareDeployments" => {
+            "OS::Heat::SoftwareDeployment"
+        }
+        "OS::Heat::StructuredDeploymentGroup" | "OS::Heat::StructuredDeployments" => {
+            "OS::Heat::StructuredDeployment"
+        }
+        "OS::Heat::InstanceGroup" => {
+            let size = props?.get("Size")?;
+            let size = match crate::hot::params::to_number(&Value::str(size.py_str().trim())) {
+                Ok(Value::Int(n)) => usize::try_from(n).ok()?,
+                _ => return None,
+            };
+            let lc_name = props?.get("LaunchConfigurationName")?;
+            let lc_name = match crate::hot::functions::call(lc_name) {
+                Some(("get_resource" | "Ref", arg)) => arg.py_str(),
+                Some(_) => return None,
+                None => lc_name.py_str(),
+            };
+            let (_, lc) = by_name(siblings).into_iter().find(|(n, _)| *n == lc_name)?;
+            let mut properties = section(lc, "properties")
+                .and_then(Value::as_map)
+                .cloned()
+                .unwrap_or_default();
+            properties.shift_remove("InstanceId");
+            let mut tags = match props?.get("Tags") {
+                Some(Value::List(l)) => l.clone(),
+                _ => List::new(),
+            };
+            let metered = tags.iter().any(|t| {
+                t.get("Key")
+                    .and_then(Value::as_str)
+                    .is_some_and(|k| k.starts_with("metering."))
+            });
+            if !metered {
+                let mut tag = Map::new();
+                tag.insert("Key".into(), Value::str("metering.groupname"));
+                tag.insert(
+                    "Value".into(),
+                    r.get("name").cloned().unwrap_or(Value::Null),
+                );
+                tags.push(Value::Map(tag));
+            }
+            properties.insert("Tags".into(), Value::List(tags));
+            let metadata = section(lc, "metadata");
+            return Some(
+                // `diff` refuses a size over the limit at every level it
+                // compares; a group deep in an added stack is held to it here.
+                (0..size.min(crate::limits::Limits::default().hot_resources))
+                    .map(|i| {
+                        member(
+                            &format!("member-{i}"),
+                            SCALED_RESOURCE,
+                            properties.clone(),
+                            metadata,
+                        )
+                    })
+                    .collect(),
+            );
+        }
+        _ => return None,
+    };
+    let servers = props?.get("servers")?.as_map()?;
+    Some(
+        servers
+            .iter()
+            .map(|(name, server)| {
+                let mut properties = props.cloned().unwrap_or_default();
+                properties.shift_remove("servers");
+                properties.insert("server".into(), server.clone());
+                member(&name.py_str(), deployment, properties, None)
+            })
+            .collect(),
+    )
 }
 
 /// The plugin class Heat instantiates: provider templates are all
@@ -329,7 +625,10 @@ fn is_stack_resource(r: &Value) -> bool {
                 | "AWS::CloudFormation::Stack"
                 | "OS::Heat::ResourceChain"
                 | "OS::Heat::SoftwareDeploymentGroup"
+                | "OS::Heat::SoftwareDeployments"
                 | "OS::Heat::StructuredDeploymentGroup"
+                | "OS::Heat::StructuredDeployments"
+                | "OS::Heat::InstanceGroup"
         )
 }
 
@@ -363,6 +662,32 @@ fn prop_value(r: &Value, p: &Prop<'_>) -> Value {
 /// Heat's StackUpdate.preview on one level, with reasons, then into the
 /// child stacks of updated stack resources.
 fn diff(old: &List, new: &List, prefix: &str, out: &mut Actions) -> Result<(), Refusal> {
+    // An InstanceGroup's members are built here, not by the compile: its
+    // size is held to the `hot-resources` limit here.
+    for (side, list) in [(true, old), (false, new)] {
+        for (name, r) in by_name(list) {
+            let size = (class(r) == "OS::Heat::InstanceGroup")
+                .then(|| section(r, "properties").and_then(|p| p.get("Size")))
+                .flatten()
+                .and_then(|v| crate::hot::params::to_number(&Value::str(v.py_str().trim())).ok());
+            if let Some(Value::Int(n)) = size {
+                if usize::try_from(n).is_ok_and(|n| n > out.limit) {
+                    return Err(Refusal {
+                        code: codes::HOT_TOO_MANY_RESOURCES,
+                        message: format!(
+                            "resources.{name}: the InstanceGroup would hold {n} members, more than the hot-resources limit ({}; raise it with --limit hot-resources=N)",
+                            out.limit
+                        ),
+                        about: About::Resource {
+                            path: join(prefix, &name),
+                            property: Some("Size".into()),
+                        },
+                        old: side,
+                    });
+                }
+            }
+        }
+    }
     let o = by_name(old);
     let n = by_name(new);
     let old_names: BTreeSet<&str> = o.iter().map(|(k, _)| k.as_str()).collect();
@@ -372,7 +697,7 @@ fn diff(old: &List, new: &List, prefix: &str, out: &mut Actions) -> Result<(), R
             let path = join(prefix, name);
             out.added
                 .push(entry(&path, r.get("type").unwrap_or(&Value::Null), vec![]));
-            members(r, &path, &mut out.added);
+            members(r, new, &path, &mut out.added);
         }
     }
     for (name, r) in &o {
@@ -380,7 +705,7 @@ fn diff(old: &List, new: &List, prefix: &str, out: &mut Actions) -> Result<(), R
             let path = join(prefix, name);
             out.deleted
                 .push(entry(&path, r.get("type").unwrap_or(&Value::Null), vec![]));
-            members(r, &path, &mut out.deleted);
+            members(r, old, &path, &mut out.deleted);
         }
     }
     for (name, before) in &o {
@@ -389,7 +714,7 @@ fn diff(old: &List, new: &List, prefix: &str, out: &mut Actions) -> Result<(), R
         };
         let path = join(prefix, name);
         let ty = after.get("type").cloned().unwrap_or(Value::Null);
-        match decide(name, before, after)? {
+        match decide(name, &path, before, after)? {
             Decision::Unchanged => out.unchanged.push(path),
             Decision::Replaced(reason) => {
                 let mut extra = vec![("reason", Value::Map(reason.clone()))];
@@ -400,14 +725,18 @@ fn diff(old: &List, new: &List, prefix: &str, out: &mut Actions) -> Result<(), R
                     ));
                 }
                 out.replaced.push(entry(&path, &ty, extra));
-                members(before, &path, &mut out.deleted);
-                members(after, &path, &mut out.added);
+                members(before, old, &path, &mut out.deleted);
+                members(after, new, &path, &mut out.added);
             }
             Decision::Updated(reason) => {
                 out.updated
                     .push(entry(&path, &ty, vec![("reason", Value::Map(reason))]));
-                let children = |r: &Value| r.get("nested").and_then(child_resources);
-                if let (Some(a), Some(mut b)) = (children(before), children(after)) {
+                let children = |r: &Value, siblings: &List| {
+                    r.get("nested")
+                        .and_then(child_resources)
+                        .or_else(|| generated_members(r, siblings))
+                };
+                if let (Some(a), Some(mut b)) = (children(before, old), children(after, new)) {
                     if class(after) == "OS::Heat::AutoScalingGroup" {
                         b = scaled_members(&a, b);
                     }
@@ -587,7 +916,16 @@ fn misfits(ty: &str, v: &Value) -> bool {
 }
 
 /// One resource present on both sides, in preview_update's order.
-fn decide(name: &str, before: &Value, after: &Value) -> Result<Decision, Refusal> {
+fn decide(name: &str, path: &str, before: &Value, after: &Value) -> Result<Decision, Refusal> {
+    let refusal = |code: Code, message: String, property: &str| Refusal {
+        code,
+        message,
+        about: About::Resource {
+            path: path.to_string(),
+            property: Some(property.to_string()),
+        },
+        old: false,
+    };
     let (before, after) = (&frozen(before), &frozen(after));
     let (cb, ca) = (class(before), class(after));
     if cb != ca {
@@ -655,7 +993,11 @@ fn decide(name: &str, before: &Value, after: &Value) -> Result<Decision, Refusal
             .filter(|p| unassigned(p) || prop_value(before, p) != prop_value(after, p))
             .map(|p| p.name.to_string())
             .collect(),
-        None if after.get("provider_template").is_some() => {
+        // A provider template, and the offline engine's stand-in for the
+        // type it has no plugin for, an InstanceGroup's members (a live
+        // Heat maps it to AWS::EC2::Instance in its global environment):
+        // every property given.
+        None if after.get("provider_template").is_some() || ca == SCALED_RESOURCE => {
             let mut keys: BTreeSet<String> = BTreeSet::new();
             for r in [before, after] {
                 if let Some(m) = section(r, "properties").and_then(Value::as_map) {
@@ -704,12 +1046,13 @@ fn decide(name: &str, before: &Value, after: &Value) -> Result<Decision, Refusal
             .collect();
         if !forbidden.is_empty() {
             let list: Vec<&str> = forbidden.iter().map(|s| s.as_str()).collect();
-            return Err((
+            return Err(refusal(
                 codes::HOT_UPDATE_NOT_SUPPORTED,
                 format!(
                     "Update to properties {} of {name} ({ca}) is not supported.",
                     list.join(", ")
                 ),
+                list[0],
             ));
         }
     }
@@ -742,9 +1085,10 @@ fn decide(name: &str, before: &Value, after: &Value) -> Result<Decision, Refusal
                 .any(|p| p.name == c.as_str() && not_given(p, after))
         });
         if let Some(c) = unassigned {
-            return Err((
+            return Err(refusal(
                 codes::HOT_FUNCTION_RUNTIME,
                 format!("Property {c} not assigned"),
+                c,
             ));
         }
     }
