@@ -273,16 +273,14 @@ pub fn build_all(
                 }
             }
         }
+        let hidden = get("hidden").is_some_and(Value::truthy);
+        // A value known only later, kept as an expression and unchecked
+        // (Heat leaves it out before create).
+        let deferred_param = |expr: Value| param(String::new(), expr, "deferred", hidden);
         if let Some(expr) = deferred.get(&name as &str) {
-            // A value the parent stack has only once its resources exist:
-            // kept as the parent's expression, unchecked (Heat leaves it out
-            // before create).
-            out.push(param(
-                String::new(),
-                expr.clone(),
-                "deferred",
-                get("hidden").is_some_and(Value::truthy),
-            ));
+            // The parent stack has it once its resources exist: the
+            // parent's expression.
+            out.push(deferred_param(expr.clone()));
             continue;
         }
         let (raw, source) = match (
@@ -296,14 +294,10 @@ pub fn build_all(
             (None, Some(v), _) => (v.clone(), "parameter_defaults"),
             (None, None, Some(v)) => (v.clone(), "default"),
             (None, None, None) if unset == Unset::Deferred => {
+                // Given at create time: its own `get_param`.
                 let mut expr = Map::with_capacity(1);
                 expr.insert("get_param".into(), Value::str(name.as_str()));
-                out.push(param(
-                    String::new(),
-                    Value::Map(expr),
-                    "deferred",
-                    get("hidden").is_some_and(Value::truthy),
-                ));
+                out.push(deferred_param(Value::Map(expr)));
                 continue;
             }
             (None, None, None) => {
@@ -318,7 +312,6 @@ pub fn build_all(
                 continue;
             }
         };
-        let hidden = get("hidden").is_some_and(Value::truthy);
         if let Some(Value::Str(h)) = get("hidden") {
             if matches!(
                 h.to_ascii_lowercase().as_str(),
