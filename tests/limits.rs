@@ -234,6 +234,58 @@ fn limit_hot_resources_stops_a_huge_instance_group_in_an_update() {
 }
 
 #[test]
+fn limit_hot_resources_stops_a_huge_instance_group_deep_in_an_added_stack() {
+    // An added provider stack's InstanceGroup is listed member by member
+    // (the preview builds them), not compared: over the limit it is refused
+    // at its Size too, never cut short.
+    let d = tree("hotresourcesigdeep", "");
+    std::fs::write(
+        d.join("inner.yaml"),
+        "heat_template_version: 2016-10-14\nresources:\n  ig:\n    type: OS::Heat::InstanceGroup\n    properties:\n      AvailabilityZones: [nova]\n      LaunchConfigurationName: {get_resource: lc}\n      Size: 50\n  lc:\n    type: AWS::AutoScaling::LaunchConfiguration\n    properties: {ImageId: img, InstanceType: m1.small}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("old.yaml"),
+        "heat_template_version: 2016-10-14\nresources:\n  a: {type: OS::Heat::None}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("new.yaml"),
+        "heat_template_version: 2016-10-14\nresources:\n  a: {type: OS::Heat::None}\n  s: {type: inner.yaml}\n",
+    )
+    .unwrap();
+    let run = |limit: &str| {
+        lowstate(
+            &d,
+            &[
+                "--limit",
+                limit,
+                "hot",
+                "new.yaml",
+                "--diff-from",
+                "old.yaml",
+            ],
+        )
+    };
+    let out = run("hot-resources=20");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("resources.ig: the InstanceGroup would hold 50 members, more than the hot-resources limit (20"),
+        "{err}"
+    );
+    let ok = run("hot-resources=60");
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert!(String::from_utf8_lossy(&ok.stdout).contains("s.ig.member-49"));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
 fn limit_hot_resources_stops_at_the_same_member_every_time() {
     // 20 members of 3 resources, expanded side by side: the budget (20 for
     // the group's stack, then 3 a member) runs out at the eighth member in

@@ -484,8 +484,17 @@ fn join(prefix: &str, name: &str) -> String {
 }
 
 /// Every resource of `r`'s child stacks (`r` one of `siblings`),
-/// recursively, into `sink`.
-fn members(r: &Value, siblings: &List, prefix: &str, sink: &mut Vec<Value>) {
+/// recursively, into `sink`; an `InstanceGroup` among them over the
+/// `hot-resources` limit is refused ([`over_limit`]: `old` says which
+/// stack they are of).
+fn members(
+    r: &Value,
+    siblings: &List,
+    prefix: &str,
+    limit: usize,
+    old: bool,
+    sink: &mut Vec<Value>,
+) -> Result<(), Refusal> {
     let Some(rs) = r
         .get("nested")
         .and_then(|n| n.get("resources"))
@@ -493,15 +502,52 @@ fn members(r: &Value, siblings: &List, prefix: &str, sink: &mut Vec<Value>) {
         .cloned()
         .or_else(|| generated_members(r, siblings))
     else {
-        return;
+        return Ok(());
     };
     let mut sorted: Vec<(String, &Value)> = by_name(&rs);
     sorted.sort_by(|a, b| a.0.cmp(&b.0));
     for (name, c) in sorted {
+        if let Some(refusal) = over_limit(&name, c, prefix, limit, old) {
+            return Err(refusal);
+        }
         let path = join(prefix, &name);
         sink.push(entry(&path, c.get("type").unwrap_or(&Value::Null), vec![]));
-        members(c, &rs, &path, sink);
+        members(c, &rs, &path, limit, old, sink)?;
     }
+    Ok(())
+}
+
+/// An `OS::Heat::InstanceGroup`'s `Size` as Heat reads it (a number in
+/// text too); `None` for another resource, or a size that is no integer.
+fn instance_group_size(r: &Value) -> Option<i64> {
+    if class(r) != "OS::Heat::InstanceGroup" {
+        return None;
+    }
+    let size = section(r, "properties")?.get("Size")?;
+    match crate::hot::params::to_number(&Value::str(size.py_str().trim())) {
+        Ok(Value::Int(n)) => Some(n),
+        _ => None,
+    }
+}
+
+/// The refusal of resource `r` (`name` at `prefix`, of the old stack when
+/// `old`) when it is an `InstanceGroup` of more members than the
+/// `hot-resources` limit: the preview builds its members
+/// ([`generated_members`]), the compile does not, so the limit is held
+/// here.
+fn over_limit(name: &str, r: &Value, prefix: &str, limit: usize, old: bool) -> Option<Refusal> {
+    let n = instance_group_size(r)?;
+    usize::try_from(n).is_ok_and(|n| n > limit).then(|| Refusal {
+        code: codes::HOT_TOO_MANY_RESOURCES,
+        message: format!(
+            "resources.{name}: the InstanceGroup would hold {n} members, more than the hot-resources limit ({limit}; raise it with --limit hot-resources=N)"
+        ),
+        about: About::Resource {
+            path: join(prefix, name),
+            property: Some("Size".into()),
+        },
+        old,
+    })
 }
 
 /// The members of a group `--nested` leaves whole (the offline engine
@@ -535,11 +581,8 @@ fn generated_members(r: &Value, siblings: &List) -> Option<List> {
             "OS::Heat::StructuredDeployment"
         }
         "OS::Heat::InstanceGroup" => {
-            let size = props?.get("Size")?;
-            let size = match crate::hot::params::to_number(&Value::str(size.py_str().trim())) {
-                Ok(Value::Int(n)) => usize::try_from(n).ok()?,
-                _ => return None,
-            };
+            // Within the limit: `over_limit` refused a larger group first.
+            let size = usize::try_from(instance_group_size(r)?).ok()?;
             let lc_name = props?.get("LaunchConfigurationName")?;
             let lc_name = match crate::hot::functions::call(lc_name) {
                 Some(("get_resource" | "Ref", arg)) => arg.py_str(),
@@ -573,9 +616,7 @@ fn generated_members(r: &Value, siblings: &List) -> Option<List> {
             properties.insert("Tags".into(), Value::List(tags));
             let metadata = section(lc, "metadata");
             return Some(
-                // `diff` refuses a size over the limit at every level it
-                // compares; a group deep in an added stack is held to it here.
-                (0..size.min(crate::limits::Limits::default().hot_resources))
+                (0..size)
                     .map(|i| {
                         member(
                             &format!("member-{i}"),
@@ -662,29 +703,10 @@ fn prop_value(r: &Value, p: &Prop<'_>) -> Value {
 /// Heat's StackUpdate.preview on one level, with reasons, then into the
 /// child stacks of updated stack resources.
 fn diff(old: &List, new: &List, prefix: &str, out: &mut Actions) -> Result<(), Refusal> {
-    // An InstanceGroup's members are built here, not by the compile: its
-    // size is held to the `hot-resources` limit here.
     for (side, list) in [(true, old), (false, new)] {
         for (name, r) in by_name(list) {
-            let size = (class(r) == "OS::Heat::InstanceGroup")
-                .then(|| section(r, "properties").and_then(|p| p.get("Size")))
-                .flatten()
-                .and_then(|v| crate::hot::params::to_number(&Value::str(v.py_str().trim())).ok());
-            if let Some(Value::Int(n)) = size {
-                if usize::try_from(n).is_ok_and(|n| n > out.limit) {
-                    return Err(Refusal {
-                        code: codes::HOT_TOO_MANY_RESOURCES,
-                        message: format!(
-                            "resources.{name}: the InstanceGroup would hold {n} members, more than the hot-resources limit ({}; raise it with --limit hot-resources=N)",
-                            out.limit
-                        ),
-                        about: About::Resource {
-                            path: join(prefix, &name),
-                            property: Some("Size".into()),
-                        },
-                        old: side,
-                    });
-                }
+            if let Some(refusal) = over_limit(&name, r, prefix, out.limit, side) {
+                return Err(refusal);
             }
         }
     }
@@ -697,7 +719,7 @@ fn diff(old: &List, new: &List, prefix: &str, out: &mut Actions) -> Result<(), R
             let path = join(prefix, name);
             out.added
                 .push(entry(&path, r.get("type").unwrap_or(&Value::Null), vec![]));
-            members(r, new, &path, &mut out.added);
+            members(r, new, &path, out.limit, false, &mut out.added)?;
         }
     }
     for (name, r) in &o {
@@ -705,7 +727,7 @@ fn diff(old: &List, new: &List, prefix: &str, out: &mut Actions) -> Result<(), R
             let path = join(prefix, name);
             out.deleted
                 .push(entry(&path, r.get("type").unwrap_or(&Value::Null), vec![]));
-            members(r, old, &path, &mut out.deleted);
+            members(r, old, &path, out.limit, true, &mut out.deleted)?;
         }
     }
     for (name, before) in &o {
@@ -725,8 +747,8 @@ fn diff(old: &List, new: &List, prefix: &str, out: &mut Actions) -> Result<(), R
                     ));
                 }
                 out.replaced.push(entry(&path, &ty, extra));
-                members(before, old, &path, &mut out.deleted);
-                members(after, new, &path, &mut out.added);
+                members(before, old, &path, out.limit, true, &mut out.deleted)?;
+                members(after, new, &path, out.limit, false, &mut out.added)?;
             }
             Decision::Updated(reason) => {
                 out.updated
