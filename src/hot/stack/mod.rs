@@ -209,11 +209,7 @@ fn merge_schemata(
             _ => {}
         }
     }
-    let dir = input.files_dir.clone().or_else(|| {
-        std::path::Path::new(&t.file.name)
-            .parent()
-            .map(std::path::Path::to_path_buf)
-    });
+    let dir = files_dir(input, t);
     let mut queue = Vec::new();
     for (_, v) in t.data.iter() {
         refs(v, false, &mut queue);
@@ -299,11 +295,7 @@ impl<'a> Stack<'a> {
         env: &'a Environment,
         level: &'a Level,
     ) -> Result<Stack<'a>, Diagnostic> {
-        let files_dir = input.files_dir.clone().or_else(|| {
-            std::path::Path::new(&t.file.name)
-                .parent()
-                .map(std::path::Path::to_path_buf)
-        });
+        let files_dir = files_dir(input, t);
         let names = match t.section("resources") {
             None => Vec::new(),
             Some(Value::Map(m)) => m.keys().map(Value::py_str).collect(),
@@ -391,40 +383,48 @@ impl<'a> Stack<'a> {
     }
 }
 
+/// The directory `get_file` and provider-template paths of template `t`
+/// resolve in: `--files`, else the template's own.
+fn files_dir(input: &Input, t: &Template) -> Option<std::path::PathBuf> {
+    input.files_dir.clone().or_else(|| {
+        std::path::Path::new(&t.file.name)
+            .parent()
+            .map(std::path::Path::to_path_buf)
+    })
+}
+
 /// Read `key` in files directory `dir`, never out of `root` (default:
 /// `dir`); see [`Stack::read_file`].
 fn read_in(dir: Option<&std::path::Path>, root: Option<&std::path::Path>, key: &str) -> FileRead {
-    {
-        let Some(dir) = dir else {
-            return Err(None);
-        };
-        let rel = std::path::Path::new(key);
-        if key.contains("://") || rel.is_absolute() {
-            return Err(Some(
-                "an absolute path or URL; lowstate reads get_file paths only inside the files directory (the template's, or --files DIR)".into(),
-            ));
-        }
-        let climbs = rel
-            .components()
-            .any(|c| matches!(c, std::path::Component::ParentDir));
-        let root = root.unwrap_or(dir);
-        let (Ok(real), Ok(root)) = (dir.join(rel).canonicalize(), root.canonicalize()) else {
-            return Err(climbs.then(|| {
-                "the path climbs out with `..`, and no file is there; lowstate reads get_file paths only inside the files root (--files-root DIR)".into()
-            }));
-        };
-        if !real.starts_with(&root) {
-            return Err(Some(if climbs {
-                "the path climbs out of the files root with `..`; `--files-root DIR` lets paths climb up to DIR".into()
-            } else {
-                format!(
-                    "a symlink leads to {}, outside the files root; lowstate does not follow it",
-                    real.display()
-                )
-            }));
-        }
-        std::fs::read_to_string(real).map_err(|_| None)
+    let Some(dir) = dir else {
+        return Err(None);
+    };
+    let rel = std::path::Path::new(key);
+    if key.contains("://") || rel.is_absolute() {
+        return Err(Some(
+            "an absolute path or URL; lowstate reads get_file paths only inside the files directory (the template's, or --files DIR)".into(),
+        ));
     }
+    let climbs = rel
+        .components()
+        .any(|c| matches!(c, std::path::Component::ParentDir));
+    let root = root.unwrap_or(dir);
+    let (Ok(real), Ok(root)) = (dir.join(rel).canonicalize(), root.canonicalize()) else {
+        return Err(climbs.then(|| {
+            "the path climbs out with `..`, and no file is there; lowstate reads get_file paths only inside the files root (--files-root DIR)".into()
+        }));
+    };
+    if !real.starts_with(&root) {
+        return Err(Some(if climbs {
+            "the path climbs out of the files root with `..`; `--files-root DIR` lets paths climb up to DIR".into()
+        } else {
+            format!(
+                "a symlink leads to {}, outside the files root; lowstate does not follow it",
+                real.display()
+            )
+        }));
+    }
+    std::fs::read_to_string(real).map_err(|_| None)
 }
 
 impl<'a> Stack<'a> {
