@@ -32,15 +32,17 @@ use super::JinjaErrorKind;
 /// render's `grains`, `pillar` and `opts` carry their [`Source`]: reading
 /// them by string key notes that key on the read log
 /// ([`super::reads`]), every other access notes the whole source.
-/// The last flag marks a container made from the minion's pillar or
-/// grains: a write to it is noted ([`super::shared`]).
 #[derive(Default)]
-pub(crate) struct MutMap(
-    Mutex<IndexMap<Value, Value>>,
-    bool,
-    Option<Box<Root>>,
-    AtomicBool,
-);
+pub(crate) struct MutMap {
+    entries: Mutex<IndexMap<Value, Value>>,
+    /// An `OrderedDict`.
+    ordered: bool,
+    /// Set on the root map of `grains`, `pillar` or `opts`.
+    root: Option<Box<Root>>,
+    /// Made from the minion's pillar or grains: a write to it is noted
+    /// ([`super::shared`]).
+    marked: AtomicBool,
+}
 
 /// What a render's root map (`grains`, `pillar`, `opts`) has beyond a
 /// dict: the source its reads are noted against, and until the first
@@ -55,16 +57,19 @@ pub(crate) struct Root {
 /// Makes a lazily filled root map's entries.
 pub(crate) type Fill = Box<dyn FnOnce() -> IndexMap<Value, Value> + Send>;
 
-/// A mutable list; the flag marks one made from the minion's data (see
-/// [`MutMap`]).
+/// A mutable list.
 #[derive(Default)]
-pub(crate) struct MutList(Mutex<Vec<Value>>, AtomicBool);
+pub(crate) struct MutList {
+    items: Mutex<Vec<Value>>,
+    /// Made from the minion's data (see [`MutMap`]).
+    marked: AtomicBool,
+}
 
 impl MutMap {
     /// The entries (a poisoned lock still yields the data). On a tracked
     /// root map this is a read of the whole source.
     pub(crate) fn lock(&self) -> MutexGuard<'_, IndexMap<Value, Value>> {
-        if let Some(root) = &self.2 {
+        if let Some(root) = &self.root {
             reads::everything(root.source);
         }
         self.raw()
@@ -73,8 +78,8 @@ impl MutMap {
     /// The entries, without noting a read (the caller notes what it reads);
     /// a lazy root's are made on the first call.
     fn raw(&self) -> MutexGuard<'_, IndexMap<Value, Value>> {
-        let mut entries = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(root) = &self.2 {
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(root) = &self.root {
             let fill = root.fill.lock().unwrap_or_else(|e| e.into_inner()).take();
             if let Some(fill) = fill {
                 *entries = fill();
@@ -86,7 +91,7 @@ impl MutMap {
     /// Note a read of `key` (a string key reads that key, anything else
     /// the whole source) on a tracked root map.
     fn note_key(&self, key: &Value) {
-        if let Some(root) = &self.2 {
+        if let Some(root) = &self.root {
             match key.as_str() {
                 Some(k) => reads::key(root.source, k),
                 None => reads::everything(root.source),
@@ -98,7 +103,7 @@ impl MutMap {
     /// ([`super::shared`]), and what it puts there becomes minion data
     /// too; on a tracked root, a read of the whole source.
     pub(crate) fn write(&self) -> Write<'_, IndexMap<Value, Value>> {
-        let marked = self.3.load(Ordering::Relaxed);
+        let marked = self.marked.load(Ordering::Relaxed);
         super::shared::note_write(marked);
         Write {
             guard: self.lock(),
@@ -108,19 +113,19 @@ impl MutMap {
 
     /// Is this an `OrderedDict`?
     pub(crate) fn is_ordered(&self) -> bool {
-        self.1
+        self.ordered
     }
 }
 
 impl MutList {
     /// The list, locked.
     pub(crate) fn lock(&self) -> MutexGuard<'_, Vec<Value>> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        self.items.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The list, to change it (see [`MutMap::write`]).
     pub(crate) fn write(&self) -> Write<'_, Vec<Value>> {
-        let marked = self.1.load(Ordering::Relaxed);
+        let marked = self.marked.load(Ordering::Relaxed);
         super::shared::note_write(marked);
         Write {
             guard: self.lock(),
@@ -181,14 +186,15 @@ impl<T: Holds> Drop for Write<'_, T> {
 /// data; a container already marked holds only marked ones.
 pub(crate) fn mark(v: &Value) {
     if let Some(m) = v.downcast_object_ref::<MutMap>() {
-        if !m.3.swap(true, Ordering::Relaxed) {
-            m.0.lock()
+        if !m.marked.swap(true, Ordering::Relaxed) {
+            m.entries
+                .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .values()
                 .for_each(mark);
         }
     } else if let Some(l) = v.downcast_object_ref::<MutList>() {
-        if !l.1.swap(true, Ordering::Relaxed) {
+        if !l.marked.swap(true, Ordering::Relaxed) {
             l.lock().iter().for_each(mark);
         }
     }
@@ -219,12 +225,12 @@ pub(crate) fn new_ordered_map(m: IndexMap<Value, Value>) -> Value {
 /// A new mutable dict (an `OrderedDict` if `ordered`) holding `m`;
 /// `marked`: made of the minion's data ([`super::shared`]).
 pub(crate) fn new_map_as(m: IndexMap<Value, Value>, ordered: bool, marked: bool) -> Value {
-    Value::from_object(MutMap(
-        Mutex::new(m),
+    Value::from_object(MutMap {
+        entries: Mutex::new(m),
         ordered,
-        None,
-        AtomicBool::new(marked),
-    ))
+        root: None,
+        marked: AtomicBool::new(marked),
+    })
 }
 
 /// `v` as the root map of `source` in a render's context: the same dict,
@@ -234,15 +240,15 @@ pub(crate) fn track(v: Value, source: Source) -> Value {
     match v.downcast_object_ref::<MutMap>() {
         Some(m) => {
             let entries = std::mem::take(&mut *m.raw());
-            Value::from_object(MutMap(
-                Mutex::new(entries),
-                m.1,
-                Some(Box::new(Root {
+            Value::from_object(MutMap {
+                entries: Mutex::new(entries),
+                ordered: m.ordered,
+                root: Some(Box::new(Root {
                     source,
                     fill: Mutex::new(None),
                 })),
-                AtomicBool::new(source != Source::Opts),
-            ))
+                marked: AtomicBool::new(source != Source::Opts),
+            })
         }
         None => v,
     }
@@ -251,15 +257,15 @@ pub(crate) fn track(v: Value, source: Source) -> Value {
 /// A root dict of `source` (as [`track`] makes) whose entries `fill` makes
 /// when the template first looks at it.
 pub(crate) fn track_lazy(source: Source, fill: Fill) -> Value {
-    Value::from_object(MutMap(
-        Mutex::default(),
-        false,
-        Some(Box::new(Root {
+    Value::from_object(MutMap {
+        entries: Mutex::default(),
+        ordered: false,
+        root: Some(Box::new(Root {
             source,
             fill: Mutex::new(Some(fill)),
         })),
-        AtomicBool::new(source != Source::Opts),
-    ))
+        marked: AtomicBool::new(source != Source::Opts),
+    })
 }
 
 /// The `i`-th value of a dict or list of ours, as the template reads it
@@ -282,7 +288,10 @@ pub(crate) fn new_list(v: Vec<Value>) -> Value {
 
 /// A new mutable list holding `v`, `marked` as in [`new_map_as`].
 pub(crate) fn new_list_as(v: Vec<Value>, marked: bool) -> Value {
-    Value::from_object(MutList(Mutex::new(v), AtomicBool::new(marked)))
+    Value::from_object(MutList {
+        items: Mutex::new(v),
+        marked: AtomicBool::new(marked),
+    })
 }
 
 fn none() -> Value {
@@ -534,7 +543,7 @@ impl Object for MutMap {
             super::error::note_missing_key(self.is_ordered(), name);
             return None;
         };
-        if promote(v) && self.3.load(Ordering::Relaxed) {
+        if promote(v) && self.marked.load(Ordering::Relaxed) {
             mark(v);
         }
         Some(v.clone())
@@ -643,12 +652,7 @@ impl MutMap {
             }
             "copy" => {
                 arity(method, args, 0, 0)?;
-                Ok(Value::from_object(MutMap(
-                    Mutex::new(self.lock().clone()),
-                    self.1,
-                    None,
-                    AtomicBool::new(false),
-                )))
+                Ok(new_map_as(self.lock().clone(), self.ordered, false))
             }
             "clear" => {
                 arity(method, args, 0, 0)?;
@@ -685,7 +689,7 @@ impl Object for MutList {
         let idx = key.as_i64()?;
         let mut v = self.lock();
         let i = norm_index(v.len(), idx)?;
-        if promote(&mut v[i]) && self.1.load(Ordering::Relaxed) {
+        if promote(&mut v[i]) && self.marked.load(Ordering::Relaxed) {
             mark(&v[i]);
         }
         Some(v[i].clone())
@@ -693,7 +697,7 @@ impl Object for MutList {
 
     fn enumerate(self: &Arc<Self>) -> Enumerator {
         let mut v = self.lock();
-        let marked = self.1.load(Ordering::Relaxed);
+        let marked = self.marked.load(Ordering::Relaxed);
         for x in v.iter_mut() {
             if promote(x) && marked {
                 mark(x);
