@@ -1,6 +1,7 @@
 //! Which attributes a resource type has (Heat 27.0.1's schemas): the
 //! offline check of `get_attr` names.
 
+use super::waves::Positions;
 use super::{Built, OutputRefs, Resource, Stack};
 use crate::diag::{codes, Diagnostic};
 use crate::hot::{env, error};
@@ -76,17 +77,15 @@ impl Stack<'_> {
     pub(super) fn check_attributes(
         &self,
         resolved: &[Resource],
+        index: &Positions<'_>,
         outputs: &[(String, Built<Map>)],
         output_refs: &[OutputRefs],
         all: &BTreeSet<&str>,
     ) -> Result<(), Diagnostic> {
-        let types: HashMap<&str, &env::ResolvedType> = resolved
-            .iter()
-            .map(|r| (r.name.as_str(), &r.resolved))
-            .collect();
+        let types = |target: &str| index.get(target).map(|&i| &resolved[i].resolved);
         for r in resolved {
             for (target, attr) in &r.attributes {
-                if let Some(t) = types.get(target.as_str()) {
+                if let Some(t) = types(target) {
                     if !has_attribute(t, attr) {
                         return Err(self.resource_error(codes::HOT_INVALID_ATTRIBUTE, format!(
                                 "The Referenced Attribute ({target} {attr}) is incorrect: {} has no attribute \"{attr}\"",
@@ -99,7 +98,7 @@ impl Stack<'_> {
         for ((name, o), met) in outputs.iter().zip(output_refs) {
             if o.is_ok() {
                 for (target, attr) in &met.attributes {
-                    if let Some(t) = types.get(target.as_str()) {
+                    if let Some(t) = types(target) {
                         if !has_attribute(t, attr) {
                             return Err(error(
                                 codes::HOT_INVALID_ATTRIBUTE,

@@ -1,6 +1,7 @@
 //! The JSON document of one compiled stack (spec `hot.md` §14) and the
 //! core `Plan` for the drawings.
 
+use super::waves::{positions, Waves};
 use super::{Built, Output, Resource, Stack};
 use crate::diag::Diagnostic;
 use crate::plan::{EdgeFamily, EdgeStyle, Plan, PlanEdge, PlanNode};
@@ -12,7 +13,7 @@ impl Stack<'_> {
     pub(super) fn document(
         &self,
         resources: Vec<Resource>,
-        waves: Vec<Vec<String>>,
+        waves: Waves,
         outputs: Vec<(String, Built<Map>)>,
         mut warnings: Vec<Diagnostic>,
     ) -> Result<Output, Diagnostic> {
@@ -91,16 +92,6 @@ impl Stack<'_> {
             );
             doc.insert("environment".into(), Value::Map(env));
         }
-        let wave_of: HashMap<&str, usize> = waves
-            .iter()
-            .enumerate()
-            .flat_map(|(i, w)| w.iter().map(move |n| (n.as_str(), i)))
-            .collect();
-        let by_name: HashMap<String, usize> = resources
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (r.name.clone(), i))
-            .collect();
         let mut list = List::with_capacity(resources.len());
         // The plan is built for the drawings only ([`crate::hot::Input::plan`]).
         let mut plan = if !self.input.plan {
@@ -127,99 +118,102 @@ impl Stack<'_> {
         let mut children: Vec<(usize, String, Plan)> = Vec::new();
         // Each resource's node in the plan, by its position.
         let mut node_of: Vec<Option<usize>> = vec![None; resources.len()];
-        let order: Vec<usize> = waves
-            .iter()
-            .flatten()
-            .map(|n| by_name[n.as_str()])
-            .collect();
+        let order: Vec<usize> = waves.layers.iter().flatten().copied().collect();
         // The views of nested stacks read the resolved sections, which then
         // move into the document.
         let mut views = self
             .expand_all(&resources, &order, &referenced)?
             .into_iter();
-        for w in &waves {
-            for n in w {
-                let i = by_name[n.as_str()];
-                let nested = views.next().flatten();
-                let r = &mut resources[i];
-                let mut m = Map::with_capacity(10);
-                m.push_distinct("name".into(), Value::str(r.name.as_str()));
-                m.push_distinct("type".into(), Value::str(r.written_type.as_str()));
-                m.push_distinct(
-                    "resolved_type".into(),
-                    Value::str(r.resolved.resolved.as_str()),
-                );
-                if let Some(p) = &r.resolved.template {
-                    m.push_distinct("provider_template".into(), Value::str(p.as_str()));
-                }
-                m.push_distinct("wave".into(), Value::Int(wave_of[n.as_str()] as i64));
-                m.push_distinct(
-                    "requires".into(),
-                    Value::List(r.requires.iter().map(|x| Value::str(x.as_str())).collect()),
-                );
-                if let Some(d) = &r.depends_on {
-                    m.push_distinct(
-                        "depends_on".into(),
-                        Value::List(d.iter().map(|x| Value::str(x.as_str())).collect()),
-                    );
-                }
-                for (k, v) in std::mem::take(&mut r.sections) {
-                    m.push_distinct(Value::str(k), v);
-                }
-                m.push_distinct(
-                    "deletion_policy".into(),
-                    Value::str(r.deletion_policy.as_str()),
-                );
-                if let Some(d) = &r.description {
-                    m.push_distinct("description".into(), d.clone());
-                }
-                let r = &resources[i];
-                if let Some((view, child, w, s)) = nested {
-                    m.push_distinct("nested".into(), view);
-                    if self.input.plan {
-                        children.push((plan.nodes.len(), r.name.clone(), child));
-                    }
-                    warnings.extend(w);
-                    child_secrets.extend(s);
-                }
-                if !self.input.plan {
-                    list.push(Value::Map(m));
-                    continue;
-                }
-                let reasons = self.reasons(r, &wave_of);
-                node_of[i] = Some(plan.nodes.len());
-                plan.order.push(plan.nodes.len());
-                plan.nodes.push(PlanNode {
-                    key: r.name.clone(),
-                    label: vec![r.resolved.resolved.clone(), r.name.clone()],
-                    group: OWN.into(),
-                    secondary: false,
-                    title: r.name.clone(),
-                    kind: r.written_type.clone(),
-                    rank: wave_of[n.as_str()].to_string(),
-                    reasons,
-                    // Names and types only: resolved sections may hold
-                    // hidden parameter values, and drawings are for people.
-                    fields: m
-                        .iter()
-                        .filter(|(k, _)| {
-                            matches!(
-                                k.as_str(),
-                                Some(
-                                    "name"
-                                        | "type"
-                                        | "resolved_type"
-                                        | "provider_template"
-                                        | "wave"
-                                        | "requires"
-                                )
-                            )
-                        })
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect(),
-                });
-                list.push(Value::Map(m));
+        let mut sections: Vec<Vec<(&str, Value)>> = resources
+            .iter_mut()
+            .map(|r| std::mem::take(&mut r.sections))
+            .collect();
+        let resources = resources;
+        // Names to positions, for the plan's reasons and edges.
+        let index = if self.input.plan {
+            positions(&resources)
+        } else {
+            HashMap::default()
+        };
+        for &i in &order {
+            let nested = views.next().flatten();
+            let r = &resources[i];
+            let mut m = Map::with_capacity(10);
+            m.push_distinct("name".into(), Value::str(r.name.as_str()));
+            m.push_distinct("type".into(), Value::str(r.written_type.as_str()));
+            m.push_distinct(
+                "resolved_type".into(),
+                Value::str(r.resolved.resolved.as_str()),
+            );
+            if let Some(p) = &r.resolved.template {
+                m.push_distinct("provider_template".into(), Value::str(p.as_str()));
             }
+            m.push_distinct("wave".into(), Value::Int(waves.of[i] as i64));
+            m.push_distinct(
+                "requires".into(),
+                Value::List(r.requires.iter().map(|x| Value::str(x.as_str())).collect()),
+            );
+            if let Some(d) = &r.depends_on {
+                m.push_distinct(
+                    "depends_on".into(),
+                    Value::List(d.iter().map(|x| Value::str(x.as_str())).collect()),
+                );
+            }
+            for (k, v) in std::mem::take(&mut sections[i]) {
+                m.push_distinct(Value::str(k), v);
+            }
+            m.push_distinct(
+                "deletion_policy".into(),
+                Value::str(r.deletion_policy.as_str()),
+            );
+            if let Some(d) = &r.description {
+                m.push_distinct("description".into(), d.clone());
+            }
+            if let Some((view, child, w, s)) = nested {
+                m.push_distinct("nested".into(), view);
+                if self.input.plan {
+                    children.push((plan.nodes.len(), r.name.clone(), child));
+                }
+                warnings.extend(w);
+                child_secrets.extend(s);
+            }
+            if !self.input.plan {
+                list.push(Value::Map(m));
+                continue;
+            }
+            let reasons = self.reasons(r, &index, &waves.of);
+            node_of[i] = Some(plan.nodes.len());
+            plan.order.push(plan.nodes.len());
+            plan.nodes.push(PlanNode {
+                key: r.name.clone(),
+                label: vec![r.resolved.resolved.clone(), r.name.clone()],
+                group: OWN.into(),
+                secondary: false,
+                title: r.name.clone(),
+                kind: r.written_type.clone(),
+                rank: waves.of[i].to_string(),
+                reasons,
+                // Names and types only: resolved sections may hold
+                // hidden parameter values, and drawings are for people.
+                fields: m
+                    .iter()
+                    .filter(|(k, _)| {
+                        matches!(
+                            k.as_str(),
+                            Some(
+                                "name"
+                                    | "type"
+                                    | "resolved_type"
+                                    | "provider_template"
+                                    | "wave"
+                                    | "requires"
+                            )
+                        )
+                    })
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            });
+            list.push(Value::Map(m));
         }
         for (i, r) in resources.iter().enumerate().filter(|_| self.input.plan) {
             for req in &r.requires {
@@ -228,7 +222,7 @@ impl Stack<'_> {
                 } else {
                     "reference"
                 };
-                let from = by_name.get(req.as_str()).and_then(|&j| node_of[j]);
+                let from = index.get(req.as_str()).and_then(|&j| node_of[j]);
                 if let (Some(from), Some(to)) = (from, node_of[i]) {
                     plan.edges.push(PlanEdge {
                         from,
@@ -250,8 +244,15 @@ impl Stack<'_> {
             "waves".into(),
             Value::List(
                 waves
+                    .layers
                     .iter()
-                    .map(|w| Value::List(w.iter().map(|n| Value::str(n.as_str())).collect()))
+                    .map(|w| {
+                        Value::List(
+                            w.iter()
+                                .map(|&i| Value::str(resources[i].name.as_str()))
+                                .collect(),
+                        )
+                    })
                     .collect(),
             ),
         );

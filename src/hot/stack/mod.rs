@@ -745,12 +745,14 @@ impl<'a> Stack<'a> {
         }
         // Step 11: references and cycles.
         let all: BTreeSet<&str> = defs.iter().map(|(n, _)| n.as_str()).collect();
-        let live: BTreeSet<&str> = defs
-            .iter()
-            .zip(&enabled)
-            .filter(|(_, on)| **on)
-            .map(|((n, _), _)| n.as_str())
-            .collect();
+        // The enabled resources, when some are not.
+        let live: Option<BTreeSet<&str>> = enabled.contains(&false).then(|| {
+            defs.iter()
+                .zip(&enabled)
+                .filter(|(_, on)| **on)
+                .map(|((n, _), _)| n.as_str())
+                .collect()
+        });
         let missing = |t: &&String| !all.contains(t.as_str());
         for r in &built {
             let (name, target) = match r {
@@ -770,8 +772,8 @@ impl<'a> Stack<'a> {
         for r in built {
             match r {
                 Ok(mut r) => {
-                    // Every resource enabled: every requirement is live.
-                    if live.len() < all.len() {
+                    // With every resource enabled, every requirement is live.
+                    if let Some(live) = &live {
                         r.requires.retain(|x| live.contains(x.as_str()));
                     }
                     resolved.push(r);
@@ -781,7 +783,8 @@ impl<'a> Stack<'a> {
                 }
             }
         }
-        let waves = waves(&resolved).map_err(|left| {
+        let index = waves::positions(&resolved);
+        let waves = waves(&resolved, &index).map_err(|left| {
             let parts: Vec<String> = left
                 .iter()
                 .map(|(n, reqs)| format!("{n}: {{{}}}", reqs.join(", ")))
@@ -792,7 +795,8 @@ impl<'a> Stack<'a> {
                 self.at(&["resources"]),
             )
         })?;
-        self.check_attributes(&resolved, &outputs, &output_refs, &all)?;
+        self.check_attributes(&resolved, &index, &outputs, &output_refs, &all)?;
+        drop(index);
         if let Some(d) = runtime {
             return Err(d);
         }

@@ -13,7 +13,8 @@ impl Stack<'_> {
     pub(super) fn reasons(
         &self,
         r: &Resource,
-        wave_of: &HashMap<&str, usize>,
+        index: &Positions<'_>,
+        of: &[usize],
     ) -> Vec<crate::plan::Reason> {
         let at = self
             .lines
@@ -27,8 +28,9 @@ impl Stack<'_> {
                 "get_resource/get_attr"
             }
         };
+        let wave = |q: &str| index.get(q).map_or(0, |&j| of[j]);
         let mut reqs: Vec<&String> = r.requires.iter().collect();
-        reqs.sort_by_key(|q| std::cmp::Reverse(wave_of.get(q.as_str()).copied().unwrap_or(0)));
+        reqs.sort_by_key(|q| std::cmp::Reverse(wave(q)));
         let mut out = Vec::new();
         let Some(first) = reqs.first() else {
             out.push(crate::plan::Reason {
@@ -37,7 +39,7 @@ impl Stack<'_> {
             });
             return out;
         };
-        let w = wave_of.get(first.as_str()).copied().unwrap_or(0);
+        let w = wave(first);
         out.push(crate::plan::Reason {
             family: Some(EdgeFamily::Requires),
             text: format!(
@@ -46,7 +48,7 @@ impl Stack<'_> {
             ),
         });
         for q in &reqs[1..] {
-            let w = wave_of.get(q.as_str()).copied().unwrap_or(0);
+            let w = wave(q);
             out.push(crate::plan::Reason {
                 family: Some(EdgeFamily::Requires),
                 text: format!("after {q} ({}, wave {w})", how(q)),
@@ -59,16 +61,34 @@ impl Stack<'_> {
 /// The resources left in a cycle, each with what it still requires.
 pub(super) type Cycle = Vec<(String, Vec<String>)>;
 
-/// Creation waves: wave(R) = 1 + max wave of its requirements (longest
-/// path); names sorted by code point inside a wave. On a cycle, the nodes
-/// left with what they still require.
-pub(super) fn waves(resources: &[Resource]) -> Result<Vec<Vec<String>>, Cycle> {
-    // Kahn's algorithm over the requirement edges: O(resources + edges).
-    let index: HashMap<&str, usize> = resources
+/// The position of each resource in the list it was built in, by name:
+/// made once per stack for the wave layering and the attribute check.
+pub(super) type Positions<'r> = HashMap<&'r str, usize>;
+
+/// [`Positions`] of `resources`.
+pub(super) fn positions(resources: &[Resource]) -> Positions<'_> {
+    resources
         .iter()
         .enumerate()
         .map(|(i, r)| (r.name.as_str(), i))
-        .collect();
+        .collect()
+}
+
+/// The creation waves of a stack's resources, by their positions.
+pub(super) struct Waves {
+    /// The positions in each wave, names sorted by code point inside a
+    /// wave.
+    pub(super) layers: Vec<Vec<usize>>,
+    /// Each resource's wave, by position.
+    pub(super) of: Vec<usize>,
+}
+
+/// Creation waves: wave(R) = 1 + max wave of its requirements (longest
+/// path); names sorted by code point inside a wave. On a cycle, the nodes
+/// left with what they still require. `index` is [`positions`] of
+/// `resources`.
+pub(super) fn waves(resources: &[Resource], index: &Positions<'_>) -> Result<Waves, Cycle> {
+    // Kahn's algorithm over the requirement edges: O(resources + edges).
     let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); resources.len()];
     let mut waiting: Vec<usize> = vec![0; resources.len()];
     for (i, r) in resources.iter().enumerate() {
@@ -79,15 +99,12 @@ pub(super) fn waves(resources: &[Resource]) -> Result<Vec<Vec<String>>, Cycle> {
             }
         }
     }
-    let mut wave: Vec<Option<usize>> = vec![None; resources.len()];
+    let mut wave: Vec<usize> = vec![0; resources.len()];
     let mut ready: Vec<usize> = (0..resources.len()).filter(|&i| waiting[i] == 0).collect();
-    for &i in &ready {
-        wave[i] = Some(0);
-    }
     while let Some(i) = ready.pop() {
-        let w = wave[i].unwrap_or(0);
+        let w = wave[i];
         for &d in &dependents[i] {
-            wave[d] = Some(wave[d].map_or(w + 1, |x| x.max(w + 1)));
+            wave[d] = wave[d].max(w + 1);
             waiting[d] -= 1;
             if waiting[d] == 0 {
                 ready.push(d);
@@ -114,15 +131,13 @@ pub(super) fn waves(resources: &[Resource]) -> Result<Vec<Vec<String>>, Cycle> {
             })
             .collect());
     }
-    let n = wave.iter().flatten().max().map_or(0, |m| m + 1);
-    let mut out: Vec<Vec<String>> = vec![Vec::new(); n];
-    for (i, w) in wave.iter().enumerate() {
-        if let Some(w) = w {
-            out[*w].push(resources[i].name.clone());
-        }
+    let n = wave.iter().max().map_or(0, |m| m + 1);
+    let mut layers: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, &w) in wave.iter().enumerate() {
+        layers[w].push(i);
     }
-    for w in &mut out {
-        w.sort();
+    for l in &mut layers {
+        l.sort_by(|&a, &b| resources[a].name.cmp(&resources[b].name));
     }
-    Ok(out)
+    Ok(Waves { layers, of: wave })
 }
