@@ -80,7 +80,7 @@ pub struct Scope<'a> {
     /// The pseudo parameters' context.
     pub context: &'a Context,
     /// Every resource name the template defines (enabled or not).
-    pub resources: &'a [String],
+    pub resources: &'a [std::borrow::Cow<'a, str>],
     /// `get_file`: the content stored under a key.
     pub files: &'a dyn Fn(&str) -> FileRead,
     /// The parent's facade resource (`resource_facade`).
@@ -326,7 +326,7 @@ impl Scope<'_> {
             }
             "Ref" => {
                 let target = a.value.py_str();
-                if self.resources.contains(&target) {
+                if self.resources.iter().any(|r| *r == target) {
                     self.refs.borrow_mut().push(target);
                     return Ok(symbolic(name, a.value));
                 }

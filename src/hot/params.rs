@@ -217,7 +217,8 @@ pub fn build_all(
     let mut schemas = Vec::with_capacity(defs.len());
     for (k, def) in defs {
         let name = k.py_str();
-        schemas.push(schema(&name, def, t).map_err(|d| d.with_subject(PARAMETER, name.as_str()))?);
+        let parsed = schema(&name, def, t).map_err(|d| d.with_subject(PARAMETER, name.as_str()))?;
+        schemas.push((name, parsed));
     }
     for (k, _) in &env.parameters {
         let name = k.py_str();
@@ -232,8 +233,7 @@ pub fn build_all(
     }
     let mut out = Vec::with_capacity(defs.len());
     let mut errors = Vec::new();
-    'each: for ((k, def), (ty, constraints)) in defs.iter().zip(schemas) {
-        let name = k.py_str();
+    'each: for (def, (name, (ty, constraints))) in defs.values().zip(schemas) {
         let get = |key: &str| def.get(key).filter(|v| !v.is_null());
         // The parameter with its value, as the document shows it.
         let param = |display: String, value: Value, source: &'static str, hidden: bool| Param {

@@ -227,11 +227,16 @@ impl Value {
 
     /// `str(value)` as Python prints it: strings bare, everything else as repr.
     pub fn py_str(&self) -> String {
+        // A string's bytes copied (`to_string` would go through the
+        // formatter).
+        self.py_str_cow().into_owned()
+    }
+
+    /// [`Value::py_str`], borrowed when the value is a string.
+    pub fn py_str_cow(&self) -> std::borrow::Cow<'_, str> {
         match self {
-            // A copy of the bytes (`to_string` would go through the
-            // formatter).
-            Value::Str(s) => s.as_str().to_owned(),
-            other => other.py_repr(),
+            Value::Str(s) => std::borrow::Cow::Borrowed(s.as_str()),
+            other => std::borrow::Cow::Owned(other.py_repr()),
         }
     }
 

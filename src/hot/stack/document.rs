@@ -117,7 +117,10 @@ impl Stack<'_> {
         // Nested stacks' plans, merged once this stack's nodes are placed.
         let mut children: Vec<(usize, String, Plan)> = Vec::new();
         // Each resource's node in the plan, by its position.
-        let mut node_of: Vec<Option<usize>> = vec![None; resources.len()];
+        let mut node_of: Vec<Option<usize>> = match self.input.plan {
+            true => vec![None; resources.len()],
+            false => Vec::new(),
+        };
         let order: Vec<usize> = waves.layers.iter().flatten().copied().collect();
         // The views of nested stacks read the resolved sections, which then
         // move into the document.

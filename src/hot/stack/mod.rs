@@ -278,7 +278,8 @@ struct Stack<'a> {
     env: &'a Environment,
     /// Where this stack sits in a `--nested` tree.
     level: &'a Level,
-    names: Vec<String>,
+    /// Every resource name of the template, for `Ref`.
+    names: Vec<std::borrow::Cow<'a, str>>,
     conditions: HashMap<String, bool>,
     files_dir: Option<std::path::PathBuf>,
     /// Each resource's `file:line` for the plan's reasons (found once: a
@@ -298,7 +299,7 @@ impl<'a> Stack<'a> {
         let files_dir = files_dir(input, t);
         let names = match t.section("resources") {
             None => Vec::new(),
-            Some(Value::Map(m)) => m.keys().map(Value::py_str).collect(),
+            Some(Value::Map(m)) => m.keys().map(Value::py_str_cow).collect(),
             Some(_) => {
                 return Err(error(
                     codes::HOT_VALIDATION,
@@ -514,21 +515,19 @@ impl<'a> Stack<'a> {
 
     /// The resource definitions in template order, checked once per
     /// template ([`Template::definitions`]).
-    fn definitions(&self) -> Result<Vec<(String, &'a Map)>, Diagnostic> {
-        let names = self
-            .t
-            .definitions
-            .get_or_init(|| {
-                let defs = self.check_definitions()?;
-                Ok(defs.into_iter().map(|(name, _)| name).collect())
-            })
-            .clone()?;
+    fn definitions(&self) -> Result<Vec<(&'a str, &'a Map)>, Diagnostic> {
+        let checked = self.t.definitions.get_or_init(|| {
+            let defs = self.check_definitions()?;
+            Ok(defs.into_iter().map(|(name, _)| name).collect())
+        });
+        let names = checked.as_ref().map_err(Diagnostic::clone)?;
         let Some(resources) = self.t.section("resources").and_then(Value::as_map) else {
             return Ok(Vec::new());
         };
         // Checked: every definition is a map.
         Ok(names
-            .into_iter()
+            .iter()
+            .map(String::as_str)
             .zip(resources.values().filter_map(Value::as_map))
             .collect())
     }
@@ -744,13 +743,13 @@ impl<'a> Stack<'a> {
             }
         }
         // Step 11: references and cycles.
-        let all: BTreeSet<&str> = defs.iter().map(|(n, _)| n.as_str()).collect();
+        let all: BTreeSet<&str> = defs.iter().map(|(n, _)| *n).collect();
         // The enabled resources, when some are not.
         let live: Option<BTreeSet<&str>> = enabled.contains(&false).then(|| {
             defs.iter()
                 .zip(&enabled)
                 .filter(|(_, on)| **on)
-                .map(|((n, _), _)| n.as_str())
+                .map(|((n, _), _)| *n)
                 .collect()
         });
         let missing = |t: &&String| !all.contains(t.as_str());
