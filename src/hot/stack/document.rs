@@ -165,10 +165,7 @@ impl Stack<'_> {
             for (k, v) in std::mem::take(&mut sections[i]) {
                 m.push_distinct(Value::str(k), v);
             }
-            m.push_distinct(
-                "deletion_policy".into(),
-                Value::str(r.deletion_policy.as_str()),
-            );
+            m.push_distinct("deletion_policy".into(), Value::str(r.deletion_policy));
             if let Some(d) = &r.description {
                 m.push_distinct("description".into(), d.clone());
             }

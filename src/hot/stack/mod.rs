@@ -70,7 +70,8 @@ struct Resource {
     resolved: env::ResolvedType,
     depends_on: Option<Vec<String>>,
     sections: Vec<(&'static str, Value)>,
-    deletion_policy: String,
+    /// `Delete`, `Retain` or `Snapshot`.
+    deletion_policy: &'static str,
     description: Option<Value>,
     requires: BTreeSet<String>,
     explicit: BTreeSet<String>,
@@ -845,9 +846,9 @@ impl<'a> Stack<'a> {
                 }
             })?;
             if key != "update_policy" {
-                requires.extend(scope.refs.borrow().iter().cloned());
+                requires.extend(scope.refs.take());
             }
-            attributes.extend(scope.attributes.borrow().iter().cloned());
+            attributes.append(&mut scope.attributes.borrow_mut());
             for w in scope.warnings.borrow().iter() {
                 warnings.push(
                     Diagnostic::new(codes::HOT_WARNING, format!("resources.{name}.{key}: {w}"))
@@ -857,7 +858,7 @@ impl<'a> Stack<'a> {
             sections.push((key, out.value));
         }
         let deletion_policy = match m.get("deletion_policy").filter(|v| !v.is_null()) {
-            None => "Delete".to_string(),
+            None => "Delete",
             Some(v) => {
                 let scope = self.scope(files);
                 let out = scope
@@ -866,12 +867,12 @@ impl<'a> Stack<'a> {
                 let text = out.value.py_str();
                 let newton = self.t.version >= Version::V20161014;
                 match text.as_str() {
-                    "Delete" | "Retain" | "Snapshot" => text,
-                    "delete" | "retain" | "snapshot" if newton => {
-                        let mut c = text.chars();
-                        let first = c.next().map(|f| f.to_ascii_uppercase()).unwrap_or_default();
-                        format!("{first}{}", c.as_str())
-                    }
+                    "Delete" => "Delete",
+                    "Retain" => "Retain",
+                    "Snapshot" => "Snapshot",
+                    "delete" if newton => "Delete",
+                    "retain" if newton => "Retain",
+                    "snapshot" if newton => "Snapshot",
                     _ => {
                         return Err(Unbuilt::from((
                             FnError {
@@ -888,7 +889,7 @@ impl<'a> Stack<'a> {
         // Heat's ResourceDefinition: an adopted resource (`external_id`) is
         // always kept, whatever policy was written.
         let deletion_policy = match m.get("external_id").filter(|v| !v.is_null()) {
-            Some(_) => "Retain".to_string(),
+            Some(_) => "Retain",
             None => deletion_policy,
         };
         let explicit: BTreeSet<String> = depends_on.iter().flatten().cloned().collect();
