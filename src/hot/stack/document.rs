@@ -94,26 +94,22 @@ impl Stack<'_> {
         }
         let mut list = List::with_capacity(resources.len());
         // The plan is built for the drawings only ([`crate::hot::Input::plan`]).
-        let mut plan = if !self.input.plan {
-            Plan::default()
-        } else {
-            Plan {
-                group_name: "stack".into(),
-                secondary_name: "—".into(),
-                words: crate::plan::Words {
-                    node: "resource".into(),
-                    nodes: "resources".into(),
-                    edges: "dependencies (depends_on and references)".into(),
-                    needs: "Depends on".into(),
-                    needed_by: "Required by".into(),
-                },
-                legend: vec![
-                    ("depends_on".into(), edge_style("depends_on")),
-                    ("reference".into(), edge_style("reference")),
-                ],
-                ..Plan::default()
-            }
-        };
+        let mut plan = self.input.plan.then(|| Plan {
+            group_name: "stack".into(),
+            secondary_name: "—".into(),
+            words: crate::plan::Words {
+                node: "resource".into(),
+                nodes: "resources".into(),
+                edges: "dependencies (depends_on and references)".into(),
+                needs: "Depends on".into(),
+                needed_by: "Required by".into(),
+            },
+            legend: vec![
+                ("depends_on".into(), edge_style("depends_on")),
+                ("reference".into(), edge_style("reference")),
+            ],
+            ..Plan::default()
+        });
         // Nested stacks' plans, merged once this stack's nodes are placed.
         let mut children: Vec<(usize, String, Plan)> = Vec::new();
         // Each resource's node in the plan, by its position.
@@ -171,16 +167,16 @@ impl Stack<'_> {
             }
             if let Some((view, child, w, s)) = nested {
                 m.push_distinct("nested".into(), view);
-                if self.input.plan {
+                if let (Some(plan), Some(child)) = (&plan, child) {
                     children.push((plan.nodes.len(), r.name.clone(), child));
                 }
                 warnings.extend(w);
                 child_secrets.extend(s);
             }
-            if !self.input.plan {
+            let Some(plan) = plan.as_mut() else {
                 list.push(Value::Map(m));
                 continue;
-            }
+            };
             let reasons = self.reasons(r, &index, &waves.of);
             node_of[i] = Some(plan.nodes.len());
             plan.order.push(plan.nodes.len());
@@ -215,29 +211,31 @@ impl Stack<'_> {
             });
             list.push(Value::Map(m));
         }
-        for (i, r) in resources.iter().enumerate().filter(|_| self.input.plan) {
-            for req in &r.requires {
-                let kind = if r.explicit.contains(req) {
-                    "depends_on"
-                } else {
-                    "reference"
-                };
-                let from = index.get(req.as_str()).and_then(|&j| node_of[j]);
-                if let (Some(from), Some(to)) = (from, node_of[i]) {
-                    plan.edges.push(PlanEdge {
-                        from,
-                        to,
-                        kind: kind.into(),
-                        label: kind.into(),
-                        style: edge_style(kind),
-                        family: EdgeFamily::Requires,
-                        fields: Map::new(),
-                    });
+        if let Some(plan) = plan.as_mut() {
+            for (i, r) in resources.iter().enumerate() {
+                for req in &r.requires {
+                    let kind = if r.explicit.contains(req) {
+                        "depends_on"
+                    } else {
+                        "reference"
+                    };
+                    let from = index.get(req.as_str()).and_then(|&j| node_of[j]);
+                    if let (Some(from), Some(to)) = (from, node_of[i]) {
+                        plan.edges.push(PlanEdge {
+                            from,
+                            to,
+                            kind: kind.into(),
+                            label: kind.into(),
+                            style: edge_style(kind),
+                            family: EdgeFamily::Requires,
+                            fields: Map::new(),
+                        });
+                    }
                 }
             }
-        }
-        for (parent, name, child) in children {
-            merge_child(&mut plan, parent, &name, child);
+            for (parent, name, child) in children {
+                merge_child(plan, parent, &name, child);
+            }
         }
         doc.insert("resources".into(), Value::List(list));
         doc.insert(

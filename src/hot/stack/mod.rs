@@ -95,7 +95,7 @@ pub fn compile(input: &Input) -> Compiled {
         Ok((document, plan, warnings, secrets)) => Compiled {
             document,
             diagnostics: warnings,
-            plan,
+            plan: plan.unwrap_or_default(),
             secrets,
             parameter_layers,
             sources,
@@ -128,8 +128,9 @@ pub fn compile(input: &Input) -> Compiled {
     }
 }
 
-/// The document, the plan, the warnings and the hidden values.
-type Output = (Value, Plan, Vec<Diagnostic>, Vec<String>);
+/// The document, the plan (when [`Input::plan`] asks for it), the warnings
+/// and the hidden values.
+type Output = (Value, Option<Plan>, Vec<Diagnostic>, Vec<String>);
 
 fn run(
     input: &Input,

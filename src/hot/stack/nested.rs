@@ -203,8 +203,14 @@ fn py_name(v: &Value) -> String {
     v.py_str()
 }
 
-/// A nested stack's view, its plan, warnings and hidden values.
-pub(super) type Expanded = (Value, crate::plan::Plan, Vec<Diagnostic>, Vec<String>);
+/// A nested stack's view, its plan (when asked for), warnings and hidden
+/// values.
+pub(super) type Expanded = (
+    Value,
+    Option<crate::plan::Plan>,
+    Vec<Diagnostic>,
+    Vec<String>,
+);
 
 /// A child stack to compile: its template, the parameters the parent
 /// passes, the deferred ones, and the label of its template.
