@@ -63,6 +63,52 @@ struct OutputRefs {
     refs: Vec<String>,
 }
 
+/// A checked resource definition and the values of its keys, found in one
+/// pass over them (a lookup per key scanned the definition nine times).
+struct Definition<'m> {
+    ty: Option<&'m Value>,
+    properties: Option<&'m Value>,
+    metadata: Option<&'m Value>,
+    depends_on: Option<&'m Value>,
+    update_policy: Option<&'m Value>,
+    deletion_policy: Option<&'m Value>,
+    description: Option<&'m Value>,
+    condition: Option<&'m Value>,
+    external_id: Option<&'m Value>,
+}
+
+impl<'m> Definition<'m> {
+    fn of(m: &'m Map) -> Definition<'m> {
+        let mut d = Definition {
+            ty: None,
+            properties: None,
+            metadata: None,
+            depends_on: None,
+            update_policy: None,
+            deletion_policy: None,
+            description: None,
+            condition: None,
+            external_id: None,
+        };
+        for (k, v) in m {
+            let slot = match k.as_str() {
+                Some("type") => &mut d.ty,
+                Some("properties") => &mut d.properties,
+                Some("metadata") => &mut d.metadata,
+                Some("depends_on") => &mut d.depends_on,
+                Some("update_policy") => &mut d.update_policy,
+                Some("deletion_policy") => &mut d.deletion_policy,
+                Some("description") => &mut d.description,
+                Some("condition") => &mut d.condition,
+                Some("external_id") => &mut d.external_id,
+                _ => continue,
+            };
+            *slot = Some(v);
+        }
+        d
+    }
+}
+
 /// A resource after resolution.
 struct Resource {
     name: String,
@@ -517,7 +563,7 @@ impl<'a> Stack<'a> {
 
     /// The resource definitions in template order, checked once per
     /// template ([`Template::definitions`]).
-    fn definitions(&self) -> Result<Vec<(&'a str, &'a Map)>, Diagnostic> {
+    fn definitions(&self) -> Result<Vec<(&'a str, Definition<'a>)>, Diagnostic> {
         let checked = self.t.definitions.get_or_init(|| {
             let defs = self.check_definitions()?;
             Ok(defs.into_iter().map(|(name, _)| name).collect())
@@ -530,7 +576,12 @@ impl<'a> Stack<'a> {
         Ok(names
             .iter()
             .map(String::as_str)
-            .zip(resources.values().filter_map(Value::as_map))
+            .zip(
+                resources
+                    .values()
+                    .filter_map(Value::as_map)
+                    .map(Definition::of),
+            )
             .collect())
     }
 
@@ -661,8 +712,8 @@ impl<'a> Stack<'a> {
         let files = |k: &str| self.read_file(k);
         // Conditions of resources.
         let mut enabled: Vec<bool> = Vec::with_capacity(defs.len());
-        for (name, m) in &defs {
-            let on = match m.get("condition").filter(|_| newton) {
+        for (name, d) in &defs {
+            let on = match d.condition.filter(|_| newton) {
                 None | Some(Value::Null) => true,
                 Some(c) => {
                     let scope = self.scope(&files);
@@ -680,11 +731,11 @@ impl<'a> Stack<'a> {
         // Resolve every enabled resource; keep errors by phase.
         let mut built: Vec<BuiltResource> = Vec::with_capacity(defs.len());
         let mut warnings = Vec::new();
-        for ((name, m), on) in defs.iter().zip(&enabled) {
+        for ((name, d), on) in defs.iter().zip(&enabled) {
             if !*on {
                 continue;
             }
-            let r = self.resource(name, m, &files, &mut warnings);
+            let r = self.resource(name, d, &files, &mut warnings);
             built.push(r);
         }
         // Outputs (validated and resolved like properties, no edges).
@@ -812,12 +863,12 @@ impl<'a> Stack<'a> {
     fn resource(
         &self,
         name: &str,
-        m: &Map,
+        d: &Definition<'_>,
         files: &dyn Fn(&str) -> FileRead,
         warnings: &mut Vec<Diagnostic>,
     ) -> BuiltResource {
-        let written_type = m.get("type").map(Value::py_str).unwrap_or_default();
-        let depends_on: Option<Vec<String>> = match m.get("depends_on") {
+        let written_type = d.ty.map(Value::py_str).unwrap_or_default();
+        let depends_on: Option<Vec<String>> = match d.depends_on {
             Some(Value::Str(s)) => Some(vec![s.to_string()]),
             // As written (repeats too); the edges collapse them.
             Some(Value::List(l)) => Some(l.iter().map(Value::py_str).collect()),
@@ -826,18 +877,20 @@ impl<'a> Stack<'a> {
         let mut requires = BTreeSet::new();
         let mut attributes = Vec::new();
         let mut sections = Vec::new();
-        for key in ["properties", "metadata", "update_policy"] {
-            let Some(v) = m.get(key).filter(|v| !v.is_null()) else {
+        for (key, v) in [
+            ("properties", d.properties),
+            ("metadata", d.metadata),
+            ("update_policy", d.update_policy),
+        ] {
+            let Some(v) = v.filter(|v| !v.is_null()) else {
                 continue;
             };
             let scope = self.scope(files);
             let out = scope.resolve(v).map_err(|e| {
                 let mut refs: BTreeSet<String> = scope.refs.borrow().iter().cloned().collect();
                 refs.extend(depends_on.iter().flatten().cloned());
-                for k in ["properties", "metadata"] {
-                    if let Some(v) = m.get(k) {
-                        named_resources(v, &mut refs);
-                    }
+                for v in [d.properties, d.metadata].into_iter().flatten() {
+                    named_resources(v, &mut refs);
                 }
                 Unbuilt {
                     error: e,
@@ -858,7 +911,7 @@ impl<'a> Stack<'a> {
             }
             sections.push((key, out.value));
         }
-        let deletion_policy = match m.get("deletion_policy").filter(|v| !v.is_null()) {
+        let deletion_policy = match d.deletion_policy.filter(|v| !v.is_null()) {
             None => "Delete",
             Some(v) => {
                 let scope = self.scope(files);
@@ -889,7 +942,7 @@ impl<'a> Stack<'a> {
         };
         // Heat's ResourceDefinition: an adopted resource (`external_id`) is
         // always kept, whatever policy was written.
-        let deletion_policy = match m.get("external_id").filter(|v| !v.is_null()) {
+        let deletion_policy = match d.external_id.filter(|v| !v.is_null()) {
             Some(_) => "Retain",
             None => deletion_policy,
         };
@@ -902,7 +955,7 @@ impl<'a> Stack<'a> {
             depends_on,
             sections,
             deletion_policy,
-            description: m.get("description").filter(|v| !v.is_null()).cloned(),
+            description: d.description.filter(|v| !v.is_null()).cloned(),
             requires,
             explicit,
             attributes,
