@@ -65,6 +65,7 @@ struct OutputRefs {
 
 /// A checked resource definition and the values of its keys, found in one
 /// pass over them (a lookup per key scanned the definition nine times).
+#[derive(Default)]
 struct Definition<'m> {
     ty: Option<&'m Value>,
     properties: Option<&'m Value>,
@@ -79,17 +80,7 @@ struct Definition<'m> {
 
 impl<'m> Definition<'m> {
     fn of(m: &'m Map) -> Definition<'m> {
-        let mut d = Definition {
-            ty: None,
-            properties: None,
-            metadata: None,
-            depends_on: None,
-            update_policy: None,
-            deletion_policy: None,
-            description: None,
-            condition: None,
-            external_id: None,
-        };
+        let mut d = Definition::default();
         for (k, v) in m {
             let slot = match k.as_str() {
                 Some("type") => &mut d.ty,
