@@ -305,6 +305,27 @@ thread_local! {
         const { std::cell::RefCell::new(None) };
 }
 
+/// Keeps the noted miss (`MISSING_KEY`) to one top-level render: it
+/// starts with none, and the render it interrupted (a render run inside
+/// another one, by a function) gets its own back when it ends. The
+/// message of a failed render is then a function of that render alone,
+/// whatever ran on the thread before it: the files of a compile, and the
+/// minions of a fleet, render on threads in an order scheduling decides.
+pub(super) struct MissScope(Option<(bool, String)>);
+
+impl Drop for MissScope {
+    fn drop(&mut self) {
+        let outer = self.0.take();
+        MISSING_KEY.with(|m| *m.borrow_mut() = outer);
+    }
+}
+
+/// Start a render's own noted miss (see [`MissScope`]); the scope must
+/// outlive the mapping of the render's errors.
+pub(super) fn miss_scope() -> MissScope {
+    MissScope(MISSING_KEY.with(|m| m.borrow_mut().take()))
+}
+
 /// Record a dict lookup of `key` that missed (see `MISSING_KEY`).
 pub(crate) fn note_missing_key(ordered: bool, key: String) {
     MISSING_KEY.with(|m| *m.borrow_mut() = Some((ordered, key)));
