@@ -375,18 +375,20 @@ fn undefined_text(detail: &str) -> String {
     let key = key.trim_matches(|c| c == '\'' || c == '"');
     let owner = match parent {
         "grains" | "pillar" => "salt.utils.optsdict.DictProxy object",
-        // The pillar's own maps came from its YAML: OrderedDicts in Salt.
-        p if p.starts_with("pillar.") || p.starts_with("pillar[") => {
-            "collections.OrderedDict object"
-        }
         "opts" => "salt.utils.optsdict.OptsDict object",
         "loop" => "jinja2.runtime.LoopContext object",
         // A module the minion has not loaded (`salt.mysql` without MySQLdb).
         "salt" => "salt.utils.templates.AliasedLoader object",
-        // Any other dict: its type as the lookup that missed found it.
-        _ => match missed_in_ordered_dict(key) {
+        // Any other dict: its type as the lookup that missed found it (a
+        // map a template put into the pillar is a plain dict).
+        p => match missed_in_ordered_dict(key) {
             Some(true) => "collections.OrderedDict object",
-            _ => "dict object",
+            Some(false) => "dict object",
+            // The pillar's own maps came from its YAML: OrderedDicts in Salt.
+            None if p.starts_with("pillar.") || p.starts_with("pillar[") => {
+                "collections.OrderedDict object"
+            }
+            None => "dict object",
         },
     };
     format!("'{owner}' has no attribute '{key}'")
