@@ -363,6 +363,27 @@ thread_local! {
         const { std::cell::RefCell::new(None) };
 }
 
+/// Keeps the noted miss (`MISSING_KEY`) to one top-level render: it
+/// starts with none, and the render it interrupted (a render run inside
+/// another one, by a function) gets its own back when it ends. The
+/// message of a failed render is then a function of that render alone,
+/// whatever ran on the thread before it: the files of a compile, and the
+/// minions of a fleet, render on threads in an order scheduling decides.
+pub(super) struct MissScope(Option<(bool, String)>);
+
+impl Drop for MissScope {
+    fn drop(&mut self) {
+        let outer = self.0.take();
+        MISSING_KEY.with(|m| *m.borrow_mut() = outer);
+    }
+}
+
+/// Start a render's own noted miss (see [`MissScope`]); the scope must
+/// outlive the mapping of the render's errors.
+pub(super) fn miss_scope() -> MissScope {
+    MissScope(MISSING_KEY.with(|m| m.borrow_mut().take()))
+}
+
 /// Record a dict lookup of `key` that missed (see `MISSING_KEY`).
 pub(crate) fn note_missing_key(ordered: bool, key: String) {
     MISSING_KEY.with(|m| *m.borrow_mut() = Some((ordered, key)));
@@ -412,18 +433,20 @@ fn undefined_text(detail: &str) -> String {
     let key = key.trim_matches(|c| c == '\'' || c == '"');
     let owner = match parent {
         "grains" | "pillar" => "salt.utils.optsdict.DictProxy object",
-        // The pillar's own maps came from its YAML: OrderedDicts in Salt.
-        p if p.starts_with("pillar.") || p.starts_with("pillar[") => {
-            "collections.OrderedDict object"
-        }
         "opts" => "salt.utils.optsdict.OptsDict object",
         "loop" => "jinja2.runtime.LoopContext object",
         // A module the minion has not loaded (`salt.mysql` without MySQLdb).
         "salt" => "salt.utils.templates.AliasedLoader object",
-        // Any other dict: its type as the lookup that missed found it.
-        _ => match missed_in_ordered_dict(key) {
+        // Any other dict: its type as the lookup that missed found it (a
+        // map a template put into the pillar is a plain dict).
+        p => match missed_in_ordered_dict(key) {
             Some(true) => "collections.OrderedDict object",
-            _ => "dict object",
+            Some(false) => "dict object",
+            // The pillar's own maps came from its YAML: OrderedDicts in Salt.
+            None if p.starts_with("pillar.") || p.starts_with("pillar[") => {
+                "collections.OrderedDict object"
+            }
+            None => "dict object",
         },
     };
     format!("'{owner}' has no attribute '{key}'")

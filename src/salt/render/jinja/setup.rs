@@ -12,7 +12,8 @@ use minijinja::{AutoEscape, Environment, Error, ErrorKind, State, UndefinedBehav
 
 use super::convert::to_jinja;
 use super::error::{
-    jinja2_syntax_error, map_error, template_error, TopLevel, PREFIX_ERROR, PREFIX_RUNTIME,
+    jinja2_syntax_error, map_error, miss_scope, template_error, TopLevel, PREFIX_ERROR,
+    PREFIX_RUNTIME,
 };
 use super::py::print as pyfmt;
 use super::py::{new_list, new_map, pairs_of, to_mut_deep, to_mut_shallow, track, unpack, MutList};
@@ -1262,6 +1263,8 @@ fn render_in(
         saltenv,
     };
     let _frame = loader::push_frame(tpldir, tplfile, base);
+    // Dropped after the errors below are mapped (they read the miss).
+    let _misses = miss_scope();
     let rewritten = prepass::rewrite(source, &syntax);
     let tmpl = env
         .template_from_named_str(name, &rewritten)
