@@ -988,17 +988,26 @@ impl<'a> Parser<'a> {
 
     fn parse_with(&mut self) -> Result<()> {
         self.stream.next()?;
+        self.comma_list("block_end", |p| {
+            p.parse_assign_target(true, false, &[], false)?;
+            p.stream.expect("assign")?;
+            p.parse_expression(true).map(drop)
+        })?;
+        self.parse_statements(&["name:endwith"], true)
+    }
+
+    /// Items `item` reads, separated by commas, up to a token of kind
+    /// `end` (left current).
+    fn comma_list(&mut self, end: &str, item: impl Fn(&mut Self) -> Result<()>) -> Result<()> {
         let mut first = true;
-        while self.stream.current.kind != "block_end" {
+        while self.stream.current.kind != end {
             if !first {
                 self.stream.expect("comma")?;
             }
             first = false;
-            self.parse_assign_target(true, false, &[], false)?;
-            self.stream.expect("assign")?;
-            self.parse_expression(true)?;
+            item(self)?;
         }
-        self.parse_statements(&["name:endwith"], true)
+        Ok(())
     }
 
     fn parse_block(&mut self) -> Result<()> {
@@ -1128,15 +1137,7 @@ impl<'a> Parser<'a> {
 
     fn parse_print(&mut self) -> Result<()> {
         self.stream.next()?;
-        let mut first = true;
-        while self.stream.current.kind != "block_end" {
-            if !first {
-                self.stream.expect("comma")?;
-            }
-            first = false;
-            self.parse_expression(true)?;
-        }
-        Ok(())
+        self.comma_list("block_end", |p| p.parse_expression(true).map(drop))
     }
 
     fn parse_assign_target(
@@ -1180,18 +1181,18 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_or(&mut self) -> Result<Expr> {
-        let mut left = self.parse_and()?;
-        while self.stream.skip_if("name:or")? {
-            self.parse_and()?;
-            left = Expr::Other;
-        }
-        Ok(left)
+        self.parse_joined("name:or", Self::parse_and)
     }
 
     fn parse_and(&mut self) -> Result<Expr> {
-        let mut left = self.parse_not()?;
-        while self.stream.skip_if("name:and")? {
-            self.parse_not()?;
+        self.parse_joined("name:and", Self::parse_not)
+    }
+
+    /// Operands joined by the keyword `word` (`or`, `and`).
+    fn parse_joined(&mut self, word: &str, operand: fn(&mut Self) -> Result<Expr>) -> Result<Expr> {
+        let mut left = operand(self)?;
+        while self.stream.skip_if(word)? {
+            operand(self)?;
             left = Expr::Other;
         }
         Ok(left)
@@ -1443,14 +1444,7 @@ impl<'a> Parser<'a> {
             return Ok(());
         }
         if token.kind == "lbracket" {
-            let mut first = true;
-            while self.stream.current.kind != "rbracket" {
-                if !first {
-                    self.stream.expect("comma")?;
-                }
-                first = false;
-                self.parse_subscribed()?;
-            }
+            self.comma_list("rbracket", Self::parse_subscribed)?;
             return self.stream.expect("rbracket").map(drop);
         }
         self.fail("expected subscript expression".into(), Some(token.line))
