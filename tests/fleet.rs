@@ -422,6 +422,9 @@ fn corpus_variants(case: &Path) -> Option<Vec<Variant>> {
 /// variants of it) with `LOWSTATE_FLEET_VERIFY=1`, which renders every
 /// render the fleet reuses afresh too: each minion's plan (or errors) is
 /// byte for byte what `compile` prints for it alone, and the cache hit.
+/// Each fleet runs twice, on one thread in list order and on the default
+/// threads in reverse order ([`corpus_fleet`]), so the outcome does not
+/// depend on scheduling.
 #[test]
 fn corpus_cases_as_fleets_equal_their_single_compiles() {
     let tests = root().join("tests");
@@ -487,29 +490,45 @@ fn corpus_fleet(case: &Path, version: &str, work: &Path) -> Result<(usize, usize
         return Ok((0, 0));
     };
     std::fs::create_dir_all(work).unwrap();
-    let list: Vec<serde_json::Value> = variants
-        .iter()
-        .map(|v| serde_json::json!({"id": v.id, "grains": v.grains, "pillar": v.pillar}))
-        .collect();
-    std::fs::write(work.join("m.json"), serde_json::to_string(&list).unwrap()).unwrap();
     let c = case.to_str().unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lowstate"))
-        .args(["fleet", "-c", c, "--minions", "m.json", "-o", "plans"])
-        .args(["--salt-version", version])
-        .env("LOWSTATE_FLEET_VERIFY", "1")
-        .current_dir(work)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    if err.contains("fleet render cache") {
-        return Err(format!("verify found a stale render:\n{err}"));
+    // Two runs: one thread in list order (each minion renders after the
+    // ones before it on the same thread, so whatever a render leaves on
+    // its thread reaches the later ones every time, not when scheduling
+    // happens to), and the default threads in reverse order.
+    let mut hits = 0;
+    for (run, one_thread) in [("plans", true), ("plans-rev", false)] {
+        let mut list: Vec<serde_json::Value> = variants
+            .iter()
+            .map(|v| serde_json::json!({"id": v.id, "grains": v.grains, "pillar": v.pillar}))
+            .collect();
+        if !one_thread {
+            list.reverse();
+        }
+        let minions = format!("{run}.json");
+        std::fs::write(work.join(&minions), serde_json::to_string(&list).unwrap()).unwrap();
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_lowstate"));
+        cmd.args(["fleet", "-c", c, "--minions", &minions, "-o", run])
+            .args(["--salt-version", version])
+            .env("LOWSTATE_FLEET_VERIFY", "1")
+            .current_dir(work);
+        if one_thread {
+            cmd.env("RAYON_NUM_THREADS", "1");
+        }
+        let out = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        if err.contains("fleet render cache") {
+            return Err(format!("verify found a stale render ({run}):\n{err}"));
+        }
+        let shared: usize = err
+            .split("renders shared: ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| format!("no cache summary ({run}):\n{err}"))?;
+        if one_thread {
+            hits = shared;
+        }
     }
-    let hits: usize = err
-        .split("renders shared: ")
-        .nth(1)
-        .and_then(|r| r.split(' ').next())
-        .and_then(|n| n.parse().ok())
-        .ok_or_else(|| format!("no cache summary:\n{err}"))?;
     for v in &variants {
         let grains = v.grains.to_string();
         let mut args = vec!["compile", "-c", c, "--id", &v.id, "--grains", &grains];
@@ -519,15 +538,17 @@ fn corpus_fleet(case: &Path, version: &str, work: &Path) -> Result<(usize, usize
         }
         args.extend(["--salt-version", version]);
         let single = lowstate(work, &args);
-        let fleet = std::fs::read(work.join("plans").join(format!("{}.json", v.id)))
-            .map_err(|e| format!("minion {}: no plan ({e}):\n{err}", v.id))?;
-        if fleet != single.stdout {
-            return Err(format!(
-                "minion {} (grains {grains}, pillar {pillar:?}): fleet plan differs from compile\n--- fleet\n{}\n--- compile\n{}",
-                v.id,
-                String::from_utf8_lossy(&fleet),
-                String::from_utf8_lossy(&single.stdout)
-            ));
+        for run in ["plans", "plans-rev"] {
+            let fleet = std::fs::read(work.join(run).join(format!("{}.json", v.id)))
+                .map_err(|e| format!("minion {} ({run}): no plan ({e})", v.id))?;
+            if fleet != single.stdout {
+                return Err(format!(
+                    "minion {} (grains {grains}, pillar {pillar:?}, {run}): fleet plan differs from compile\n--- fleet\n{}\n--- compile\n{}",
+                    v.id,
+                    String::from_utf8_lossy(&fleet),
+                    String::from_utf8_lossy(&single.stdout)
+                ));
+            }
         }
     }
     let _ = std::fs::remove_dir_all(work);

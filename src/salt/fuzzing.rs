@@ -106,6 +106,13 @@ pub fn check_prepass(src: &str) -> Result<(), String> {
     crate::salt::render::jinja::check_prepass(src)
 }
 
+/// Jinja2's first syntax error in `src` (default delimiters), as Salt
+/// reports it: `(message, line)` (the `jinja2_syntax` fuzz target).
+pub fn jinja2_syntax_error(src: &str) -> Option<(String, usize)> {
+    let syntax = minijinja::syntax::SyntaxConfig::default();
+    crate::salt::render::jinja::jinja2_first_error(src, &syntax)
+}
+
 /// The line that separates the minion config from the config directory's
 /// `grains` file in an input of the `salt_grains` fuzz target.
 pub const GRAINS_SEPARATOR: &[u8] = b"#--grains--\n";

@@ -38,9 +38,35 @@ pub enum SlsRender {
     /// No such SLS in that saltenv.
     Missing,
     /// Rendering failed.
-    Failed(Diagnostic),
+    Failed {
+        /// Why (boxed: failures are rare, renders many).
+        error: Box<Diagnostic>,
+        /// Whether the render changed the minion's pillar or grains in
+        /// place before it failed (the files rendered after it see that,
+        /// as in Salt).
+        mutated: bool,
+    },
     /// Rendered and prepared.
     Ok(Box<Prepared>),
+}
+
+impl SlsRender {
+    /// Whether the render changed the minion's pillar or grains in place.
+    fn mutated(&self) -> bool {
+        match self {
+            SlsRender::Missing => false,
+            SlsRender::Failed { mutated, .. } => *mutated,
+            SlsRender::Ok(p) => p.mutated,
+        }
+    }
+
+    /// A render that failed with `error` and changed nothing.
+    fn failed(error: Diagnostic) -> SlsRender {
+        SlsRender::Failed {
+            error: Box::new(error),
+            mutated: false,
+        }
+    }
 }
 
 /// A rendered SLS file, with the per-file part of Salt's `render_state`
@@ -189,7 +215,7 @@ impl<'a> RenderCache<'a> {
                 (saltenv, sls),
                 self.env.jinja.data(),
                 &format!("{saltenv}:{sls}"),
-                SlsRender::Failed,
+                SlsRender::failed,
                 || self.render_fresh(saltenv, sls),
             )),
         }
@@ -252,7 +278,7 @@ impl<'a> RenderCache<'a> {
                     String::from_utf8_lossy(&bytes).into_owned(),
                 );
                 let at = String::from_utf8_lossy(&bytes[..at.min(bytes.len())]).len();
-                return SlsRender::Failed(
+                return SlsRender::failed(
                     Diagnostic::new(
                         codes::IO,
                         format!("Rendering SLS {sls} failed, render error: {why}"),
@@ -266,7 +292,7 @@ impl<'a> RenderCache<'a> {
                 );
             }
             Err(e) => {
-                return SlsRender::Failed(
+                return SlsRender::failed(
                     Diagnostic::new(
                         codes::IO,
                         format!("Rendering SLS '{saltenv}:{sls}' failed: {e}"),
@@ -295,7 +321,10 @@ impl<'a> RenderCache<'a> {
                 p.mutated = mutated;
                 SlsRender::Ok(Box::new(p))
             }
-            Err(d) => SlsRender::Failed(d),
+            Err(error) => SlsRender::Failed {
+                error: Box::new(error),
+                mutated,
+            },
         }
     }
 
@@ -798,7 +827,7 @@ impl<'a> Builder<'a> {
             return self.cache.render_sharing(saltenv, sls, run);
         }
         let r = owned(self.cache.take(saltenv, sls));
-        if !matches!(&r, SlsRender::Ok(p) if p.mutated) {
+        if !r.mutated() {
             return r;
         }
         let run = self.cache.env.jinja.run_objects();
@@ -838,8 +867,8 @@ impl<'a> Builder<'a> {
                 errors.push(d);
                 return None;
             }
-            SlsRender::Failed(d) => {
-                errors.push(d);
+            SlsRender::Failed { error: d, .. } => {
+                errors.push(*d);
                 self.mods.insert(what);
                 return None;
             }

@@ -1,10 +1,9 @@
 //! Engine errors → `JinjaError` with Salt's wording: `Jinja variable ...
-//! is undefined`, `Jinja syntax error: ...` (Jinja2's texts for unclosed
-//! blocks and unknown tags / filters), `Jinja error: ...` for `raise()` and
+//! is undefined`, `Jinja syntax error: ...` (Jinja2's own texts and
+//! lines, from [`super::jinja2`]), `Jinja error: ...` for `raise()` and
 //! missing templates, followed by `; line N` and Salt's source excerpt
 //! (or, for an error inside another template, that template's excerpt).
 
-use minijinja::machinery::{tokenize, Token};
 use minijinja::syntax::SyntaxConfig;
 use minijinja::{Error, ErrorKind};
 
@@ -101,14 +100,77 @@ pub(super) fn map_error(err: &Error, top: &TopLevel) -> JinjaError {
         .map(|n| loader::display_name(n).to_string())
         .unwrap_or_else(|| top.name.to_string());
     let mut line = inner.line();
-    if inner.kind() == ErrorKind::SyntaxError && template == top.name {
-        if let Some((msg, l)) = jinja2_syntax(top.source, top.syntax, inner.detail().unwrap_or(""))
-        {
+    // A syntax error in Jinja2's words and at Jinja2's line, where Jinja2
+    // finds one (minijinja words its own, and stops elsewhere at times).
+    if inner.kind() == ErrorKind::SyntaxError {
+        let source = match template == top.name {
+            true => Some(top.source),
+            false => inner.template_source(),
+        };
+        if let Some((msg, l)) = source.and_then(|s| super::jinja2::first_error(s, top.syntax)) {
             headline = format!("{PREFIX_RUNTIME}{msg}");
             line = Some(l);
         }
     }
-    let mut message = headline;
+    // A write failure (the `render-output` limit) comes without a line:
+    // point at the template whose output it was.
+    let at_start = inner.kind() == ErrorKind::WriteFailure;
+    located(
+        top,
+        Raised {
+            kind,
+            headline,
+            template,
+            line,
+            source: inner.template_source(),
+            at_start,
+        },
+    )
+}
+
+/// The syntax error Jinja2 raises on the top-level template, which
+/// minijinja compiled (it takes some things Jinja2 refuses: `{{ 08 }}`,
+/// `{{ 1. }}`, `f(**a, *b)`): Salt's render fails there.
+pub(super) fn jinja2_syntax_error(top: &TopLevel) -> Option<JinjaError> {
+    let (message, line) = super::jinja2::first_error(top.source, top.syntax)?;
+    Some(located(
+        top,
+        Raised {
+            kind: JinjaErrorKind::Syntax,
+            headline: format!("{PREFIX_RUNTIME}{message}"),
+            template: top.name.to_string(),
+            line: Some(line),
+            source: None,
+            at_start: false,
+        },
+    ))
+}
+
+/// An error as raised, before Salt's excerpt and the line in the file.
+struct Raised<'a> {
+    kind: JinjaErrorKind,
+    /// Salt's message without its `; line N` and excerpt.
+    headline: String,
+    /// The template it was raised in.
+    template: String,
+    line: Option<usize>,
+    /// That template's text, when it is not the top-level one.
+    source: Option<&'a str>,
+    /// No line: point at the top-level template's first.
+    at_start: bool,
+}
+
+/// `raised` with Salt's `; line N` and source excerpt, and its place in
+/// the file as written.
+fn located(top: &TopLevel, raised: Raised<'_>) -> JinjaError {
+    let Raised {
+        kind,
+        headline: mut message,
+        template,
+        line,
+        source,
+        at_start,
+    } = raised;
     let is_top = template == top.name;
     let text_of = |name: &str| -> Option<String> {
         if is_top {
@@ -130,10 +192,8 @@ pub(super) fn map_error(err: &Error, top: &TopLevel) -> JinjaError {
         (Some(l), Some(h)) if is_top && l >= h => Some(l + 1),
         (l, _) => l,
     };
-    // A write failure (the `render-output` limit) comes without a line:
-    // point at the template whose output it was.
     let orig_line = match orig_line {
-        None if inner.kind() == ErrorKind::WriteFailure && is_top => Some(1),
+        None if at_start && is_top => Some(1),
         l => l,
     };
     let range = match (orig_line, is_top) {
@@ -141,9 +201,7 @@ pub(super) fn map_error(err: &Error, top: &TopLevel) -> JinjaError {
         (Some(l), false) => text.as_deref().and_then(|t| line_range(t, l)),
         _ => None,
     };
-    let source = (template != top.name)
-        .then(|| inner.template_source().map(str::to_string))
-        .flatten();
+    let source = (!is_top).then(|| source.map(str::to_string)).flatten();
     JinjaError {
         kind,
         message: public(&message),
@@ -305,6 +363,27 @@ thread_local! {
         const { std::cell::RefCell::new(None) };
 }
 
+/// Keeps the noted miss (`MISSING_KEY`) to one top-level render: it
+/// starts with none, and the render it interrupted (a render run inside
+/// another one, by a function) gets its own back when it ends. The
+/// message of a failed render is then a function of that render alone,
+/// whatever ran on the thread before it: the files of a compile, and the
+/// minions of a fleet, render on threads in an order scheduling decides.
+pub(super) struct MissScope(Option<(bool, String)>);
+
+impl Drop for MissScope {
+    fn drop(&mut self) {
+        let outer = self.0.take();
+        MISSING_KEY.with(|m| *m.borrow_mut() = outer);
+    }
+}
+
+/// Start a render's own noted miss (see [`MissScope`]); the scope must
+/// outlive the mapping of the render's errors.
+pub(super) fn miss_scope() -> MissScope {
+    MissScope(MISSING_KEY.with(|m| m.borrow_mut().take()))
+}
+
 /// Record a dict lookup of `key` that missed (see `MISSING_KEY`).
 pub(crate) fn note_missing_key(ordered: bool, key: String) {
     MISSING_KEY.with(|m| *m.borrow_mut() = Some((ordered, key)));
@@ -354,18 +433,20 @@ fn undefined_text(detail: &str) -> String {
     let key = key.trim_matches(|c| c == '\'' || c == '"');
     let owner = match parent {
         "grains" | "pillar" => "salt.utils.optsdict.DictProxy object",
-        // The pillar's own maps came from its YAML: OrderedDicts in Salt.
-        p if p.starts_with("pillar.") || p.starts_with("pillar[") => {
-            "collections.OrderedDict object"
-        }
         "opts" => "salt.utils.optsdict.OptsDict object",
         "loop" => "jinja2.runtime.LoopContext object",
         // A module the minion has not loaded (`salt.mysql` without MySQLdb).
         "salt" => "salt.utils.templates.AliasedLoader object",
-        // Any other dict: its type as the lookup that missed found it.
-        _ => match missed_in_ordered_dict(key) {
+        // Any other dict: its type as the lookup that missed found it (a
+        // map a template put into the pillar is a plain dict).
+        p => match missed_in_ordered_dict(key) {
             Some(true) => "collections.OrderedDict object",
-            _ => "dict object",
+            Some(false) => "dict object",
+            // The pillar's own maps came from its YAML: OrderedDicts in Salt.
+            None if p.starts_with("pillar.") || p.starts_with("pillar[") => {
+                "collections.OrderedDict object"
+            }
+            None => "dict object",
         },
     };
     format!("'{owner}' has no attribute '{key}'")
@@ -391,135 +472,6 @@ pub(super) fn get_context(text: &str, line: usize) -> String {
     }
     buf[at].push_str("    <======================");
     format!("---\n{}\n---", buf.join("\n"))
-}
-
-/// Jinja2's parser messages for unclosed blocks and unexpected tags, from
-/// a scan of the block tags: `(message, line)`. `None` when the scan does
-/// not explain the engine's error.
-fn jinja2_syntax(source: &str, syntax: &SyntaxConfig, detail: &str) -> Option<(String, usize)> {
-    // (tag, expected end tags, line)
-    let mut stack: Vec<(&str, Vec<&str>, usize)> = Vec::new();
-    let mut last_line = 1;
-    let mut after_block_start = false;
-    let mut in_set_assign = false;
-    for item in tokenize(source, false, syntax.clone()) {
-        let (tok, span) = item.ok()?;
-        last_line = span.start_line as usize;
-        let was_start = after_block_start;
-        after_block_start = matches!(tok, Token::BlockStart);
-        if matches!(tok, Token::BlockStart) {
-            in_set_assign = false;
-        }
-        if in_set_assign && matches!(tok, Token::Assign) {
-            // `{% set x = ... %}` has no body: undo the push.
-            stack.pop();
-            in_set_assign = false;
-        }
-        let Token::Ident(name) = tok else { continue };
-        if !was_start {
-            continue;
-        }
-        let line = span.start_line as usize;
-        let opens: Option<Vec<&str>> = match name {
-            "if" => Some(vec!["elif", "else", "endif"]),
-            "for" => Some(vec!["endfor", "else"]),
-            "macro" => Some(vec!["endmacro"]),
-            "call" => Some(vec!["endcall"]),
-            "filter" => Some(vec!["endfilter"]),
-            "with" => Some(vec!["endwith"]),
-            "block" => Some(vec!["endblock"]),
-            "autoescape" => Some(vec!["endautoescape"]),
-            "set" => Some(vec!["endset"]),
-            "load_yaml" | "load_json" | "load_text" => Some(vec!["endload"]),
-            _ => None,
-        };
-        if let Some(ends) = opens {
-            stack.push((name, ends, line));
-            in_set_assign = name == "set";
-            continue;
-        }
-        match name {
-            "elif" | "else" => {
-                if let Some(top) = stack.last_mut() {
-                    if top.1.contains(&name) {
-                        top.1 = match top.0 {
-                            "if" if name == "elif" => vec!["elif", "else", "endif"],
-                            "if" => vec!["endif"],
-                            _ => vec!["endfor"],
-                        };
-                        continue;
-                    }
-                }
-                return Some((unknown_tag(name, &stack), line));
-            }
-            n if n.starts_with("end") => {
-                if stack.last().is_some_and(|t| t.1.contains(&n)) {
-                    stack.pop();
-                } else {
-                    return Some((unknown_tag(n, &stack), line));
-                }
-            }
-            n if KNOWN_TAGS.contains(&n) => {}
-            n => return Some((unknown_tag(n, &stack), line)),
-        }
-    }
-    let (_, ends, _) = stack.last()?;
-    let _ = detail;
-    let looking = ends
-        .iter()
-        .map(|e| format!("'{e}'"))
-        .collect::<Vec<_>>()
-        .join(" or ");
-    Some((
-        format!(
-            "Unexpected end of template. Jinja was looking for the following tags: {looking}. \
-             The innermost block that needs to be closed is '{}'.",
-            stack.last().map(|t| t.0).unwrap_or("")
-        ),
-        last_line,
-    ))
-}
-
-/// Tags that neither open nor close a block.
-const KNOWN_TAGS: &[&str] = &[
-    "include",
-    "import",
-    "from",
-    "extends",
-    "do",
-    "break",
-    "continue",
-    "print",
-    "import_yaml",
-    "import_json",
-    "import_text",
-    "profile",
-    "raw",
-    "endraw",
-];
-
-fn unknown_tag(name: &str, stack: &[(&str, Vec<&str>, usize)]) -> String {
-    let mut msg = format!("Encountered unknown tag '{name}'.");
-    if let Some((tag, ends, _)) = stack.last() {
-        let looking = ends
-            .iter()
-            .map(|e| format!("'{e}'"))
-            .collect::<Vec<_>>()
-            .join(" or ");
-        if stack.iter().any(|t| t.1.contains(&name)) {
-            msg.push_str(&format!(
-                " You probably made a nesting mistake. Jinja is expecting this tag, but currently looking for {looking}."
-            ));
-        } else {
-            msg.push_str(&format!(
-                " Jinja was looking for the following tags: {looking}."
-            ));
-        }
-        msg.push_str(&format!(
-            " The innermost block that needs to be closed is '{tag}'."
-        ));
-    }
-    msg
 }
 
 #[cfg(test)]
@@ -573,17 +525,5 @@ mod tests {
             undefined_text("`a['k']` is undefined"),
             "'dict object' has no attribute 'k'"
         );
-    }
-
-    #[test]
-    fn unclosed_if() {
-        let src = "{% if x %}\na:\n  b: []\n";
-        let (msg, line) = jinja2_syntax(src, &SyntaxConfig::default(), "").unwrap();
-        assert_eq!(
-            msg,
-            "Unexpected end of template. Jinja was looking for the following tags: 'elif' or 'else' or 'endif'. \
-             The innermost block that needs to be closed is 'if'."
-        );
-        assert_eq!(line, 1);
     }
 }

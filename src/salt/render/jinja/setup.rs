@@ -11,7 +11,10 @@ use minijinja::value::{Kwargs, Rest, Tuple, Value as JValue, ValueKind};
 use minijinja::{AutoEscape, Environment, Error, ErrorKind, State, UndefinedBehavior};
 
 use super::convert::to_jinja;
-use super::error::{map_error, template_error, TopLevel, PREFIX_ERROR, PREFIX_RUNTIME};
+use super::error::{
+    jinja2_syntax_error, map_error, miss_scope, template_error, TopLevel, PREFIX_ERROR,
+    PREFIX_RUNTIME,
+};
 use super::py::print as pyfmt;
 use super::py::{new_list, new_map, pairs_of, to_mut_deep, to_mut_shallow, track, unpack, MutList};
 use super::reads::Source;
@@ -1260,10 +1263,15 @@ fn render_in(
         saltenv,
     };
     let _frame = loader::push_frame(tpldir, tplfile, base);
+    // Dropped after the errors below are mapped (they read the miss).
+    let _misses = miss_scope();
     let rewritten = prepass::rewrite(source, &syntax);
     let tmpl = env
         .template_from_named_str(name, &rewritten)
         .map_err(|e| map_error(&e, &top))?;
+    if let Some(e) = jinja2_syntax_error(&top) {
+        return Err(e);
+    }
     RENDER_OUTPUT.with(|c| c.set(data.limits.render_output));
     let mut out = render_capped(&tmpl, map_value(full), data.limits.render_output)
         .map_err(|e| map_error(&e, &top))?;

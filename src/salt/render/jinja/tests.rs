@@ -718,6 +718,31 @@ fn operations_on_undefined_name_the_undefined() {
     }
 }
 
+/// A render's undefined-attribute message depends on that render alone,
+/// not on what an earlier render on the same thread missed: a fleet or a
+/// compile renders many files on each of its threads, in an order that
+/// scheduling decides, so anything else makes the output nondeterministic.
+#[test]
+fn an_undefined_attribute_message_ignores_earlier_renders_on_the_thread() {
+    // Misses `nope` in an OrderedDict (a pillar map below the top).
+    let earlier = "{% set u = pillar['user'] %}{{ u.nope }}";
+    // Misses `nope` on a string: no dict lookup at all.
+    let later = "{% set v = 'x' %}{{ v.nope }}";
+    let message = |src: &str| render_files(&[], src).unwrap_err().message;
+    let (alone, after) = (later.to_string(), later.to_string());
+    // Fresh threads: the test harness may run tests on one thread.
+    let alone = std::thread::spawn(move || message(&alone)).join().unwrap();
+    let (first, after) = std::thread::spawn(move || (message(earlier), message(&after)))
+        .join()
+        .unwrap();
+    assert!(
+        first
+            .starts_with("Jinja variable 'collections.OrderedDict object' has no attribute 'nope'"),
+        "{first}"
+    );
+    assert_eq!(after, alone);
+}
+
 #[test]
 fn random_filter_picks_the_first_item() {
     assert_eq!(

@@ -1,0 +1,4 @@
+{% if %}
+x:
+  test.nop: []
+{% endif %}

@@ -1,0 +1,4 @@
+{% for i %}
+{% endfor %}
+x:
+  test.nop: []

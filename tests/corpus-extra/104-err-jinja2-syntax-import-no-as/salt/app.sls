@@ -1,0 +1,3 @@
+{% import 'x.jinja' %}
+x:
+  test.nop: []

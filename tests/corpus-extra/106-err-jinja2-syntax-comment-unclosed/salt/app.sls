@@ -1,0 +1,3 @@
+{# hi
+x:
+  test.nop: []

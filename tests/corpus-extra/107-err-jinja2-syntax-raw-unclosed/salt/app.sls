@@ -1,0 +1,3 @@
+{% raw %}
+x:
+  test.nop: []

@@ -1,0 +1,3 @@
+x:
+  test.nop:
+    - name: {{ 1. }}

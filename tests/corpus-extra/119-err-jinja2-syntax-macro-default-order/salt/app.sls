@@ -1,0 +1,3 @@
+{% macro m(a=1, b) %}{% endmacro %}
+x:
+  test.nop: []

@@ -1,0 +1,3 @@
+x:
+  test.nop:
+    - name: {{ 4 is divisibleby 2 is odd }}

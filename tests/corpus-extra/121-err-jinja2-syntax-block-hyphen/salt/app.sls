@@ -1,0 +1,3 @@
+{% block a-b %}{% endblock %}
+x:
+  test.nop: []

@@ -1,0 +1,3 @@
+{% from 'lib.jinja' import _private %}
+x:
+  test.nop: []

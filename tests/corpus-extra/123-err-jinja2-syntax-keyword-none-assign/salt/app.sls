@@ -1,0 +1,3 @@
+{% set None = 2 %}
+x:
+  test.nop: []

@@ -1,0 +1,3 @@
+{% for a.b in [1] %}{% endfor %}
+x:
+  test.nop: []

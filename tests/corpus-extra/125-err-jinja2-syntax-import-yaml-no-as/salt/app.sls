@@ -1,0 +1,3 @@
+{% import_yaml 'a.yaml' %}
+x:
+  test.nop: []

@@ -1,0 +1,3 @@
+{% load_yaml cfg %}a: 1{% endload %}
+x:
+  test.nop: []

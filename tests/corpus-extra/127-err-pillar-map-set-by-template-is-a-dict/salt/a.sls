@@ -1,0 +1,4 @@
+{%- do pillar.update({'x': {'y': 1}}) %}
+a:
+  test.nop:
+    - v: {{ pillar.x.nope }}

@@ -1,0 +1,3 @@
+b:
+  test.nop:
+    - v: {{ raise('b sees x = ' ~ pillar.get('x', 'unset')) }}
