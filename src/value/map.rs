@@ -166,6 +166,21 @@ impl Map {
         })
     }
 
+    /// The values of the string keys `keys`, found in one pass over the
+    /// entries (a lookup per key scans a small map once per key); `None`
+    /// where a key is absent.
+    pub fn pick<const N: usize>(&self, keys: [&str; N]) -> [Option<&Value>; N] {
+        let mut found = [None; N];
+        for (k, v) in self.iter() {
+            if let Value::Str(k) = k {
+                if let Some(i) = keys.iter().position(|key| *key == k.as_str()) {
+                    found[i] = Some(v);
+                }
+            }
+        }
+        found
+    }
+
     /// The position of `key`.
     pub fn get_index_of<Q: Hash + Equivalent<Value> + ?Sized>(&self, key: &Q) -> Option<usize> {
         self.0.find(key)
@@ -485,6 +500,10 @@ mod tests {
             assert_eq!(m.get("e"), Some(&Value::Int(9)));
             let keys: Vec<_> = m.keys().cloned().collect();
             assert_eq!(keys.last(), Some(&Value::from("e")));
+            assert_eq!(
+                m.pick(["e", "absent", "k1"]),
+                [Some(&Value::Int(9)), None, Some(&Value::Int(-1))]
+            );
             assert_eq!(keys.len(), m.len());
         }
     }

@@ -63,9 +63,23 @@ struct OutputRefs {
     refs: Vec<String>,
 }
 
+/// The keys of a resource definition, the last two since 2016-10-14
+/// (Newton).
+const DEFINITION_KEYS: [&str; 9] = [
+    "type",
+    "properties",
+    "metadata",
+    "depends_on",
+    "update_policy",
+    "deletion_policy",
+    "description",
+    "condition",
+    "external_id",
+];
+
 /// A checked resource definition and the values of its keys, found in one
-/// pass over them (a lookup per key scanned the definition nine times).
-#[derive(Default)]
+/// pass over them ([`Map::pick`]: a lookup per key scanned the definition
+/// nine times).
 struct Definition<'m> {
     ty: Option<&'m Value>,
     properties: Option<&'m Value>,
@@ -80,23 +94,19 @@ struct Definition<'m> {
 
 impl<'m> Definition<'m> {
     fn of(m: &'m Map) -> Definition<'m> {
-        let mut d = Definition::default();
-        for (k, v) in m {
-            let slot = match k.as_str() {
-                Some("type") => &mut d.ty,
-                Some("properties") => &mut d.properties,
-                Some("metadata") => &mut d.metadata,
-                Some("depends_on") => &mut d.depends_on,
-                Some("update_policy") => &mut d.update_policy,
-                Some("deletion_policy") => &mut d.deletion_policy,
-                Some("description") => &mut d.description,
-                Some("condition") => &mut d.condition,
-                Some("external_id") => &mut d.external_id,
-                _ => continue,
-            };
-            *slot = Some(v);
+        let [ty, properties, metadata, depends_on, update_policy, deletion_policy, description, condition, external_id] =
+            m.pick(DEFINITION_KEYS);
+        Definition {
+            ty,
+            properties,
+            metadata,
+            depends_on,
+            update_policy,
+            deletion_policy,
+            description,
+            condition,
+            external_id,
         }
-        d
     }
 }
 
@@ -604,18 +614,8 @@ impl<'a> Stack<'a> {
                     def.py_type_name()
                 )));
             };
-            const KEYS: &[&str] = &[
-                "type",
-                "properties",
-                "metadata",
-                "depends_on",
-                "update_policy",
-                "deletion_policy",
-                "description",
-            ];
-            // Since 2016-10-14.
-            const NEWTON_KEYS: &[&str] = &["condition", "external_id"];
-            let known = |k: &str| KEYS.contains(&k) || (newton && NEWTON_KEYS.contains(&k));
+            let (keys, newton_keys) = DEFINITION_KEYS.split_at(7);
+            let known = |k: &str| keys.contains(&k) || (newton && newton_keys.contains(&k));
             for key in m.keys() {
                 // Every known key is a string: others are written out only
                 // to fail.
