@@ -68,13 +68,11 @@ struct Token<'a> {
 }
 
 impl Token<'_> {
-    /// Jinja2's `Token.test`: `kind` or `kind:value`.
+    /// Jinja2's `Token.test`: `kind`, or `name:value` (the only value
+    /// test the grammar makes).
     fn test(&self, expr: &str) -> bool {
-        if let Some(value) = expr.strip_prefix("name:") {
-            return self.kind == "name" && self.value == value;
-        }
-        match expr.split_once(':') {
-            Some((kind, value)) => self.kind == kind && self.value == value,
+        match expr.strip_prefix("name:") {
+            Some(value) => self.is_name(value),
             None => self.kind == expr,
         }
     }
@@ -156,11 +154,10 @@ fn describe(t: &Token) -> String {
     }
 }
 
-/// Jinja2's `describe_token_expr`.
+/// Jinja2's `describe_token_expr` (of `kind` or `name:value`).
 fn describe_expr(expr: &str) -> String {
-    match expr.split_once(':') {
-        Some(("name", value)) => value.to_string(),
-        Some((kind, _)) => describe_kind(kind),
+    match expr.strip_prefix("name:") {
+        Some(value) => value.to_string(),
         None => describe_kind(expr),
     }
 }
@@ -231,18 +228,16 @@ impl<'a> Lexer<'a> {
     }
 
     fn run(mut self) -> Vec<Result<Token<'a>>> {
-        let (block_start, block_end) = self.syntax.block_delimiters();
-        let (var_start, _) = self.syntax.variable_delimiters();
-        let (comment_start, comment_end) = self.syntax.comment_delimiters();
-        let (block_start, block_end) = (block_start.to_string(), block_end.to_string());
-        let (var_start, comment_start) = (var_start.to_string(), comment_start.to_string());
-        let comment_end = comment_end.to_string();
+        let syntax = self.syntax;
+        let (block_start, block_end) = syntax.block_delimiters();
+        let (var_start, _) = syntax.variable_delimiters();
+        let (comment_start, comment_end) = syntax.comment_delimiters();
         // The root state's openers, longest first (Jinja2 sorts its rules
         // by length, then by name, descending).
         let mut openers = [
-            (comment_start.as_str(), "comment"),
-            (block_start.as_str(), "block"),
-            (var_start.as_str(), "variable"),
+            (comment_start, "comment"),
+            (block_start, "block"),
+            (var_start, "variable"),
         ];
         openers.sort_by(|a, b| (b.0.len(), b.1).cmp(&(a.0.len(), a.1)));
         // The first bytes of the openers, to look for (usually one: `{`).
@@ -270,7 +265,7 @@ impl<'a> Lexer<'a> {
             while let Some(i) = next_opener(from) {
                 let at = from + i;
                 from = at + self.src[at..].chars().next().map_or(1, char::len_utf8);
-                if let Some(end) = self.raw_begin(at, &block_start, &block_end) {
+                if let Some(end) = self.raw_begin(at, block_start, block_end) {
                     found = Some((at, "raw", end));
                     break;
                 }
@@ -319,7 +314,7 @@ impl<'a> Lexer<'a> {
             match kind {
                 "raw" => {
                     // Data up to `{% endraw %}`.
-                    match self.find_endraw(&block_start, &block_end) {
+                    match self.find_endraw(block_start, block_end) {
                         Some((data_end, after)) => {
                             if data_end > self.pos {
                                 self.push(self.pos, "data", &self.src[self.pos..data_end]);
@@ -333,7 +328,7 @@ impl<'a> Lexer<'a> {
                     }
                 }
                 "comment" => {
-                    match self.src[self.pos..].find(comment_end.as_str()) {
+                    match self.src[self.pos..].find(comment_end) {
                         Some(i) => self.pos += i + comment_end.len(),
                         None => {
                             let at = self.pos;
@@ -362,24 +357,43 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// The end of `{% raw %}` (with its strip signs) starting at `at`.
-    fn raw_begin(&self, at: usize, block_start: &str, block_end: &str) -> Option<usize> {
-        let rest = self.src[at..].strip_prefix(block_start)?;
-        let rest = rest
-            .strip_prefix('-')
-            .or_else(|| rest.strip_prefix('+'))
-            .unwrap_or(rest);
-        let rest = rest.trim_start().strip_prefix("raw")?;
-        let rest = rest.trim_start();
-        if let Some(r) = rest
-            .strip_prefix('-')
-            .and_then(|r| r.strip_prefix(block_end))
-        {
-            let r = r.trim_start();
-            return Some(self.src.len() - r.len());
+    /// The length of the closing delimiter `end` at the start of `rest`,
+    /// as Jinja2's rules match it: `-END` takes the whitespace after it;
+    /// where `block` (a statement's end), `+END` closes too and `END` takes
+    /// one newline under `trim_blocks`.
+    fn close_len(&self, rest: &str, end: &str, block: bool) -> Option<usize> {
+        if block && rest.strip_prefix('+').is_some_and(|r| r.starts_with(end)) {
+            return Some(1 + end.len());
         }
-        let r = rest.strip_prefix(block_end)?;
-        Some(self.src.len() - r.len())
+        if let Some(after) = rest.strip_prefix('-').and_then(|r| r.strip_prefix(end)) {
+            return Some(rest.len() - after.trim_start().len());
+        }
+        let after = rest.strip_prefix(end)?;
+        let newline = block && self.syntax.trim_blocks() && after.starts_with('\n');
+        Some(end.len() + usize::from(newline))
+    }
+
+    /// Where the tag `{% word %}` starting at `at` ends (its strip signs
+    /// and spaces allowed; `block`: its end as a statement's, see
+    /// [`Lexer::close_len`]).
+    fn word_tag_end(
+        &self,
+        at: usize,
+        word: &str,
+        (block_start, block_end): (&str, &str),
+        block: bool,
+    ) -> Option<usize> {
+        let rest = self.src[at..].strip_prefix(block_start)?;
+        let rest = rest.strip_prefix(['-', '+']).unwrap_or(rest);
+        let rest = rest.trim_start().strip_prefix(word)?.trim_start();
+        let n = self.close_len(rest, block_end, block)?;
+        Some(self.src.len() - rest.len() + n)
+    }
+
+    /// The end of `{% raw %}` starting at `at` (Jinja2's raw opener takes
+    /// neither `+%}` nor a newline under `trim_blocks`).
+    fn raw_begin(&self, at: usize, block_start: &str, block_end: &str) -> Option<usize> {
+        self.word_tag_end(at, "raw", (block_start, block_end), false)
     }
 
     /// `(where the raw data ends, where the endraw tag ends)`.
@@ -387,34 +401,8 @@ impl<'a> Lexer<'a> {
         let mut from = self.pos;
         while let Some(i) = self.src[from..].find(block_start) {
             let at = from + i;
-            let rest = &self.src[at + block_start.len()..];
-            let rest = rest
-                .strip_prefix('-')
-                .or_else(|| rest.strip_prefix('+'))
-                .unwrap_or(rest);
-            if let Some(rest) = rest.trim_start().strip_prefix("endraw") {
-                let rest = rest.trim_start();
-                let after = if let Some(r) = rest
-                    .strip_prefix('+')
-                    .and_then(|r| r.strip_prefix(block_end))
-                {
-                    Some(r)
-                } else if let Some(r) = rest
-                    .strip_prefix('-')
-                    .and_then(|r| r.strip_prefix(block_end))
-                {
-                    Some(r.trim_start())
-                } else if let Some(r) = rest.strip_prefix(block_end) {
-                    Some(match self.syntax.trim_blocks() {
-                        true => r.strip_prefix('\n').unwrap_or(r),
-                        false => r,
-                    })
-                } else {
-                    None
-                };
-                if let Some(r) = after {
-                    return Some((at, self.src.len() - r.len()));
-                }
+            if let Some(end) = self.word_tag_end(at, "endraw", (block_start, block_end), true) {
+                return Some((at, end));
             }
             from = at + block_start.len();
         }
@@ -423,11 +411,11 @@ impl<'a> Lexer<'a> {
 
     /// The tokens of one tag up to its end delimiter.
     fn tag(&mut self, state: State) -> Result<()> {
+        let syntax = self.syntax;
         let end = match state {
-            State::Block => self.syntax.block_delimiters().1,
-            State::Variable => self.syntax.variable_delimiters().1,
-        }
-        .to_string();
+            State::Block => syntax.block_delimiters().1,
+            State::Variable => syntax.variable_delimiters().1,
+        };
         loop {
             let rest = &self.src[self.pos..];
             if rest.is_empty() {
@@ -435,25 +423,7 @@ impl<'a> Lexer<'a> {
             }
             // The end delimiter (not while a bracket is open).
             if self.balance.is_empty() {
-                let ends = match (state, rest.as_bytes()[0]) {
-                    (State::Block, b'+') => {
-                        rest[1..].starts_with(end.as_str()).then(|| 1 + end.len())
-                    }
-                    (_, b'-') if rest[1..].starts_with(end.as_str()) => {
-                        let after = &rest[1 + end.len()..];
-                        Some(rest.len() - after.trim_start().len())
-                    }
-                    _ if rest.starts_with(end.as_str()) => Some(
-                        end.len()
-                            + usize::from(
-                                state == State::Block
-                                    && self.syntax.trim_blocks()
-                                    && rest[end.len()..].starts_with('\n'),
-                            ),
-                    ),
-                    _ => None,
-                };
-                if let Some(n) = ends {
+                if let Some(n) = self.close_len(rest, end, state == State::Block) {
                     let kind = match state {
                         State::Block => "block_end",
                         State::Variable => "variable_end",
@@ -767,37 +737,6 @@ impl Expr {
     }
 }
 
-/// Statements Jinja2's parser knows by name.
-const STATEMENT_KEYWORDS: &[&str] = &[
-    "for",
-    "if",
-    "block",
-    "extends",
-    "print",
-    "macro",
-    "include",
-    "from",
-    "import",
-    "set",
-    "with",
-    "autoescape",
-];
-
-/// Tags of the extensions Salt loads: `do`, loop controls and Salt's
-/// serializer tags.
-const EXTENSION_TAGS: &[&str] = &[
-    "do",
-    "break",
-    "continue",
-    "load_yaml",
-    "load_json",
-    "load_text",
-    "import_yaml",
-    "import_json",
-    "import_text",
-    "profile",
-];
-
 struct Parser<'a> {
     stream: Stream<'a>,
     /// How deep expressions nest here (brackets, unary operators): past
@@ -873,51 +812,55 @@ impl<'a> Parser<'a> {
         if token.kind != "name" {
             return self.fail("tag name expected".into(), Some(token.line));
         }
-        let name = token.value;
-        let known = STATEMENT_KEYWORDS.contains(&name)
-            || matches!(name, "call" | "filter")
-            || EXTENSION_TAGS.contains(&name);
-        if !known {
-            let end_tokens = self.end_token_stack.clone();
-            return self.fail_ut_eof(Some(name), &end_tokens, Some(token.line));
-        }
-        self.tag_stack.push(token.value);
-        let r = match name {
-            "for" => self.parse_for(),
-            "if" => self.parse_if(),
-            "block" => self.parse_block(),
-            "extends" => self.next_then(|p| p.parse_expression(true).map(drop)),
-            "print" => self.parse_print(),
-            "macro" => self.parse_macro(),
-            "include" => self.parse_include(),
-            "from" => self.parse_from(),
-            "import" => self.parse_import(),
-            "set" => self.parse_set(),
-            "with" => self.parse_with(),
-            "autoescape" => self.next_then(|p| {
-                p.parse_expression(true)?;
-                p.parse_statements(&["name:endautoescape"], true)
-            }),
-            "call" => self.parse_call_block(),
-            "filter" => self.next_then(|p| {
-                p.parse_filter(true)?;
-                p.parse_statements(&["name:endfilter"], true)
-            }),
-            "do" => self.next_then(|p| p.parse_tuple(false, true, &[], false).map(drop)),
-            "break" | "continue" => self.stream.next().map(drop),
-            "profile" => self.next_then(|p| {
-                p.stream.expect("name:as")?;
-                p.parse_expression(true)?;
-                p.parse_statements(&["name:endprofile"], true)
-            }),
-            "import_yaml" | "import_json" | "import_text" => self.parse_import(),
-            _ => self.next_then(|p| {
-                // load_yaml / load_json / load_text
-                p.stream.expect("name:as")?;
-                p.parse_assign_target(true, false, &[], false)?;
-                p.parse_statements(&["name:endload"], true)
-            }),
+        // Jinja2's statements, then the tags of the extensions Salt loads
+        // (`do`, loop controls, Salt's serializer tags).
+        let parse: fn(&mut Self) -> Result<()> = match token.value {
+            "for" => Self::parse_for,
+            "if" => Self::parse_if,
+            "block" => Self::parse_block,
+            "extends" => |p| p.next_then(|p| p.parse_expression(true).map(drop)),
+            "print" => Self::parse_print,
+            "macro" => Self::parse_macro,
+            "include" => Self::parse_include,
+            "from" => Self::parse_from,
+            "import" | "import_yaml" | "import_json" | "import_text" => Self::parse_import,
+            "set" => Self::parse_set,
+            "with" => Self::parse_with,
+            "autoescape" => |p| {
+                p.next_then(|p| {
+                    p.parse_expression(true)?;
+                    p.parse_statements(&["name:endautoescape"], true)
+                })
+            },
+            "call" => Self::parse_call_block,
+            "filter" => |p| {
+                p.next_then(|p| {
+                    p.parse_filter(true)?;
+                    p.parse_statements(&["name:endfilter"], true)
+                })
+            },
+            "do" => |p| p.next_then(|p| p.parse_tuple(true, &[], false).map(drop)),
+            "break" | "continue" => |p| p.stream.next().map(drop),
+            "profile" => |p| {
+                p.next_then(|p| {
+                    p.stream.expect("name:as")?;
+                    p.parse_expression(true)?;
+                    p.parse_statements(&["name:endprofile"], true)
+                })
+            },
+            "load_yaml" | "load_json" | "load_text" => |p| {
+                p.next_then(|p| {
+                    p.stream.expect("name:as")?;
+                    p.parse_assign_target(false, &[], false)?;
+                    p.parse_statements(&["name:endload"], true)
+                })
+            },
+            name => {
+                return self.fail_ut_eof(Some(name), &self.end_token_stack, Some(token.line));
+            }
         };
+        self.tag_stack.push(token.value);
+        let r = parse(self);
         self.tag_stack.pop();
         r
     }
@@ -947,9 +890,9 @@ impl<'a> Parser<'a> {
 
     fn parse_set(&mut self) -> Result<()> {
         self.stream.next()?;
-        self.parse_assign_target(true, false, &[], true)?;
+        self.parse_assign_target(false, &[], true)?;
         if self.stream.skip_if("assign")? {
-            return self.parse_tuple(false, true, &[], false).map(drop);
+            return self.parse_tuple(true, &[], false).map(drop);
         }
         self.parse_filter(false)?;
         self.parse_statements(&["name:endset"], true)
@@ -957,9 +900,9 @@ impl<'a> Parser<'a> {
 
     fn parse_for(&mut self) -> Result<()> {
         self.stream.expect("name:for")?;
-        self.parse_assign_target(true, false, &["name:in"], false)?;
+        self.parse_assign_target(false, &["name:in"], false)?;
         self.stream.expect("name:in")?;
-        self.parse_tuple(false, false, &["name:recursive"], false)?;
+        self.parse_tuple(false, &["name:recursive"], false)?;
         if self.stream.skip_if("name:if")? {
             self.parse_expression(true)?;
         }
@@ -974,7 +917,7 @@ impl<'a> Parser<'a> {
     fn parse_if(&mut self) -> Result<()> {
         self.stream.expect("name:if")?;
         loop {
-            self.parse_tuple(false, false, &[], false)?;
+            self.parse_tuple(false, &[], false)?;
             self.parse_statements(&["name:elif", "name:else", "name:endif"], false)?;
             let token = self.stream.next()?;
             if token.test("name:elif") {
@@ -989,7 +932,7 @@ impl<'a> Parser<'a> {
     fn parse_with(&mut self) -> Result<()> {
         self.stream.next()?;
         self.comma_list("block_end", |p| {
-            p.parse_assign_target(true, false, &[], false)?;
+            p.parse_assign_target(false, &[], false)?;
             p.stream.expect("assign")?;
             p.parse_expression(true).map(drop)
         })?;
@@ -1047,7 +990,7 @@ impl<'a> Parser<'a> {
         self.stream.next()?;
         self.parse_expression(true)?;
         self.stream.expect("name:as")?;
-        self.parse_assign_target(true, true, &[], false)?;
+        self.parse_assign_target(true, &[], false)?;
         self.parse_import_context()
     }
 
@@ -1065,7 +1008,7 @@ impl<'a> Parser<'a> {
                     break;
                 }
                 let token = self.stream.current;
-                self.parse_assign_target(true, true, &[], false)?;
+                self.parse_assign_target(true, &[], false)?;
                 if token.value.starts_with('_') {
                     return self.fail(
                         "names starting with an underline can not be imported".into(),
@@ -1073,7 +1016,7 @@ impl<'a> Parser<'a> {
                     );
                 }
                 if self.stream.skip_if("name:as")? {
-                    self.parse_assign_target(true, true, &[], false)?;
+                    self.parse_assign_target(true, &[], false)?;
                 }
                 names += 1;
                 if self.import_context_end()? || self.stream.current.kind != "comma" {
@@ -1105,7 +1048,7 @@ impl<'a> Parser<'a> {
             if args > 0 {
                 self.stream.expect("comma")?;
             }
-            self.parse_assign_target(true, true, &[], false)?;
+            self.parse_assign_target(true, &[], false)?;
             if self.stream.skip_if("assign")? {
                 self.parse_expression(true)?;
                 defaults += 1;
@@ -1130,7 +1073,7 @@ impl<'a> Parser<'a> {
 
     fn parse_macro(&mut self) -> Result<()> {
         self.stream.next()?;
-        self.parse_assign_target(true, true, &[], false)?;
+        self.parse_assign_target(true, &[], false)?;
         self.parse_signature()?;
         self.parse_statements(&["name:endmacro"], true)
     }
@@ -1140,9 +1083,10 @@ impl<'a> Parser<'a> {
         self.comma_list("block_end", |p| p.parse_expression(true).map(drop))
     }
 
+    /// Jinja2's `parse_assign_target` (a tuple of targets, or with
+    /// `name_only` one name).
     fn parse_assign_target(
         &mut self,
-        with_tuple: bool,
         name_only: bool,
         extra_end_rules: &[&str],
         with_namespace: bool,
@@ -1151,10 +1095,8 @@ impl<'a> Parser<'a> {
         let target = if name_only {
             self.stream.expect("name")?;
             Expr::Name
-        } else if with_tuple {
-            self.parse_tuple_with(true, true, extra_end_rules, false, with_namespace)?
         } else {
-            self.parse_primary(with_namespace)?
+            self.parse_tuple_with(true, true, extra_end_rules, false, with_namespace)?
         };
         if !target.can_assign() {
             return self.fail(
@@ -1301,7 +1243,7 @@ impl<'a> Parser<'a> {
             }
             "lparen" => {
                 self.stream.next()?;
-                let node = self.parse_tuple(false, true, &[], true)?;
+                let node = self.parse_tuple(true, &[], true)?;
                 self.stream.expect("rparen")?;
                 Ok(node)
             }
@@ -1316,15 +1258,15 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Jinja2's `parse_tuple` of expressions (see [`Parser::parse_tuple_with`]).
     fn parse_tuple(
         &mut self,
-        simplified: bool,
         with_condexpr: bool,
         extra_end_rules: &[&str],
         explicit_parentheses: bool,
     ) -> Result<Expr> {
         self.parse_tuple_with(
-            simplified,
+            false,
             with_condexpr,
             extra_end_rules,
             explicit_parentheses,
@@ -1592,7 +1534,7 @@ impl<'a> Parser<'a> {
                 }
                 "variable_begin" => {
                     self.stream.next()?;
-                    self.parse_tuple(false, true, &[], false)?;
+                    self.parse_tuple(true, &[], false)?;
                     self.stream.expect("variable_end")?;
                 }
                 "block_begin" => {
