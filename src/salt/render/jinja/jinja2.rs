@@ -321,6 +321,9 @@ impl<'a> Lexer<'a> {
                             }
                             self.pos = after;
                         }
+                        // Jinja2's failure rule needs a character after the
+                        // opener: at the very end the text just stops.
+                        None if self.pos >= self.src.len() => return self.out,
                         None => {
                             let at = self.pos;
                             return self.fail(at, "Missing end of raw directive".into());
@@ -330,6 +333,7 @@ impl<'a> Lexer<'a> {
                 "comment" => {
                     match self.src[self.pos..].find(comment_end) {
                         Some(i) => self.pos += i + comment_end.len(),
+                        None if self.pos >= self.src.len() => return self.out,
                         None => {
                             let at = self.pos;
                             return self.fail(at, "Missing end of comment tag".into());
@@ -1575,6 +1579,9 @@ mod tests {
             "{{ a[1:2] }}{{ a.0 }}{{ f(*args, **kw) }}{{ x is divisibleby 3 }}",
             "{% raw %}{{ not parsed {% endraw %}{# a comment #}",
             "{{ {'a': [1, 2.5e3, 0x1f], 'b': (1,)} | tojson }}",
+            // An opener with nothing after it (the last newline dropped).
+            "a {% raw %}",
+            "a {#\n",
         ] {
             assert_eq!(err(src), None, "{src}");
         }
