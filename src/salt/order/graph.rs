@@ -282,6 +282,10 @@ pub struct RequisiteGraph {
     pub(super) watch_tail: Vec<u8>,
     /// How many chunks the graph was sized for.
     chunks: usize,
+    /// Every node's `(effective, own)` sort rank, when the last sort worked
+    /// them out ahead (one node per chunk): what [`RequisiteGraph::resort`]
+    /// sorts by again after nodes' `fun` changed.
+    ranks: Option<Vec<(Num, Num)>>,
 }
 
 /// The requisites of a run of consecutive chunks resolved against the
@@ -1274,8 +1278,10 @@ impl RequisiteGraph {
     /// normalising. The keys are then worked out in parallel first, and
     /// every chunk's order normalised in place, with the same results as
     /// computing each key when its node becomes ready.
+    /// The ranks are kept for [`RequisiteGraph::resort`] when they were
+    /// worked out ahead.
     pub(super) fn sort(
-        &self,
+        &mut self,
         chunks: &mut [Map],
         info: &mut [ChunkInfo],
         cap: i64,
@@ -1284,31 +1290,99 @@ impl RequisiteGraph {
         let ahead = !super::tests::LAZY_SORT.get();
         #[cfg(not(test))]
         let ahead = true;
+        self.ranks = None;
         if ahead && self.one_node_per_chunk(chunks.len()) {
             let keys = self.keys_ahead(chunks, info, cap);
-            // Both orders fold into one integer that sorts as they do,
-            // unless an integer order is past 2^53 (compared exactly).
-            let fast: Option<Vec<u128>> = keys
-                .par_iter()
-                .with_min_len(Resolved::RUN)
-                .map(|&(effective, own)| {
-                    Some((u128::from(order_bits(effective)?) << 64) | u128::from(order_bits(own)?))
-                })
-                .collect();
-            if let Some(fast) = fast {
-                return self.kahn(|n| SortKey {
-                    rank: fast[n.index()],
-                    node: n,
-                    graph: self,
-                });
-            }
-            return self.kahn(|n| SortKey {
+            let sorted = self.kahn_ranked(&keys);
+            self.ranks = Some(keys);
+            return sorted;
+        }
+        self.kahn(|n| self.key(chunks, info, n, cap))
+    }
+
+    /// Kahn's algorithm with every node's rank known.
+    fn kahn_ranked(&self, keys: &[(Num, Num)]) -> Result<Vec<NodeIndex>, ()> {
+        // Both orders fold into one integer that sorts as they do, unless
+        // an integer order is past 2^53 (compared exactly).
+        let fast: Option<Vec<u128>> = keys
+            .par_iter()
+            .with_min_len(Resolved::RUN)
+            .map(|&(effective, own)| {
+                Some((u128::from(order_bits(effective)?) << 64) | u128::from(order_bits(own)?))
+            })
+            .collect();
+        match fast {
+            Some(fast) => self.kahn(|n| SortKey {
+                rank: fast[n.index()],
+                node: n,
+                graph: self,
+            }),
+            None => self.kahn(|n| SortKey {
                 rank: keys[n.index()],
                 node: n,
                 graph: self,
-            });
+            }),
         }
-        self.kahn(|n| self.key(chunks, info, n, cap))
+    }
+
+    /// Sort again with the ranks of the last sort (`None` when it did not
+    /// keep them): the sequence after the tie-breaks changed
+    /// ([`RequisiteGraph::set_funs`]) and nothing a rank reads.
+    pub(super) fn resort(&self) -> Option<Result<Vec<NodeIndex>, ()>> {
+        self.ranks.as_deref().map(|keys| self.kahn_ranked(keys))
+    }
+
+    /// Whether the tie-break can matter to the nodes of these chunks: some
+    /// other node has the same rank (`true` too when no ranks were kept).
+    /// A node whose rank is its own is placed by its rank alone.
+    pub(super) fn ties(&self, chunks: &[usize]) -> bool {
+        let Some(keys) = self.ranks.as_deref() else {
+            return true;
+        };
+        chunks.iter().any(|&c| {
+            let Some(mine) = self.chunk_nodes.get(c).and_then(|n| keys.get(n.index())) else {
+                return true;
+            };
+            keys.iter().filter(|k| *k == mine).nth(1).is_some()
+        })
+    }
+
+    /// Give the nodes of chunks new `fun` parts, and so new tags (the
+    /// sort's tie-break reads them; nothing else of the graph does). Only
+    /// when the last sort kept its ranks (one node per chunk). `false`,
+    /// with nothing changed, when a new tag would be another node's.
+    pub(super) fn set_funs(&mut self, changes: &[(usize, String)]) -> bool {
+        if self.ranks.is_none() {
+            return false;
+        }
+        let mut tags = std::collections::HashSet::new();
+        for (c, fun) in changes {
+            let Some(&n) = self.chunk_nodes.get(*c) else {
+                return false;
+            };
+            let [state, id, name, _] = self.tag_strs(n.index());
+            let tag = requisite::gen_tag(state, id, name, fun);
+            if self.node(&tag).is_some_and(|m| m != n) || !tags.insert(tag) {
+                return false;
+            }
+        }
+        for (c, fun) in changes {
+            let n = self.chunk_nodes[*c];
+            let old = Interner::hash(&self.tag(n));
+            if let Ok(e) = self.tag_index.find_entry(old, |&j| j as usize == n.index()) {
+                e.remove();
+            }
+            let slot = self.intern(fun);
+            if let Some(p) = self.tag_parts.get_mut(n.index()) {
+                p[3] = slot;
+            }
+            let mut tag_index = std::mem::take(&mut self.tag_index);
+            tag_index.insert_unique(Interner::hash(&self.tag(n)), n.index() as u32, |&j| {
+                Interner::hash(&self.tag(NodeIndex::new(j as usize)))
+            });
+            self.tag_index = tag_index;
+        }
+        true
     }
 
     /// Whether node `i` is chunk `i`'s own node, for every chunk.

@@ -212,6 +212,81 @@ pub fn reconcile_watch(chunk: &mut Map, opts: &LowOptions) {
     }
 }
 
+/// Whether ordering reads (or writes) a chunk's key `key`: its tag parts,
+/// its orders, its requisites (and their `_in` and `use` forms, which
+/// earlier steps read) and every `__dunder__` key. What ordering does to a
+/// chunk depends on these alone; the other keys (a state's own
+/// arguments) pass through it untouched, in their places.
+pub fn order_reads(key: &str) -> bool {
+    key.starts_with("__")
+        || matches!(key, "state" | "name" | "fun" | "order" | "name_order")
+        || crate::salt::requisite::REQUISITE_SPELLINGS.contains(&key)
+        || crate::salt::requisite::REQUISITE_KEYWORDS.contains(&key)
+        || crate::salt::requisite::REQUISITE_IN_KEYWORDS.contains(&key)
+}
+
+/// Put new versions of ordered chunks in place without ordering again:
+/// each `(index, chunk)` must have the old chunk's keys in the same order,
+/// with the same values for every key [`order_reads`] but `fun`. The graph
+/// keeps its edges; nodes whose `fun` changed get their new tags, and the
+/// sequence is sorted again with the ranks the last sort worked out when
+/// one of them shares its rank (a `fun` is part of the tie-break), which
+/// is what ordering the new chunks from scratch gives. `false`, with nothing changed, when that is not
+/// certain: another shape of chunk, a release without the graph, a sort
+/// that kept no ranks, a new tag that is another node's.
+pub fn replace_chunks(low: &mut Lowstate, new: Vec<(usize, Map)>) -> bool {
+    let Some(g) = low.graph.as_mut() else {
+        return false;
+    };
+    let (mut funs, mut before) = (Vec::new(), Vec::new());
+    for (i, chunk) in &new {
+        let Some(old) = low.chunks.get(*i) else {
+            return false;
+        };
+        if old.len() != chunk.len() {
+            return false;
+        }
+        for ((k, v), (nk, nv)) in old.iter().zip(chunk.iter()) {
+            let Value::Str(key) = k else { return false };
+            if k != nk {
+                return false;
+            }
+            if key == "fun" {
+                if v != nv {
+                    funs.push((*i, nv.py_str()));
+                    before.push((*i, v.py_str()));
+                }
+            } else if order_reads(key) && v != nv {
+                return false;
+            }
+        }
+    }
+    if !g.set_funs(&funs) {
+        return false;
+    }
+    let changed: Vec<usize> = funs.iter().map(|(i, _)| *i).collect();
+    let sorted = match g.ties(&changed) {
+        false => None,
+        true => match g.resort() {
+            Some(Ok(nodes)) => Some(nodes),
+            // Not expected (the edges are the last sort's), but then the
+            // old tags go back.
+            _ => {
+                g.set_funs(&before);
+                return false;
+            }
+        },
+    };
+    for (i, chunk) in new {
+        low.chunks[i] = chunk;
+    }
+    if let Some(nodes) = sorted {
+        low.sequence = nodes.iter().map(|n| g.graph[*n].chunk).collect();
+        low.nodes = nodes;
+    }
+    true
+}
+
 /// Order compiled chunks into the lowstate (see the module doc). Errors:
 /// 3008's missing-requisite messages (first per chunk) and the cycle message.
 pub fn order_chunks(
