@@ -133,9 +133,13 @@ pub struct CheckCache {
 struct Checked {
     entries: Vec<Option<CheckedChunk>>,
     heads: HashMap<u64, u32, foldhash::fast::FixedState>,
+    /// Per chunk of the plan checked last (by its index there): its entry.
+    by_chunk: Vec<Option<u32>>,
 }
 
 struct CheckedChunk {
+    /// [`chunk_hash`] of `chunk`.
+    hash: u64,
     chunk: Map,
     found: std::sync::Arc<Vec<Found>>,
     /// The entry before it with the same hash.
@@ -149,6 +153,7 @@ impl Checked {
         Checked {
             entries: Vec::with_capacity(n),
             heads: HashMap::with_capacity_and_hasher(n, Default::default()),
+            by_chunk: Vec::new(),
         }
     }
     /// The entry holding a chunk equal to `chunk` (of hash `hash`).
@@ -163,15 +168,18 @@ impl Checked {
         }
         None
     }
-    fn push(&mut self, hash: u64, chunk: Map, found: std::sync::Arc<Vec<Found>>) {
+    /// Add an entry; returns where it is.
+    fn push(&mut self, hash: u64, chunk: Map, found: std::sync::Arc<Vec<Found>>) -> u32 {
         let i = self.entries.len() as u32;
         let next = self.heads.insert(hash, i);
         self.entries.push(Some(CheckedChunk {
+            hash,
             chunk,
             found,
             next,
             forgotten: false,
         }));
+        i
     }
 }
 
@@ -261,6 +269,20 @@ pub fn check_with(
     catalogue: &Catalogue,
     cache: &CheckCache,
 ) -> Vec<Diagnostic> {
+    check_after(plan, config, options, catalogue, cache, None)
+}
+
+/// [`check_with`] on the plan `cache` checked last with the chunks at
+/// `changed` replaced (`None`: any plan): the other chunks' findings are
+/// taken by their place, without looking them up.
+pub fn check_after(
+    plan: &LocatedLowstate,
+    config: &Config,
+    options: &CheckOptions,
+    catalogue: &Catalogue,
+    cache: &CheckCache,
+    changed: Option<&[usize]>,
+) -> Vec<Diagnostic> {
     let custom = custom_modules(config);
     let mut versions = options.assume_versions.clone();
     versions.insert(
@@ -292,6 +314,17 @@ pub fn check_with(
     let mut once: BTreeSet<String> = BTreeSet::new();
     let low = &plan.lowstate;
     let mut old = std::mem::take(&mut *cache.entries.lock().unwrap_or_else(|e| e.into_inner()));
+    // The entry of chunk `i` of the plan checked last, when chunk `i` is
+    // still that chunk.
+    let same_place = |i: usize| {
+        let changed = changed?;
+        if changed.contains(&i) || old.by_chunk.len() != low.chunks.len() {
+            return None;
+        }
+        let at = (*old.by_chunk.get(i)?)? as usize;
+        let e = old.entries.get(at)?.as_ref()?;
+        (!e.forgotten).then_some((e.hash, Some(at)))
+    };
     // Each chunk's key and the entry checked before that equals it: the
     // comparisons of every chunk, in parallel.
     let looked_up: Vec<Option<(u64, Option<usize>)>> = {
@@ -300,6 +333,9 @@ pub fn check_with(
             .par_iter()
             .with_min_len(256)
             .map(|&i| {
+                if let Some(found) = same_place(i) {
+                    return Some(found);
+                }
                 let chunk = low.chunks.get(i)?;
                 let hash = chunk_hash(chunk);
                 Some((hash, old.find(hash, chunk)))
@@ -307,6 +343,7 @@ pub fn check_with(
             .collect()
     };
     let mut kept = Checked::with_capacity(old.entries.len());
+    kept.by_chunk = vec![None; low.chunks.len()];
     for (&i, looked) in low.sequence.iter().zip(looked_up) {
         let (Some(chunk), Some((hash, before))) = (low.chunks.get(i), looked) else {
             continue;
@@ -314,26 +351,27 @@ pub fn check_with(
         // An entry of the last check (moved over), else one this check
         // made for an equal chunk, else the chunk checked now.
         let moved = before.and_then(|at| old.entries.get_mut(at)?.take());
-        let found = match moved {
+        let (found, at) = match moved {
             Some(e) => {
                 let found = e.found.clone();
-                kept.push(hash, e.chunk, e.found);
-                found
+                (found, kept.push(hash, e.chunk, e.found))
             }
             None => match kept.find(hash, chunk) {
                 Some(at) => match kept.entries.get(at).and_then(Option::as_ref) {
-                    Some(e) => e.found.clone(),
+                    Some(e) => (e.found.clone(), at as u32),
                     None => continue,
                 },
                 None => {
                     let f = std::sync::Arc::new(check_chunk(
                         chunk, plan, &custom, catalogue, &hints, &ctx,
                     ));
-                    kept.push(hash, chunk.clone(), f.clone());
-                    f
+                    (f.clone(), kept.push(hash, chunk.clone(), f))
                 }
             },
         };
+        if let Some(slot) = kept.by_chunk.get_mut(i) {
+            *slot = Some(at);
+        }
         for f in found.iter() {
             match f {
                 Found::Once(key, d) => {
