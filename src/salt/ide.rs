@@ -18,6 +18,7 @@ use crate::editor::{
 use crate::salt::check::{self, Catalogue, CheckOptions};
 use crate::salt::config::Config;
 use crate::salt::fleet::FleetShare;
+use crate::salt::incremental::{recompile_file, CrossRefs, Edit};
 use crate::salt::pipeline::{LocatedLowstate as Plan, Options, Session};
 use crate::value::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -57,6 +58,29 @@ pub struct Workspace {
     open: BTreeMap<PathBuf, String>,
     /// The directories whose files belong to this workspace (canonical).
     dirs: Vec<PathBuf>,
+    /// What changed since the last analysis.
+    edits: Edits,
+    /// What the last whole compile of the highstate says about states
+    /// reaching into other files (`None`: it failed).
+    cross: Option<CrossRefs>,
+    /// The serial number the next analysis gets.
+    serial: u64,
+    /// The last analysis that was made to the end (`None` while one is
+    /// being made: the check cache then holds what it checked, which may
+    /// be no analysis's plan).
+    finished: Option<u64>,
+}
+
+/// The edits since the last analysis.
+#[derive(Debug, Clone, Default)]
+enum Edits {
+    /// None.
+    #[default]
+    None,
+    /// Of one SLS file's text only (the file, as the fileserver names it).
+    One(PathBuf, Edit),
+    /// Anything else.
+    More,
 }
 
 /// How far an edit reaches.
@@ -97,6 +121,10 @@ impl Workspace {
             checked: check::CheckCache::default(),
             open: BTreeMap::new(),
             dirs,
+            edits: Edits::More,
+            cross: None,
+            serial: 0,
+            finished: None,
         })
     }
 
@@ -156,11 +184,25 @@ impl Workspace {
                 self.checked.forget_file(&key.display().to_string());
                 self.checked.forget_file(&path.display().to_string());
                 let fs = self.share.fs.clone();
-                self.share
+                let mut gone = self
+                    .share
                     .sls
-                    .retain(|env, sls| fs.find_sls(env, sls).is_none_or(|f| f.path != key));
+                    .take_where(|env, sls| fs.find_sls(env, sls).is_some_and(|f| f.path == key));
+                self.edits = match std::mem::take(&mut self.edits) {
+                    // The file's render before the edit: one, in one saltenv.
+                    Edits::None => match (gone.pop(), gone.is_empty()) {
+                        (Some(((env, sls), mut renders)), true) if renders.len() == 1 => {
+                            let before = renders.remove(0);
+                            Edits::One(key.clone(), Edit { env, sls, before })
+                        }
+                        _ => Edits::More,
+                    },
+                    Edits::One(file, edit) if file == key => Edits::One(file, edit),
+                    _ => Edits::More,
+                };
             }
             Reach::Pillar => {
+                self.edits = Edits::More;
                 self.share.pillar.set_text(path, text.as_deref());
                 // What templates print may change: findings pointing into
                 // rendered texts with it.
@@ -226,6 +268,7 @@ impl Workspace {
     /// A fresh render cache and fileserver (with the editor's texts), and
     /// the config read again.
     fn restart(&mut self) {
+        self.edits = Edits::More;
         self.checked.clear();
         if let Ok(c) = load_config(&self.config.dir) {
             self.config = c;
@@ -238,18 +281,47 @@ impl Workspace {
     }
 
     /// Compile the highstate (and, alone, every open SLS the top file does
-    /// not reach) and check it.
-    pub fn analyse(&self) -> Analysis {
+    /// not reach) and check it. `previous` is the last analysis: after an
+    /// edit of one SLS file its plan is taken and updated, when that gives
+    /// the whole compile's plan exactly ([`recompile_file`]); it is left as
+    /// it was otherwise.
+    pub fn analyse(&mut self, previous: &mut Option<Analysis>) -> Analysis {
+        let last = self.finished.take();
+        self.serial += 1;
+        let mut a = self.analyse_afresh_or_not(last, previous);
+        a.serial = self.serial;
+        self.finished = Some(self.serial);
+        a
+    }
+
+    fn analyse_afresh_or_not(
+        &mut self,
+        last: Option<u64>,
+        previous: &mut Option<Analysis>,
+    ) -> Analysis {
+        if let Edits::One(_, edit) = std::mem::take(&mut self.edits) {
+            let after_last = previous.as_ref().is_some_and(|p| Some(p.serial) == last);
+            if let Some(a) = after_last
+                .then(|| self.analyse_edit(previous, &edit))
+                .flatten()
+            {
+                return a;
+            }
+        }
+        self.edits = Edits::None;
         let session =
             Session::in_share(self.config.clone(), Options::default(), self.share.clone());
         let mut diags: Vec<Diagnostic> = session.pillar_diagnostics.clone();
-        let mut secrets =
+        let secrets =
             crate::salt::secrets::secret_values(&session.data.pillar, &self.config.secret_pillar);
         let mut known = Known::default();
         let mut reached: BTreeSet<String> = BTreeSet::new();
-        let plan = match session.located_lowstate_noting(&mut reached) {
+        let mut cross = None;
+        let plan = match session
+            .located_lowstate_noting(&mut reached, &mut |hs| cross = Some(CrossRefs::of(hs)))
+        {
             Ok(plan) => {
-                diags.extend(self.check(&session, &plan));
+                diags.extend(self.check(&session, &plan, None));
                 Some(plan)
             }
             Err(e) => {
@@ -257,6 +329,7 @@ impl Workspace {
                 None
             }
         };
+        self.cross = cross.filter(|_| plan.is_some());
         match plan {
             Some(plan) => known.add_plan(plan),
             None => {
@@ -281,9 +354,9 @@ impl Workspace {
             };
             let alone = Session::in_share(self.config.clone(), options, self.share.clone());
             let mut alone_reached = BTreeSet::new();
-            match alone.located_lowstate_noting(&mut alone_reached) {
+            match alone.located_lowstate_noting(&mut alone_reached, &mut |_| {}) {
                 Ok(p) => {
-                    diags.extend(self.check(&alone, &p));
+                    diags.extend(self.check(&alone, &p, None));
                     known.add_plan(p);
                 }
                 Err(e) => {
@@ -294,6 +367,48 @@ impl Workspace {
             }
             reached.insert(format!("{env}:{sls}"));
         }
+        self.finish(diags, secrets, known)
+    }
+
+    /// The analysis after an edit of one SLS file, from the last analysis's
+    /// plan with the file compiled again into it, when the last analysis
+    /// compiled the highstate alone (every open file in it) and the edit
+    /// can be compiled that way. `None`, with `previous` as it was,
+    /// otherwise.
+    fn analyse_edit(&self, previous: &mut Option<Analysis>, edit: &Edit) -> Option<Analysis> {
+        let cross = self.cross.as_ref()?;
+        let prev = previous.as_mut()?;
+        if prev.known.plans.len() != 1 || !prev.known.failed.is_empty() {
+            return None;
+        }
+        for path in self.open.keys() {
+            let Some((env, rel, _)) = self.share.fs.locate(path) else {
+                continue;
+            };
+            let reached =
+                sls_name(&rel).is_some_and(|sls| prev.known.sls.contains(&format!("{env}:{sls}")));
+            if !reached && rel != self.config.state_top {
+                return None;
+            }
+        }
+        let session =
+            Session::in_share(self.config.clone(), Options::default(), self.share.clone());
+        let changed = recompile_file(&session, &mut prev.known.plans[0], edit, cross)?;
+        let plan = previous.take()?.known.plans.pop()?;
+        let mut diags: Vec<Diagnostic> = session.pillar_diagnostics.clone();
+        let secrets =
+            crate::salt::secrets::secret_values(&session.data.pillar, &self.config.secret_pillar);
+        diags.extend(self.check(&session, &plan, Some(&changed)));
+        let mut known = Known::default();
+        known.add_plan(plan);
+        let mut a = self.finish(diags, secrets, known);
+        a.edited = true;
+        Some(a)
+    }
+
+    /// The analysis of compiles that found `diags` and `known`, with
+    /// `secrets` masked (and every `no_log` state's values).
+    fn finish(&self, diags: Vec<Diagnostic>, mut secrets: Vec<String>, known: Known) -> Analysis {
         secrets.extend(crate::salt::secrets::no_log_values(
             known
                 .no_log
@@ -311,23 +426,27 @@ impl Workspace {
             report: OnceLock::new(),
             provenance: OnceLock::new(),
             states: OnceLock::new(),
+            edited: false,
+            serial: 0,
         };
         a.locate(diags);
         a
     }
 
-    fn check(&self, session: &Session, plan: &Plan) -> Vec<Diagnostic> {
+    /// `changed`: see [`check::check_after`].
+    fn check(&self, session: &Session, plan: &Plan, changed: Option<&[usize]>) -> Vec<Diagnostic> {
         let options = CheckOptions {
             assume_versions: BTreeMap::new(),
             allow: session.config.check_allow.clone(),
             version: session.version,
         };
-        check::check_with(
+        check::check_after(
             plan,
             &session.config,
             &options,
             &self.catalogue,
             &self.checked,
+            changed,
         )
     }
 }
@@ -509,6 +628,10 @@ pub struct Analysis {
     provenance: OnceLock<Option<crate::provenance::Provenance>>,
     /// [`Known::states`], made once.
     states: OnceLock<Vec<(String, String, String)>>,
+    /// Made by compiling one edited file into the last analysis's plan.
+    edited: bool,
+    /// Its number among the workspace's analyses.
+    serial: u64,
 }
 
 /// The lines above `line` that hold it, innermost first: (indent, key,
@@ -1493,8 +1616,40 @@ mod incremental {
         dir.canonicalize().unwrap()
     }
 
-    fn shown(a: &Analysis) -> String {
-        format!("{:#?}", a.issues)
+    /// The issues and every plan's lowstate, in order.
+    fn all_of(a: &Analysis) -> String {
+        let plans: Vec<Vec<Map>> = a.known.plans.iter().map(|p| p.lowstate.to_list()).collect();
+        format!("{:#?}\n{plans:#?}", a.issues)
+    }
+
+    /// A workspace that saw `edits` one by one, each compiled into the last
+    /// analysis (as the server does), against a fresh workspace given the
+    /// same texts: the issues and the plans are the same after each edit.
+    /// Returns how many edits were compiled into the last plan.
+    fn edit_and_compare(dir: &Path, edits: &[(&str, &str)]) -> usize {
+        let mut ws = Workspace::open(dir).unwrap();
+        let mut open: BTreeMap<PathBuf, String> = BTreeMap::new();
+        let mut last = None;
+        let mut edited = 0;
+        for (rel, text) in edits {
+            let path = dir.join(rel);
+            ws.set_text(&path, Some(text.to_string()));
+            open.insert(path, text.to_string());
+            let a = ws.analyse(&mut last);
+            edited += usize::from(a.edited);
+            let got = all_of(&a);
+            last = Some(a);
+            // As the server does between edits: the next compile takes
+            // these copies of the cached renders.
+            ws.spare_work(Arc::default())();
+            let mut fresh = Workspace::open(dir).unwrap();
+            for (p, t) in &open {
+                fresh.set_text(p, Some(t.clone()));
+            }
+            let want = all_of(&fresh.analyse(&mut None));
+            assert_eq!(got, want, "after the edit of {rel}:\n{text}");
+        }
+        edited
     }
 
     /// After every edit, the workspace that saw the edits one by one
@@ -1530,30 +1685,15 @@ mod incremental {
             ("salt/b.sls", "b-one: [broken\n"),
             ("salt/b.sls", "b-one:\n  test.nop:\n    - require:\n      - test: a-one\n"),
         ];
-        let mut ws = Workspace::open(&dir).unwrap();
-        let mut open: BTreeMap<PathBuf, String> = BTreeMap::new();
-        for (rel, text) in edits {
-            let path = dir.join(rel);
-            ws.set_text(&path, Some(text.to_string()));
-            open.insert(path, text.to_string());
-            let got = shown(&ws.analyse());
-            // As the server does between edits: the next compile takes
-            // these copies of the cached renders.
-            ws.spare_work(Arc::default())();
-            let mut fresh = Workspace::open(&dir).unwrap();
-            for (p, t) in &open {
-                fresh.set_text(p, Some(t.clone()));
-            }
-            assert_eq!(
-                got,
-                shown(&fresh.analyse()),
-                "after the edit of {rel}:\n{text}"
-            );
-        }
+        edit_and_compare(&dir, edits);
         // What the editor had is what the compile read: the pillar buffer's
         // value reaches the state (no diagnostic names it, so compare the
         // chunk).
-        let a = ws.analyse();
+        let mut ws = Workspace::open(&dir).unwrap();
+        for (rel, text) in edits {
+            ws.set_text(&dir.join(rel), Some(text.to_string()));
+        }
+        let a = ws.analyse(&mut None);
         let names: Vec<String> = a
             .known
             .chunks()
@@ -1585,11 +1725,12 @@ mod incremental {
         ];
         let mut ws = Workspace::open(&dir).unwrap();
         let mut open: BTreeMap<PathBuf, String> = BTreeMap::new();
+        let mut last = None;
         for (rel, text, want) in steps {
             let path = dir.join(rel);
             ws.set_text(&path, Some(text.clone()));
             open.insert(path, text.clone());
-            let got = ws.analyse();
+            let got = ws.analyse(&mut last);
             ws.spare_work(Arc::default())();
             let name = |a: &Analysis| {
                 a.known
@@ -1607,11 +1748,193 @@ mod incremental {
                 fresh.set_text(p, Some(t.clone()));
             }
             assert_eq!(
-                shown(&got),
-                shown(&fresh.analyse()),
+                all_of(&got),
+                all_of(&fresh.analyse(&mut None)),
                 "after the edit of {rel}"
             );
+            last = Some(got);
         }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Edits that change only states' own arguments and functions are
+    /// compiled into the last plan, not the whole tree again, with the same
+    /// issues, chunks and order: `names`, an explicit order, `watch` (which
+    /// ordering moves), reverse requisites inside the file, a requisite on
+    /// another file, a function changed (the tie-break reads it), a
+    /// misspelt argument, an argument added; edits that change what
+    /// ordering reads (a requisite, a `name`) are compiled whole.
+    #[test]
+    fn edits_of_arguments_are_compiled_into_the_last_plan() {
+        let dir = tree("local");
+        let c = |one: &str, two: &str, text: &str| {
+            format!(
+                "c-one:\n  test.{one}:\n    - text: {text}\n    - names:\n      - n1\n      - n2:\n        - order: 5\n\
+                 c-two:\n  test.{two}:\n    - text: {{{{ '{text}' | upper }}}}\n    - watch:\n      - test: a-two\n    - require_in:\n      - test: c-three\n\
+                 c-three:\n  test.nop:\n    - text: {text}\n"
+            )
+        };
+        let texts = [
+            c("nop", "succeed_with_changes", "v1"),
+            c("nop", "succeed_with_changes", "v2"),
+            c("succeed_without_changes", "succeed_with_changes", "v2"),
+            c("succeed_without_changes", "nop", "v3"),
+            c("nopp", "nop", "v3"),
+            c("nop", "nop", "v4"),
+            // An argument more (compiled into the plan too), then a
+            // requisite changed (a whole compile).
+            c("nop", "nop", "v4").replace(
+                "- text: v4\n    - names",
+                "- text: v4\n    - extra: 1\n    - names",
+            ),
+            c("nop", "nop", "v5").replace("- test: a-two", "- test: a-one"),
+            c("nop", "nop", "v6").replace("- test: a-two", "- test: a-one"),
+        ];
+        let a_text = |fun: &str, name: &str| {
+            format!("a-one:\n  test.nop:\n    - name: {name}\na-two:\n  test.{fun}:\n    - nmae: x\n    - require:\n      - test: a-one\n")
+        };
+        let a_texts = [
+            a_text("succeed_without_changes", "first"),
+            a_text("succeed_with_changes", "first"),
+            // `name` is read by ordering: whole compiles.
+            a_text("succeed_with_changes", "second"),
+            a_text("nop", "second"),
+        ];
+        let mut edits: Vec<(&str, &str)> =
+            texts.iter().map(|t| ("salt/c.sls", t.as_str())).collect();
+        edits.extend(a_texts.iter().map(|t| ("salt/a.sls", t.as_str())));
+        let edited = edit_and_compare(&dir, &edits);
+        // The first compile, the requisite and the `name` changed compile
+        // whole; the others go into the last plan.
+        assert_eq!(edited, edits.len() - 3, "edits compiled into the last plan");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Random edits of a generated tree (includes, requisites within and
+    /// across files, `watch`, `onchanges`, `require_in`, `names`, an
+    /// explicit order, a macro): argument values and functions, with now
+    /// and then an argument added, a requisite retargeted or an ID
+    /// renamed. After each, the issues and plans equal a fresh
+    /// workspace's; most edits are compiled into the last plan.
+    #[test]
+    fn random_edits_equal_a_fresh_compile() {
+        const FUNS: [&str; 4] = [
+            "nop",
+            "succeed_without_changes",
+            "succeed_with_changes",
+            "configurable_test_state",
+        ];
+        struct State {
+            id: String,
+            fun: usize,
+            text: u32,
+            extra: bool,
+            require: Option<String>,
+        }
+        let dir = std::env::temp_dir().join(format!("lowstate-ide-random-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("salt")).unwrap();
+        std::fs::write(
+            dir.join("minion"),
+            "id: web1\ngrains: {os: Debian, os_family: Debian, kernel: Linux}\nfile_roots: {base: [salt]}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("salt/macros.jinja"),
+            "{% macro stamp(id, after) -%}\n{{ id }}:\n  test.nop:\n    - require:\n      - test: {{ after }}\n{%- endmacro %}\n",
+        )
+        .unwrap();
+        let files = 8;
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut tree: Vec<Vec<State>> = (0..files)
+            .map(|f| {
+                (0..6)
+                    .map(|s| State {
+                        id: format!("f{f}-s{s}"),
+                        fun: (f + s) % 3,
+                        text: 0,
+                        extra: false,
+                        require: (s > 0).then(|| format!("f{f}-s{}", s - 1)),
+                    })
+                    .collect()
+            })
+            .collect();
+        let text_of = |f: usize, states: &[State]| {
+            let mut t = String::from("{% from 'macros.jinja' import stamp %}\n");
+            if f > 0 {
+                t += &format!("include:\n  - f{}\n", f - 1);
+            }
+            for (i, st) in states.iter().enumerate() {
+                t += &format!(
+                    "{}:\n  test.{}:\n    - text: v{}\n",
+                    st.id, FUNS[st.fun], st.text
+                );
+                if st.extra {
+                    t += "    - extra: 1\n";
+                }
+                if i == 1 {
+                    t += &format!(
+                        "    - names:\n      - f{f}-n1\n      - f{f}-n2:\n        - order: 5\n"
+                    );
+                }
+                if let Some(r) = &st.require {
+                    let kind = ["require", "watch", "onchanges"][i % 3];
+                    t += &format!("    - {kind}:\n      - test: {r}\n");
+                }
+                if i == 2 {
+                    t += &format!("    - require_in:\n      - test: {}\n", states[5].id);
+                }
+                if i == 3 && f > 0 {
+                    t += &format!("    - require:\n      - test: f{}-s0\n", f - 1);
+                }
+            }
+            t += &format!("{{{{ stamp('f{f}-m', '{}') }}}}\n", states[0].id);
+            t
+        };
+        let mut top = String::from("base:\n  '*':\n");
+        for (f, states) in tree.iter().enumerate() {
+            top += &format!("    - f{f}\n");
+            std::fs::write(dir.join(format!("salt/f{f}.sls")), text_of(f, states)).unwrap();
+        }
+        std::fs::write(dir.join("salt/top.sls"), top).unwrap();
+        let dir = dir.canonicalize().unwrap();
+        let mut edits: Vec<(String, String)> = Vec::new();
+        for _ in 0..120 {
+            let f = next(files);
+            let s = next(6);
+            let st = &mut tree[f][s];
+            match next(20) {
+                0 => st.extra = !st.extra,
+                1 if s > 0 => {
+                    st.require = Some(format!("f{f}-s{}", next(s)));
+                }
+                2 => {
+                    // An ID renamed (its requisites then miss), and back.
+                    let id = std::mem::replace(&mut st.id, format!("f{f}-s{s}-x"));
+                    edits.push((format!("salt/f{f}.sls"), text_of(f, &tree[f])));
+                    tree[f][s].id = id;
+                }
+                3..=10 => st.fun = next(FUNS.len()),
+                _ => st.text += 1,
+            }
+            edits.push((format!("salt/f{f}.sls"), text_of(f, &tree[f])));
+        }
+        let edits: Vec<(&str, &str)> = edits
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let edited = edit_and_compare(&dir, &edits);
+        assert!(
+            edited > edits.len() / 2,
+            "{edited} of {} edits compiled into the last plan",
+            edits.len()
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

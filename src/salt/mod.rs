@@ -45,6 +45,7 @@ pub mod grains;
 pub mod graph;
 pub mod high;
 pub mod ide;
+pub mod incremental;
 pub mod low;
 pub(crate) mod matcher;
 pub mod order;

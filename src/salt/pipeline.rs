@@ -8,7 +8,7 @@ use crate::salt::config::{Config, SaltVersion};
 use crate::salt::fileserver::FileServer;
 use crate::salt::fleet::{Fleet, FleetShare};
 use crate::salt::graph::ChunkGraph;
-use crate::salt::high::build::{Builder, Highstate, RenderCache};
+use crate::salt::high::build::{Builder, Highstate, RenderCache, SlsRender};
 use crate::salt::high::exclude::apply_exclude;
 use crate::salt::high::extend::reconcile_extend;
 use crate::salt::high::requisite_in::requisite_in_for;
@@ -296,6 +296,14 @@ impl Session {
         Ok(matches)
     }
 
+    /// One SLS file's render, as this compile's walk would take it from the
+    /// render cache (rendered now if the cache has none).
+    pub fn sls_render(&self, saltenv: &str, sls: &str) -> Arc<SlsRender> {
+        RenderCache::new(&self.fs, self.sls_env(), self.config.state_auto_order)
+            .with_share(self.share.as_deref().map(|s| (&s.sls, s.verify)))
+            .get(saltenv, sls)
+    }
+
     /// The high data (`state.show_highstate`), with render/merge errors.
     pub fn highstate(&self) -> Result<Highstate, Diagnostics> {
         self.highstate_with(true)
@@ -375,12 +383,14 @@ impl Session {
     /// [`Session::located_lowstate`], noting in `reached` the `env:sls` of
     /// every file the high data holds states of once it is rendered (what
     /// an editor needs of a compile that fails later, without rendering
-    /// it again).
+    /// it again), and showing `see` the high data before it is compiled.
     pub fn located_lowstate_noting(
         &self,
         reached: &mut BTreeSet<String>,
+        see: &mut dyn FnMut(&Highstate),
     ) -> Result<LocatedLowstate, Diagnostics> {
         let hs = self.highstate_with(false)?;
+        see(&hs);
         let mut last: Option<(&Value, Option<&Value>)> = None;
         for body in hs.high.values().filter_map(Value::as_map) {
             let Some(sls) = body.get("__sls__") else {

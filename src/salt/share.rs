@@ -113,6 +113,10 @@ pub struct Twin<'a, T> {
     pub relocate: &'a (dyn Fn(&T) -> Option<T> + Sync),
 }
 
+/// A file's renders taken out of a [`RenderShare`]: (saltenv, file) and
+/// every render kept of it.
+pub type Taken<T> = ((String, String), Vec<Arc<T>>);
+
 /// Renders of one kind of file (SLS, top), by file and by what they read.
 pub struct RenderShare<T> {
     files: Mutex<HashMap<(String, String), Slot<T>>>,
@@ -195,6 +199,28 @@ impl<T> RenderShare<T> {
     pub fn retain(&self, keep: impl Fn(&str, &str) -> bool) {
         let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
         files.retain(|(env, file), _| keep(env, file));
+    }
+
+    /// Take out the renders of the files `gone(saltenv, file)` accepts (an
+    /// editor changed them): per file, every render kept of it.
+    pub fn take_where(&self, gone: impl Fn(&str, &str) -> bool) -> Vec<Taken<T>> {
+        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        let keys: Vec<(String, String)> = files
+            .keys()
+            .filter(|(env, file)| gone(env, file))
+            .cloned()
+            .collect();
+        keys.into_iter()
+            .filter_map(|k| {
+                let slot = files.remove(&k)?;
+                let renders = slot
+                    .shapes
+                    .into_iter()
+                    .flat_map(|s| s.entries.into_values().flatten().map(|e| e.result))
+                    .collect();
+                Some((k, renders))
+            })
+            .collect()
     }
 
     /// A render of `file` in `saltenv` that read what `data` still gives

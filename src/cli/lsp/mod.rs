@@ -381,27 +381,32 @@ impl<'c> Server<'c> {
         self.dirty = false;
         self.spares_stop
             .store(true, std::sync::atomic::Ordering::Relaxed);
+        let hot: Vec<(PathBuf, String)> = self
+            .docs
+            .iter()
+            .filter(|(p, (_, k))| *k == Kind::Hot && self.inside(p))
+            .map(|(p, (t, _))| (p.clone(), t.clone()))
+            .collect();
+        // The last analysis: the next one may take its plan and update it.
+        let mut previous = self.analysis.take();
         let analysed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let salt = self.salt.as_ref().map(|w| w.analyse());
-            let hot: Vec<(PathBuf, String)> = self
-                .docs
-                .iter()
-                .filter(|(p, (_, k))| *k == Kind::Hot && self.inside(p))
-                .map(|(p, (t, _))| (p.clone(), t.clone()))
-                .collect();
+            let salt = self.salt.as_mut().map(|w| w.analyse(&mut previous));
             (salt, self.hot.issues(&hot))
         }));
         match analysed {
             Ok((salt, hot)) => {
-                // The last analysis holds a whole compile: freeing it is
-                // no part of the answer, so another thread does it.
-                let old = std::mem::replace(&mut self.analysis, salt);
-                if old.is_some() {
-                    in_background("lowstate-lsp-free", move || drop(old));
+                self.analysis = salt;
+                // What is left of the last analysis may hold a whole
+                // compile: freeing it is no part of the answer, so another
+                // thread does it.
+                if previous.is_some() {
+                    in_background("lowstate-lsp-free", move || drop(previous));
                 }
                 self.hot_issues = hot;
             }
             Err(_) => {
+                // The answers go on from the last analysis.
+                self.analysis = previous;
                 self.log(
                     lsp::MessageType::ERROR,
                     "lowstate lsp: internal error while compiling (a bug; the message is withheld because it may quote input values); the server goes on",

@@ -113,6 +113,50 @@ struct Body {
     errors: Vec<(Diagnostic, LabelAt)>,
 }
 
+/// A file's own states as its render left them for the walk (see
+/// [`file_states`]).
+pub(crate) struct FileStates<'r> {
+    /// ID → body, stamped, each declaration without an `order` with a
+    /// placeholder one (the walk numbers them).
+    pub state: &'r Map,
+    /// The `include` list.
+    pub include: &'r [Value],
+}
+
+/// The own states of a render that the walk would take as they are: `None`
+/// for a render that failed, has no states, found problems while it was
+/// prepared, changed the minion's data in place, or has `extend` or
+/// `exclude` (those reach other files' states).
+pub(crate) fn file_states(r: &SlsRender) -> Option<FileStates<'_>> {
+    let SlsRender::Ok(p) = r else { return None };
+    let b = p.body.as_ref()?;
+    let state = b.state.as_ref().ok()?;
+    let plain = !p.mutated
+        && b.errors.is_empty()
+        && !state.contains_key("__extend__")
+        && !state.contains_key("__exclude__");
+    plain.then_some(FileStates {
+        state,
+        include: &b.include,
+    })
+}
+
+/// Put a render's file into `sources` in place of the file's earlier
+/// render (see [`SourceMap::replace_file`]).
+pub(crate) fn replace_source(r: &SlsRender, what: &str, sources: &mut SourceMap) -> bool {
+    let SlsRender::Ok(p) = r else { return false };
+    let Some(b) = p.body.as_ref() else {
+        return false;
+    };
+    sources.replace_file(
+        what,
+        b.template.clone(),
+        b.text.clone(),
+        b.spanless.clone(),
+        b.spans.clone(),
+    )
+}
+
 /// Where a diagnostic found while preparing a file should point, resolved
 /// through the source map during the walk.
 #[derive(Debug, Clone)]
@@ -694,6 +738,9 @@ pub struct Highstate {
     pub errors: Vec<Diagnostic>,
     /// Where every ID, state and argument was written.
     pub sources: SourceMap,
+    /// Whether a render changed the minion's data in place, so that the
+    /// files after it were rendered again in turn (not from the cache).
+    pub in_turn: bool,
 }
 
 /// Walks SLS files the way Salt's `render_state` / `render_highstate` do.
@@ -812,6 +859,7 @@ impl<'a> Builder<'a> {
             high,
             errors: all_errors,
             sources: self.sources,
+            in_turn: self.run.is_some(),
         }
     }
 

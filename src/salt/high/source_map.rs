@@ -243,6 +243,35 @@ impl SourceMap {
             node: spanless,
         }));
     }
+    /// Put a file's new render in place of its old one (an edit of the
+    /// file `sls`, as [`SourceMap::defer_file`] took it): `false`, with
+    /// nothing changed, unless exactly one layer is that file's.
+    pub fn replace_file(
+        &mut self,
+        sls: &str,
+        template: Arc<SourceFile>,
+        text: Arc<SourceFile>,
+        spanless: Option<Node>,
+        memo: Arc<SpanMemo>,
+    ) -> bool {
+        let mut of_file = self
+            .layers
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| matches!(l, Layer::File(p) if p.sls == sls));
+        let (Some((at, _)), None) = (of_file.next(), of_file.next()) else {
+            return false;
+        };
+        self.lookup = std::sync::OnceLock::new();
+        self.layers[at] = Layer::File(Pending {
+            memo,
+            sls: sls.to_string(),
+            template,
+            text,
+            node: spanless,
+        });
+        true
+    }
     /// The last layer, when it holds directly recorded spans (else a new
     /// one).
     fn own_mut(&mut self) -> &mut Index {

@@ -226,14 +226,16 @@ pub fn order_reads(key: &str) -> bool {
 }
 
 /// Put new versions of ordered chunks in place without ordering again:
-/// each `(index, chunk)` must have the old chunk's keys in the same order,
-/// with the same values for every key [`order_reads`] but `fun`. The graph
-/// keeps its edges; nodes whose `fun` changed get their new tags, and the
-/// sequence is sorted again with the ranks the last sort worked out when
-/// one of them shares its rank (a `fun` is part of the tie-break), which
-/// is what ordering the new chunks from scratch gives. `false`, with nothing changed, when that is not
-/// certain: another shape of chunk, a release without the graph, a sort
-/// that kept no ranks, a new tag that is another node's.
+/// each `(index, chunk)` must read the same as the old chunk to ordering
+/// (the keys [`order_reads`], in the same order, with the same values), but
+/// for `fun`; the other keys may differ in any way. The graph keeps its
+/// edges; nodes whose `fun` changed get their new tags, and the sequence
+/// is sorted again with the ranks the last sort worked out when one of
+/// them shares its rank (a `fun` is part of the tie-break), which is what
+/// ordering the new chunks from scratch gives. `false`, with nothing
+/// changed, when that is not certain: a chunk ordering reads otherwise, a
+/// release without the graph, a sort that kept no ranks, a new tag that
+/// is another node's.
 pub fn replace_chunks(low: &mut Lowstate, new: Vec<(usize, Map)>) -> bool {
     let Some(g) = low.graph.as_mut() else {
         return false;
@@ -243,22 +245,13 @@ pub fn replace_chunks(low: &mut Lowstate, new: Vec<(usize, Map)>) -> bool {
         let Some(old) = low.chunks.get(*i) else {
             return false;
         };
-        if old.len() != chunk.len() {
+        if !ordering_reads(old).eq(ordering_reads(chunk)) {
             return false;
         }
-        for ((k, v), (nk, nv)) in old.iter().zip(chunk.iter()) {
-            let Value::Str(key) = k else { return false };
-            if k != nk {
-                return false;
-            }
-            if key == "fun" {
-                if v != nv {
-                    funs.push((*i, nv.py_str()));
-                    before.push((*i, v.py_str()));
-                }
-            } else if order_reads(key) && v != nv {
-                return false;
-            }
+        let (was, is) = (old.get("fun"), chunk.get("fun"));
+        if was != is {
+            funs.push((*i, is.map(Value::py_str).unwrap_or_default()));
+            before.push((*i, was.map(Value::py_str).unwrap_or_default()));
         }
     }
     if !g.set_funs(&funs) {
@@ -285,6 +278,15 @@ pub fn replace_chunks(low: &mut Lowstate, new: Vec<(usize, Map)>) -> bool {
         low.nodes = nodes;
     }
     true
+}
+
+/// A chunk's keys and values that ordering reads, but `fun`, in order:
+/// two chunks that give the same are ordered the same way, and ordering
+/// does the same to them.
+pub fn ordering_reads(chunk: &Map) -> impl Iterator<Item = (&Value, &Value)> {
+    chunk
+        .iter()
+        .filter(|(k, _)| k.as_str().is_none_or(|k| k != "fun" && order_reads(k)))
 }
 
 /// Order compiled chunks into the lowstate (see the module doc). Errors:
