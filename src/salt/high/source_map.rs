@@ -262,14 +262,20 @@ impl SourceMap {
         let (Some((at, _)), None) = (of_file.next(), of_file.next()) else {
             return false;
         };
-        self.lookup = std::sync::OnceLock::new();
-        self.layers[at] = Layer::File(Pending {
+        let new = Layer::File(Pending {
             memo,
             sls: sls.to_string(),
             template,
             text,
             node: spanless,
         });
+        // The table of which layers hold which names stays right while the
+        // file declares the same names (an edit of arguments): working out
+        // the one file's spans spares working it out again for every file.
+        if self.lookup.get().is_some() && names(self.layers[at].index()) != names(new.index()) {
+            self.lookup = std::sync::OnceLock::new();
+        }
+        self.layers[at] = new;
         true
     }
     /// The last layer, when it holds directly recorded spans (else a new
@@ -443,6 +449,16 @@ impl SourceMap {
             format!("extend of `{id}`"),
         ))
     }
+}
+
+/// The names an index holds (IDs, extends, files), each kind sorted.
+fn names(ix: &Index) -> [Vec<&str>; 3] {
+    fn sorted<V>(m: &HashMap<String, V>) -> Vec<&str> {
+        let mut k: Vec<&str> = m.keys().map(String::as_str).collect();
+        k.sort_unstable();
+        k
+    }
+    [sorted(&ix.ids), sorted(&ix.extends), sorted(&ix.files)]
 }
 
 fn index_file_afresh(index: &mut Index, p: &Pending) {
