@@ -1762,8 +1762,9 @@ mod incremental {
     /// issues, chunks and order: `names`, an explicit order, `watch` (which
     /// ordering moves), reverse requisites inside the file, a requisite on
     /// another file, a function changed (the tie-break reads it), a
-    /// misspelt argument, an argument added; edits that change what
-    /// ordering reads (a requisite, a `name`) are compiled whole.
+    /// misspelt argument, an argument added, a `name`; edits that change
+    /// what ordering reads (a requisite, a name some requisite names) are
+    /// compiled whole.
     #[test]
     fn edits_of_arguments_are_compiled_into_the_last_plan() {
         let dir = tree("local");
@@ -1796,23 +1797,28 @@ mod incremental {
         let a_texts = [
             a_text("succeed_without_changes", "first"),
             a_text("succeed_with_changes", "first"),
-            // `name` is read by ordering: whole compiles.
+            // A `name` no requisite names: into the plan too.
             a_text("succeed_with_changes", "second"),
+            // A `name` a requisite names (`a-two`, which `c-two` watches):
+            // a whole compile.
+            a_text("succeed_with_changes", "a-two"),
             a_text("nop", "second"),
         ];
         let mut edits: Vec<(&str, &str)> =
             texts.iter().map(|t| ("salt/c.sls", t.as_str())).collect();
         edits.extend(a_texts.iter().map(|t| ("salt/a.sls", t.as_str())));
         let edited = edit_and_compare(&dir, &edits);
-        // The first compile, the requisite and the `name` changed compile
-        // whole; the others go into the last plan.
-        assert_eq!(edited, edits.len() - 3, "edits compiled into the last plan");
+        // The first compile, the requisite changed and the name a
+        // requisite names (set, then changed again) compile whole; the
+        // others go into the last plan.
+        assert_eq!(edited, edits.len() - 4, "edits compiled into the last plan");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// Random edits of a generated tree (includes, requisites within and
     /// across files, `watch`, `onchanges`, `require_in`, `names`, an
-    /// explicit order, a macro): argument values and functions, with now
+    /// explicit order, a macro): argument values, functions and names
+    /// (some of them other states' IDs, which requisites name), with now
     /// and then an argument added, a requisite retargeted or an ID
     /// renamed. After each, the issues and plans equal a fresh
     /// workspace's; most edits are compiled into the last plan.
@@ -1826,6 +1832,7 @@ mod incremental {
         ];
         struct State {
             id: String,
+            name: Option<String>,
             fun: usize,
             text: u32,
             extra: bool,
@@ -1857,6 +1864,7 @@ mod incremental {
                 (0..6)
                     .map(|s| State {
                         id: format!("f{f}-s{s}"),
+                        name: None,
                         fun: (f + s) % 3,
                         text: 0,
                         extra: false,
@@ -1875,6 +1883,9 @@ mod incremental {
                     "{}:\n  test.{}:\n    - text: v{}\n",
                     st.id, FUNS[st.fun], st.text
                 );
+                if let Some(name) = &st.name {
+                    t += &format!("    - name: {name}\n");
+                }
                 if st.extra {
                     t += "    - extra: 1\n";
                 }
@@ -1920,7 +1931,16 @@ mod incremental {
                     edits.push((format!("salt/f{f}.sls"), text_of(f, &tree[f])));
                     tree[f][s].id = id;
                 }
-                3..=10 => st.fun = next(FUNS.len()),
+                // A name: of its own, or another state's ID (which
+                // requisites name; and back, as it may make a cycle).
+                3 => st.name = Some(format!("n{}", next(4))),
+                4 => {
+                    let name = std::mem::replace(&mut st.name, Some(format!("f{f}-s{}", next(6))));
+                    edits.push((format!("salt/f{f}.sls"), text_of(f, &tree[f])));
+                    tree[f][s].name = name;
+                }
+                5 => st.name = None,
+                6..=10 => st.fun = next(FUNS.len()),
                 _ => st.text += 1,
             }
             edits.push((format!("salt/f{f}.sls"), text_of(f, &tree[f])));

@@ -1327,7 +1327,7 @@ impl RequisiteGraph {
 
     /// Sort again with the ranks of the last sort (`None` when it did not
     /// keep them): the sequence after the tie-breaks changed
-    /// ([`RequisiteGraph::set_funs`]) and nothing a rank reads.
+    /// ([`RequisiteGraph::set_parts`]) and nothing a rank reads.
     pub(super) fn resort(&self) -> Option<Result<Vec<NodeIndex>, ()>> {
         self.ranks.as_deref().map(|keys| self.kahn_ranked(keys))
     }
@@ -1347,34 +1347,35 @@ impl RequisiteGraph {
         })
     }
 
-    /// Give the nodes of chunks new `fun` parts, and so new tags (the
-    /// sort's tie-break reads them; nothing else of the graph does). Only
-    /// when the last sort kept its ranks (one node per chunk). `false`,
-    /// with nothing changed, when a new tag would be another node's.
-    pub(super) fn set_funs(&mut self, changes: &[(usize, String)]) -> bool {
+    /// Give the nodes of chunks new `name` and `fun` parts, and so new
+    /// tags (the sort's tie-break reads them; no edge depends on them once
+    /// requisites are resolved). Only when the last sort kept its ranks
+    /// (one node per chunk). `false`, with nothing changed, when a new tag
+    /// would be another node's.
+    pub(super) fn set_parts(&mut self, changes: &[(usize, [String; 2])]) -> bool {
         if self.ranks.is_none() {
             return false;
         }
         let mut tags = std::collections::HashSet::new();
-        for (c, fun) in changes {
+        for (c, [name, fun]) in changes {
             let Some(&n) = self.chunk_nodes.get(*c) else {
                 return false;
             };
-            let [state, id, name, _] = self.tag_strs(n.index());
+            let [state, id, _, _] = self.tag_strs(n.index());
             let tag = requisite::gen_tag(state, id, name, fun);
             if self.node(&tag).is_some_and(|m| m != n) || !tags.insert(tag) {
                 return false;
             }
         }
-        for (c, fun) in changes {
+        for (c, [name, fun]) in changes {
             let n = self.chunk_nodes[*c];
             let old = Interner::hash(&self.tag(n));
             if let Ok(e) = self.tag_index.find_entry(old, |&j| j as usize == n.index()) {
                 e.remove();
             }
-            let slot = self.intern(fun);
+            let parts = [self.intern(name), self.intern(fun)];
             if let Some(p) = self.tag_parts.get_mut(n.index()) {
-                p[3] = slot;
+                [p[2], p[3]] = parts;
             }
             let mut tag_index = std::mem::take(&mut self.tag_index);
             tag_index.insert_unique(Interner::hash(&self.tag(n)), n.index() as u32, |&j| {

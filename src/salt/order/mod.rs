@@ -227,20 +227,22 @@ pub fn order_reads(key: &str) -> bool {
 
 /// Put new versions of ordered chunks in place without ordering again:
 /// each `(index, chunk)` must read the same as the old chunk to ordering
-/// (the keys [`order_reads`], in the same order, with the same values), but
-/// for `fun`; the other keys may differ in any way. The graph keeps its
-/// edges; nodes whose `fun` changed get their new tags, and the sequence
-/// is sorted again with the ranks the last sort worked out when one of
-/// them shares its rank (a `fun` is part of the tie-break), which is what
+/// ([`ordering_reads`]), but for its `name` and `fun`; the keys ordering
+/// does not read may differ in any way. The graph keeps its edges; nodes
+/// whose name or function changed get their new tags, and the sequence is
+/// sorted again with the ranks the last sort worked out when one of them
+/// shares its rank (both are part of the tie-break), which is what
 /// ordering the new chunks from scratch gives. `false`, with nothing
 /// changed, when that is not certain: a chunk ordering reads otherwise, a
-/// release without the graph, a sort that kept no ranks, a new tag that
-/// is another node's.
+/// name changed that a requisite anywhere may name (the old or the new
+/// one, or a glob), a release without the graph, a sort that kept no
+/// ranks, a new tag that is another node's.
 pub fn replace_chunks(low: &mut Lowstate, new: Vec<(usize, Map)>) -> bool {
     let Some(g) = low.graph.as_mut() else {
         return false;
     };
-    let (mut funs, mut before) = (Vec::new(), Vec::new());
+    let part = |c: &Map, key: &str| c.get(key).map(Value::py_str).unwrap_or_default();
+    let (mut parts, mut before, mut names) = (Vec::new(), Vec::new(), Vec::new());
     for (i, chunk) in &new {
         let Some(old) = low.chunks.get(*i) else {
             return false;
@@ -248,16 +250,25 @@ pub fn replace_chunks(low: &mut Lowstate, new: Vec<(usize, Map)>) -> bool {
         if !ordering_reads(old).eq(ordering_reads(chunk)) {
             return false;
         }
-        let (was, is) = (old.get("fun"), chunk.get("fun"));
-        if was != is {
-            funs.push((*i, is.map(Value::py_str).unwrap_or_default()));
-            before.push((*i, was.map(Value::py_str).unwrap_or_default()));
+        let was = [part(old, "name"), part(old, "fun")];
+        let is = [part(chunk, "name"), part(chunk, "fun")];
+        if old.get("name") != chunk.get("name") {
+            let id = part(old, "__id__");
+            names.push((id.clone(), was[0].clone()));
+            names.push((id, is[0].clone()));
+        }
+        if old.get("name") != chunk.get("name") || old.get("fun") != chunk.get("fun") {
+            parts.push((*i, is));
+            before.push((*i, was));
         }
     }
-    if !g.set_funs(&funs) {
+    if !names.is_empty() && may_name(&low.chunks, &names) {
         return false;
     }
-    let changed: Vec<usize> = funs.iter().map(|(i, _)| *i).collect();
+    if !g.set_parts(&parts) {
+        return false;
+    }
+    let changed: Vec<usize> = parts.iter().map(|(i, _)| *i).collect();
     let sorted = match g.ties(&changed) {
         false => None,
         true => match g.resort() {
@@ -265,7 +276,7 @@ pub fn replace_chunks(low: &mut Lowstate, new: Vec<(usize, Map)>) -> bool {
             // Not expected (the edges are the last sort's), but then the
             // old tags go back.
             _ => {
-                g.set_funs(&before);
+                g.set_parts(&before);
                 return false;
             }
         },
@@ -280,13 +291,41 @@ pub fn replace_chunks(low: &mut Lowstate, new: Vec<(usize, Map)>) -> bool {
     true
 }
 
-/// A chunk's keys and values that ordering reads, but `fun`, in order:
-/// two chunks that give the same are ordered the same way, and ordering
-/// does the same to them.
+/// Whether a requisite of any chunk (in any form: `require`, `watch_in`,
+/// `use`, ...) may name a state by one of `names` (ID, name): a target
+/// equal to the name (but not to the state's ID, which names it whatever
+/// its name), a glob, or a target that is not a string.
+fn may_name(chunks: &[Map], names: &[(String, String)]) -> bool {
+    use crate::salt::requisite::{REQUISITE_IN_KEYWORDS, REQUISITE_KEYWORDS, REQUISITE_SPELLINGS};
+    let requisite = |k: &str| {
+        REQUISITE_SPELLINGS.contains(&k)
+            || REQUISITE_KEYWORDS.contains(&k)
+            || REQUISITE_IN_KEYWORDS.contains(&k)
+    };
+    let names_it = |target: &Value| match target.as_str() {
+        Some(t) => names.iter().any(|(id, n)| n == t && id != t) || t.contains(['*', '?', '[']),
+        None => true,
+    };
+    chunks.iter().any(|c| {
+        c.iter()
+            .filter(|(k, _)| k.as_str().is_some_and(requisite))
+            .flat_map(|(_, items)| py_iter(items))
+            .any(|item| match &item {
+                Value::Map(m) => m.values().any(names_it),
+                other => names_it(other),
+            })
+    })
+}
+
+/// A chunk's keys and values that ordering reads, but `name` and `fun`, in
+/// order: two chunks that give the same are ordered the same way, and
+/// ordering does the same to them, as long as no requisite names them by
+/// name (see [`replace_chunks`]).
 pub fn ordering_reads(chunk: &Map) -> impl Iterator<Item = (&Value, &Value)> {
-    chunk
-        .iter()
-        .filter(|(k, _)| k.as_str().is_none_or(|k| k != "fun" && order_reads(k)))
+    chunk.iter().filter(|(k, _)| {
+        k.as_str()
+            .is_none_or(|k| !matches!(k, "fun" | "name") && order_reads(k))
+    })
 }
 
 /// Order compiled chunks into the lowstate (see the module doc). Errors:
