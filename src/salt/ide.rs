@@ -1935,7 +1935,7 @@ mod incremental {
                 // requisites name; and back, as it may make a cycle).
                 3 => st.name = Some(format!("n{}", next(4))),
                 4 => {
-                    let name = std::mem::replace(&mut st.name, Some(format!("f{f}-s{}", next(6))));
+                    let name = st.name.replace(format!("f{f}-s{}", next(6)));
                     edits.push((format!("salt/f{f}.sls"), text_of(f, &tree[f])));
                     tree[f][s].name = name;
                 }
