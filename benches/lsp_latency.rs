@@ -15,6 +15,9 @@
 //! server must recompile; `--edits N` (default 40). `--pause MS` waits
 //! that long after each edit's diagnostics before the next edit, as a
 //! typist does (default 0: back to back, the server never idle).
+//! `--find TEXT` edits the first letter of TEXT's first occurrence instead
+//! (e.g. `--find b500-s5:` edits a state ID, which compiles the whole tree
+//! again: see docs/editors.md, "Incremental").
 
 #[path = "../tests/lsp_client/mod.rs"]
 mod client;
@@ -62,12 +65,18 @@ fn main() {
     let u = c.open(&path, &text);
     let first = c.diagnostics(&u);
     let cold = start.elapsed();
-    // The edit: a letter of the first state ID after the first half of
-    // the file toggles case.
-    let at = text[text.len() / 2..]
-        .find(|ch: char| ch.is_ascii_alphabetic())
-        .map(|i| text.len() / 2 + i)
-        .expect("a letter to edit");
+    // The edit: the first letter after the middle of the file (on the bench
+    // tree, of a state function's name), or `--find`'s, toggles case.
+    let at = match arg(&args, "--find") {
+        Some(find) => text
+            .find(&find)
+            .and_then(|i| Some(i + find.find(|ch: char| ch.is_ascii_alphabetic())?))
+            .expect("--find TEXT: TEXT, with a letter, in the file"),
+        None => text[text.len() / 2..]
+            .find(|ch: char| ch.is_ascii_alphabetic())
+            .map(|i| text.len() / 2 + i)
+            .expect("a letter to edit"),
+    };
     let mut times = Vec::with_capacity(edits);
     for i in 0..edits {
         std::thread::sleep(pause);
