@@ -1762,9 +1762,9 @@ mod incremental {
     /// issues, chunks and order: `names`, an explicit order, `watch` (which
     /// ordering moves), reverse requisites inside the file, a requisite on
     /// another file, a function changed (the tie-break reads it), a
-    /// misspelt argument, an argument added, a `name`; edits that change
-    /// what ordering reads (a requisite, a name some requisite names) are
-    /// compiled whole.
+    /// misspelt argument, an argument added, a `name`, an ID no requisite
+    /// names; edits that change what ordering reads (a requisite, a name
+    /// some requisite names) are compiled whole.
     #[test]
     fn edits_of_arguments_are_compiled_into_the_last_plan() {
         let dir = tree("local");
@@ -1790,6 +1790,10 @@ mod incremental {
             ),
             c("nop", "nop", "v5").replace("- test: a-two", "- test: a-one"),
             c("nop", "nop", "v6").replace("- test: a-two", "- test: a-one"),
+            // A state no requisite names renamed: into the plan.
+            c("nop", "nop", "v6")
+                .replace("- test: a-two", "- test: a-one")
+                .replace("c-one:", "c-uno:"),
         ];
         let a_text = |fun: &str, name: &str| {
             format!("a-one:\n  test.nop:\n    - name: {name}\na-two:\n  test.{fun}:\n    - nmae: x\n    - require:\n      - test: a-one\n")
@@ -1818,9 +1822,9 @@ mod incremental {
     /// Random edits of a generated tree (includes, requisites within and
     /// across files, `watch`, `onchanges`, `require_in`, `names`, an
     /// explicit order, a macro): argument values, functions and names
-    /// (some of them other states' IDs, which requisites name), with now
-    /// and then an argument added, a requisite retargeted or an ID
-    /// renamed. After each, the issues and plans equal a fresh
+    /// (some of them other states' IDs, which requisites name), IDs (of a
+    /// state no requisite names, one that requisites name, one that another
+    /// file declares), an argument added, a requisite retargeted. After each, the issues and plans equal a fresh
     /// workspace's; most edits are compiled into the last plan.
     #[test]
     fn random_edits_equal_a_fresh_compile() {
@@ -1873,7 +1877,9 @@ mod incremental {
                     .collect()
             })
             .collect();
-        let text_of = |f: usize, states: &[State]| {
+        // Per file: the ID of the state its macro call makes.
+        let mut mids: Vec<String> = (0..files).map(|f| format!("f{f}-m")).collect();
+        let text_of = |f: usize, states: &[State], mid: &str| {
             let mut t = String::from("{% from 'macros.jinja' import stamp %}\n");
             if f > 0 {
                 t += &format!("include:\n  - f{}\n", f - 1);
@@ -1905,13 +1911,17 @@ mod incremental {
                     t += &format!("    - require:\n      - test: f{}-s0\n", f - 1);
                 }
             }
-            t += &format!("{{{{ stamp('f{f}-m', '{}') }}}}\n", states[0].id);
+            t += &format!("{{{{ stamp('{mid}', '{}') }}}}\n", states[0].id);
             t
         };
         let mut top = String::from("base:\n  '*':\n");
         for (f, states) in tree.iter().enumerate() {
             top += &format!("    - f{f}\n");
-            std::fs::write(dir.join(format!("salt/f{f}.sls")), text_of(f, states)).unwrap();
+            std::fs::write(
+                dir.join(format!("salt/f{f}.sls")),
+                text_of(f, states, &mids[f]),
+            )
+            .unwrap();
         }
         std::fs::write(dir.join("salt/top.sls"), top).unwrap();
         let dir = dir.canonicalize().unwrap();
@@ -1928,7 +1938,7 @@ mod incremental {
                 2 => {
                     // An ID renamed (its requisites then miss), and back.
                     let id = std::mem::replace(&mut st.id, format!("f{f}-s{s}-x"));
-                    edits.push((format!("salt/f{f}.sls"), text_of(f, &tree[f])));
+                    edits.push((format!("salt/f{f}.sls"), text_of(f, &tree[f], &mids[f])));
                     tree[f][s].id = id;
                 }
                 // A name: of its own, or another state's ID (which
@@ -1936,14 +1946,24 @@ mod incremental {
                 3 => st.name = Some(format!("n{}", next(4))),
                 4 => {
                     let name = st.name.replace(format!("f{f}-s{}", next(6)));
-                    edits.push((format!("salt/f{f}.sls"), text_of(f, &tree[f])));
+                    edits.push((format!("salt/f{f}.sls"), text_of(f, &tree[f], &mids[f])));
                     tree[f][s].name = name;
                 }
                 5 => st.name = None,
-                6..=10 => st.fun = next(FUNS.len()),
+                // The macro's state renamed (no requisite names it), or
+                // given another file's macro state's ID (a conflict), and
+                // back.
+                6 => mids[f] = format!("f{f}-m{}", next(3)),
+                7 => {
+                    let other = mids[(f + 1) % files].clone();
+                    let mid = std::mem::replace(&mut mids[f], other);
+                    edits.push((format!("salt/f{f}.sls"), text_of(f, &tree[f], &mids[f])));
+                    mids[f] = mid;
+                }
+                8..=10 => st.fun = next(FUNS.len()),
                 _ => st.text += 1,
             }
-            edits.push((format!("salt/f{f}.sls"), text_of(f, &tree[f])));
+            edits.push((format!("salt/f{f}.sls"), text_of(f, &tree[f], &mids[f])));
         }
         let edits: Vec<(&str, &str)> = edits
             .iter()

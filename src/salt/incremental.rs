@@ -6,7 +6,8 @@
 //! certain to give what a whole compile gives:
 //! - the edit changed only what ordering does not read (a state's own
 //!   arguments, changed, added or taken out: see [`order_reads`]), a
-//!   state's function and its `name` where no requisite may name it, so
+//!   state's function, and its ID and `name` where no requisite may name
+//!   it by the old or the new one and no other state has the new ID, so
 //!   that the requisite graph keeps its edges and the sort its ranks
 //!   ([`replace_chunks`]);
 //! - the file alone compiles to chunks that equal the plan's, but for what
@@ -17,14 +18,14 @@
 //!   its includes stay the same, and no render changed the minion's data
 //!   in place.
 //!
-//! Anything else (a new ID, a changed requisite or `order`, an include)
-//! is left to a whole compile: [`recompile_file`] then says no and changes
+//! Anything else (a state added or removed, a requisite or `order`
+//! changed, an include) is left to a whole compile: [`recompile_file`] then says no and changes
 //! nothing.
 
 use crate::salt::high::build::{file_states, replace_source, FileStates, Highstate, SlsRender};
 use crate::salt::high::SourceMap;
 use crate::salt::low::LowOptions;
-use crate::salt::order::{order_reads, ordering_reads, replace_chunks};
+use crate::salt::order::{order_reads, ordering_reads, replace_chunks, RETAGGED};
 use crate::salt::pipeline::{prepare_high, LocatedLowstate, Session};
 use crate::salt::requisite::REQUISITE_IN_KEYWORDS;
 use crate::value::{Map, Value};
@@ -201,8 +202,8 @@ fn file_chunks(chunks: &[Map], env: &str, sls: &str) -> Vec<usize> {
 /// are the file's chunk compiled alone before and after the edit. `None`
 /// when it cannot be done exactly: `before` is not `old` as it was before
 /// ordering (the same state, the same arguments ordering does not read),
-/// or the edit changed what ordering reads besides the name and the
-/// function.
+/// or the edit changed what ordering reads besides the ID, the name and
+/// the function.
 /// `Some(None)`: nothing changed.
 ///
 /// The new chunk is `after`'s keys in order, those ordering reads with
@@ -224,7 +225,7 @@ fn transplant(old: &Map, before: &Map, after: &Map) -> Option<Option<Map>> {
     let mut new = Map::with_capacity(old.len() + after.len());
     for (k, v) in after.iter() {
         let key = k.as_str()?;
-        if key == "fun" || key == "name" || !order_reads(key) {
+        if RETAGGED.contains(&key) || !order_reads(key) {
             new.insert(k.clone(), v.clone());
         } else if let Some(ordered) = old.get(k) {
             new.insert(k.clone(), ordered.clone());

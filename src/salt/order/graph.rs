@@ -1347,35 +1347,35 @@ impl RequisiteGraph {
         })
     }
 
-    /// Give the nodes of chunks new `name` and `fun` parts, and so new
+    /// Give the nodes of chunks new ID, `name` and `fun` parts, and so new
     /// tags (the sort's tie-break reads them; no edge depends on them once
     /// requisites are resolved). Only when the last sort kept its ranks
     /// (one node per chunk). `false`, with nothing changed, when a new tag
     /// would be another node's.
-    pub(super) fn set_parts(&mut self, changes: &[(usize, [String; 2])]) -> bool {
+    pub(super) fn set_parts(&mut self, changes: &[(usize, [String; 3])]) -> bool {
         if self.ranks.is_none() {
             return false;
         }
         let mut tags = std::collections::HashSet::new();
-        for (c, [name, fun]) in changes {
+        for (c, [id, name, fun]) in changes {
             let Some(&n) = self.chunk_nodes.get(*c) else {
                 return false;
             };
-            let [state, id, _, _] = self.tag_strs(n.index());
+            let [state, _, _, _] = self.tag_strs(n.index());
             let tag = requisite::gen_tag(state, id, name, fun);
             if self.node(&tag).is_some_and(|m| m != n) || !tags.insert(tag) {
                 return false;
             }
         }
-        for (c, [name, fun]) in changes {
+        for (c, [id, name, fun]) in changes {
             let n = self.chunk_nodes[*c];
             let old = Interner::hash(&self.tag(n));
             if let Ok(e) = self.tag_index.find_entry(old, |&j| j as usize == n.index()) {
                 e.remove();
             }
-            let parts = [self.intern(name), self.intern(fun)];
+            let parts = [self.intern(id), self.intern(name), self.intern(fun)];
             if let Some(p) = self.tag_parts.get_mut(n.index()) {
-                [p[2], p[3]] = parts;
+                [p[1], p[2], p[3]] = parts;
             }
             let mut tag_index = std::mem::take(&mut self.tag_index);
             tag_index.insert_unique(Interner::hash(&self.tag(n)), n.index() as u32, |&j| {

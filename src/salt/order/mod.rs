@@ -225,24 +225,31 @@ pub fn order_reads(key: &str) -> bool {
         || crate::salt::requisite::REQUISITE_IN_KEYWORDS.contains(&key)
 }
 
+/// The keys of a chunk that name it ([`RETAGGED`]): a chunk may take new
+/// values of these without ordering again (see [`replace_chunks`]).
+pub const RETAGGED: [&str; 3] = ["__id__", "name", "fun"];
+
 /// Put new versions of ordered chunks in place without ordering again:
 /// each `(index, chunk)` must read the same as the old chunk to ordering
-/// ([`ordering_reads`]), but for its `name` and `fun`; the keys ordering
-/// does not read may differ in any way. The graph keeps its edges; nodes
-/// whose name or function changed get their new tags, and the sequence is
-/// sorted again with the ranks the last sort worked out when one of them
-/// shares its rank (both are part of the tie-break), which is what
-/// ordering the new chunks from scratch gives. `false`, with nothing
-/// changed, when that is not certain: a chunk ordering reads otherwise, a
-/// name changed that a requisite anywhere may name (the old or the new
-/// one, or a glob), a release without the graph, a sort that kept no
-/// ranks, a new tag that is another node's.
+/// ([`ordering_reads`]), but for its ID, `name` and `fun`; the keys
+/// ordering does not read may differ in any way. The graph keeps its
+/// edges; nodes whose ID, name or function changed get their new tags,
+/// and the sequence is sorted again with the ranks the last sort worked
+/// out when one of them shares its rank (they are part of the
+/// tie-break), which is what ordering the new chunks from scratch gives.
+/// `false`, with nothing changed, when that is not certain: a chunk
+/// ordering reads otherwise, an ID or name changed that a requisite
+/// anywhere may name (one that named the state before and not after, or
+/// the other way round, a glob), an ID another state has, a release
+/// without the graph, a sort that kept no ranks, a new tag that is
+/// another node's.
 pub fn replace_chunks(low: &mut Lowstate, new: Vec<(usize, Map)>) -> bool {
     let Some(g) = low.graph.as_mut() else {
         return false;
     };
     let part = |c: &Map, key: &str| c.get(key).map(Value::py_str).unwrap_or_default();
-    let (mut parts, mut before, mut names) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut parts, mut before, mut renamed) = (Vec::new(), Vec::new(), Vec::new());
+    let mut new_ids: std::collections::HashMap<String, String> = Default::default();
     for (i, chunk) in &new {
         let Some(old) = low.chunks.get(*i) else {
             return false;
@@ -250,25 +257,43 @@ pub fn replace_chunks(low: &mut Lowstate, new: Vec<(usize, Map)>) -> bool {
         if !ordering_reads(old).eq(ordering_reads(chunk)) {
             return false;
         }
-        let was = [part(old, "name"), part(old, "fun")];
-        let is = [part(chunk, "name"), part(chunk, "fun")];
-        if old.get("name") != chunk.get("name") {
-            let id = part(old, "__id__");
-            names.push((id.clone(), was[0].clone()));
-            names.push((id, is[0].clone()));
+        let was = RETAGGED.map(|k| part(old, k));
+        let is = RETAGGED.map(|k| part(chunk, k));
+        if RETAGGED.iter().all(|k| old.get(*k) == chunk.get(*k)) {
+            continue;
         }
-        if old.get("name") != chunk.get("name") || old.get("fun") != chunk.get("fun") {
-            parts.push((*i, is));
-            before.push((*i, was));
+        if was[..2] != is[..2] || old.get("name") != chunk.get("name") {
+            renamed.push([was[0].clone(), was[1].clone(), is[0].clone(), is[1].clone()]);
         }
+        // Two states may not end up with one ID.
+        if new_ids
+            .insert(is[0].clone(), was[0].clone())
+            .is_some_and(|o| o != was[0])
+        {
+            return false;
+        }
+        parts.push((*i, is));
+        before.push((*i, was));
     }
-    if !names.is_empty() && may_name(&low.chunks, &names) {
+    let changed: Vec<usize> = parts.iter().map(|(i, _)| *i).collect();
+    let taken = |id: &str| {
+        low.chunks.iter().enumerate().any(|(j, c)| {
+            !changed.contains(&j) && c.get("__id__").and_then(Value::as_str) == Some(id)
+        })
+    };
+    if before
+        .iter()
+        .zip(&parts)
+        .any(|((_, was), (_, is))| was[0] != is[0] && taken(&is[0]))
+    {
+        return false;
+    }
+    if !renamed.is_empty() && may_name(&low.chunks, &renamed) {
         return false;
     }
     if !g.set_parts(&parts) {
         return false;
     }
-    let changed: Vec<usize> = parts.iter().map(|(i, _)| *i).collect();
     let sorted = match g.ties(&changed) {
         false => None,
         true => match g.resort() {
@@ -292,10 +317,11 @@ pub fn replace_chunks(low: &mut Lowstate, new: Vec<(usize, Map)>) -> bool {
 }
 
 /// Whether a requisite of any chunk (in any form: `require`, `watch_in`,
-/// `use`, ...) may name a state by one of `names` (ID, name): a target
-/// equal to the name (but not to the state's ID, which names it whatever
-/// its name), a glob, or a target that is not a string.
-fn may_name(chunks: &[Map], names: &[(String, String)]) -> bool {
+/// `use`, ...) may name a renamed state differently now: a target it
+/// matched before (its old ID or name) and not after (its new ones), or
+/// the other way round; a glob; a target that is not a string. `renamed`:
+/// per state, old ID, old name, new ID, new name.
+fn may_name(chunks: &[Map], renamed: &[[String; 4]]) -> bool {
     use crate::salt::requisite::{REQUISITE_IN_KEYWORDS, REQUISITE_KEYWORDS, REQUISITE_SPELLINGS};
     let requisite = |k: &str| {
         REQUISITE_SPELLINGS.contains(&k)
@@ -303,7 +329,12 @@ fn may_name(chunks: &[Map], names: &[(String, String)]) -> bool {
             || REQUISITE_IN_KEYWORDS.contains(&k)
     };
     let names_it = |target: &Value| match target.as_str() {
-        Some(t) => names.iter().any(|(id, n)| n == t && id != t) || t.contains(['*', '?', '[']),
+        Some(t) => {
+            t.contains(['*', '?', '['])
+                || renamed.iter().any(|[id, name, new_id, new_name]| {
+                    (t == id || t == name) != (t == new_id || t == new_name)
+                })
+        }
         None => true,
     };
     chunks.iter().any(|c| {
@@ -317,14 +348,14 @@ fn may_name(chunks: &[Map], names: &[(String, String)]) -> bool {
     })
 }
 
-/// A chunk's keys and values that ordering reads, but `name` and `fun`, in
-/// order: two chunks that give the same are ordered the same way, and
-/// ordering does the same to them, as long as no requisite names them by
-/// name (see [`replace_chunks`]).
+/// A chunk's keys and values that ordering reads, but those that name it
+/// ([`RETAGGED`]), in order: two chunks that give the same are ordered the
+/// same way, and ordering does the same to them, as long as no requisite
+/// names them differently (see [`replace_chunks`]).
 pub fn ordering_reads(chunk: &Map) -> impl Iterator<Item = (&Value, &Value)> {
     chunk.iter().filter(|(k, _)| {
         k.as_str()
-            .is_none_or(|k| !matches!(k, "fun" | "name") && order_reads(k))
+            .is_none_or(|k| !RETAGGED.contains(&k) && order_reads(k))
     })
 }
 
