@@ -1790,6 +1790,11 @@ mod incremental {
             ),
             c("nop", "nop", "v5").replace("- test: a-two", "- test: a-one"),
             c("nop", "nop", "v6").replace("- test: a-two", "- test: a-one"),
+            // Values Python's `==` calls equal, which a lowstate prints
+            // apart: each into the plan.
+            c("nop", "nop", "1").replace("- test: a-two", "- test: a-one"),
+            c("nop", "nop", "1.0").replace("- test: a-two", "- test: a-one"),
+            c("nop", "nop", "true").replace("- test: a-two", "- test: a-one"),
             // A state no requisite names renamed: into the plan.
             c("nop", "nop", "v6")
                 .replace("- test: a-two", "- test: a-one")

@@ -19,14 +19,19 @@
 //!   in place.
 //!
 //! Anything else (a state added or removed, a requisite or `order`
-//! changed, an include) is left to a whole compile: [`recompile_file`] then says no and changes
-//! nothing.
+//! changed, an include) is left to a whole compile: [`recompile_file`]
+//! then says no and changes nothing. Values are compared exactly (`1`,
+//! `1.0` and `true` differ, and maps in another order), as a printed
+//! lowstate tells them apart.
 
 use crate::salt::high::build::{file_states, replace_source, FileStates, Highstate, SlsRender};
 use crate::salt::high::SourceMap;
 use crate::salt::low::LowOptions;
-use crate::salt::order::{order_reads, ordering_reads, replace_chunks, RETAGGED};
+use crate::salt::order::{
+    order_reads, ordering_reads, replace_chunks, same_entries, same_value, RETAGGED,
+};
 use crate::salt::pipeline::{prepare_high, LocatedLowstate, Session};
+use crate::salt::render::jinja::reads::strict_eq;
 use crate::salt::requisite::REQUISITE_IN_KEYWORDS;
 use crate::value::{Map, Value};
 use std::collections::HashSet;
@@ -102,7 +107,13 @@ pub fn recompile_file(
             .keys()
             .any(|id| cross.extended.contains(&id.py_str()))
     };
-    if old.include != new.include || reaches_out(&old) || reaches_out(&new) {
+    let same_includes = old.include.len() == new.include.len()
+        && old
+            .include
+            .iter()
+            .zip(new.include)
+            .all(|(a, b)| strict_eq(a, b));
+    if !same_includes || reaches_out(&old) || reaches_out(&new) {
         return None;
     }
     let opts = LowOptions::from_config(&session.config, session.version);
@@ -212,14 +223,14 @@ fn file_chunks(chunks: &[Map], env: &str, sls: &str) -> Vec<usize> {
 /// ordering `after` from scratch makes of it, since ordering reads the same
 /// in `before` and `after`.
 fn transplant(old: &Map, before: &Map, after: &Map) -> Option<Option<Map>> {
-    let same = |key: &str| old.get(key) == before.get(key);
+    let same = |key: &str| same_value(old.get(key), before.get(key));
     if !["__id__", "state", "name", "fun"].into_iter().all(same)
-        || !ordering_reads(before).eq(ordering_reads(after))
-        || !own_args(old).eq(own_args(before))
+        || !same_entries(ordering_reads(before), ordering_reads(after))
+        || !same_entries(own_args(old), own_args(before))
     {
         return None;
     }
-    if before == after {
+    if same_entries(before.iter(), after.iter()) {
         return Some(None);
     }
     let mut new = Map::with_capacity(old.len() + after.len());

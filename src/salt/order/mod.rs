@@ -11,6 +11,7 @@ use crate::diag::{Diagnostic, Label};
 use crate::salt::high::extend::py_iter;
 use crate::salt::high::SourceMap;
 use crate::salt::low::{normalise_order, sort_chunks, symbolic_order, LowOptions, Num};
+use crate::salt::render::jinja::reads::strict_eq;
 pub use crate::salt::requisite::ReqKind;
 use crate::salt::{ID, SLS};
 use crate::value::{Map, Value};
@@ -254,15 +255,18 @@ pub fn replace_chunks(low: &mut Lowstate, new: Vec<(usize, Map)>) -> bool {
         let Some(old) = low.chunks.get(*i) else {
             return false;
         };
-        if !ordering_reads(old).eq(ordering_reads(chunk)) {
+        if !same_entries(ordering_reads(old), ordering_reads(chunk)) {
             return false;
         }
         let was = RETAGGED.map(|k| part(old, k));
         let is = RETAGGED.map(|k| part(chunk, k));
-        if RETAGGED.iter().all(|k| old.get(*k) == chunk.get(*k)) {
+        if RETAGGED
+            .iter()
+            .all(|k| same_value(old.get(*k), chunk.get(*k)))
+        {
             continue;
         }
-        if was[..2] != is[..2] || old.get("name") != chunk.get("name") {
+        if was[..2] != is[..2] || !same_value(old.get("name"), chunk.get("name")) {
             renamed.push([was[0].clone(), was[1].clone(), is[0].clone(), is[1].clone()]);
         }
         // Two states may not end up with one ID.
@@ -346,6 +350,30 @@ fn may_name(chunks: &[Map], renamed: &[[String; 4]]) -> bool {
                 other => names_it(other),
             })
     })
+}
+
+/// Whether two runs of keys and values are the same exactly: types told
+/// apart (`1`, `1.0` and `true` differ), maps in the same order; what a
+/// printed lowstate tells apart, unlike Python's `==`.
+pub fn same_entries<'a>(
+    a: impl Iterator<Item = (&'a Value, &'a Value)>,
+    mut b: impl Iterator<Item = (&'a Value, &'a Value)>,
+) -> bool {
+    for (k, v) in a {
+        match b.next() {
+            Some((k2, v2)) if strict_eq(k, k2) && strict_eq(v, v2) => {}
+            _ => return false,
+        }
+    }
+    b.next().is_none()
+}
+
+/// [`same_entries`] for one value that may be missing.
+pub fn same_value(a: Option<&Value>, b: Option<&Value>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => strict_eq(a, b),
+        (a, b) => a.is_none() && b.is_none(),
+    }
 }
 
 /// A chunk's keys and values that ordering reads, but those that name it
