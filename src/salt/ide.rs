@@ -1581,11 +1581,21 @@ mod tests {
 mod incremental {
     use super::*;
 
+    /// A fresh temp dir named for `name` holding `files` (path, text).
+    fn write_tree<T: AsRef<str>>(name: &str, files: &[(&str, T)]) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("lowstate-ide-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (rel, text) in files {
+            let p = dir.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text.as_ref()).unwrap();
+        }
+        dir.canonicalize().unwrap()
+    }
+
     /// A small tree: three SLS files under a top file, a macro file and a
     /// pillar, in a fresh temp dir.
     fn tree(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("lowstate-ide-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
         let files = [
             (
                 "minion",
@@ -1608,12 +1618,7 @@ mod incremental {
             ("pillar/top.sls", "base:\n  '*':\n    - p\n"),
             ("pillar/p.sls", "name: first\n"),
         ];
-        for (rel, text) in files {
-            let p = dir.join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        }
-        dir.canonicalize().unwrap()
+        write_tree(name, &files)
     }
 
     /// The issues and every plan's lowstate, in order.
@@ -1847,19 +1852,6 @@ mod incremental {
             extra: bool,
             require: Option<String>,
         }
-        let dir = std::env::temp_dir().join(format!("lowstate-ide-random-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("salt")).unwrap();
-        std::fs::write(
-            dir.join("minion"),
-            "id: web1\ngrains: {os: Debian, os_family: Debian, kernel: Linux}\nfile_roots: {base: [salt]}\n",
-        )
-        .unwrap();
-        std::fs::write(
-            dir.join("salt/macros.jinja"),
-            "{% macro stamp(id, after) -%}\n{{ id }}:\n  test.nop:\n    - require:\n      - test: {{ after }}\n{%- endmacro %}\n",
-        )
-        .unwrap();
         let files = 8;
         let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
         let mut next = move |n: usize| {
@@ -1919,17 +1911,24 @@ mod incremental {
             t += &format!("{{{{ stamp('{mid}', '{}') }}}}\n", states[0].id);
             t
         };
+        let mut written: Vec<(String, String)> = vec![
+            (
+                "minion".into(),
+                "id: web1\ngrains: {os: Debian, os_family: Debian, kernel: Linux}\nfile_roots: {base: [salt]}\n".into(),
+            ),
+            (
+                "salt/macros.jinja".into(),
+                "{% macro stamp(id, after) -%}\n{{ id }}:\n  test.nop:\n    - require:\n      - test: {{ after }}\n{%- endmacro %}\n".into(),
+            ),
+        ];
         let mut top = String::from("base:\n  '*':\n");
         for (f, states) in tree.iter().enumerate() {
             top += &format!("    - f{f}\n");
-            std::fs::write(
-                dir.join(format!("salt/f{f}.sls")),
-                text_of(f, states, &mids[f]),
-            )
-            .unwrap();
+            written.push((format!("salt/f{f}.sls"), text_of(f, states, &mids[f])));
         }
-        std::fs::write(dir.join("salt/top.sls"), top).unwrap();
-        let dir = dir.canonicalize().unwrap();
+        written.push(("salt/top.sls".into(), top));
+        let written: Vec<(&str, &String)> = written.iter().map(|(p, t)| (p.as_str(), t)).collect();
+        let dir = write_tree("random", &written);
         let mut edits: Vec<(String, String)> = Vec::new();
         for _ in 0..120 {
             let f = next(files);
