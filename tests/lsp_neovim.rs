@@ -1,6 +1,8 @@
 //! `lowstate lsp` in a real editor: Debian's Neovim, headless, with its
 //! built-in LSP client, opens an SLS whose requisite target is misspelt,
-//! receives the diagnostic, jumps to a definition, and writes what it saw
+//! receives the diagnostic, jumps to a definition, then types two edits
+//! (the fix, then a misspelt state function: an edit the server compiles
+//! into its last plan) and gets their diagnostics, and writes what it saw
 //! to a file this test reads back. Skipped, with a message, where `nvim`
 //! is not installed (CI installs it in `.ci/run`).
 
@@ -35,6 +37,32 @@ for _, r in pairs(res or {}) do
 end
 out.file = vim.api.nvim_buf_get_name(0)
 out.line = vim.api.nvim_get_current_line()
+-- Back in service.sls, typing: the requisite fixed (the tree compiled
+-- whole), then the state function misspelt (compiled into the last plan).
+vim.cmd('buffer ' .. buf)
+local function replace(find, by)
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+    local s, e = l:find(find, 1, true)
+    if s then
+      vim.api.nvim_buf_set_text(buf, i - 1, s - 1, i - 1, e, { by })
+      return
+    end
+  end
+end
+replace('nginx-pakage', 'nginx-package')
+vim.wait(60000, function() return #vim.diagnostic.get(buf) == 0 end, 50)
+out.fixed = #vim.diagnostic.get(buf)
+replace('service.running', 'service.runing')
+vim.wait(60000, function()
+  for _, d in ipairs(vim.diagnostic.get(buf)) do
+    if d.code == 'unknown-function' then return true end
+  end
+  return false
+end, 50)
+out.typed = {}
+for _, d in ipairs(vim.diagnostic.get(buf)) do
+  table.insert(out.typed, { lnum = d.lnum, col = d.col, code = d.code })
+end
 vim.fn.writefile({ vim.fn.json_encode(out) }, vim.env.LS_OUT)
 vim.cmd('qa!')
 "#;
@@ -98,5 +126,12 @@ fn neovim_shows_the_diagnostic_and_jumps_to_the_definition() {
         "{v}"
     );
     assert_eq!(v["line"], "nginx-config:", "{v}");
+    // The edits typed afterwards: the fix clears the diagnostic, the
+    // misspelt function gets one where it is written.
+    assert_eq!(v["fixed"], 0, "{v}");
+    let typed = &v["typed"];
+    assert_eq!(typed.as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(typed[0]["code"], "unknown-function", "{v}");
+    assert_eq!(typed[0]["lnum"], 2, "{v}");
     let _ = std::fs::remove_dir_all(&dir);
 }
