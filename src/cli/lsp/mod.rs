@@ -122,6 +122,7 @@ fn in_background(name: &str, work: impl FnOnce() + Send + 'static) {
             }
             // A panic (a bug) still frees the slot.
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+            crate::GLOBAL.flush_thread();
             if low {
                 IDLE_WORKERS.fetch_sub(1, Ordering::SeqCst);
             }
@@ -447,9 +448,13 @@ impl<'c> Server<'c> {
             if self.spans.as_ref().is_none_or(|h| h.is_finished()) {
                 // At normal priority: a compile that needs a span waits for
                 // a file this thread is working out.
+                let work = a.span_work();
                 self.spans = std::thread::Builder::new()
                     .name("lowstate-lsp-spans".into())
-                    .spawn(a.span_work())
+                    .spawn(move || {
+                        work();
+                        crate::GLOBAL.flush_thread();
+                    })
                     .ok();
             }
         }
@@ -465,6 +470,7 @@ impl<'c> Server<'c> {
                 .spawn(move || {
                     lowest_priority();
                     work();
+                    crate::GLOBAL.flush_thread();
                 });
         }
     }
