@@ -237,6 +237,16 @@ pub const REQUISITE_SPELLINGS: &[&str] = &[
     "use_in",
 ];
 
+/// Whether `key` is a requisite in any form a state or a chunk may carry:
+/// a kind ([`REQUISITE_KEYWORDS`]), its `_in` form, `use`
+/// ([`REQUISITE_IN_KEYWORDS`]) or any other spelling
+/// ([`REQUISITE_SPELLINGS`]).
+pub fn is_requisite_key(key: &str) -> bool {
+    REQUISITE_SPELLINGS.contains(&key)
+        || REQUISITE_KEYWORDS.contains(&key)
+        || REQUISITE_IN_KEYWORDS.contains(&key)
+}
+
 /// Separates the parts of a tag.
 pub(crate) const TAG_SEP: &str = "_|-";
 

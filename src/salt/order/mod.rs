@@ -221,9 +221,7 @@ pub fn reconcile_watch(chunk: &mut Map, opts: &LowOptions) {
 pub fn order_reads(key: &str) -> bool {
     key.starts_with("__")
         || matches!(key, "state" | "name" | "fun" | "order" | "name_order")
-        || crate::salt::requisite::REQUISITE_SPELLINGS.contains(&key)
-        || crate::salt::requisite::REQUISITE_KEYWORDS.contains(&key)
-        || crate::salt::requisite::REQUISITE_IN_KEYWORDS.contains(&key)
+        || crate::salt::requisite::is_requisite_key(key)
 }
 
 /// The keys of a chunk that name it ([`RETAGGED`]): a chunk may take new
@@ -326,12 +324,6 @@ pub fn replace_chunks(low: &mut Lowstate, new: Vec<(usize, Map)>) -> bool {
 /// the other way round; a glob; a target that is not a string. `renamed`:
 /// per state, old ID, old name, new ID, new name.
 fn may_name(chunks: &[Map], renamed: &[[String; 4]]) -> bool {
-    use crate::salt::requisite::{REQUISITE_IN_KEYWORDS, REQUISITE_KEYWORDS, REQUISITE_SPELLINGS};
-    let requisite = |k: &str| {
-        REQUISITE_SPELLINGS.contains(&k)
-            || REQUISITE_KEYWORDS.contains(&k)
-            || REQUISITE_IN_KEYWORDS.contains(&k)
-    };
     let names_it = |target: &Value| match target.as_str() {
         Some(t) => {
             t.contains(['*', '?', '['])
@@ -343,7 +335,10 @@ fn may_name(chunks: &[Map], renamed: &[[String; 4]]) -> bool {
     };
     chunks.iter().any(|c| {
         c.iter()
-            .filter(|(k, _)| k.as_str().is_some_and(requisite))
+            .filter(|(k, _)| {
+                k.as_str()
+                    .is_some_and(crate::salt::requisite::is_requisite_key)
+            })
             .flat_map(|(_, items)| py_iter(items))
             .any(|item| match &item {
                 Value::Map(m) => m.values().any(names_it),
