@@ -771,6 +771,16 @@ impl RequisiteGraph {
         self.node(&format!("{}{PREREQ_SUFFIX}", self.tag(n)))
     }
 
+    /// Find node `n` by its tag (of hash `hash`) from now on.
+    fn index_tag(&mut self, n: NodeIndex, hash: u64) {
+        let mut tag_index = std::mem::take(&mut self.tag_index);
+        // Rehashing (past the presized room) spells the tags out again.
+        tag_index.insert_unique(hash, n.index() as u32, |&j| {
+            Interner::hash(&self.tag(NodeIndex::new(j as usize)))
+        });
+        self.tag_index = tag_index;
+    }
+
     /// Add a node with tag `tag`, made of `parts` (plus the test suffix
     /// for a prereq test node), unless one has that tag already.
     fn add_node(
@@ -795,12 +805,7 @@ impl RequisiteGraph {
         }
         let n = self.graph.add_node(ReqNode { chunk, prereq_test });
         self.tag_parts.push(parts);
-        let mut tag_index = std::mem::take(&mut self.tag_index);
-        // Rehashing (past the presized room) spells the tags out again.
-        tag_index.insert_unique(hash, n.index() as u32, |&j| {
-            Interner::hash(&self.tag(NodeIndex::new(j as usize)))
-        });
-        self.tag_index = tag_index;
+        self.index_tag(n, hash);
         self.out.push(Adj::default());
         self.inn.push(Adj::default());
         n
@@ -1377,11 +1382,7 @@ impl RequisiteGraph {
             if let Some(p) = self.tag_parts.get_mut(n.index()) {
                 [p[1], p[2], p[3]] = parts;
             }
-            let mut tag_index = std::mem::take(&mut self.tag_index);
-            tag_index.insert_unique(Interner::hash(&self.tag(n)), n.index() as u32, |&j| {
-                Interner::hash(&self.tag(NodeIndex::new(j as usize)))
-            });
-            self.tag_index = tag_index;
+            self.index_tag(n, Interner::hash(&self.tag(n)));
         }
         true
     }
