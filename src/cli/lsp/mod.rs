@@ -114,23 +114,36 @@ fn in_background(name: &str, work: impl FnOnce() + Send + 'static) {
     if !low {
         IDLE_WORKERS.fetch_sub(1, Ordering::SeqCst);
     }
-    let spawned = std::thread::Builder::new()
-        .name(name.into())
-        .spawn(move || {
-            if low {
-                lowest_priority();
-            }
-            // A panic (a bug) still frees the slot.
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
-            crate::GLOBAL.flush_thread();
-            if low {
-                IDLE_WORKERS.fetch_sub(1, Ordering::SeqCst);
-            }
-        });
+    let spawned = spawn(name, move || {
+        if low {
+            lowest_priority();
+        }
+        // A panic (a bug) still frees the slot.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+        if low {
+            IDLE_WORKERS.fetch_sub(1, Ordering::SeqCst);
+        }
+    });
     // No thread: `work` was dropped here, undone.
     if spawned.is_err() && low {
         IDLE_WORKERS.fetch_sub(1, Ordering::SeqCst);
     }
+}
+
+/// Start a thread of the server's, named `name`: it adds what it counted
+/// of the memory cap to the shared count as it ends
+/// ([`lowstate::limits::CappedAlloc::flush_thread`]), which a thread that
+/// only ends would lose; the server starts a few per edit.
+fn spawn(
+    name: &str,
+    work: impl FnOnce() + Send + 'static,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn(move || {
+            work();
+            crate::GLOBAL.flush_thread();
+        })
 }
 
 /// Lower the calling thread's priority to the lowest (Linux: a thread's
@@ -448,14 +461,7 @@ impl<'c> Server<'c> {
             if self.spans.as_ref().is_none_or(|h| h.is_finished()) {
                 // At normal priority: a compile that needs a span waits for
                 // a file this thread is working out.
-                let work = a.span_work();
-                self.spans = std::thread::Builder::new()
-                    .name("lowstate-lsp-spans".into())
-                    .spawn(move || {
-                        work();
-                        crate::GLOBAL.flush_thread();
-                    })
-                    .ok();
+                self.spans = spawn("lowstate-lsp-spans", a.span_work()).ok();
             }
         }
         // The next compile's copies of the cached renders, made while the
@@ -465,13 +471,10 @@ impl<'c> Server<'c> {
             let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
             self.spares_stop = stop.clone();
             let work = w.spare_work(stop);
-            let _ = std::thread::Builder::new()
-                .name("lowstate-lsp-spares".into())
-                .spawn(move || {
-                    lowest_priority();
-                    work();
-                    crate::GLOBAL.flush_thread();
-                });
+            let _ = spawn("lowstate-lsp-spares", move || {
+                lowest_priority();
+                work();
+            });
         }
     }
 
