@@ -3,9 +3,6 @@
 //! with Salt's overrides (leading zeros of ints stripped, timestamps kept as
 //! strings). Also the Python-like failures of those constructors.
 
-use regex::Regex;
-use std::sync::LazyLock;
-
 /// The core-schema prefix of `!!` tags.
 pub(crate) const CORE: &str = "tag:yaml.org,2002:";
 
@@ -68,36 +65,214 @@ const BOOL_WORDS: [&str; 18] = [
     "On", "ON", "off", "Off", "OFF",
 ];
 
-static FLOAT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
-        r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?",
-        r"|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?",
-        r"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*",
-        r"|[-+]?\.(?:inf|Inf|INF)",
-        r"|\.(?:nan|NaN|NAN))$"
-    ))
-    .expect("valid regex")
-});
-static INT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
-        r"^(?:[-+]?0b[0-1_]+",
-        r"|[-+]?0[0-7_]+",
-        r"|[-+]?(?:0|[1-9][0-9_]*)",
-        r"|[-+]?0x[0-9a-fA-F_]+",
-        r"|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$"
-    ))
-    .expect("valid regex")
-});
-static TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
-        r"^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]",
-        r"|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?",
-        r"(?:[Tt]|[ \t]+)[0-9][0-9]?",
-        r":[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?",
-        r"(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$"
-    ))
-    .expect("valid regex")
-});
+/// A cursor over a plain scalar's bytes, for the resolvers below: each is
+/// one of PyYAML's implicit-resolver regexes read as a parser (every
+/// choice in them is decided by the next byte, so no backtracking is
+/// needed). Building the regexes cost more than a whole small template's
+/// load, on every run.
+struct Cursor<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(s: &'a str) -> Cursor<'a> {
+        Cursor {
+            b: s.as_bytes(),
+            at: 0,
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.at).copied()
+    }
+
+    fn done(&self) -> bool {
+        self.at == self.b.len()
+    }
+
+    /// Takes the next byte if `f` accepts it.
+    fn eat(&mut self, f: impl Fn(u8) -> bool) -> bool {
+        match self.peek() {
+            Some(c) if f(c) => {
+                self.at += 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Takes the bytes `f` accepts; how many.
+    fn eat_all(&mut self, f: impl Fn(u8) -> bool) -> usize {
+        let from = self.at;
+        while self.eat(&f) {}
+        self.at - from
+    }
+
+    /// Takes `word` if the text goes on with it.
+    fn eat_word(&mut self, word: &str) -> bool {
+        let ok = self.b[self.at..].starts_with(word.as_bytes());
+        if ok {
+            self.at += word.len();
+        }
+        ok
+    }
+
+    /// `[-+]?`
+    fn sign(&mut self) {
+        self.eat(|c| c == b'-' || c == b'+');
+    }
+
+    /// `[0-9][0-9_]*` (`first`: the class of the first digit).
+    fn digits(&mut self, first: impl Fn(u8) -> bool) -> bool {
+        self.eat(first) && {
+            self.eat_all(digit_or_underscore);
+            true
+        }
+    }
+
+    /// `(?::[0-5]?[0-9])+`: sexagesimal groups.
+    fn sexagesimal(&mut self) -> bool {
+        let mut groups = 0;
+        while self.eat(|c| c == b':') {
+            let n = self.eat_all(|c| c.is_ascii_digit());
+            let g = &self.b[self.at - n..self.at];
+            let ok = match g {
+                [_] => true,
+                [a, _] => (b'0'..=b'5').contains(a),
+                _ => false,
+            };
+            if !ok {
+                return false;
+            }
+            groups += 1;
+        }
+        groups > 0
+    }
+
+    /// `(?:[eE][-+][0-9]+)?` up to the end.
+    fn exponent_then_end(&mut self) -> bool {
+        if self.eat(|c| c == b'e' || c == b'E') {
+            return self.eat(|c| c == b'-' || c == b'+')
+                && self.eat_all(|c| c.is_ascii_digit()) > 0
+                && self.done();
+        }
+        self.done()
+    }
+
+    /// One or two digits.
+    fn one_or_two_digits(&mut self) -> bool {
+        matches!(self.eat_all(|c| c.is_ascii_digit()), 1 | 2)
+    }
+
+    /// Exactly `n` digits.
+    fn n_digits(&mut self, n: usize) -> bool {
+        self.eat_all(|c| c.is_ascii_digit()) == n
+    }
+}
+
+fn digit_or_underscore(c: u8) -> bool {
+    c.is_ascii_digit() || c == b'_'
+}
+
+fn nonzero_digit(c: u8) -> bool {
+    (b'1'..=b'9').contains(&c)
+}
+
+/// PyYAML's float resolver:
+/// `^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?`
+/// `|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?`
+/// `|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*`
+/// `|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`.
+fn is_float(s: &str) -> bool {
+    let mut c = Cursor::new(s);
+    if matches!(c.peek(), Some(b'.')) {
+        // No sign: `.5`, `.nan`, `.inf`.
+        c.at = 1;
+        if c.digits(|d| d.is_ascii_digit()) {
+            return c.exponent_then_end();
+        }
+        return ["nan", "NaN", "NAN", "inf", "Inf", "INF"]
+            .iter()
+            .any(|w| &s[1..] == *w);
+    }
+    c.sign();
+    if c.eat(|d| d == b'.') {
+        return ["inf", "Inf", "INF"]
+            .iter()
+            .any(|w| c.eat_word(w) && c.done());
+    }
+    if !c.digits(|d| d.is_ascii_digit()) {
+        return false;
+    }
+    if c.eat(|d| d == b'.') {
+        c.eat_all(digit_or_underscore);
+        return c.exponent_then_end();
+    }
+    c.sexagesimal() && c.eat(|d| d == b'.') && {
+        c.eat_all(digit_or_underscore);
+        c.done()
+    }
+}
+
+/// PyYAML's int resolver: `^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+`
+/// `|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+`
+/// `|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`.
+fn is_int(s: &str) -> bool {
+    let mut c = Cursor::new(s);
+    c.sign();
+    let rest = &c.b[c.at..];
+    let all =
+        |from: usize, f: fn(u8) -> bool| rest.len() > from && rest[from..].iter().all(|&x| f(x));
+    match rest {
+        [b'0'] => true,
+        [b'0', b'b', ..] => all(2, |x| x == b'0' || x == b'1' || x == b'_'),
+        [b'0', b'x', ..] => all(2, |x| x.is_ascii_hexdigit() || x == b'_'),
+        [b'0', ..] => all(1, |x| (b'0'..=b'7').contains(&x) || x == b'_'),
+        _ => c.digits(nonzero_digit) && (c.done() || (c.sexagesimal() && c.done())),
+    }
+}
+
+/// PyYAML's timestamp resolver: `^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}`
+/// `|[0-9]{4}-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \t]+)[0-9][0-9]?`
+/// `:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?`
+/// `(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$`.
+fn is_timestamp(s: &str) -> bool {
+    if is_plain_date(s) {
+        return true;
+    }
+    let mut c = Cursor::new(s);
+    let blank = |x: u8| x == b' ' || x == b'\t';
+    let date = c.n_digits(4)
+        && c.eat(|x| x == b'-')
+        && c.one_or_two_digits()
+        && c.eat(|x| x == b'-')
+        && c.one_or_two_digits();
+    let separated = c.eat(|x| x == b'T' || x == b't') || c.eat_all(blank) > 0;
+    if !(date
+        && separated
+        && c.one_or_two_digits()
+        && c.eat(|x| x == b':')
+        && c.n_digits(2)
+        && c.eat(|x| x == b':')
+        && c.n_digits(2))
+    {
+        return false;
+    }
+    if c.eat(|x| x == b'.') {
+        c.eat_all(|x| x.is_ascii_digit());
+    }
+    if c.done() {
+        return true;
+    }
+    c.eat_all(blank);
+    if c.eat(|x| x == b'Z') {
+        return c.done();
+    }
+    c.eat(|x| x == b'-' || x == b'+')
+        && c.one_or_two_digits()
+        && (c.done() || (c.eat(|x| x == b':') && c.n_digits(2) && c.done()))
+}
 
 /// `YYYY-MM-DD`, the timestamp regex's first form, without the regex
 /// (every Heat template's version is one: most loads then never build it).
@@ -131,7 +306,7 @@ pub(crate) fn resolve_plain(s: &str) -> ScalarTag {
     }
     let numeric = matches!(first, b'-' | b'+' | b'0'..=b'9');
     // Every float form has a `.`: plain ints skip the regex.
-    if (numeric || first == b'.') && s.as_bytes().contains(&b'.') && FLOAT.is_match(s) {
+    if (numeric || first == b'.') && s.as_bytes().contains(&b'.') && is_float(s) {
         return ScalarTag::Float;
     }
     if numeric {
@@ -140,7 +315,7 @@ pub(crate) fn resolve_plain(s: &str) -> ScalarTag {
         if b.iter().all(u8::is_ascii_digit) && (b[0] != b'0' || b.len() == 1) {
             return ScalarTag::Int;
         }
-        if INT.is_match(s) {
+        if is_int(s) {
             return ScalarTag::Int;
         }
     }
@@ -150,7 +325,7 @@ pub(crate) fn resolve_plain(s: &str) -> ScalarTag {
     if matches!(s, "~" | "null" | "Null" | "NULL") {
         return ScalarTag::Null;
     }
-    if first.is_ascii_digit() && (is_plain_date(s) || TIMESTAMP.is_match(s)) {
+    if first.is_ascii_digit() && is_timestamp(s) {
         return ScalarTag::Timestamp;
     }
     if s == "=" {
@@ -467,9 +642,50 @@ mod tests {
         }
     }
 
+    /// PyYAML's resolver regexes, as `yaml/resolver.py` spells them: what
+    /// the hand-written matchers must agree with.
+    fn pyyaml_regexes() -> [(&'static str, regex::Regex, fn(&str) -> bool); 3] {
+        let re = |parts: &[&str]| regex::Regex::new(&parts.concat()).expect("valid regex");
+        [
+            (
+                "float",
+                re(&[
+                    r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?",
+                    r"|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?",
+                    r"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*",
+                    r"|[-+]?\.(?:inf|Inf|INF)",
+                    r"|\.(?:nan|NaN|NAN))$",
+                ]),
+                is_float,
+            ),
+            (
+                "int",
+                re(&[
+                    r"^(?:[-+]?0b[0-1_]+",
+                    r"|[-+]?0[0-7_]+",
+                    r"|[-+]?(?:0|[1-9][0-9_]*)",
+                    r"|[-+]?0x[0-9a-fA-F_]+",
+                    r"|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$",
+                ]),
+                is_int,
+            ),
+            (
+                "timestamp",
+                re(&[
+                    r"^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]",
+                    r"|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?",
+                    r"(?:[Tt]|[ \t]+)[0-9][0-9]?",
+                    r":[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?",
+                    r"(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$",
+                ]),
+                is_timestamp,
+            ),
+        ]
+    }
+
     #[test]
-    fn plain_dates_skip_only_what_the_regex_matches() {
-        for s in [
+    fn the_matchers_agree_with_pyyaml_regexes() {
+        let written = [
             "2016-10-14",
             "2016-1-14",
             "2016-10-1",
@@ -481,13 +697,129 @@ mod tests {
             "2016-10-14 ",
             "0000-00-00",
             "2016-10-14t10:00:00",
-        ] {
-            assert!(!is_plain_date(s) || TIMESTAMP.is_match(s), "{s}");
-            assert_eq!(
-                is_plain_date(s),
-                s.len() == 10 && TIMESTAMP.is_match(s),
-                "{s}"
+            "2001-12-14t21:59:43.10-05:00",
+            "2001-12-14 21:59:43.10 -5",
+            "2001-12-15 2:59:43.10",
+            "2002-12-14",
+            "2001-12-14 21:59:43.10 Z",
+            "2001-12-14\t21:59:43.10+05",
+            "2001-12-14 21:59:43.10 ",
+            "1.5",
+            "1.",
+            ".5",
+            "-.inf",
+            ".Inf",
+            ".NaN",
+            "-.nan",
+            "+.INF",
+            "1e5",
+            "1.0e5",
+            "1.0e+5",
+            "6.8523015e+5",
+            "685.230_15e+03",
+            "190:20:30.15",
+            "1:60.5",
+            "1:5.",
+            "0b1010_0111",
+            "0b",
+            "+0b1",
+            "02472256",
+            "0x_0A_74_AE",
+            "0xG",
+            "685_230",
+            "190:20:30",
+            "1:60",
+            "0:30",
+            "-1:30",
+            "1:",
+            "0",
+            "-0",
+            "+",
+            "-",
+            "",
+            "00",
+            "08",
+            "0_",
+            "1_",
+            "1__0",
+            "1.1.1",
+            "1.10.2",
+            "1:2:3.4.5",
+        ];
+        let alphabet = b"0123456789-+._:bxXeEaFZTt \tinfNAn";
+        // A small generator (no rand crate in the library): xorshift.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut random = Vec::new();
+        for _ in 0..200_000 {
+            let len = (next() % 14) as usize;
+            let s: String = (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize] as char)
+                .collect();
+            random.push(s);
+        }
+        // Dense in digits, separators and signs, where the forms live.
+        let dense = b"0123456789-:.+ ";
+        for _ in 0..200_000 {
+            let len = (next() % 24) as usize;
+            random.push(
+                (0..len)
+                    .map(|_| dense[(next() % dense.len() as u64) as usize] as char)
+                    .collect(),
             );
+        }
+        // Timestamps are built from their parts (each part sometimes
+        // a digit too long or too short, or missing), then one byte changed.
+        let pick = |n: u64, from: &[&'static str]| from[(n % from.len() as u64) as usize];
+        for _ in 0..100_000 {
+            let digits = |n: u64| pick(n, &["", "1", "12", "123", "12", "59", "7"]).to_string();
+            let mut t = String::new();
+            t.push_str(pick(next(), &["2001", "201", "20011", "1999"]));
+            t.push('-');
+            t.push_str(&digits(next()));
+            t.push_str(pick(next(), &["-", "-", "/"]));
+            t.push_str(&digits(next()));
+            t.push_str(pick(next(), &["T", "t", " ", "\t", "  ", "", "x"]));
+            t.push_str(&digits(next()));
+            t.push(':');
+            t.push_str(&digits(next()));
+            t.push_str(pick(next(), &[":", ":", ""]));
+            t.push_str(&digits(next()));
+            t.push_str(pick(next(), &["", ".", ".5", ".123"]));
+            t.push_str(pick(next(), &["", " ", "\t", "  "]));
+            t.push_str(pick(
+                next(),
+                &["", "Z", "+5", "-05", "-05:00", "+5:0", "+123", "z"],
+            ));
+            t.push_str(pick(next(), &["", "", "", " ", "x"]));
+            if next() % 3 == 0 && !t.is_empty() {
+                let at = (next() % t.len() as u64) as usize;
+                let c = dense[(next() % dense.len() as u64) as usize] as char;
+                t.replace_range(at..at + 1, &c.to_string());
+            }
+            random.push(t);
+        }
+        let mut matched = [0usize; 3];
+        for (k, (name, re, f)) in pyyaml_regexes().iter().enumerate() {
+            for s in written
+                .iter()
+                .copied()
+                .chain(random.iter().map(String::as_str))
+            {
+                assert_eq!(f(s), re.is_match(s), "{name} on {s:?}");
+                matched[k] += usize::from(re.is_match(s));
+            }
+        }
+        // The generated texts reach every resolver's matches, not only its misses.
+        assert!(matched.iter().all(|&n| n > 100), "{matched:?}");
+        for s in written {
+            let date = s.len() == 10 && pyyaml_regexes()[2].1.is_match(s);
+            assert_eq!(is_plain_date(s), date, "{s}");
         }
     }
 
