@@ -73,6 +73,33 @@ struct Writer<'a> {
     sink: Option<&'a Sink<'a>>,
     /// Render the items of large lists and maps side by side (rayon).
     parallel: bool,
+    /// Texts of side-by-side items already passed on, for the next ones.
+    spare: Option<&'a Spare>,
+}
+
+/// Texts rendered side by side and already passed on, kept for the next
+/// tasks to fill: a text is as large as a few items (a nested stack's is
+/// tens of KiB), and a new one per task was fresh memory each time (a
+/// page fault per 4 KiB, several hundred on a tree of stacks), where these
+/// are warm.
+type Spare = std::sync::Mutex<Vec<String>>;
+
+/// At most this many texts are kept in a [`Spare`].
+const SPARE_TEXTS: usize = 64;
+
+/// A text from `spare` (emptied), or a new one.
+fn take_text(spare: Option<&Spare>) -> String {
+    spare.and_then(|s| s.lock().ok()?.pop()).unwrap_or_default()
+}
+
+/// Keep `text`, emptied, in `spare` for the next task.
+fn give_back(spare: Option<&Spare>, mut text: String) {
+    if let Some(mut kept) = spare.and_then(|s| s.lock().ok()) {
+        if kept.len() < SPARE_TEXTS {
+            text.clear();
+            kept.push(text);
+        }
+    }
 }
 
 /// Lists and maps of this many items (some of them lists or maps) are
@@ -105,6 +132,7 @@ impl<'a> Writer<'a> {
             spaces,
             sink: None,
             parallel: false,
+            spare: None,
         }
     }
 
@@ -197,7 +225,7 @@ impl<'a> Writer<'a> {
             let end = (start + PAR_ITEMS).min(len);
             let texts = render_par(
                 self.o,
-                true,
+                (true, self.spare),
                 start..end,
                 PAR_TASK_ITEMS,
                 per_item,
@@ -218,6 +246,7 @@ impl<'a> Writer<'a> {
                     }
                     None => out.push_str(&t),
                 }
+                give_back(self.spare, t);
             }
         }
     }
@@ -336,11 +365,22 @@ fn write_items_par<'a, W: std::io::Write>(
 ) -> std::io::Result<()> {
     const WAVE: usize = 32 * PAR_BATCH;
     let pretty = JsonOptions::indented(4);
+    let spare = Spare::default();
     for wave in (0..len).step_by(WAVE) {
         let end = (wave + WAVE).min(len);
         // A state chunk prints in about 350 bytes: start near it.
-        for t in render_par(&pretty, false, wave..end, PAR_BATCH, 384, 1, &item) {
+        let texts = render_par(
+            &pretty,
+            (false, Some(&spare)),
+            wave..end,
+            PAR_BATCH,
+            384,
+            1,
+            &item,
+        );
+        for t in texts {
             w.write_all(t.as_bytes())?;
+            give_back(Some(&spare), t);
         }
     }
     Ok(())
@@ -348,11 +388,12 @@ fn write_items_par<'a, W: std::io::Write>(
 
 /// Items `range` of a list or map at `level`, rendered side by side,
 /// `per_task` items a task (each task's text sized for `per_item` bytes an
-/// item; `parallel`: its own large lists and maps side by side too), the
-/// texts in order: joined, the bytes of the serial loop.
+/// item; `parallel`: its own large lists and maps side by side too; the
+/// texts taken from `spare` when it has some), the texts in order: joined,
+/// the bytes of the serial loop.
 fn render_par<'v>(
     o: &JsonOptions,
-    parallel: bool,
+    (parallel, spare): (bool, Option<&Spare>),
     range: std::ops::Range<usize>,
     per_task: usize,
     per_item: usize,
@@ -368,7 +409,9 @@ fn render_par<'v>(
             let to = (from + per_task).min(end);
             let mut w = Writer::new(o);
             w.parallel = parallel;
-            let mut text = String::with_capacity(per_item * (to - from));
+            w.spare = spare;
+            let mut text = take_text(spare);
+            text.reserve(per_item * (to - from));
             for i in from..to {
                 let (key, v) = item(i);
                 w.item(&mut text, i, key, v, level);
@@ -401,9 +444,11 @@ fn write_json_streamed<W: std::io::Write>(v: &Value, w: &mut W) -> std::io::Resu
         text.clear();
     };
     let sink = std::cell::RefCell::new(&mut pass_on as &mut dyn FnMut(&mut String));
+    let spare = Spare::default();
     let mut writer = Writer::new(&pretty);
     writer.sink = Some(&sink);
     writer.parallel = true;
+    writer.spare = Some(&spare);
     let mut out = String::with_capacity(STREAM_CHUNK + (STREAM_CHUNK >> 2));
     writer.value(&mut out, v, 0);
     (sink.borrow_mut())(&mut out);
