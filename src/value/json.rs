@@ -137,6 +137,7 @@ impl<'a> Writer<'a> {
     }
 
     /// With an indent: a line break and the indent of `level`.
+    #[inline]
     fn newline(&self, out: &mut String, level: usize) {
         match (self.spaces, &self.o.indent) {
             (Some(width), _) => newline_indent(out, width * level),
@@ -255,7 +256,7 @@ impl<'a> Writer<'a> {
     /// separator unless it is the first.
     fn item(&self, out: &mut String, i: usize, key: Option<&Value>, v: &Value, level: usize) {
         if i > 0 {
-            out.push_str(self.item_sep);
+            push_short(out, self.item_sep);
         }
         self.newline(out, level);
         if let Some(k) = key {
@@ -263,7 +264,7 @@ impl<'a> Writer<'a> {
                 Value::Str(s) => write_json_str(out, s, self.o.ensure_ascii),
                 other => write_json_str(out, &json_key(other), self.o.ensure_ascii),
             }
-            out.push_str(self.key_sep);
+            push_short(out, self.key_sep);
         }
         self.value(out, v, level);
         if let Some(sink) = self.sink.filter(|_| out.len() >= STREAM_CHUNK) {
@@ -458,7 +459,22 @@ fn write_json_streamed<W: std::io::Write>(v: &Value, w: &mut W) -> std::io::Resu
     }
 }
 
+/// `s` appended a byte at a time when it is a separator's one or two
+/// bytes (a call to `memcpy` per separator cost more than the copy).
+#[inline]
+fn push_short(out: &mut String, s: &str) {
+    match s.as_bytes() {
+        [a] if a.is_ascii() => out.push(*a as char),
+        [a, b] if a.is_ascii() && b.is_ascii() => {
+            out.push(*a as char);
+            out.push(*b as char);
+        }
+        _ => out.push_str(s),
+    }
+}
+
 /// A line break and `n` spaces, in one copy for the usual depths.
+#[inline]
 fn newline_indent(out: &mut String, n: usize) {
     const LINE: &str = "\n                                                                ";
     if let Some(line) = LINE.get(..n + 1) {
@@ -494,13 +510,23 @@ fn push_int(out: &mut String, i: i64) {
     out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
 }
 
+/// The bytes JSON writes as they are: printable ASCII other than `"` and `\`.
+const PLAIN: [bool; 256] = {
+    let mut plain = [false; 256];
+    let mut c = 0x20;
+    while c < 0x7f {
+        plain[c] = c != b'"' as usize && c != b'\\' as usize;
+        c += 1;
+    }
+    plain
+};
+
 /// Whether JSON writes `b` as is: printable ASCII other than `"` and `\`.
-/// No early exit, so that the loop is vectorised (strings are short, and
-/// almost all of them are plain).
+/// A table lookup a byte: the strings are short (keys, names), where a
+/// vectorised loop spent more on its setup than on the bytes.
+#[inline]
 fn is_plain_json(b: &[u8]) -> bool {
-    !b.iter().fold(false, |bad, &c| {
-        bad | !(0x20..=0x7e).contains(&c) | (c == b'"') | (c == b'\\')
-    })
+    b.iter().all(|&c| PLAIN[c as usize])
 }
 
 /// A map key as Python's `json` writes a dict key: strings as they are,
@@ -533,6 +559,7 @@ fn push_float(out: &mut String, f: f64) {
 /// A JSON string as Python's `json.dumps` writes it: control characters
 /// escaped, and with `ensure_ascii` everything outside printable ASCII as
 /// `\uXXXX` (UTF-16 units).
+#[inline]
 pub fn write_json_str(out: &mut String, s: &str, ensure_ascii: bool) {
     // Fast path: printable ASCII without quotes or backslashes is copied as is.
     if is_plain_json(s.as_bytes()) {
@@ -542,6 +569,11 @@ pub fn write_json_str(out: &mut String, s: &str, ensure_ascii: bool) {
         out.push('"');
         return;
     }
+    write_escaped(out, s, ensure_ascii);
+}
+
+/// [`write_json_str`] of a string with bytes to escape.
+fn write_escaped(out: &mut String, s: &str, ensure_ascii: bool) {
     out.push('"');
     for c in s.chars() {
         match c {
