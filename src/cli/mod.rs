@@ -234,48 +234,112 @@ pub enum ColorChoice {
     Never,
 }
 
+/// A subcommand's arguments, defined only when the command line names
+/// that subcommand (clap's `Command::defer`): building every subcommand's
+/// arguments, with their help, was most of a short run's start (about
+/// 0.8 M instructions before a small template was read). Help, completions
+/// and manual pages build them all as before.
+#[derive(Debug, Clone)]
+pub struct Deferred<T>(pub T);
+
+impl<T: Args> Args for Deferred<T> {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        cmd.defer(|cmd| keep_about(cmd, T::augment_args))
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        cmd.defer(|cmd| keep_about(cmd, T::augment_args_for_update))
+    }
+
+    fn group_id() -> Option<clap::Id> {
+        T::group_id()
+    }
+}
+
+/// `augment` applied to `cmd`, keeping the about texts `cmd` had (the
+/// subcommand's own, which clap sets after its arguments' struct's).
+fn keep_about(cmd: clap::Command, augment: fn(clap::Command) -> clap::Command) -> clap::Command {
+    let about = cmd.get_about().cloned();
+    let long_about = cmd.get_long_about().cloned();
+    let cmd = augment(cmd);
+    let cmd = match about {
+        Some(text) => cmd.about(text),
+        None => cmd.about(None::<&str>),
+    };
+    match long_about {
+        Some(text) => cmd.long_about(text),
+        None => cmd.long_about(None::<&str>),
+    }
+}
+
+impl<T: clap::FromArgMatches> clap::FromArgMatches for Deferred<T> {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        T::from_arg_matches(m).map(Deferred)
+    }
+
+    fn from_arg_matches_mut(m: &mut clap::ArgMatches) -> Result<Self, clap::Error> {
+        T::from_arg_matches_mut(m).map(Deferred)
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches(m)
+    }
+
+    fn update_from_arg_matches_mut(&mut self, m: &mut clap::ArgMatches) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches_mut(m)
+    }
+}
+
+impl<T> std::ops::Deref for Deferred<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Print the lowstate (ordered chunks), as `state.show_lowstate` does.
-    Compile(compile::Args),
+    Compile(Deferred<compile::Args>),
     /// Print the high data, as `state.show_highstate` does.
-    Highstate(highstate::Args),
+    Highstate(Deferred<highstate::Args>),
     /// Print the compiled pillar, as `pillar.items` does.
-    Pillar(pillar::Args),
+    Pillar(Deferred<pillar::Args>),
     /// Print the effective settings (`opts`); `--explain` says where each came from.
-    Config(config::Args),
+    Config(Deferred<config::Args>),
     /// Print the rendered text of one SLS file (for debugging templates).
-    Render(render::Args),
+    Render(Deferred<render::Args>),
     /// Simulate the run: order, results, skipped states, fired watches.
-    Simulate(simulate::Args),
+    Simulate(Deferred<simulate::Args>),
     /// Render the files `file.managed` and `file.recurse` would write (the
     /// exact bytes, Salt's layout).
-    Files(files::Args),
+    Files(Deferred<files::Args>),
     /// Explain the execution order, state by state.
-    Order(order::Args),
+    Order(Deferred<order::Args>),
     /// Draw the requisite graph (dot, json, mermaid, html).
-    Graph(graph::Args),
+    Graph(Deferred<graph::Args>),
     /// Print the grains a compile uses, as `salt-call grains.items` does;
     /// `--explain` says where each came from, `--list-os` lists the OS profiles.
-    Grains(grains::Args),
+    Grains(Deferred<grains::Args>),
     /// What a change of the tree does to this minion: its states' old and
     /// new values, managed files' diffs, order changes (a change report).
-    Diff(diff::Args),
+    Diff(Deferred<diff::Args>),
     /// Compile every minion of a fleet (grains from `salt '*' grains.items`).
-    Fleet(fleet::Args),
+    Fleet(Deferred<fleet::Args>),
     /// Validate state arguments (or, with --hot, resource properties)
     /// against the reference release's schemas, all findings at once.
-    Check(Box<check::Args>),
+    Check(Deferred<Box<check::Args>>),
     /// Compile an OpenStack Heat (HOT) template into the plan Heat would create.
-    Hot(hot::Args),
+    Hot(Deferred<hot::Args>),
     /// List every diagnostic code with its severity and meaning (Markdown).
-    Codes(codes::Args),
+    Codes(Deferred<codes::Args>),
     /// Serve the Language Server Protocol on stdio (SLS and HOT files).
-    Lsp(lsp::Args),
+    Lsp(Deferred<lsp::Args>),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
-    Completions(completions::Args),
+    Completions(Deferred<completions::Args>),
     /// Print the manual page (roff) of lowstate or of one command.
-    Man(man::Args),
+    Man(Deferred<man::Args>),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -461,24 +525,24 @@ pub fn run(cli: Cli, set_memory_cap: &dyn Fn(usize)) -> i32 {
     set_memory_cap(ctx.limits.memory);
     let result = match cli.command {
         // The server reports through the protocol, not the exit code.
-        Command::Lsp(a) => return lsp::run(a),
-        Command::Codes(a) => codes::run(a, &ctx),
-        Command::Completions(a) => completions::run(a, &ctx),
-        Command::Man(a) => man::run(a, &ctx),
-        Command::Hot(a) => hot::run(a, &ctx),
-        Command::Compile(a) => compile::run(a, &ctx),
-        Command::Check(a) => check::run(*a, &ctx),
-        Command::Fleet(a) => fleet::run(a, &ctx),
-        Command::Diff(a) => diff::run(a, &ctx),
-        Command::Highstate(a) => highstate::run(a, &ctx),
-        Command::Pillar(a) => pillar::run(a, &ctx),
-        Command::Config(a) => config::run(a, &ctx),
-        Command::Grains(a) => grains::run(a, &ctx),
-        Command::Render(a) => render::run(a, &ctx),
-        Command::Files(a) => files::run(a, &ctx),
-        Command::Simulate(a) => simulate::run(a, &ctx),
-        Command::Order(a) => order::run(a, &ctx),
-        Command::Graph(a) => graph::run(a, &ctx),
+        Command::Lsp(a) => return lsp::run(a.0),
+        Command::Codes(a) => codes::run(a.0, &ctx),
+        Command::Completions(a) => completions::run(a.0, &ctx),
+        Command::Man(a) => man::run(a.0, &ctx),
+        Command::Hot(a) => hot::run(a.0, &ctx),
+        Command::Compile(a) => compile::run(a.0, &ctx),
+        Command::Check(a) => check::run(*a.0, &ctx),
+        Command::Fleet(a) => fleet::run(a.0, &ctx),
+        Command::Diff(a) => diff::run(a.0, &ctx),
+        Command::Highstate(a) => highstate::run(a.0, &ctx),
+        Command::Pillar(a) => pillar::run(a.0, &ctx),
+        Command::Config(a) => config::run(a.0, &ctx),
+        Command::Grains(a) => grains::run(a.0, &ctx),
+        Command::Render(a) => render::run(a.0, &ctx),
+        Command::Files(a) => files::run(a.0, &ctx),
+        Command::Simulate(a) => simulate::run(a.0, &ctx),
+        Command::Order(a) => order::run(a.0, &ctx),
+        Command::Graph(a) => graph::run(a.0, &ctx),
     };
     ctx.report_fresh_answers();
     match result {
