@@ -137,7 +137,14 @@ impl Stack<'_> {
         for &i in &order {
             let nested = views.next().flatten();
             let r = &resources[i];
-            let mut m = Map::with_capacity(10);
+            // Sized to its keys: a tree of stacks holds thousands of these.
+            let mut m = Map::with_capacity(
+                6 + sections[i].len()
+                    + usize::from(r.resolved.template.is_some())
+                    + usize::from(r.depends_on.is_some())
+                    + usize::from(r.description.is_some())
+                    + usize::from(nested.is_some()),
+            );
             m.push_distinct("name".into(), Value::str(r.name.as_str()));
             m.push_distinct("type".into(), Value::str(r.written_type.as_str()));
             m.push_distinct(
