@@ -277,16 +277,8 @@ impl<T: clap::FromArgMatches> clap::FromArgMatches for Deferred<T> {
         T::from_arg_matches(m).map(Deferred)
     }
 
-    fn from_arg_matches_mut(m: &mut clap::ArgMatches) -> Result<Self, clap::Error> {
-        T::from_arg_matches_mut(m).map(Deferred)
-    }
-
     fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
         self.0.update_from_arg_matches(m)
-    }
-
-    fn update_from_arg_matches_mut(&mut self, m: &mut clap::ArgMatches) -> Result<(), clap::Error> {
-        self.0.update_from_arg_matches_mut(m)
     }
 }
 
