@@ -642,9 +642,12 @@ mod tests {
         }
     }
 
+    /// A resolver's name, its regex, and the matcher that replaces it.
+    type Resolver = (&'static str, regex::Regex, fn(&str) -> bool);
+
     /// PyYAML's resolver regexes, as `yaml/resolver.py` spells them: what
     /// the hand-written matchers must agree with.
-    fn pyyaml_regexes() -> [(&'static str, regex::Regex, fn(&str) -> bool); 3] {
+    fn pyyaml_regexes() -> [Resolver; 3] {
         let re = |parts: &[&str]| regex::Regex::new(&parts.concat()).expect("valid regex");
         [
             (
