@@ -84,7 +84,7 @@ pub struct FleetShare {
     /// Built Jinja environments (SLS and top file options).
     pub envs: Arc<Environments>,
     /// Rendered SLS files.
-    pub sls: RenderShare<crate::salt::high::build::SlsRender>,
+    pub sls: RenderShare<crate::salt::high::prepare::SlsRender>,
     /// Rendered top files (and the SLS their `include`s name).
     pub tops: RenderShare<Result<Option<Value>, Diagnostic>>,
     /// The pillar's fileserver and renders.

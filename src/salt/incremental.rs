@@ -24,7 +24,8 @@
 //! `1.0` and `true` differ, and maps in another order), as a printed
 //! lowstate tells them apart.
 
-use crate::salt::high::build::{file_states, replace_source, FileStates, Highstate, SlsRender};
+use crate::salt::high::build::Highstate;
+use crate::salt::high::prepare::{file_states, replace_source, FileStates, SlsRender};
 use crate::salt::high::SourceMap;
 use crate::salt::low::LowOptions;
 use crate::salt::order::{

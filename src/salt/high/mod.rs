@@ -5,6 +5,7 @@
 pub mod build;
 pub(crate) mod exclude;
 pub mod extend;
+pub mod prepare;
 pub(crate) mod requisite_in;
 pub(crate) mod source_map;
 pub mod verify;
