@@ -388,12 +388,6 @@ impl Scope<'_> {
             call(v).is_some_and(|(n, _)| matches!(kind(self.version, n), Kind::Function))
         };
         match name {
-            "get_param" => {
-                let empty = arg.is_null() || arg.as_list().is_some_and(|l| l.is_empty());
-                if empty {
-                    return Err(parse_err("Function \"get_param\" must have arguments"));
-                }
-            }
             "get_attr" => {
                 if is_fn(arg) {
                     return Ok(());
@@ -506,13 +500,20 @@ impl Scope<'_> {
         }
     }
 
+    /// Heat's `GetParam.result`: its argument checks are made when the
+    /// function is evaluated (`function_runtime`), not when it is parsed.
     fn get_param(&self, v: &Value) -> Result<Value, FnError> {
+        // Python's `if not args`: null, "", [], {}, 0 and false alike.
+        if !v.truthy() {
+            return Err(run_err("Function \"get_param\" must have arguments"));
+        }
         let (name, path): (&Value, &[Value]) = match v {
+            Value::Str(_) => (v, &[]),
             Value::List(l) => (&l[0], &l[1..]),
-            other => (other, &[]),
+            _ => return Err(run_err("Argument to \"get_param\" must be string or list")),
         };
         let Some(name) = name.as_str() else {
-            return Err(parse_err("Argument to \"get_param\" must be a string"));
+            return Err(run_err("Parameter name in \"get_param\" must be string"));
         };
         let Some(mut cur) = self.param(name) else {
             return Err(FnError {

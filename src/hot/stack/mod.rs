@@ -41,6 +41,9 @@ struct Unbuilt {
     path: String,
     name: String,
     refs: BTreeSet<String>,
+    /// The property whose value failed, when Heat's own plugin validates
+    /// the resource's properties (see [`nested::validated_properties`]).
+    property: Option<String>,
 }
 
 impl From<(FnError, String)> for Unbuilt {
@@ -50,6 +53,7 @@ impl From<(FnError, String)> for Unbuilt {
             path,
             name: String::new(),
             refs: BTreeSet::new(),
+            property: None,
         }
     }
 }
@@ -822,7 +826,21 @@ impl<'a> Stack<'a> {
                     resolved.push(r);
                 }
                 Err(u) => {
-                    runtime.get_or_insert_with(|| located(&u.error, &u.path));
+                    runtime.get_or_insert_with(|| match &u.property {
+                        // Heat's plugin met it validating its properties.
+                        Some(key) => error(
+                            match u.error.code {
+                                c if c == codes::HOT_PARAMETER_MISSING => c,
+                                _ => codes::HOT_VALIDATION,
+                            },
+                            format!(
+                                "Property error: resources.{}.properties.{key}: {}",
+                                u.name, u.error.message
+                            ),
+                            self.at(&["resources", &u.name, "properties", key]),
+                        ),
+                        None => located(&u.error, &u.path),
+                    });
                 }
             }
         }
@@ -883,11 +901,22 @@ impl<'a> Stack<'a> {
                 for v in [d.properties, d.metadata].into_iter().flatten() {
                     named_resources(v, &mut refs);
                 }
+                let validated = match (key, e.phase) {
+                    ("properties", Phase::Run) => {
+                        self.failed_property(name, &written_type, v, files)
+                    }
+                    _ => None,
+                };
+                let (error, property) = match validated {
+                    Some((property, error)) => (error, Some(property)),
+                    None => (e, None),
+                };
                 Unbuilt {
-                    error: e,
+                    error,
                     path: format!("resources.{name}.{key}"),
                     name: name.to_string(),
                     refs,
+                    property,
                 }
             })?;
             if key != "update_policy" {
@@ -950,6 +979,29 @@ impl<'a> Stack<'a> {
             requires,
             explicit,
             attributes,
+        })
+    }
+
+    /// With `--nested`, for a resource whose properties Heat's own plugin
+    /// validates (a provider template or a group): the first property, in
+    /// Heat's order, whose value fails to resolve at run time, and its
+    /// error.
+    fn failed_property(
+        &self,
+        name: &str,
+        written_type: &str,
+        props: &Value,
+        files: &dyn Fn(&str) -> FileRead,
+    ) -> Option<(String, FnError)> {
+        if !self.input.nested {
+            return None;
+        }
+        let props = props.as_map()?;
+        let t = env::resolve_type(&self.env.registry, name, written_type);
+        let keys = nested::validated_properties(&t, props)?;
+        keys.iter().find_map(|k| {
+            let e = self.scope(files).resolve(props.get(k)?).err()?;
+            (e.phase == Phase::Run).then(|| (k.py_str(), e))
         })
     }
 

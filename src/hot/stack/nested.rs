@@ -11,7 +11,7 @@
 
 use super::{run_stack, Output, Resource, Stack};
 use crate::diag::{codes, Diagnostic, SourceFile};
-use crate::hot::env::Environment;
+use crate::hot::env::{Environment, ResolvedType};
 use crate::hot::functions::{call, SYMBOLIC};
 use crate::hot::params::Type;
 use crate::hot::template::{self, Template, Version};
@@ -117,11 +117,55 @@ fn is_stack(r: &Resource) -> bool {
 /// Whether `r` is a group Heat expands into members (a type no registry
 /// entry maps to a template).
 pub(super) fn is_group(r: &Resource) -> bool {
-    r.resolved.template.is_none()
+    is_group_type(&r.resolved)
+}
+
+/// Whether resolved type `t` is a group (see [`is_group`]).
+fn is_group_type(t: &ResolvedType) -> bool {
+    t.template.is_none()
         && matches!(
-            r.resolved.resolved.as_str(),
+            t.resolved.as_str(),
             "OS::Heat::ResourceGroup" | "OS::Heat::AutoScalingGroup"
         )
+}
+
+/// The properties Heat's own plugin validates, in the order it does, when
+/// the stack is expanded: those of a provider template or a group (not of
+/// `OS::Heat::Stack`, whose parameters reach the child as they are). A
+/// property whose value fails to resolve is then Heat's `Property error:
+/// resources.<name>.properties.<key>`, the first such key in this order:
+/// a group's `properties_schema` order, then the others as written
+/// (a provider template's as written: Heat's order is its parameters').
+pub(super) fn validated_properties(t: &ResolvedType, props: &Map) -> Option<Vec<Value>> {
+    if t.template.is_none() && !is_group_type(t) {
+        return None;
+    }
+    let schema: &[&str] = match t.resolved.as_str() {
+        _ if t.template.is_some() => &[],
+        "OS::Heat::ResourceGroup" => &[
+            "count",
+            "index_var",
+            "resource_def",
+            "removal_policies",
+            "removal_policies_mode",
+        ],
+        _ => &[
+            "resource",
+            "max_size",
+            "min_size",
+            "cooldown",
+            "desired_capacity",
+            "rolling_updates",
+        ],
+    };
+    let in_schema = |k: &Value| k.as_str().is_some_and(|k| schema.contains(&k));
+    let keys = schema
+        .iter()
+        .map(|&k| Value::str(k))
+        .filter(|k| props.contains_key(k))
+        .chain(props.keys().filter(|k| !in_schema(k)).cloned())
+        .collect();
+    Some(keys)
 }
 
 /// Whether a resolved value holds a reference (it is then deferred).
