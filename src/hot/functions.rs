@@ -110,6 +110,12 @@ enum Kind {
     Data,
 }
 
+/// Whether `name` is a function in templates of version `v` (not data,
+/// not removed).
+pub(crate) fn is_function(v: Version, name: &str) -> bool {
+    matches!(kind(v, name), Kind::Function)
+}
+
 fn kind(v: Version, name: &str) -> Kind {
     use Version::*;
     let since = |min: Version| {
