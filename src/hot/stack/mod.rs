@@ -814,11 +814,13 @@ impl<'a> Stack<'a> {
             // metadata, in the order written (its implicit dependencies),
             // and names where; then those of depends_on.
             let exists = |n: &str| all.contains(n);
+            let refs = MissingRefs {
+                version: t.version,
+                exists: &exists,
+            };
             let written = [("Properties", d.properties), ("Metadata", d.metadata)]
                 .into_iter()
-                .find_map(|(section, v)| {
-                    first_missing(v?, &format!("{name}.{section}"), t.version, &exists)
-                });
+                .find_map(|(section, v)| refs.first(v?, &format!("{name}.{section}")));
             let (target, at) = written.unwrap_or_else(|| (target.clone(), name.clone()));
             return Err(self.resource_error(
                 codes::HOT_INVALID_REFERENCE,
@@ -1083,62 +1085,60 @@ impl<'a> Stack<'a> {
 /// The resources `v` names with `get_resource` or `get_attr` (a literal
 /// name), as Heat's dependency walk finds them without resolving anything;
 /// the branches of `if` are left to the resolver, which picks one.
-/// The first reference in `v` (at `path`) to a resource `exists` does not
-/// know, and where it is, as Heat's implicit dependencies meet it: map
-/// values and list items in order; a function's own resource first (Heat
-/// looks `get_resource` and `get_attr` up before their arguments, and a
-/// `get_resource` given as `get_attr`'s resource fails "in unknown"), then
-/// its arguments under `<path>.<function>`. The path as Heat writes it
-/// (`server.Properties.networks[0].port`). `if` is not followed (which
-/// branch Heat reads depends on its condition): its references are named
-/// without a path.
-fn first_missing(
-    v: &Value,
-    path: &str,
+/// Finds the first reference to a resource `exists` does not know, as
+/// Heat's implicit dependencies meet it (see [`MissingRefs::first`]).
+struct MissingRefs<'e> {
     version: Version,
-    exists: &dyn Fn(&str) -> bool,
-) -> Option<(String, String)> {
-    let Some((f, args)) =
-        super::functions::call(v).filter(|(f, _)| super::functions::is_function(version, f))
-    else {
-        return first_missing_in(v, path, version, exists);
-    };
-    let own = match f {
-        "if" => return None,
-        "get_resource" => Some(args),
-        "get_attr" => args.as_list().and_then(|l| l.first()),
-        _ => None,
-    };
-    let missing = |t: &Value| t.as_str().filter(|n| !exists(n)).map(str::to_string);
-    if let Some(t) = own {
-        if let Some(n) = missing(t) {
-            return Some((n, path.to_string()));
-        }
-        if let Some(("get_resource", inner)) = super::functions::call(t) {
-            if let Some(n) = missing(inner) {
-                return Some((n, "unknown".to_string()));
-            }
-        }
-    }
-    first_missing_in(args, &format!("{path}.{f}"), version, exists)
+    exists: &'e dyn Fn(&str) -> bool,
 }
 
-/// [`first_missing`] over the items of a map (`.key`) or list (`[i]`).
-fn first_missing_in(
-    v: &Value,
-    path: &str,
-    version: Version,
-    exists: &dyn Fn(&str) -> bool,
-) -> Option<(String, String)> {
-    match v {
-        Value::Map(m) => m.iter().find_map(|(k, x)| {
-            first_missing(x, &format!("{path}.{}", k.py_str()), version, exists)
-        }),
-        Value::List(l) => l
-            .iter()
-            .enumerate()
-            .find_map(|(i, x)| first_missing(x, &format!("{path}[{i}]"), version, exists)),
-        _ => None,
+impl MissingRefs<'_> {
+    /// The first unknown resource referred to in `v` (at `path`), and
+    /// where: map values and list items in order; a function's own
+    /// resource first (Heat looks `get_resource` and `get_attr` up before
+    /// their arguments, and a `get_resource` given as `get_attr`'s resource
+    /// fails "in unknown"), then its arguments under `<path>.<function>`.
+    /// The path as Heat writes it (`server.Properties.networks[0].port`).
+    /// `if` is not followed (which branch Heat reads depends on its
+    /// condition): its references are named without a path.
+    fn first(&self, v: &Value, path: &str) -> Option<(String, String)> {
+        let call = super::functions::call(v)
+            .filter(|(f, _)| super::functions::is_function(self.version, f));
+        let Some((f, args)) = call else {
+            return self.first_inside(v, path);
+        };
+        let own = match f {
+            "if" => return None,
+            "get_resource" => Some(args),
+            "get_attr" => args.as_list().and_then(|l| l.first()),
+            _ => None,
+        };
+        let missing = |t: &Value| t.as_str().filter(|n| !(self.exists)(n)).map(str::to_string);
+        if let Some(t) = own {
+            if let Some(n) = missing(t) {
+                return Some((n, path.to_string()));
+            }
+            if let Some(("get_resource", inner)) = super::functions::call(t) {
+                if let Some(n) = missing(inner) {
+                    return Some((n, "unknown".to_string()));
+                }
+            }
+        }
+        self.first_inside(args, &format!("{path}.{f}"))
+    }
+
+    /// [`MissingRefs::first`] over the items of a map (`.key`) or list (`[i]`).
+    fn first_inside(&self, v: &Value, path: &str) -> Option<(String, String)> {
+        match v {
+            Value::Map(m) => m
+                .iter()
+                .find_map(|(k, x)| self.first(x, &format!("{path}.{}", k.py_str()))),
+            Value::List(l) => l
+                .iter()
+                .enumerate()
+                .find_map(|(i, x)| self.first(x, &format!("{path}[{i}]"))),
+            _ => None,
+        }
     }
 }
 
