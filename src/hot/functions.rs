@@ -204,7 +204,7 @@ pub fn available(version: &str) -> Vec<&'static str> {
     SYMBOLIC
         .iter()
         .copied()
-        .filter(|n| matches!(kind(v, n), Kind::Function))
+        .filter(|n| is_function(v, n))
         .collect()
 }
 
@@ -390,9 +390,7 @@ impl Scope<'_> {
 
     /// Argument shapes Heat checks when it parses the template.
     fn check_shape(&self, name: &str, arg: &Value) -> Result<(), FnError> {
-        let is_fn = |v: &Value| {
-            call(v).is_some_and(|(n, _)| matches!(kind(self.version, n), Kind::Function))
-        };
+        let is_fn = |v: &Value| call(v).is_some_and(|(n, _)| is_function(self.version, n));
         match name {
             "get_attr" => {
                 if is_fn(arg) {

@@ -1082,9 +1082,6 @@ impl<'a> Stack<'a> {
     }
 }
 
-/// The resources `v` names with `get_resource` or `get_attr` (a literal
-/// name), as Heat's dependency walk finds them without resolving anything;
-/// the branches of `if` are left to the resolver, which picks one.
 /// Finds the first reference to a resource `exists` does not know, as
 /// Heat's implicit dependencies meet it (see [`MissingRefs::first`]).
 struct MissingRefs<'e> {
@@ -1142,6 +1139,9 @@ impl MissingRefs<'_> {
     }
 }
 
+/// The resources `v` names with `get_resource` or `get_attr` (a literal
+/// name), as Heat's dependency walk finds them without resolving anything;
+/// the branches of `if` are left to the resolver, which picks one.
 fn named_resources(v: &Value, out: &mut BTreeSet<String>) {
     if let Some((f, args)) = super::functions::call(v) {
         match f {
